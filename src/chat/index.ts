@@ -1,0 +1,20 @@
+export {
+  type ImagePart,
+  imagePartSchema,
+  type Message,
+  messageSchema,
+  type Part,
+  partSchema,
+  type Role,
+  roleSchema,
+  type TextPart,
+  textOf,
+  textPartSchema,
+  type ToolCallPart,
+  toolCallPartSchema,
+  toolCallsOf,
+  type ToolResultPart,
+  toolResultPartSchema,
+  toolResultsOf,
+} from './message.js';
+export { decodeChatEntry, encodeChatEntry } from './chat-entry.js';

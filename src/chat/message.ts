@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+export const roleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
+export type Role = z.infer<typeof roleSchema>;
+
+export const textPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
+
+export const imagePartSchema = z.union([
+  z.strictObject({ type: z.literal('image'), url: z.url() }),
+  z.strictObject({
+    type: z.literal('image'),
+    data: z.base64(),
+    media_type: z.string().regex(/^image\/[\w.+-]+$/, 'expected an image media type such as "image/png"'),
+  }),
+]);
+
+/** `arguments` is the raw JSON text the model produced: it may be invalid, and the engine must say so. */
+export const toolCallPartSchema = z.strictObject({
+  type: z.literal('tool_call'),
+  id: z.string().min(1),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+export const toolResultPartSchema = z.strictObject({
+  type: z.literal('tool_result'),
+  tool_call_id: z.string().min(1),
+  content: z.string(),
+  is_error: z.boolean(),
+});
+
+export const partSchema = z.union([textPartSchema, imagePartSchema, toolCallPartSchema, toolResultPartSchema]);
+
+export type TextPart = z.infer<typeof textPartSchema>;
+export type ImagePart = z.infer<typeof imagePartSchema>;
+export type ToolCallPart = z.infer<typeof toolCallPartSchema>;
+export type ToolResultPart = z.infer<typeof toolResultPartSchema>;
+export type Part = z.infer<typeof partSchema>;
+
+export const messageSchema = z.strictObject({
+  id: z.string().min(1),
+  /** Who wrote it: an agent name, "user", or a tool name. Identity across re-roling in teams. */
+  sender: z.string(),
+  role: roleSchema,
+  parts: z.array(partSchema),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.iso.datetime(),
+});
+export type Message = z.infer<typeof messageSchema>;
+
+/** All text parts joined by newlines. */
+export function textOf(message: { parts: readonly Part[] }): string {
+  return message.parts
+    .filter((part): part is TextPart => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n');
+}
+
+export function toolCallsOf(message: { parts: readonly Part[] }): ToolCallPart[] {
+  return message.parts.filter((part): part is ToolCallPart => part.type === 'tool_call');
+}
+
+export function toolResultsOf(message: { parts: readonly Part[] }): ToolResultPart[] {
+  return message.parts.filter((part): part is ToolResultPart => part.type === 'tool_result');
+}

@@ -1,0 +1,38 @@
+import type { LoadedConfig } from './load-config.js';
+import { resolveEntryAgent } from './resolve-entry-agent.js';
+
+/** A short human-readable account of a loaded config (for `ratchet config validate`); secrets redacted. */
+export function formatConfigSummary(loaded: LoadedConfig): string {
+  const { config } = loaded;
+  const lines = [`config ${loaded.path}`, 'providers:'];
+  for (const provider of config.providers) {
+    lines.push(`  ${provider.name}: kind ${provider.kind}, model ${provider.model}`);
+  }
+  lines.push('agents:');
+  for (const agent of config.agents) {
+    const toolboxes = agent.toolboxes.length > 0 ? agent.toolboxes.join(', ') : 'none';
+    lines.push(
+      `  ${agent.name}: provider ${agent.provider}, toolboxes ${toolboxes}, ` +
+        `max_iterations ${agent.options.max_iterations}`,
+    );
+  }
+  const { redis } = config;
+  lines.push(
+    `entry agent: ${resolveEntryAgent(config)}`,
+    `redis: ${redactUrl(redis.url)} (prefix ${redis.prefix}, ${redis.shards} shard${redis.shards === 1 ? '' : 's'})`,
+    `worker: concurrency ${config.worker.concurrency}`,
+  );
+  return lines.join('\n');
+}
+
+/** The URL with any password replaced by `***`; a URL that does not parse is hidden entirely. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(unparseable url)';
+  }
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
+}

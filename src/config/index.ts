@@ -1,0 +1,23 @@
+export { checkReferences, type ReferenceCheckOptions } from './check-references.js';
+export { ConfigError } from './config-error.js';
+export {
+  type AgentConfig,
+  configSchema,
+  DEFAULT_REDIS_URL,
+  type EventsConfig,
+  type RatchetConfig,
+  type RedisConfig,
+  type WorkerConfig,
+} from './config-schema.js';
+export { formatConfigSummary, redactUrl } from './config-summary.js';
+export { type ExpandedText, expandEnv } from './expand-env.js';
+export {
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  type ParseConfigOptions,
+  parseConfigText,
+} from './load-config.js';
+export type { ProviderConfig } from './provider-config-schema.js';
+export { resolveEntryAgent } from './resolve-entry-agent.js';
+export { didYouMean, suggest } from './suggest.js';

@@ -1,0 +1,154 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import dotenv from 'dotenv';
+import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
+import { checkReferences } from './check-references.js';
+import { ConfigError } from './config-error.js';
+import { type ConfigProblem, configErrorMap, formatProblem, issuesToProblems } from './config-issues.js';
+import { configSchema, type RatchetConfig } from './config-schema.js';
+import { expandEnv } from './expand-env.js';
+
+export interface LoadedConfig {
+  config: RatchetConfig;
+  /** Absolute path of the file, or the source name of text given to parseConfigText. */
+  path: string;
+  /** Relative paths in provider fields resolve against this directory. */
+  configDir: string;
+}
+
+export interface LoadConfigOptions {
+  /** The real environment; defaults to process.env. It wins over .env files. */
+  env?: NodeJS.ProcessEnv;
+  /** Where to look for the second .env file; defaults to process.cwd(). */
+  cwd?: string;
+  /** Names of the toolboxes that exist; when given, agents may only use these. */
+  knownToolboxes?: readonly string[];
+}
+
+export interface ParseConfigOptions {
+  /** The complete environment used for `${VAR}` expansion and the REDIS_URL default. */
+  env: NodeJS.ProcessEnv;
+  configDir: string;
+  knownToolboxes?: readonly string[];
+  /** Names the text in error messages; defaults to "<config>". */
+  sourceName?: string;
+}
+
+/**
+ * Reads, expands, parses and validates a config file. Variables come from the environment, then a `.env`
+ * next to the file, then a `.env` in the working directory (the first to define a name wins); process.env
+ * is never modified. Throws ConfigError listing every problem found.
+ */
+export function loadConfig(path: string, options: LoadConfigOptions = {}): LoadedConfig {
+  const absolutePath = resolve(path);
+  const configDir = dirname(absolutePath);
+  const text = readText(absolutePath, path);
+  const env = layeredEnv(options.env ?? process.env, [configDir, options.cwd ?? process.cwd()], path);
+  const loaded = parseConfigText(text, {
+    env,
+    configDir,
+    knownToolboxes: options.knownToolboxes,
+    sourceName: path,
+  });
+  return { ...loaded, path: absolutePath };
+}
+
+/** Expands, parses and validates config text; the pure part of loadConfig. Throws ConfigError. */
+export function parseConfigText(text: string, options: ParseConfigOptions): LoadedConfig {
+  const sourceName = options.sourceName ?? '<config>';
+  const expanded = expandEnv(text, options.env);
+  if (expanded.problems.length > 0) throw new ConfigError(sourceName, expanded.problems);
+
+  const lineCounter = new LineCounter();
+  const document = parseDocument(expanded.text, { lineCounter, prettyErrors: false });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      sourceName,
+      document.errors.map((error) => {
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        return `line ${line}, column ${col}: ${error.message}`;
+      }),
+    );
+  }
+  let data: unknown;
+  try {
+    data = document.toJS();
+  } catch (error) {
+    // Only alias abuse gets here (an alias expanding too often); syntax errors were reported above.
+    throw new ConfigError(sourceName, [`(root): ${(error as Error).message}`], { cause: error });
+  }
+  const raw = withRedisUrlFromEnv(data, options.env);
+
+  const parsed = configSchema.safeParse(raw, { error: configErrorMap });
+  const problems = [
+    ...(parsed.success ? [] : issuesToProblems(parsed.error.issues, configSchema)),
+    ...checkReferences(raw, { knownToolboxes: options.knownToolboxes }),
+  ];
+  if (!parsed.success || problems.length > 0) {
+    throw new ConfigError(sourceName, inDocumentOrder(document, problems).map(formatProblem));
+  }
+  return { config: parsed.data, path: sourceName, configDir: options.configDir };
+}
+
+/** Sorts problems by where they are in the file (stable: problems at one place keep their order). */
+function inDocumentOrder(document: Document, problems: readonly ConfigProblem[]): ConfigProblem[] {
+  const positioned = problems.map((problem) => ({ problem, offset: offsetOf(document, problem.path) }));
+  positioned.sort((a, b) => a.offset - b.offset);
+  return positioned.map(({ problem }) => problem);
+}
+
+/** Where the node at `path` starts, or its nearest existing ancestor (a missing key is its parent's). */
+function offsetOf(document: Document, path: readonly PropertyKey[]): number {
+  for (let length = path.length; length > 0; length--) {
+    const node: unknown = document.getIn(path.slice(0, length), true);
+    if (isNode(node) && node.range) return node.range[0];
+  }
+  return 0;
+}
+
+function readText(absolutePath: string, shownPath: string): string {
+  try {
+    return readFileSync(absolutePath, 'utf8');
+  } catch (error) {
+    throw new ConfigError(shownPath, [`cannot read the file: ${(error as Error).message}`], { cause: error });
+  }
+}
+
+/** The environment over the .env files of `directories`, earlier directories winning over later ones. */
+function layeredEnv(
+  env: NodeJS.ProcessEnv,
+  directories: readonly string[],
+  shownPath: string,
+): NodeJS.ProcessEnv {
+  const layers: NodeJS.ProcessEnv[] = [];
+  for (const directory of new Set(directories.map((entry) => resolve(entry)))) {
+    const dotenvPath = join(directory, '.env');
+    if (!existsSync(dotenvPath)) continue;
+    try {
+      layers.push(dotenv.parse(readFileSync(dotenvPath, 'utf8')));
+    } catch (error) {
+      throw new ConfigError(shownPath, [`cannot read ${dotenvPath}: ${(error as Error).message}`], {
+        cause: error,
+      });
+    }
+  }
+  const merged: NodeJS.ProcessEnv = {};
+  for (const layer of [...layers.reverse(), env]) {
+    for (const [name, value] of Object.entries(layer)) {
+      if (value !== undefined) merged[name] = value;
+    }
+  }
+  return merged;
+}
+
+/** redis.url defaults to REDIS_URL when the file leaves it out (the schema's own default comes after). */
+function withRedisUrlFromEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  const url = env.REDIS_URL;
+  if (!url || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const root = raw as Record<string, unknown>;
+  const redis = root.redis ?? {};
+  if (typeof redis !== 'object' || Array.isArray(redis)) return raw;
+  const current = (redis as Record<string, unknown>).url;
+  if (current !== undefined && current !== null) return raw;
+  return { ...root, redis: { ...redis, url } };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { type BaseProviderConfig, knownProviderKinds, providerKind } from '../models/provider-registry.js';
+import { allowedKeys, configErrorMap, unknownKeyMessage } from './config-issues.js';
+import { didYouMean } from './suggest.js';
+
+/** A provider entry: the base fields plus the kind's own fields, as its `fieldsSchema` parsed them. */
+export type ProviderConfig = BaseProviderConfig & Record<string, unknown>;
+
+const baseFields = {
+  name: z.string().min(1),
+  kind: z.string().min(1),
+  model: z.string().min(1),
+};
+const baseSchema = z.looseObject(baseFields);
+
+/**
+ * Validates one provider entry: the base fields, then everything else with the registered kind's
+ * `fieldsSchema` (looked up at parse time, so kinds registered after import count). Both halves are checked
+ * even when the other fails, so every problem in the entry is reported at once.
+ */
+export const providerConfigSchema = z.transform((input: unknown, context): ProviderConfig => {
+  const base = baseSchema.safeParse(input, { error: configErrorMap });
+  if (!base.success) addIssues(context, base.error.issues, []);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return invalid(input);
+
+  const { name: _name, kind, model: _model, ...fields } = input as Record<string, unknown>;
+  if (typeof kind !== 'string') return invalid(input);
+  const definition = providerKind(kind);
+  if (definition === undefined) {
+    const known = knownProviderKinds();
+    context.addIssue({
+      code: 'custom',
+      path: ['kind'],
+      message:
+        `unknown provider kind "${kind}"${didYouMean(kind, known)}; ` +
+        `known kinds: ${known.length > 0 ? known.join(', ') : '(none registered)'}`,
+    });
+    return invalid(input);
+  }
+  const parsed = definition.fieldsSchema.safeParse(fields, { error: configErrorMap });
+  if (!parsed.success) {
+    addIssues(context, parsed.error.issues, [
+      ...Object.keys(baseFields),
+      ...allowedKeys(definition.fieldsSchema),
+    ]);
+  }
+  if (!base.success || !parsed.success) return invalid(input);
+  const { name, model } = base.data;
+  return { ...parsed.data, name, kind, model };
+});
+
+/** The value of a failed parse is never used: zod reports the issues instead. */
+function invalid(input: unknown): ProviderConfig {
+  return input as ProviderConfig;
+}
+
+function addIssues(
+  context: z.core.$RefinementCtx,
+  issues: readonly z.core.$ZodIssue[],
+  allowed: readonly string[],
+): void {
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        context.addIssue({
+          code: 'custom',
+          path: [...issue.path, key],
+          message: unknownKeyMessage(key, allowed),
+        });
+      }
+    } else {
+      context.addIssue({ code: 'custom', path: [...issue.path], message: issue.message });
+    }
+  }
+}

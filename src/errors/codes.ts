@@ -1,0 +1,28 @@
+/**
+ * The one registry of internal error codes. `retryable` decides queue behaviour in exactly one place
+ * (src/workflows/retry-policy.ts): non-retryable errors fail the run at once, retryable ones are retried
+ * with backoff until the step's attempts run out.
+ */
+export const errorCodes = {
+  config_invalid: { retryable: false },
+  record_invalid: { retryable: false },
+  run_not_found: { retryable: false },
+  agent_not_found: { retryable: false },
+  session_busy: { retryable: false },
+  max_iterations: { retryable: false },
+  model_rate_limited: { retryable: true },
+  model_server_error: { retryable: true },
+  model_network_error: { retryable: true },
+  model_bad_response: { retryable: true },
+  model_auth_failed: { retryable: false },
+  model_request_invalid: { retryable: false },
+  model_error: { retryable: true },
+  script_exhausted: { retryable: false },
+  redis_unavailable: { retryable: true },
+  lock_lost: { retryable: false },
+  cancelled: { retryable: false },
+  shutting_down: { retryable: true },
+  internal: { retryable: true },
+} as const satisfies Record<string, { retryable: boolean }>;
+
+export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,2 @@
+export { type ErrorCode, errorCodes } from './codes.js';
+export { RatchetError, type RatchetErrorOptions, toRatchetError } from './ratchet-error.js';

@@ -1,0 +1,50 @@
+import { type ErrorCode, errorCodes } from './codes.js';
+
+export interface RatchetErrorOptions {
+  cause?: unknown;
+  /** Overrides the code's default retryability (a provider may say a 500 is permanent). */
+  retryable?: boolean;
+  /** A server-provided hint (retry-after) for the next attempt. */
+  retryAfterMs?: number;
+  details?: Record<string, unknown>;
+}
+
+/** The internal error type: a stable code, a retryable flag and a cause. */
+export class RatchetError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: RatchetErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RatchetError';
+    this.code = code;
+    this.retryable = options.retryable ?? errorCodes[code].retryable;
+    this.retryAfterMs = options.retryAfterMs;
+    this.details = options.details;
+  }
+}
+
+/** Maps anything thrown to a RatchetError; unknown errors are `internal` (retryable). */
+export function toRatchetError(error: unknown): RatchetError {
+  if (error instanceof RatchetError) return error;
+  if (error instanceof Error) {
+    if (isRedisConnectionError(error)) {
+      return new RatchetError('redis_unavailable', error.message, { cause: error });
+    }
+    return new RatchetError('internal', error.message, { cause: error });
+  }
+  return new RatchetError('internal', String(error));
+}
+
+function isRedisConnectionError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === 'EPIPE' ||
+    /Connection is closed|MaxRetriesPerRequest|LOADING|READONLY/.test(error.message)
+  );
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { messageSchema } from '../chat/index.js';
+import { usageSchema } from '../models/usage.js';
+
+/**
+ * The one event vocabulary. An event is appended to its session's stream in the same atomic commit as the
+ * state change it reports; its stream id is its id.
+ */
+const runError = z.strictObject({ code: z.string(), message: z.string() });
+
+export const eventDataSchemas = {
+  run_started: z.strictObject({ input: z.string() }),
+  message_added: z.strictObject({ chat_id: z.string(), index: z.number().int(), message: messageSchema }),
+  tool_call_start: z.strictObject({
+    iteration: z.number().int(),
+    tool_call_id: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+  }),
+  tool_call_end: z.strictObject({
+    iteration: z.number().int(),
+    tool_call_id: z.string(),
+    name: z.string(),
+    is_error: z.boolean(),
+    /** The result, cut to a few KB: the chat holds the whole of it. */
+    content: z.string(),
+    interrupted: z.enum(['rerun', 'outcome_unknown']).optional(),
+  }),
+  /** A step attempt failed and will be retried (or not, when `final`). */
+  error: z.strictObject({
+    step: z.string(),
+    attempt: z.number().int(),
+    code: z.string(),
+    message: z.string(),
+    final: z.boolean(),
+    retry_in_ms: z.number().int().nullable(),
+  }),
+  run_completed: z.strictObject({ result: z.string(), usage: usageSchema, iterations: z.number().int() }),
+  run_failed: z.strictObject({ error: runError, usage: usageSchema, iterations: z.number().int() }),
+  run_cancelled: z.strictObject({ reason: z.string() }),
+} as const;
+
+export type EventKind = keyof typeof eventDataSchemas;
+export const eventKinds = Object.keys(eventDataSchemas) as EventKind[];
+
+export type EventData<Kind extends EventKind> = z.infer<(typeof eventDataSchemas)[Kind]>;
+
+/** What is stored in the stream entry's `event` field. Version 1. */
+export const storedEventSchema = z.discriminatedUnion(
+  'kind',
+  eventKinds.map((kind) =>
+    z.strictObject({
+      v: z.literal(1),
+      kind: z.literal(kind),
+      run_id: z.string(),
+      agent: z.string(),
+      time: z.iso.datetime(),
+      data: eventDataSchemas[kind],
+    }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
+
+export type StoredEvent = {
+  [Kind in EventKind]: {
+    v: 1;
+    kind: Kind;
+    run_id: string;
+    agent: string;
+    time: string;
+    data: EventData<Kind>;
+  };
+}[EventKind];
+
+/** An event as read back: the stored event and its stream id. */
+export type RatchetEvent = StoredEvent & { id: string };
+
+export function buildEvent<Kind extends EventKind>(
+  kind: Kind,
+  run: { id: string; agent: string },
+  data: EventData<Kind>,
+  time: string,
+): StoredEvent {
+  return { v: 1, kind, run_id: run.id, agent: run.agent, time, data } as StoredEvent;
+}
+
+/** Terminal event kinds of a run. */
+export const runEndKinds: readonly EventKind[] = ['run_completed', 'run_failed', 'run_cancelled'];
+
+export const toolContentPreviewLimit = 4096;
+
+export function previewContent(content: string): string {
+  if (content.length <= toolContentPreviewLimit) return content;
+  return `${content.slice(0, toolContentPreviewLimit)}… (${content.length - toolContentPreviewLimit} more characters)`;
+}

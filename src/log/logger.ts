@@ -1,0 +1,45 @@
+import { type Logger, pino } from 'pino';
+
+export type { Logger };
+
+/** Paths whose values never reach a log line. */
+export const redactedPaths = [
+  'api_key',
+  '*.api_key',
+  '*.*.api_key',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'tokens',
+  '*.tokens',
+  'authorization',
+  '*.authorization',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
+  'redis.url',
+  '*.redis.url',
+];
+
+export interface LoggerOptions {
+  level?: string;
+  name?: string;
+  /** Where lines go; defaults to stdout. Tests pass a stream to capture them. */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? process.env.RATCHET_LOG_LEVEL ?? 'info';
+  const pinoOptions = {
+    level,
+    base: { name: options.name ?? 'ratchet', pid: process.pid },
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+}
+
+/** A logger that writes nothing, for tests and library use. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,46 @@
+import type { Message, Part } from '../chat/index.js';
+import type { Usage } from './usage.js';
+
+/** A tool as the model sees it: its input schema is JSON Schema generated from the tool's zod schema. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface CompletionOptions {
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** Where a request comes from; providers may use it (the scripted one does), none may depend on it. */
+export interface CompletionContext {
+  sessionId: string;
+  runId: string;
+  agent: string;
+  iteration: number;
+  /** 1 on the first attempt of an iteration; a retried attempt after a failure has a higher number. */
+  attempt: number;
+}
+
+export interface CompletionRequest {
+  /** The whole chat, system prompt first. */
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+  options: CompletionOptions;
+  context: CompletionContext;
+}
+
+/** The model's reply: the engine turns it into an assistant message with its own id and timestamps. */
+export interface Completion {
+  parts: Part[];
+  usage: Usage;
+}
+
+/**
+ * One model request. Implementations throw RatchetError with a model_* code on failure
+ * (model_rate_limited with retryAfterMs for 429s, model_auth_failed for 401/403, ...).
+ */
+export interface Completer {
+  complete(request: CompletionRequest, signal: AbortSignal): Promise<Completion>;
+}

@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import type { Logger } from '../log/index.js';
+import type { Completer } from './completer.js';
+
+/** The fields every provider entry has; the rest are the kind's own. */
+export interface BaseProviderConfig {
+  name: string;
+  kind: string;
+  model: string;
+}
+
+export interface ProviderFactoryContext {
+  /** Directory of the config file: relative paths in provider fields resolve against it. */
+  configDir: string;
+  logger: Logger;
+}
+
+export interface ProviderKind<Fields extends object = object> {
+  /** Validates the kind's own fields (everything but name, kind and model); strict: unknown keys are errors. */
+  fieldsSchema: z.ZodType<Fields>;
+  create(config: BaseProviderConfig & Fields, context: ProviderFactoryContext): Completer;
+}
+
+const kinds = new Map<string, ProviderKind>();
+
+/** Registers a provider kind; later registrations of the same kind replace earlier ones. */
+export function registerProvider<Fields extends object>(kind: string, definition: ProviderKind<Fields>): void {
+  kinds.set(kind, definition as unknown as ProviderKind);
+}
+
+export function providerKind(kind: string): ProviderKind | undefined {
+  return kinds.get(kind);
+}
+
+export function knownProviderKinds(): string[] {
+  return [...kinds.keys()].sort();
+}

@@ -1,0 +1,72 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Completer, CompletionContext } from '../completer.js';
+import { completionOf } from './completion-of.js';
+import { errorOf, failureFor } from './injected-failure.js';
+import { parseScript } from './load-script.js';
+import type { Script } from './script-schema.js';
+import { scriptPosition, selectReply } from './select-reply.js';
+
+export interface ScriptedCompleterOptions {
+  /**
+   * A JSON-lines file that gets one line per call, `{time, session_id, run_id, agent, iteration, attempt,
+   * position}`, written synchronously before the reply so a SIGKILL right after still leaves it.
+   */
+  recordCallsTo?: string;
+}
+
+/**
+ * A deterministic model: the reply is a pure function of the chat and `context.attempt` (see selectReply),
+ * so a call retried in another process after a crash gets the same reply. The script is validated here;
+ * a bad one throws config_invalid.
+ */
+export function createScriptedCompleter(script: Script, options: ScriptedCompleterOptions = {}): Completer {
+  const checked = parseScript(script, 'scripted model script');
+  const { recordCallsTo } = options;
+  if (recordCallsTo !== undefined) mkdirSync(dirname(recordCallsTo), { recursive: true });
+  return {
+    async complete(request, signal) {
+      signal.throwIfAborted();
+      if (recordCallsTo !== undefined) {
+        recordCall(recordCallsTo, request.context, scriptPosition(request.messages));
+      }
+      const { reply, position } = selectReply(checked, request.messages);
+      if (reply.delay_ms !== undefined && reply.delay_ms > 0) await sleep(reply.delay_ms, signal);
+      const failure = failureFor(reply, request.context.attempt);
+      if (failure) throw errorOf(failure);
+      return completionOf(reply, position, request);
+    },
+  };
+}
+
+function recordCall(path: string, context: CompletionContext, position: number): void {
+  const line = {
+    time: new Date().toISOString(),
+    session_id: context.sessionId,
+    run_id: context.runId,
+    agent: context.agent,
+    iteration: context.iteration,
+    attempt: context.attempt,
+    position,
+  };
+  appendFileSync(path, `${JSON.stringify(line)}\n`);
+}
+
+/** Waits, or rejects with the signal's reason as soon as it aborts (as fetch does). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * The one place that builds Redis key names. Every key of a session (its chat, events, runs, journals) and
+ * the BullMQ queue that runs its steps share one hash tag — the session's shard — so each atomic commit
+ * touches a single Redis Cluster slot.
+ */
+
+/** The BullMQ queue that runs every step kind (the job name says which kind). */
+export const stepQueueName = 'steps';
+
+export interface KeySpace {
+  prefix: string;
+  shards: number;
+}
+
+/** FNV-1a: stable across processes and versions, unlike anything seeded. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** The shard a session lives on. Fixed by the shard count: changing `redis.shards` needs a migration. */
+export function shardOf(space: KeySpace, sessionId: string): number {
+  return fnv1a(sessionId) % space.shards;
+}
+
+/** The key prefix of one shard, hash tag included: `ratchet:{3}`. BullMQ's queue prefix too. */
+export function shardPrefix(space: KeySpace, shard: number): string {
+  return `${space.prefix}:{${shard}}`;
+}
+
+/** The chat every session has; child runs and team members get chats of their own ids. */
+export const mainChatId = 'main';
+
+export interface SessionKeys {
+  shard: number;
+  /** Hash: `record` (session JSON), `active_run` (id of the run that is not finished, if any). */
+  session: string;
+  /** Stream of events of every run of the session. */
+  events: string;
+}
+
+export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
+  const shard = shardOf(space, sessionId);
+  const base = `${shardPrefix(space, shard)}:session:${sessionId}`;
+  return { shard, session: base, events: `${base}:events` };
+}
+
+/** List of chat entries, append-only. */
+export function chatKey(space: KeySpace, sessionId: string, chatId: string): string {
+  const shard = shardOf(space, sessionId);
+  return `${shardPrefix(space, shard)}:session:${sessionId}:chat:${chatId}`;
+}
+
+export interface RunKeys extends SessionKeys {
+  /** Hash: `record` (run JSON), `rev` (incremented by every change of the record). */
+  run: string;
+  /** Hash: what each step of the run has done (see src/workflows/journal.ts). */
+  journal: string;
+}
+
+export function runKeys(space: KeySpace, sessionId: string, runId: string): RunKeys {
+  const session = sessionKeys(space, sessionId);
+  const base = `${shardPrefix(space, session.shard)}:run:${runId}`;
+  return { ...session, run: base, journal: `${base}:journal` };
+}
+
+/** The lock BullMQ holds while a worker processes a job; our commits check its token (fencing). */
+export function jobLockKey(space: KeySpace, shard: number, jobId: string): string {
+  return `${shardPrefix(space, shard)}:${stepQueueName}:${jobId}:lock`;
+}
+
+/** Every key this key space owns, for cleanup in tests and tooling. */
+export function keyPattern(space: KeySpace): string {
+  return `${space.prefix}:*`;
+}

@@ -1,0 +1,83 @@
+--[[
+  Commits what one step did, atomically, only while the worker still holds the step's job lock (fencing).
+  A step that runs again finds its journal field and gets DONE: every effect happens once.
+
+  KEYS[1] job lock key (BullMQ's <queue>:<jobId>:lock)
+  KEYS[2] run hash: record (JSON), rev
+  KEYS[3] journal hash
+  KEYS[4] chat list (may be any key when no message is appended)
+  KEYS[5] events stream
+  KEYS[6] session hash: active_run
+
+  ARGV[1]  lock token ('' = do not check: a caller outside a job)
+  ARGV[2]  journal field that marks this commit
+  ARGV[3]  journal value
+  ARGV[4]  expected run rev ('' = do not check)
+  ARGV[5]  new run record JSON ('' = unchanged)
+  ARGV[6]  expected chat length before the append ('' = do not check)
+  ARGV[7]  run id
+  ARGV[8]  '1' when the new record finishes the run: the session's active run is released
+  ARGV[9]  events stream max length (approximate trimming)
+  ARGV[10] number of chat entries M
+  ARGV[11 .. 10+M]   chat entries (JSON)
+  ARGV[11+M .. #ARGV] events (JSON)
+
+  Returns
+    {'OK', eventId, ...}
+    {'DONE', journalValue}    this commit was made before (a retried step)
+    {'LOCK_LOST'}             the job's lock is gone or held by another worker
+    {'NO_RUN'}
+    {'RUN_FINISHED', status}  the run is completed, failed or cancelled: nothing more may change it
+    {'CONFLICT', what}        the run record or the chat changed since the step read them
+]]
+local rcall = redis.call
+
+if ARGV[1] ~= '' and rcall('GET', KEYS[1]) ~= ARGV[1] then
+  return {'LOCK_LOST'}
+end
+
+local done = rcall('HGET', KEYS[3], ARGV[2])
+if done then
+  return {'DONE', done}
+end
+
+--- @include "run-status"
+local record = rcall('HGET', KEYS[2], 'record')
+if not record then
+  return {'NO_RUN'}
+end
+local status = runStatus(record)
+if isFinished(status) then
+  return {'RUN_FINISHED', status}
+end
+
+if ARGV[4] ~= '' and rcall('HGET', KEYS[2], 'rev') ~= ARGV[4] then
+  return {'CONFLICT', 'run'}
+end
+
+local messageCount = tonumber(ARGV[10])
+if ARGV[6] ~= '' and rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[6]) then
+  return {'CONFLICT', 'chat'}
+end
+
+for index = 11, 10 + messageCount do
+  rcall('RPUSH', KEYS[4], ARGV[index])
+end
+
+local result = {'OK'}
+for index = 11 + messageCount, #ARGV do
+  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[9], '*', 'event', ARGV[index])
+end
+
+rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
+
+if ARGV[5] ~= '' then
+  rcall('HSET', KEYS[2], 'record', ARGV[5])
+  rcall('HINCRBY', KEYS[2], 'rev', 1)
+end
+
+if ARGV[8] == '1' and rcall('HGET', KEYS[6], 'active_run') == ARGV[7] then
+  rcall('HDEL', KEYS[6], 'active_run')
+end
+
+return result

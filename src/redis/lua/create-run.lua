@@ -1,0 +1,62 @@
+--[[
+  Creates a run on a session: the run record, its input in the chat, and its first events, in one step.
+  One run at a time per session: a session whose active run is not finished refuses a new one.
+
+  KEYS[1] session hash: record (JSON), active_run
+  KEYS[2] chat list
+  KEYS[3] events stream
+  KEYS[4] run hash: record, rev
+
+  ARGV[1] session record JSON: written when the session does not exist ('' = it must exist)
+  ARGV[2] run id
+  ARGV[3] run record JSON
+  ARGV[4] expected chat length before the append
+  ARGV[5] events stream max length (approximate trimming)
+  ARGV[6] number of chat entries M
+  ARGV[7 .. 6+M]     chat entries (JSON)
+  ARGV[7+M .. #ARGV] events (JSON)
+
+  Returns
+    {'OK', eventId, ...}
+    {'NO_SESSION'}
+    {'SESSION_BUSY', activeRunId}
+    {'RUN_EXISTS'}
+    {'CONFLICT', 'chat'}   the chat grew since it was read: read it again and retry
+]]
+local rcall = redis.call
+
+--- @include "run-status"
+
+if rcall('HEXISTS', KEYS[1], 'record') == 0 then
+  if ARGV[1] == '' then
+    return {'NO_SESSION'}
+  end
+  rcall('HSET', KEYS[1], 'record', ARGV[1])
+end
+
+local active = rcall('HGET', KEYS[1], 'active_run')
+if active then
+  return {'SESSION_BUSY', active}
+end
+
+if rcall('EXISTS', KEYS[4]) == 1 then
+  return {'RUN_EXISTS'}
+end
+
+if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[4]) then
+  return {'CONFLICT', 'chat'}
+end
+
+rcall('HSET', KEYS[4], 'record', ARGV[3], 'rev', 1)
+rcall('HSET', KEYS[1], 'active_run', ARGV[2])
+
+local messageCount = tonumber(ARGV[6])
+for index = 7, 6 + messageCount do
+  rcall('RPUSH', KEYS[2], ARGV[index])
+end
+
+local result = {'OK'}
+for index = 7 + messageCount, #ARGV do
+  result[#result + 1] = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[index])
+end
+return result

@@ -1,0 +1,7 @@
+import type { ToolBox } from '../toolbox.js';
+import { utilsToolbox } from './utils-toolbox.js';
+
+/** The toolboxes every worker offers, by the names the config uses. */
+export function builtinToolboxes(): ToolBox[] {
+  return [utilsToolbox()];
+}

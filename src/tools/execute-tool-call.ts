@@ -1,0 +1,52 @@
+import type { ToolCallPart } from '../chat/index.js';
+import type { Tool, ToolContext } from './tool.js';
+import { describeIssues, renderToolOutput, type ToolOutcome } from './tool-result.js';
+
+export type PreparedCall =
+  | { ok: true; tool: Tool; input: unknown }
+  | { ok: false; outcome: ToolOutcome };
+
+/**
+ * Checks a model's tool call before anything runs: the tool exists, the arguments are JSON, and they fit
+ * the schema. A failure is an error result for the model, never an exception.
+ */
+export function prepareToolCall(
+  call: Pick<ToolCallPart, 'name' | 'arguments'>,
+  tool: Tool | undefined,
+  availableNames: readonly string[],
+): PreparedCall {
+  if (!tool) {
+    const known = availableNames.length > 0 ? availableNames.join(', ') : '(none)';
+    return errorOutcome(`unknown tool "${call.name}". Available tools: ${known}.`);
+  }
+  let raw: unknown;
+  try {
+    raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return errorOutcome(
+      `invalid arguments for tool "${tool.name}": not valid JSON (${(error as Error).message}). ` +
+        'Send the arguments as a JSON object.',
+    );
+  }
+  const parsed = tool.inputSchema.safeParse(raw);
+  if (!parsed.success) {
+    return errorOutcome(`invalid arguments for tool "${tool.name}": ${describeIssues(parsed.error.issues)}`);
+  }
+  return { ok: true, tool, input: parsed.data };
+}
+
+/** Runs the handler; an exception becomes an error result. Aborts propagate so the step can stop. */
+export async function runToolHandler(tool: Tool, input: unknown, context: ToolContext): Promise<ToolOutcome> {
+  try {
+    const output = await tool.handler(context, input);
+    return { content: renderToolOutput(output), isError: false };
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: `tool "${tool.name}" failed: ${message}`, isError: true };
+  }
+}
+
+function errorOutcome(content: string): PreparedCall {
+  return { ok: false, outcome: { content, isError: true } };
+}

@@ -1,0 +1,12 @@
+export { type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
+export {
+  defineTool,
+  type InterruptedPolicy,
+  interruptedPolicyOf,
+  type JsonValue,
+  type Tool,
+  type ToolContext,
+  toolDefinitionOf,
+} from './tool.js';
+export { describeIssues, formatPath, renderToolOutput, type ToolOutcome } from './tool-result.js';
+export { type AnyTool, createToolBox, findTool, type ToolBox, toolDefinitions } from './toolbox.js';

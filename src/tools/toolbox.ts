@@ -1,0 +1,39 @@
+import type { ToolDefinition } from '../models/completer.js';
+import { type Tool, toolDefinitionOf } from './tool.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: a toolbox holds tools of many input types
+export type AnyTool = Tool<any>;
+
+export interface ToolBox {
+  name: string;
+  tools: readonly AnyTool[];
+}
+
+export function createToolBox(name: string, tools: readonly AnyTool[]): ToolBox {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) throw new Error(`toolbox "${name}" has two tools named "${tool.name}"`);
+    seen.add(tool.name);
+  }
+  return { name, tools };
+}
+
+/** Searches the toolboxes in order; the first match wins. */
+export function findTool(toolboxes: readonly ToolBox[], name: string): Tool | undefined {
+  for (const toolbox of toolboxes) {
+    const tool = toolbox.tools.find((candidate) => candidate.name === name);
+    if (tool) return tool;
+  }
+  return undefined;
+}
+
+/** The tools an agent offers the model: one per name, the first toolbox's when names clash. */
+export function toolDefinitions(toolboxes: readonly ToolBox[]): ToolDefinition[] {
+  const byName = new Map<string, ToolDefinition>();
+  for (const toolbox of toolboxes) {
+    for (const tool of toolbox.tools) {
+      if (!byName.has(tool.name)) byName.set(tool.name, toolDefinitionOf(tool));
+    }
+  }
+  return [...byName.values()];
+}

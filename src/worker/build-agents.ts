@@ -1,0 +1,42 @@
+import type { RatchetConfig } from '../config/index.js';
+import { RatchetError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { Completer } from '../models/completer.js';
+import { providerKind } from '../models/index.js';
+import { type ToolBox, toolDefinitions } from '../tools/index.js';
+import type { AgentRuntime } from '../workflows/steps/step-context.js';
+
+/** Builds each provider once and each agent's runtime (model, toolboxes in order, tool definitions). */
+export function buildAgents(
+  config: RatchetConfig,
+  configDir: string,
+  toolboxes: readonly ToolBox[],
+  logger: Logger,
+): Map<string, AgentRuntime> {
+  const completers = new Map<string, Completer>();
+  for (const provider of config.providers) {
+    const kind = providerKind(provider.kind);
+    if (!kind) throw new RatchetError('config_invalid', `providers: unknown provider kind "${provider.kind}"`);
+    completers.set(provider.name, kind.create(provider, { configDir, logger: logger.child({ provider: provider.name }) }));
+  }
+  const toolboxByName = new Map(toolboxes.map((toolbox) => [toolbox.name, toolbox]));
+  const agents = new Map<string, AgentRuntime>();
+  for (const agent of config.agents) {
+    const completer = completers.get(agent.provider);
+    if (!completer) throw new RatchetError('config_invalid', `agents: unknown provider "${agent.provider}"`);
+    const agentToolboxes = agent.toolboxes.map((name) => {
+      const toolbox = toolboxByName.get(name);
+      if (!toolbox) throw new RatchetError('config_invalid', `agents: unknown toolbox "${name}"`);
+      return toolbox;
+    });
+    agents.set(agent.name, {
+      name: agent.name,
+      instructions: agent.instructions,
+      maxIterations: agent.options.max_iterations,
+      completer,
+      toolboxes: agentToolboxes,
+      tools: toolDefinitions(agentToolboxes),
+    });
+  }
+  return agents;
+}

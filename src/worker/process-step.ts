@@ -1,0 +1,102 @@
+import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
+import { RatchetError, toRatchetError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { jobLockKey, shardOf } from '../redis/keys.js';
+import { parseRecord } from '../schemas/parse.js';
+import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core/retry-policy.js';
+import type { StepContext, StepServices } from '../workflows/steps/step-context.js';
+import type { StepKind } from '../workflows/steps/step-kind.js';
+import { stepKinds } from '../workflows/steps/step-kinds.js';
+
+/** The delay decided for a failed attempt, read back by BullMQ's backoff strategy. */
+const decidedDelays = new WeakMap<Error, number>();
+
+export interface StepProcessorOptions {
+  services: StepServices;
+  retry: RetrySettings;
+  logger: Logger;
+  isShuttingDown: () => boolean;
+}
+
+/** BullMQ's custom backoff: the delay our retry policy decided (it honours retry-after). */
+export function backoffStrategy(retry: RetrySettings) {
+  return (attemptsMade: number, _type?: string, error?: Error): number =>
+    (error && decidedDelays.get(error)) ?? backoffDelay(attemptsMade, retry, Math.random());
+}
+
+/**
+ * The one lifecycle every step kind runs through: parse the job, execute the kind, and on failure decide
+ * (in one place) whether to retry, fail the run, or hand the job back because the worker is shutting down.
+ */
+export function createStepProcessor(options: StepProcessorOptions): Processor {
+  return async (job: Job, token?: string, signal?: AbortSignal) => {
+    const kind = stepKinds.get(job.name);
+    if (!kind) throw new UnrecoverableError(`unknown step kind "${job.name}"`);
+    if (!token || !job.id) throw new UnrecoverableError('a step job needs an id and a lock token');
+    let data: { session_id: string; run_id: string };
+    try {
+      data = parseRecord(kind.dataSchema, job.data, `data of job ${job.id}`) as typeof data;
+    } catch (error) {
+      options.logger.error({ err: error, job_id: job.id }, 'step job data does not parse: dropping the job');
+      throw new UnrecoverableError((error as Error).message);
+    }
+    const { services } = options;
+    const context: StepContext = {
+      services,
+      jobId: job.id,
+      token,
+      attempt: job.attemptsMade + 1,
+      lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
+      signal: signal ?? new AbortController().signal,
+      logger: options.logger.child({ job_id: job.id, step: job.name, ...kind.describe(data as never) }),
+    };
+    try {
+      if (context.attempt > options.retry.attempts) {
+        // Attempts are used up, and an earlier attempt could not record the failure: record it now.
+        const reason = job.failedReason ?? 'the step failed on every attempt';
+        await kind.fail(context, data as never, new RatchetError('internal', reason));
+        return;
+      }
+      await kind.execute(context, data as never);
+    } catch (thrown) {
+      await handleStepError(kind, context, data, job, thrown, options);
+    }
+  };
+}
+
+async function handleStepError(
+  kind: StepKind<never>,
+  context: StepContext,
+  data: unknown,
+  job: Job,
+  thrown: unknown,
+  options: StepProcessorOptions,
+): Promise<void> {
+  const error = toRatchetError(thrown);
+  if (error.code === 'lock_lost') {
+    context.logger.warn({ err: error }, 'lost the job lock: another worker continues this step');
+    throw error;
+  }
+  if (options.isShuttingDown() && context.signal.aborted) {
+    // Hand the job back without spending an attempt; another worker takes it at once.
+    await job.moveToDelayed(Date.now(), context.token);
+    context.logger.info('worker shutting down: step handed back to the queue');
+    throw new DelayedError();
+  }
+  const decision = decideRetry(error, context.attempt, options.retry, Math.random());
+  const retryInMs = decision.retry ? decision.delayMs : null;
+  context.logger[decision.retry ? 'warn' : 'error'](
+    { err: error, code: error.code, attempt: context.attempt, retry_in_ms: retryInMs },
+    decision.retry ? 'step attempt failed: will retry' : 'step failed for good',
+  );
+  try {
+    await kind.announceFailure(context, data as never, error, retryInMs);
+  } catch (announceError) {
+    context.logger.warn({ err: announceError }, 'could not record the failed attempt as an event');
+  }
+  if (decision.retry) {
+    decidedDelays.set(error, decision.delayMs);
+    throw error;
+  }
+  await kind.fail(context, data as never, error);
+}

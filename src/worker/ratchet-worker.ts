@@ -1,0 +1,119 @@
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { LoadedConfig } from '../config/index.js';
+import { resolveEntryAgent } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { closeRedis, createRedis } from '../redis/connection.js';
+import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
+import type { ToolBox } from '../tools/index.js';
+import type { RetrySettings } from '../workflows/core/retry-policy.js';
+import { Engine } from '../workflows/engine.js';
+import type { StepServices } from '../workflows/steps/step-context.js';
+import { finalFailureHeadroom } from '../workflows/step-queues.js';
+import { buildAgents } from './build-agents.js';
+import { backoffStrategy, createStepProcessor } from './process-step.js';
+
+export interface RatchetWorkerOptions {
+  loaded: LoadedConfig;
+  toolboxes: readonly ToolBox[];
+  logger: Logger;
+  /** Overrides `worker.concurrency` of the config. */
+  concurrency?: number;
+}
+
+/** A worker process's engine side: one BullMQ worker per shard, running every step kind. */
+export class RatchetWorker {
+  private readonly workers: Worker[] = [];
+  private commands: Redis | undefined;
+  private engine: Engine | undefined;
+  private shuttingDown = false;
+
+  constructor(private readonly options: RatchetWorkerOptions) {}
+
+  async start(): Promise<void> {
+    const { config, configDir } = this.options.loaded;
+    const { logger } = this.options;
+    const space: KeySpace = { prefix: config.redis.prefix, shards: config.redis.shards };
+    const agents = buildAgents(config, configDir, this.options.toolboxes, logger);
+    const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
+    this.commands = commands;
+    const jobs = {
+      attempts: config.worker.step_attempts + finalFailureHeadroom,
+      keepCompletedSeconds: config.worker.keep_completed_jobs_s,
+    };
+    const engine = new Engine({
+      redis: commands,
+      space,
+      jobs,
+      eventsMaxLength: config.events.max_len,
+      agents: config.agents.map((agent) => agent.name),
+      defaultAgent: resolveEntryAgent(config),
+      logger,
+    });
+    this.engine = engine;
+    const services: StepServices = {
+      redis: commands,
+      space,
+      engine,
+      agents,
+      eventsMaxLength: config.events.max_len,
+      now: () => new Date(),
+    };
+    const retry: RetrySettings = {
+      attempts: config.worker.step_attempts,
+      backoffBaseMs: config.worker.backoff_base_ms,
+      backoffMaxMs: config.worker.backoff_max_ms,
+    };
+    const processor = createStepProcessor({ services, retry, logger, isShuttingDown: () => this.shuttingDown });
+    const concurrency = this.options.concurrency ?? config.worker.concurrency;
+    for (let shard = 0; shard < space.shards; shard += 1) {
+      const worker = new Worker(stepQueueName, processor, {
+        connection: { url: config.redis.url, maxRetriesPerRequest: null, connectionName: `ratchet-worker-${shard}` },
+        prefix: shardPrefix(space, shard),
+        concurrency,
+        lockDuration: config.worker.lock_duration_ms,
+        stalledInterval: config.worker.stalled_interval_ms,
+        maxStalledCount: config.worker.max_stalled_count,
+        settings: { backoffStrategy: backoffStrategy(retry) },
+        autorun: false,
+      });
+      worker.on('error', (error) => logger.error({ err: error, shard }, 'worker error'));
+      worker.on('failed', (job, error) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+          logger.error({ err: error, job_id: job.id, step: job.name }, 'step job failed for good');
+        }
+      });
+      worker.on('stalled', (jobId) => logger.warn({ job_id: jobId, shard }, 'step job stalled: taken over'));
+      this.workers.push(worker);
+    }
+    for (const worker of this.workers) {
+      worker.run().catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
+    }
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    logger.info({ shards: space.shards, concurrency, agents: [...agents.keys()] }, 'worker started');
+  }
+
+  /**
+   * Stops taking jobs and lets in-flight steps finish; after the deadline their AbortSignals fire and they
+   * are handed back to the queue (another worker takes them). Resolves when everything is closed.
+   */
+  async close(deadlineMs = this.options.loaded.config.worker.shutdown_timeout_ms): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    const { logger } = this.options;
+    const abortTimer = setTimeout(() => {
+      logger.warn('shutdown deadline reached: aborting in-flight steps');
+      for (const worker of this.workers) worker.cancelAllJobs('worker shutting down');
+    }, deadlineMs);
+    try {
+      const closing = Promise.allSettled(this.workers.map((worker) => worker.close()));
+      const hardStop = new Promise((resolve) => setTimeout(resolve, deadlineMs + 5_000).unref());
+      await Promise.race([closing, hardStop]);
+    } finally {
+      clearTimeout(abortTimer);
+      await this.engine?.close();
+      if (this.commands) await closeRedis(this.commands);
+      logger.info('worker closed');
+    }
+  }
+}

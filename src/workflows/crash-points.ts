@@ -1,0 +1,52 @@
+import { writeSync } from 'node:fs';
+
+/**
+ * Named crash points (failpoints) at each boundary of a step's life. When the environment variable
+ * RATCHET_CRASH_AT names a point, the worker process SIGKILLs itself there, so crash tests hit every
+ * boundary deterministically. Format: `point` or `point@N` (crash on the N-th time the point is reached),
+ * several separated by commas. Never set in production.
+ */
+export const crashPointNames = [
+  'iteration.before_results_commit',
+  'iteration.after_results_commit',
+  'iteration.before_model_call',
+  'iteration.after_model_call',
+  'iteration.after_commit',
+  'iteration.after_enqueue',
+  'tool.before_intent',
+  'tool.mid_call',
+  'tool.before_commit',
+  'tool.after_commit',
+] as const;
+
+export type CrashPointName = (typeof crashPointNames)[number];
+
+interface Armed {
+  remaining: number;
+}
+
+function parse(spec: string | undefined): Map<string, Armed> {
+  const armed = new Map<string, Armed>();
+  if (!spec) return armed;
+  for (const item of spec.split(',')) {
+    const [name, count] = item.trim().split('@');
+    if (!name) continue;
+    if (!(crashPointNames as readonly string[]).includes(name)) {
+      throw new Error(`RATCHET_CRASH_AT: unknown crash point "${name}" (known: ${crashPointNames.join(', ')})`);
+    }
+    armed.set(name, { remaining: count ? Number(count) : 1 });
+  }
+  return armed;
+}
+
+const armedPoints = parse(process.env.RATCHET_CRASH_AT);
+
+/** Kills this process with SIGKILL if the point is armed and its count is reached; otherwise nothing. */
+export function crashPoint(name: CrashPointName): void {
+  const armed = armedPoints.get(name);
+  if (!armed) return;
+  armed.remaining -= 1;
+  if (armed.remaining > 0) return;
+  writeSync(2, `ratchet: crash point ${name} reached, SIGKILL\n`);
+  process.kill(process.pid, 'SIGKILL');
+}

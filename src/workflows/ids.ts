@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+
+const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+
+function randomToken(length: number): string {
+  const bytes = randomBytes(length);
+  let token = '';
+  for (const byte of bytes) token += alphabet[byte % 32];
+  return token;
+}
+
+/** `ses_<16>`: random. */
+export function newSessionId(): string {
+  return `ses_${randomToken(16)}`;
+}
+
+const sessionIdPattern = /^ses_([0-9a-z]{16})$/;
+const runIdPattern = /^run_([0-9a-z]{16})_[0-9a-z]{10}$/;
+
+export function isSessionId(value: string): boolean {
+  return sessionIdPattern.test(value);
+}
+
+/**
+ * `run_<session part>_<10>`: random, and carrying its session, so a run's keys (which live in its session's
+ * shard) are found from the run id alone, without an index outside the shard.
+ */
+export function newRunId(sessionId: string): string {
+  const match = sessionIdPattern.exec(sessionId);
+  if (!match) throw new Error(`not a session id: ${sessionId}`);
+  return `run_${match[1]}_${randomToken(10)}`;
+}
+
+/** The session of a run id, or undefined when the text is not a run id. */
+export function sessionIdOfRun(runId: string): string | undefined {
+  const match = runIdPattern.exec(runId);
+  return match ? `ses_${match[1]}` : undefined;
+}
+
+/** Deterministic step job ids: re-adding a step that exists is a no-op. */
+export const stepJobId = {
+  iteration: (runId: string, iteration: number) => `${runId}-i${iteration}`,
+  tool: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-t${index}`,
+};
+
+/** Deterministic message ids: a step computes the same ids every time it runs. */
+export const messageId = {
+  input: (runId: string) => `${runId}-in`,
+  reply: (runId: string, iteration: number) => `${runId}-i${iteration}-a`,
+  toolResult: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-r${index}`,
+};

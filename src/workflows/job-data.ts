@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** Job data carries references, never transcripts or secrets. Version 1. */
+export const iterationJobDataSchema = z.strictObject({
+  v: z.literal(1),
+  session_id: z.string(),
+  run_id: z.string(),
+  iteration: z.number().int().positive(),
+  /** Tool calls of the previous iteration, whose results this iteration appends first. */
+  previous_calls: z.number().int().nonnegative(),
+});
+export type IterationJobData = z.infer<typeof iterationJobDataSchema>;
+
+export const toolJobDataSchema = z.strictObject({
+  v: z.literal(1),
+  session_id: z.string(),
+  run_id: z.string(),
+  iteration: z.number().int().positive(),
+  index: z.number().int().nonnegative(),
+});
+export type ToolJobData = z.infer<typeof toolJobDataSchema>;

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * The journal of a run: one hash whose fields record what each step has done. A field is written in the
+ * same atomic commit as the step's effects, so a step that runs again sees its own field and changes nothing.
+ */
+export const journalField = {
+  /** Iteration n's model reply is in the chat and the run record reflects it. */
+  reply: (iteration: number) => `reply:${iteration}`,
+  /** The results of iteration n's tool calls are in the chat (written by iteration n + 1). */
+  results: (iteration: number) => `results:${iteration}`,
+  /** A tool call is about to run (the ledger's intent). */
+  toolIntent: (iteration: number, index: number) => `tool:${iteration}:${index}:intent`,
+  /** A tool call's result (the ledger's outcome). */
+  toolOutcome: (iteration: number, index: number) => `tool:${iteration}:${index}:outcome`,
+  /** A failed attempt of a step was announced (an `error` event). */
+  attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
+  /** The run was finished by a final failure of a step. */
+  runFailed: () => 'run-failed',
+};
+
+export const replyEntrySchema = z.strictObject({
+  v: z.literal(1),
+  /** Position of the reply in the run's chat. */
+  index: z.number().int().nonnegative(),
+  tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string() })),
+  decision: z.enum(['final', 'tools', 'failed']),
+});
+export type ReplyEntry = z.infer<typeof replyEntrySchema>;
+
+export const resultsEntrySchema = z.strictObject({
+  v: z.literal(1),
+  index: z.number().int().nonnegative(),
+  count: z.number().int().nonnegative(),
+});
+export type ResultsEntry = z.infer<typeof resultsEntrySchema>;
+
+export const toolIntentSchema = z.strictObject({
+  v: z.literal(1),
+  /** Lock token of the attempt that recorded the intent. */
+  token: z.string(),
+  idempotency_key: z.string(),
+  at: z.iso.datetime(),
+});
+export type ToolIntent = z.infer<typeof toolIntentSchema>;
+
+export const toolOutcomeSchema = z.strictObject({
+  v: z.literal(1),
+  content: z.string(),
+  is_error: z.boolean(),
+  /** How the outcome came about when a worker died during the call. */
+  interrupted: z.enum(['rerun', 'outcome_unknown']).optional(),
+  at: z.iso.datetime(),
+});
+export type ToolOutcomeEntry = z.infer<typeof toolOutcomeSchema>;
+
+/** Values of markers that carry no data. */
+export const markerEntrySchema = z.strictObject({ v: z.literal(1), at: z.iso.datetime() });

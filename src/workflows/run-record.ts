@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { usageSchema } from '../models/usage.js';
+
+export const runStatusSchema = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+export const finishedStatuses: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+export function isFinished(status: RunStatus): boolean {
+  return finishedStatuses.includes(status);
+}
+
+export const runErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
+export type RunError = z.infer<typeof runErrorSchema>;
+
+/** A run's record in Redis (hash field `record`). Version 1. */
+export const runRecordSchema = z.strictObject({
+  v: z.literal(1),
+  id: z.string(),
+  session_id: z.string(),
+  agent: z.string(),
+  /** The chat the run works on (`main` for a session's own chat). */
+  chat_id: z.string(),
+  status: runStatusSchema,
+  /** The last iteration whose model reply was committed (0 before the first). */
+  iteration: z.number().int().nonnegative(),
+  usage: usageSchema,
+  result: z.string().nullable(),
+  error: runErrorSchema.nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  started_at: z.iso.datetime().nullable(),
+  finished_at: z.iso.datetime().nullable(),
+});
+export type RunRecord = z.infer<typeof runRecordSchema>;
+
+/** A run record together with its revision, as read from Redis. */
+export interface StoredRun {
+  record: RunRecord;
+  rev: number;
+}

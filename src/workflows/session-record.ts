@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+/** A session's record in Redis (hash field `record`). Version 1. */
+export const sessionRecordSchema = z.strictObject({
+  v: z.literal(1),
+  id: z.string(),
+  agent: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.iso.datetime(),
+});
+export type SessionRecord = z.infer<typeof sessionRecordSchema>;

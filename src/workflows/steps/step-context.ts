@@ -1,0 +1,40 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../log/index.js';
+import type { Completer, ToolDefinition } from '../../models/completer.js';
+import type { KeySpace } from '../../redis/keys.js';
+import type { ToolBox } from '../../tools/index.js';
+import type { Engine } from '../engine.js';
+
+/** What a worker knows about an agent: its settings, its model and its tools. */
+export interface AgentRuntime {
+  name: string;
+  instructions: string;
+  maxIterations: number;
+  completer: Completer;
+  toolboxes: readonly ToolBox[];
+  /** What the model is offered: one definition per tool name, first toolbox wins. */
+  tools: readonly ToolDefinition[];
+}
+
+/** Long-lived parts every step uses, built once per worker process. */
+export interface StepServices {
+  redis: Redis;
+  space: KeySpace;
+  engine: Engine;
+  agents: ReadonlyMap<string, AgentRuntime>;
+  eventsMaxLength: number;
+  now: () => Date;
+}
+
+/** One execution of one step job. */
+export interface StepContext {
+  services: StepServices;
+  jobId: string;
+  /** The job's lock token: commits check it (fencing). */
+  token: string;
+  /** 1-based number of this attempt (stalls do not count, failures do). */
+  attempt: number;
+  lockKey: string;
+  signal: AbortSignal;
+  logger: Logger;
+}

@@ -1,0 +1,194 @@
+import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
+import { RatchetError } from '../../errors/index.js';
+import { chatKey, runKeys } from '../../redis/keys.js';
+import { parseJsonRecord } from '../../schemas/parse.js';
+import { findTool, interruptedPolicyOf, prepareToolCall, runToolHandler, type ToolOutcome } from '../../tools/index.js';
+import { toolEndEvent, toolStartEvent } from '../core/run-commits.js';
+import { decideToolStart, outcomeUnknownMessage, type ToolStartDecision } from '../core/tool-ledger.js';
+import { crashPoint } from '../crash-points.js';
+import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
+import {
+  journalField,
+  type ToolIntent,
+  type ToolOutcomeEntry,
+  replyEntrySchema,
+  toolIntentSchema,
+  toolOutcomeSchema,
+} from '../journal.js';
+import { isFinished, type RunRecord } from '../run-record.js';
+import { commitStep, parseRun } from '../store.js';
+import { announceAttemptFailure, ensureOwned } from './run-failures.js';
+import type { StepContext } from './step-context.js';
+import type { StepKind } from './step-kind.js';
+
+interface LoadedCall {
+  record: RunRecord;
+  call: ToolCallPart;
+  intent: ToolIntent | undefined;
+  outcome: ToolOutcomeEntry | undefined;
+}
+
+/** The run, the call (from the recorded reply in the chat) and its ledger entries. */
+async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
+  const { services } = context;
+  const keys = runKeys(services.space, data.session_id, data.run_id);
+  const intentField = journalField.toolIntent(data.iteration, data.index);
+  const outcomeField = journalField.toolOutcome(data.iteration, data.index);
+  const replies = (await services.redis
+    .pipeline()
+    .hmget(keys.run, 'record', 'rev')
+    .hmget(keys.journal, journalField.reply(data.iteration), intentField, outcomeField)
+    .exec()) as [[Error | null, (string | null)[]], [Error | null, (string | null)[]]];
+  for (const [error] of replies) if (error) throw error;
+  const [record, rev] = replies[0][1];
+  if (!record) return undefined;
+  const run = parseRun(record, rev ?? null, `run ${data.run_id}`).record;
+  const [replyText, intentText, outcomeText] = replies[1][1];
+  if (!replyText) throw new RatchetError('record_invalid', `iteration ${data.iteration} of ${data.run_id} has no recorded reply`);
+  const reply = parseJsonRecord(replyEntrySchema, replyText, `journal reply:${data.iteration}`);
+  const ref = reply.tool_calls[data.index];
+  if (!ref) throw new RatchetError('record_invalid', `reply ${data.iteration} of ${data.run_id} has no tool call ${data.index}`);
+  const chat = chatKey(services.space, data.session_id, run.chat_id);
+  const entry = await services.redis.lindex(chat, reply.index);
+  if (!entry) throw new RatchetError('record_invalid', `chat entry ${reply.index} of ${chat} is missing`);
+  const call = toolCallsOf(decodeChatEntry(entry, `chat entry ${reply.index}`)).find((part) => part.id === ref.id);
+  if (!call) throw new RatchetError('record_invalid', `tool call ${ref.id} is not in chat entry ${reply.index}`);
+  return {
+    record: run,
+    call,
+    intent: intentText ? parseJsonRecord(toolIntentSchema, intentText, intentField) : undefined,
+    outcome: outcomeText ? parseJsonRecord(toolOutcomeSchema, outcomeText, outcomeField) : undefined,
+  };
+}
+
+function commitBase(context: StepContext, data: ToolJobData) {
+  const keys = runKeys(context.services.space, data.session_id, data.run_id);
+  return {
+    keys,
+    chatKey: keys.run,
+    lockKey: context.lockKey,
+    token: context.token,
+    eventsMaxLength: context.services.eventsMaxLength,
+  };
+}
+
+/** Records the call's outcome (and its start event when the call never started). */
+async function commitOutcome(
+  context: StepContext,
+  data: ToolJobData,
+  loaded: LoadedCall,
+  outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted'] },
+  withStartEvent: boolean,
+): Promise<void> {
+  const now = context.services.now().toISOString();
+  const entry: ToolOutcomeEntry = {
+    v: 1,
+    content: outcome.content,
+    is_error: outcome.isError,
+    ...(outcome.interrupted ? { interrupted: outcome.interrupted } : {}),
+    at: now,
+  };
+  const events = [toolEndEvent(loaded.record, data.iteration, loaded.call, entry)];
+  if (withStartEvent) events.unshift(toolStartEvent(loaded.record, data.iteration, loaded.call, now));
+  const result = await commitStep(context.services.redis, {
+    ...commitBase(context, data),
+    journalField: journalField.toolOutcome(data.iteration, data.index),
+    plan: { journal: entry, record: undefined, messages: [], events, finished: false },
+  });
+  ensureOwned(result, `recording the outcome of ${loaded.call.name}`);
+}
+
+/** Records the intent before the handler runs; returns the decision to follow (another attempt's intent may exist). */
+async function recordIntent(context: StepContext, data: ToolJobData, loaded: LoadedCall): Promise<ToolStartDecision> {
+  const now = context.services.now().toISOString();
+  const intent: ToolIntent = { v: 1, token: context.token, idempotency_key: idempotencyKey(data, loaded.call), at: now };
+  const result = await commitStep(context.services.redis, {
+    ...commitBase(context, data),
+    journalField: journalField.toolIntent(data.iteration, data.index),
+    plan: {
+      journal: intent,
+      record: undefined,
+      messages: [],
+      events: [toolStartEvent(loaded.record, data.iteration, loaded.call, now)],
+      finished: false,
+    },
+  });
+  ensureOwned(result, `recording the intent of ${loaded.call.name}`);
+  if (result.status === 'ok') return { kind: 'run' };
+  if (result.status === 'done') {
+    return { kind: 'rerun', intent: parseJsonRecord(toolIntentSchema, result.value, 'tool intent') };
+  }
+  throw new RatchetError('cancelled', `run ${data.run_id} is no longer running (${JSON.stringify(result)})`);
+}
+
+function idempotencyKey(data: ToolJobData, call: ToolCallPart): string {
+  return `${data.run_id}-i${data.iteration}-${call.id}`;
+}
+
+/** One tool call: ledger intent, handler, ledger outcome. Errors of the call become error results. */
+async function execute(context: StepContext, data: ToolJobData): Promise<void> {
+  const loaded = await loadCall(context, data);
+  if (!loaded) {
+    context.logger.warn('the run of this tool call does not exist: nothing to do');
+    return;
+  }
+  if (isFinished(loaded.record.status) || loaded.outcome) return;
+  const agent = context.services.agents.get(loaded.record.agent);
+  if (!agent) throw new RatchetError('agent_not_found', `agent "${loaded.record.agent}" is not configured on this worker`);
+  const tool = findTool(agent.toolboxes, loaded.call.name);
+  const prepared = prepareToolCall(
+    loaded.call,
+    tool,
+    agent.tools.map((definition) => definition.name),
+  );
+  if (!prepared.ok) {
+    await commitOutcome(context, data, loaded, prepared.outcome, loaded.intent === undefined);
+    return;
+  }
+  let decision = decideToolStart(loaded.intent, undefined, interruptedPolicyOf(prepared.tool), context.token);
+  if (decision.kind === 'run') {
+    crashPoint('tool.before_intent');
+    decision = await recordIntent(context, data, loaded);
+  }
+  if (decision.kind === 'outcome_unknown') {
+    const content = outcomeUnknownMessage(prepared.tool.name);
+    await commitOutcome(context, data, loaded, { content, isError: true, interrupted: 'outcome_unknown' }, false);
+    return;
+  }
+  if (decision.kind === 'reuse') return;
+  const interrupted = decision.kind === 'rerun' && decision.intent.token !== context.token;
+  const handling = runToolHandler(prepared.tool, prepared.input, {
+    idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data, loaded.call),
+    signal: context.signal,
+    logger: context.logger.child({ tool: prepared.tool.name, tool_call_id: loaded.call.id }),
+    sessionId: data.session_id,
+    runId: data.run_id,
+    agent: agent.name,
+    iteration: data.iteration,
+    toolCallId: loaded.call.id,
+  });
+  // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
+  crashPoint('tool.mid_call');
+  const outcome = await handling;
+  crashPoint('tool.before_commit');
+  await commitOutcome(context, data, loaded, interrupted ? { ...outcome, interrupted: 'rerun' } : outcome, false);
+  crashPoint('tool.after_commit');
+}
+
+/** A tool job that failed for good still gives the model a result, so the run goes on. */
+async function fail(context: StepContext, data: ToolJobData, error: RatchetError): Promise<void> {
+  const loaded = await loadCall(context, data);
+  if (!loaded || isFinished(loaded.record.status) || loaded.outcome) return;
+  const content = `the call of tool "${loaded.call.name}" could not be completed: ${error.message}`;
+  await commitOutcome(context, data, loaded, { content, isError: true }, loaded.intent === undefined);
+}
+
+export const toolStep: StepKind<ToolJobData> = {
+  name: 'tool',
+  dataSchema: toolJobDataSchema,
+  describe: (data) => ({ run_id: data.run_id, session_id: data.session_id, iteration: data.iteration, tool_index: data.index }),
+  execute,
+  fail,
+  announceFailure: (context, data, error, retryInMs) =>
+    announceAttemptFailure(context, { ...data, step: `tool ${data.iteration}.${data.index}` }, error, retryInMs),
+};

@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import { decodeChatEntry, encodeChatEntry, type Message } from '../chat/index.js';
+import { RatchetError } from '../errors/index.js';
+import type { StoredEvent } from '../events/event.js';
+import type { RunKeys } from '../redis/keys.js';
+import { runScript } from '../redis/scripts.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import type { CommitPlan } from './core/run-commits.js';
+import { type RunRecord, type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
+
+export type CommitResult =
+  | { status: 'ok'; eventIds: string[] }
+  | { status: 'done'; value: string }
+  | { status: 'lock_lost' }
+  | { status: 'no_run' }
+  | { status: 'run_finished'; runStatus: RunStatus }
+  | { status: 'conflict'; what: string };
+
+/** Maps the commit script's reply codes to a result, in one place. */
+export function toCommitResult(reply: readonly string[]): CommitResult {
+  const [code, first] = reply;
+  switch (code) {
+    case 'OK':
+      return { status: 'ok', eventIds: reply.slice(1) };
+    case 'DONE':
+      return { status: 'done', value: first ?? '' };
+    case 'LOCK_LOST':
+      return { status: 'lock_lost' };
+    case 'NO_RUN':
+      return { status: 'no_run' };
+    case 'RUN_FINISHED':
+      return { status: 'run_finished', runStatus: first as RunStatus };
+    case 'CONFLICT':
+      return { status: 'conflict', what: first ?? 'unknown' };
+    default:
+      throw new RatchetError('internal', `commit-step returned an unknown reply: ${JSON.stringify(reply)}`);
+  }
+}
+
+export interface CommitRequest<JournalValue> {
+  keys: RunKeys;
+  chatKey: string;
+  lockKey: string;
+  token: string;
+  journalField: string;
+  plan: CommitPlan<JournalValue>;
+  /** Run revision the plan was computed from; omitted when the commit does not depend on it. */
+  expectedRev?: number;
+  /** Chat length the plan's message indexes were computed from. */
+  expectedChatLength?: number;
+  eventsMaxLength: number;
+}
+
+export async function commitStep<JournalValue>(
+  redis: Redis,
+  request: CommitRequest<JournalValue>,
+): Promise<CommitResult> {
+  const { keys, plan } = request;
+  const reply = await runScript(
+    redis,
+    'commit-step',
+    [request.lockKey, keys.run, keys.journal, request.chatKey, keys.events, keys.session],
+    [
+      request.token,
+      request.journalField,
+      JSON.stringify(plan.journal),
+      request.expectedRev === undefined ? '' : String(request.expectedRev),
+      plan.record ? JSON.stringify(plan.record) : '',
+      request.expectedChatLength === undefined ? '' : String(request.expectedChatLength),
+      plan.record?.id ?? '',
+      plan.finished ? '1' : '0',
+      request.eventsMaxLength,
+      plan.messages.length,
+      ...plan.messages.map(encodeChatEntry),
+      ...plan.events.map(encodeEvent),
+    ],
+  );
+  return toCommitResult(reply);
+}
+
+export function encodeEvent(event: StoredEvent): string {
+  return JSON.stringify(event);
+}
+
+export function parseRun(record: string, rev: string | null, where: string): StoredRun {
+  return { record: parseJsonRecord(runRecordSchema, record, where), rev: Number(rev ?? 0) };
+}
+
+export async function loadRun(redis: Redis, keys: RunKeys, runId: string): Promise<StoredRun | undefined> {
+  const [record, rev] = await redis.hmget(keys.run, 'record', 'rev');
+  if (!record) return undefined;
+  return parseRun(record, rev ?? null, `run ${runId}`);
+}
+
+export function decodeChat(entries: readonly string[], chatKey: string, from = 0): Message[] {
+  return entries.map((entry, offset) => decodeChatEntry(entry, `chat entry ${from + offset} of ${chatKey}`));
+}
+
+export async function readChat(redis: Redis, chatKey: string, from = 0, to = -1): Promise<Message[]> {
+  const entries = await redis.lrange(chatKey, from, to);
+  return decodeChat(entries, chatKey, from);
+}
+
+/** A record changed or a commit was refused in a way the step cannot explain: it is retried. */
+export function unexpectedCommit(result: CommitResult, what: string): RatchetError {
+  return new RatchetError('internal', `${what}: commit refused (${JSON.stringify(result)})`, { retryable: true });
+}
+
