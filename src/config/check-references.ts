@@ -74,10 +74,15 @@ function collectNames(
   return complete ? [...firstIndex.keys()] : undefined;
 }
 
-function unknownReference(label: string, name: string, known: readonly string[]): string {
+function unknownReference(
+  label: 'provider' | 'toolbox' | 'agent',
+  name: string,
+  known: readonly string[],
+): string {
   const hint = didYouMean(name, known);
   if (hint !== '') return `unknown ${label} "${name}"${hint}`;
-  return `unknown ${label} "${name}" (known ${label}s: ${known.length > 0 ? known.join(', ') : 'none'})`;
+  const plural = label === 'toolbox' ? 'toolboxes' : `${label}s`;
+  return `unknown ${label} "${name}" (known ${plural}: ${known.length > 0 ? known.join(', ') : 'none'})`;
 }
 
 function entriesOf(list: unknown): unknown[] {

@@ -10,7 +10,7 @@ export const configErrorMap: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'required';
-      return `expected ${describeExpected(issue.expected)}, got ${describeValue(issue.input)}`;
+      return `expected ${describeExpected(isIntegerSchema(issue.inst) ? 'int' : issue.expected)}, got ${describeValue(issue.input)}`;
     case 'too_small':
       return describeBound('at least', issue.origin, issue.minimum, issue.inclusive);
     case 'too_big':
@@ -96,6 +96,11 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
       return current;
     }
   }
+}
+
+/** z.int() reports a non-number as expecting a "number"; say "integer" there too. */
+function isIntegerSchema(schema: unknown): boolean {
+  return schema instanceof z.ZodNumberFormat && schema.isInt === true;
 }
 
 function describeExpected(expected: string): string {

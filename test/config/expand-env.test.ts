@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 import { describe, expect, it } from 'vitest';
 import { expandEnv } from '../../src/config/expand-env.js';
 

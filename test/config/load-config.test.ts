@@ -1,0 +1,163 @@
+import './register-fake-provider.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+
+const configText = `
+providers:
+  - name: default
+    kind: fake
+    model: \${MODEL}
+agents:
+  - name: assistant
+    provider: default
+`;
+
+let root: string;
+let configDir: string;
+let workingDir: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'ratchet-config-'));
+  configDir = join(root, 'config');
+  workingDir = join(root, 'cwd');
+  mkdirSync(configDir);
+  mkdirSync(workingDir);
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function writeConfig(text: string): string {
+  const path = join(configDir, 'ratchet.yaml');
+  writeFileSync(path, text);
+  return path;
+}
+
+function loadError(action: () => unknown): ConfigError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('loads a file and reports where it came from', () => {
+    const loaded = loadConfig(join(fixtures, 'minimal.yaml'), { env: {}, cwd: workingDir });
+    expect(loaded.path).toBe(join(fixtures, 'minimal.yaml'));
+    expect(loaded.configDir).toBe(fixtures);
+    expect(loaded.config.agents.map((agent) => agent.name)).toEqual(['assistant']);
+  });
+
+  it('loads a file that sets everything', () => {
+    const { config } = loadConfig(join(fixtures, 'full.yaml'), {
+      env: { FAKE_MODEL: 'big' },
+      cwd: workingDir,
+    });
+    expect(config.providers).toEqual([
+      { name: 'default', kind: 'fake', model: 'big', temperature: 0.2 },
+      { name: 'cheap', kind: 'fake', model: 'fake-small' },
+    ]);
+    expect(config.agents[0]).toEqual({
+      name: 'planner',
+      description: 'Breaks work into steps',
+      instructions: '# Role\nYou plan. Costs are in $ (US dollars).\n',
+      provider: 'default',
+      toolboxes: ['search', 'files'],
+      options: { max_iterations: 25 },
+    });
+    expect(config.entry_agent).toBe('helper');
+    expect(config.redis).toEqual({
+      url: 'redis://:hunter2@redis.internal:6380/2',
+      prefix: 'team-a',
+      shards: 4,
+    });
+    expect(config.worker).toEqual({
+      concurrency: 3,
+      lock_duration_ms: 20_000,
+      stalled_interval_ms: 2_000,
+      max_stalled_count: 2,
+      step_attempts: 7,
+      backoff_base_ms: 500,
+      backoff_max_ms: 30_000,
+      shutdown_timeout_ms: 5_000,
+      keep_completed_jobs_s: 3_600,
+    });
+    expect(config.events).toEqual({ max_len: 500 });
+  });
+
+  it('checks toolboxes when told which exist', () => {
+    const error = loadError(() =>
+      loadConfig(join(fixtures, 'full.yaml'), {
+        env: { FAKE_MODEL: 'big' },
+        cwd: workingDir,
+        knownToolboxes: ['search'],
+      }),
+    );
+    expect(error.problems).toEqual([
+      'agents[0].toolboxes[1]: unknown toolbox "files" (known toolboxes: search)',
+    ]);
+  });
+
+  it('reads variables from a .env file next to the config file', () => {
+    writeFileSync(join(configDir, '.env'), 'MODEL=from-config-dir\nREDIS_URL=redis://dotenv:6379\n');
+    const { config } = loadConfig(writeConfig(configText), { env: {}, cwd: workingDir });
+    expect(config.providers[0]?.model).toBe('from-config-dir');
+    expect(config.redis.url).toBe('redis://dotenv:6379');
+  });
+
+  it('reads variables from a .env file in the working directory', () => {
+    writeFileSync(join(workingDir, '.env'), 'MODEL=from-cwd\n');
+    const { config } = loadConfig(writeConfig(configText), { env: {}, cwd: workingDir });
+    expect(config.providers[0]?.model).toBe('from-cwd');
+  });
+
+  it('prefers the environment, then the .env next to the config, then the one in the working directory', () => {
+    writeFileSync(join(configDir, '.env'), 'MODEL=from-config-dir\n');
+    writeFileSync(join(workingDir, '.env'), 'MODEL=from-cwd\nREDIS_URL=redis://cwd:6379\n');
+    const path = writeConfig(configText);
+    expect(loadConfig(path, { env: {}, cwd: workingDir }).config.providers[0]?.model).toBe('from-config-dir');
+    const fromEnv = loadConfig(path, {
+      env: { MODEL: 'from-env', REDIS_URL: 'redis://env:6379' },
+      cwd: workingDir,
+    });
+    expect(fromEnv.config.providers[0]?.model).toBe('from-env');
+    expect(fromEnv.config.redis.url).toBe('redis://env:6379');
+  });
+
+  it('does not modify process.env', () => {
+    writeFileSync(join(configDir, '.env'), 'RATCHET_TEST_ONLY_MODEL=x\n');
+    loadConfig(writeConfig(configText.replace('MODEL', 'RATCHET_TEST_ONLY_MODEL')), { cwd: workingDir });
+    expect(process.env.RATCHET_TEST_ONLY_MODEL).toBeUndefined();
+  });
+
+  it('reports an unset variable with the file and line', () => {
+    const path = writeConfig(configText);
+    const error = loadError(() => loadConfig(path, { env: {}, cwd: workingDir }));
+    expect(error.message).toBe(
+      `invalid config ${path}:\n  - line 5: environment variable MODEL is not set (set it, or write \${MODEL:-default})`,
+    );
+  });
+
+  it('reports a file that cannot be read', () => {
+    const path = join(configDir, 'missing.yaml');
+    const error = loadError(() => loadConfig(path, { env: {}, cwd: workingDir }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.problems).toEqual([expect.stringMatching(/^cannot read the file: ENOENT/)]);
+  });
+
+  it('reports YAML syntax errors with line and column', () => {
+    const path = writeConfig('providers:\n  - name: "default\n');
+    const error = loadError(() => loadConfig(path, { env: {}, cwd: workingDir }));
+    expect(error.problems).toEqual([expect.stringMatching(/^line 3, column 1: Missing closing "quote/)]);
+  });
+});

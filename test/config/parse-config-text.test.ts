@@ -1,0 +1,325 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
+import './register-fake-provider.js';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  DEFAULT_REDIS_URL,
+  type ParseConfigOptions,
+  parseConfigText,
+  type RatchetConfig,
+  resolveEntryAgent,
+} from '../../src/config/index.js';
+import { RatchetError } from '../../src/errors/index.js';
+
+const minimal = `
+providers:
+  - name: default
+    kind: fake
+    model: fake-model
+agents:
+  - name: assistant
+    provider: default
+`;
+
+function parse(text: string, options: Partial<ParseConfigOptions> = {}): RatchetConfig {
+  return parseConfigText(text, { env: {}, configDir: '/configs', ...options }).config;
+}
+
+/** The problems a config is rejected with; fails the test when it is accepted. */
+function problemsOf(text: string, options: Partial<ParseConfigOptions> = {}): string[] {
+  try {
+    parse(text, options);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('parseConfigText: defaults', () => {
+  it('fills every default', () => {
+    expect(parse(minimal)).toEqual({
+      providers: [{ name: 'default', kind: 'fake', model: 'fake-model' }],
+      agents: [
+        {
+          name: 'assistant',
+          description: '',
+          instructions: '',
+          provider: 'default',
+          toolboxes: [],
+          options: { max_iterations: 10 },
+        },
+      ],
+      redis: { url: DEFAULT_REDIS_URL, prefix: 'ratchet', shards: 1 },
+      worker: {
+        concurrency: 10,
+        lock_duration_ms: 10_000,
+        stalled_interval_ms: 5_000,
+        max_stalled_count: 100,
+        step_attempts: 5,
+        backoff_base_ms: 1_000,
+        backoff_max_ms: 60_000,
+        shutdown_timeout_ms: 30_000,
+        keep_completed_jobs_s: 86_400,
+      },
+      events: { max_len: 10_000 },
+    });
+    expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('fills defaults inside partly written sections', () => {
+    const config = parse(`${minimal}worker:\n  concurrency: 2\nredis:\n  shards: 3\n`);
+    expect(config.worker.concurrency).toBe(2);
+    expect(config.worker.step_attempts).toBe(5);
+    expect(config.redis).toEqual({ url: DEFAULT_REDIS_URL, prefix: 'ratchet', shards: 3 });
+  });
+
+  it('treats sections left empty (every line below commented out) as defaults', () => {
+    const config = parse(`${minimal}worker:\n  # concurrency: 2\nredis:\nevents:\nentry_agent:\n`);
+    expect(config.worker.concurrency).toBe(10);
+    expect(config.redis.prefix).toBe('ratchet');
+    expect(config.events.max_len).toBe(10_000);
+    expect(config.entry_agent).toBeUndefined();
+  });
+
+  it('takes redis.url from REDIS_URL when the file has none', () => {
+    expect(parse(minimal, { env: { REDIS_URL: 'redis://cache:6390' } }).redis.url).toBe('redis://cache:6390');
+    expect(
+      parse(`${minimal}redis:\n  prefix: p\n`, { env: { REDIS_URL: 'redis://cache:6390' } }).redis,
+    ).toEqual({
+      url: 'redis://cache:6390',
+      prefix: 'p',
+      shards: 1,
+    });
+  });
+
+  it('prefers the url written in the file over REDIS_URL', () => {
+    const text = `${minimal}redis:\n  url: rediss://file:6379\n`;
+    expect(parse(text, { env: { REDIS_URL: 'redis://cache:6390' } }).redis.url).toBe('rediss://file:6379');
+  });
+
+  it('merges the parsed kind fields into the provider entry', () => {
+    const config = parse(minimal.replace('model: fake-model', 'model: fake-model\n    temperature: 0.5'));
+    expect(config.providers[0]).toEqual({
+      name: 'default',
+      kind: 'fake',
+      model: 'fake-model',
+      temperature: 0.5,
+    });
+  });
+
+  it('returns the configDir and source name it was given', () => {
+    const loaded = parseConfigText(minimal, { env: {}, configDir: '/configs', sourceName: 'inline.yaml' });
+    expect(loaded.configDir).toBe('/configs');
+    expect(loaded.path).toBe('inline.yaml');
+  });
+
+  it('expands environment variables before parsing', () => {
+    const text = minimal
+      .replace('fake-model', '${MODEL}')
+      .replace('provider: default', 'provider: ${P:-default}');
+    const config = parse(text, { env: { MODEL: 'from-env' } });
+    expect(config.providers[0]?.model).toBe('from-env');
+    expect(config.agents[0]?.provider).toBe('default');
+  });
+});
+
+describe('parseConfigText: problems', () => {
+  it('rejects unknown keys at the root, naming the nearest allowed key', () => {
+    expect(problemsOf(`${minimal}agent: {}\n`)).toEqual(['agent: unknown key (did you mean "agents"?)']);
+  });
+
+  it('rejects unknown keys in nested sections, listing the allowed keys when none is close', () => {
+    expect(problemsOf(`${minimal}worker:\n  concurency: 2\n  color: blue\n`)).toEqual([
+      'worker.concurency: unknown key (did you mean "concurrency"?)',
+      'worker.color: unknown key (expected one of: concurrency, lock_duration_ms, stalled_interval_ms, ' +
+        'max_stalled_count, step_attempts, backoff_base_ms, backoff_max_ms, shutdown_timeout_ms, ' +
+        'keep_completed_jobs_s)',
+    ]);
+    expect(
+      problemsOf(minimal.replace('provider: default', 'provider: default\n    options: {max_iteration: 3}')),
+    ).toEqual(['agents[0].options.max_iteration: unknown key (did you mean "max_iterations"?)']);
+  });
+
+  it('rejects missing required fields', () => {
+    expect(problemsOf('agents: []\n')).toEqual(['providers: required', 'agents: define at least one agent']);
+    expect(problemsOf(minimal.replace('    model: fake-model\n', ''))).toEqual([
+      'providers[0].model: required',
+    ]);
+  });
+
+  it('rejects values of the wrong type', () => {
+    expect(problemsOf(`${minimal}redis:\n  shards: many\n`)).toEqual([
+      'redis.shards: expected an integer, got "many"',
+    ]);
+    expect(problemsOf(`${minimal}worker: 5\n`)).toEqual([
+      'worker: expected a mapping (key: value pairs), got 5',
+    ]);
+    expect(problemsOf(minimal.replace('name: assistant', 'name:'))).toEqual([
+      'agents[0].name: expected a string, got an empty value',
+    ]);
+    expect(problemsOf(`${minimal}worker:\n  concurrency: 2.5\n`)).toEqual([
+      'worker.concurrency: expected an integer, got 2.5',
+    ]);
+  });
+
+  it('says how to fix values out of bounds', () => {
+    const text = `${minimal}worker:\n  concurrency: 0\n  lock_duration_ms: 999\nredis:\n  shards: 1025\nevents:\n  max_len: 99\n`;
+    expect(problemsOf(text)).toEqual([
+      'worker.concurrency: must be at least 1',
+      'worker.lock_duration_ms: must be at least 1000',
+      'redis.shards: must be at most 1024',
+      'events.max_len: must be at least 100',
+    ]);
+  });
+
+  it('checks names, the redis prefix and the redis url', () => {
+    const text = `${minimal.replace('name: assistant', 'name: 2nd assistant')}redis:\n  prefix: "{a}:b"\n  url: localhost\n`;
+    expect(problemsOf(text)).toEqual([
+      'agents[0].name: must start with a letter and contain only letters, digits, "_" and "-"',
+      'redis.prefix: must contain only letters, digits, "_", "." and "-"',
+      'redis.url: must be a redis:// or rediss:// URL',
+    ]);
+  });
+
+  it('rejects an unknown provider with a suggestion, or the list of providers', () => {
+    expect(problemsOf(minimal.replace('provider: default', 'provider: defualt'))).toEqual([
+      'agents[0].provider: unknown provider "defualt" (did you mean "default"?)',
+    ]);
+    expect(problemsOf(minimal.replace('provider: default', 'provider: gpt'))).toEqual([
+      'agents[0].provider: unknown provider "gpt" (known providers: default)',
+    ]);
+  });
+
+  it('rejects an unknown provider kind, listing the known kinds', () => {
+    expect(problemsOf(minimal.replace('kind: fake', 'kind: fak'))).toEqual([
+      'providers[0].kind: unknown provider kind "fak" (did you mean "fake"?); known kinds: fake',
+    ]);
+    expect(problemsOf(minimal.replace('kind: fake', 'kind: openai'))).toEqual([
+      'providers[0].kind: unknown provider kind "openai"; known kinds: fake',
+    ]);
+  });
+
+  it("reports the kind's own field problems at their path in the entry", () => {
+    expect(
+      problemsOf(minimal.replace('model: fake-model', 'model: fake-model\n    temperature: hot')),
+    ).toEqual(['providers[0].temperature: expected a number, got "hot"']);
+    expect(problemsOf(minimal.replace('model: fake-model', 'model: fake-model\n    temprature: 1'))).toEqual([
+      'providers[0].temprature: unknown key (did you mean "temperature"?)',
+    ]);
+  });
+
+  it('checks toolboxes against the known ones when they are given', () => {
+    const text = minimal.replace(
+      'provider: default',
+      'provider: default\n    toolboxes: [search, fles, shell]',
+    );
+    expect(problemsOf(text, { knownToolboxes: ['search', 'files'] })).toEqual([
+      'agents[0].toolboxes[1]: unknown toolbox "fles" (did you mean "files"?)',
+      'agents[0].toolboxes[2]: unknown toolbox "shell" (known toolboxes: search, files)',
+    ]);
+    expect(parse(text).agents[0]?.toolboxes).toEqual(['search', 'fles', 'shell']);
+  });
+
+  it('rejects duplicate provider and agent names, pointing at the first one', () => {
+    const text = `
+providers:
+  - { name: default, kind: fake, model: a }
+  - { name: default, kind: fake, model: b }
+agents:
+  - { name: x, provider: default }
+  - { name: y, provider: default }
+  - { name: x, provider: default }
+`;
+    expect(problemsOf(text)).toEqual([
+      'providers[1].name: duplicate provider name "default" (also providers[0])',
+      'agents[2].name: duplicate agent name "x" (also agents[0])',
+    ]);
+  });
+
+  it('rejects an unknown entry_agent', () => {
+    expect(problemsOf(`${minimal}entry_agent: asistant\n`)).toEqual([
+      'entry_agent: unknown agent "asistant" (did you mean "assistant"?)',
+    ]);
+  });
+
+  it('lists every problem at once, in the order they appear in the file', () => {
+    const text = `
+providers:
+  - name: default
+    kind: fake
+    temperature: hot
+agents:
+  - name: assistant
+    provider: defualt
+    tolboxes: []
+worker:
+  concurrency: 0
+entry_agent: nobody
+`;
+    expect(problemsOf(text)).toEqual([
+      'providers[0].model: required',
+      'providers[0].temperature: expected a number, got "hot"',
+      'agents[0].provider: unknown provider "defualt" (did you mean "default"?)',
+      'agents[0].tolboxes: unknown key (did you mean "toolboxes"?)',
+      'worker.concurrency: must be at least 1',
+      'entry_agent: unknown agent "nobody" (known agents: assistant)',
+    ]);
+  });
+
+  it('does not report references to an entry whose name is itself invalid', () => {
+    const text = `
+providers:
+  - { kind: fake, model: a }
+agents:
+  - { name: assistant, provider: default }
+`;
+    expect(problemsOf(text)).toEqual(['providers[0].name: required']);
+  });
+
+  it('rejects a document that is not a mapping', () => {
+    expect(problemsOf('')).toEqual(['(root): expected a mapping (key: value pairs), got an empty value']);
+    expect(problemsOf('- a\n')).toEqual(['(root): expected a mapping (key: value pairs), got a list']);
+  });
+
+  it('reports YAML syntax errors with line and column', () => {
+    expect(problemsOf(`${minimal}worker:\n  concurrency: 1\n concurrency: 2\n`)).toEqual([
+      'line 11, column 1: All mapping items must start at the same column',
+    ]);
+    expect(problemsOf('a: 1\na: 2\n')).toEqual(['line 2, column 1: Map keys must be unique']);
+  });
+
+  it('reports unset variables before anything else, with their line', () => {
+    const text = minimal.replace('fake-model', '${OPENAI_API_KEY}');
+    expect(problemsOf(text)).toEqual([
+      'line 5: environment variable OPENAI_API_KEY is not set (set it, or write ${OPENAI_API_KEY:-default})',
+    ]);
+  });
+
+  it('throws a ConfigError naming the source and listing the problems', () => {
+    let caught: unknown;
+    try {
+      parse(`${minimal}entry_agent: nobody\nagent: 1\n`, { sourceName: 'ratchet.yaml' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect(caught).toBeInstanceOf(RatchetError);
+    const error = caught as ConfigError;
+    expect(error.code).toBe('config_invalid');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe(
+      'invalid config ratchet.yaml:\n' +
+        '  - entry_agent: unknown agent "nobody" (known agents: assistant)\n' +
+        '  - agent: unknown key (did you mean "agents"?)',
+    );
+  });
+});
+
+describe('resolveEntryAgent', () => {
+  it('is entry_agent when set, else the first agent', () => {
+    const twoAgents = minimal.replace('agents:\n', 'agents:\n  - name: first\n    provider: default\n');
+    expect(resolveEntryAgent(parse(twoAgents))).toBe('first');
+    expect(resolveEntryAgent(parse(`${twoAgents}entry_agent: assistant\n`))).toBe('assistant');
+  });
+});

@@ -1,0 +1,218 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import '../../src/models/index.js';
+import type { Message } from '../../src/chat/index.js';
+import { loadConfig, type LoadedConfig } from '../../src/config/index.js';
+import type { RatchetEvent } from '../../src/events/event.js';
+import { silentLogger } from '../../src/log/index.js';
+import type { Script } from '../../src/models/index.js';
+import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { builtinToolboxes } from '../../src/tools/builtin/index.js';
+import { RatchetWorker } from '../../src/worker/index.js';
+import { Engine } from '../../src/workflows/engine.js';
+import { finalFailureHeadroom } from '../../src/workflows/step-queues.js';
+import { testToolbox } from '../fixtures/test-tools.js';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+export interface HarnessOptions {
+  script: Script;
+  maxIterations?: number;
+  instructions?: string;
+  /** Overrides of the config's `worker` section (tests default to short locks and backoffs). */
+  worker?: Record<string, number>;
+  redisUrl?: string;
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(): Promise<void>;
+}
+
+/** One isolated Ratchet per test: its own key prefix, config file, call log and effect log. */
+export class Harness {
+  readonly dir: string;
+  readonly prefix: string;
+  readonly configPath: string;
+  readonly callsLog: string;
+  readonly effectLog: string;
+  readonly loaded: LoadedConfig;
+  readonly redis: Redis;
+  readonly engine: Engine;
+  private readonly workers: RatchetWorker[] = [];
+  private readonly processes: WorkerProcess[] = [];
+
+  constructor(options: HarnessOptions) {
+    this.dir = mkdtempSync(join(tmpdir(), 'ratchet-test-'));
+    this.prefix = `t-${randomBytes(6).toString('hex')}`;
+    this.configPath = join(this.dir, 'ratchet.json');
+    this.callsLog = join(this.dir, 'calls.jsonl');
+    this.effectLog = join(this.dir, 'effects.jsonl');
+    const redisUrl = options.redisUrl ?? inject('redisUrl');
+    writeFileSync(join(this.dir, 'script.json'), JSON.stringify(options.script));
+    const config = {
+      providers: [{ name: 'model', kind: 'scripted', model: 'test', script: 'script.json', record_calls: 'calls.jsonl' }],
+      agents: [
+        {
+          name: 'agent',
+          description: 'the agent under test',
+          instructions: options.instructions ?? 'You are a test agent.',
+          provider: 'model',
+          toolboxes: ['test', 'utils'],
+          options: { max_iterations: options.maxIterations ?? 10 },
+        },
+      ],
+      redis: { url: redisUrl, prefix: this.prefix },
+      worker: {
+        concurrency: 10,
+        lock_duration_ms: 2000,
+        stalled_interval_ms: 1000,
+        step_attempts: 3,
+        backoff_base_ms: 50,
+        backoff_max_ms: 500,
+        shutdown_timeout_ms: 5000,
+        ...options.worker,
+      },
+    };
+    writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+    this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'utils'] });
+    this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
+    this.engine = new Engine({
+      redis: this.redis,
+      space: { prefix: this.prefix, shards: 1 },
+      jobs: {
+        attempts: this.loaded.config.worker.step_attempts + finalFailureHeadroom,
+        keepCompletedSeconds: this.loaded.config.worker.keep_completed_jobs_s,
+      },
+      eventsMaxLength: this.loaded.config.events.max_len,
+      agents: ['agent'],
+      defaultAgent: 'agent',
+      logger: silentLogger(),
+    });
+  }
+
+  /** A worker in this process. */
+  async startWorker(): Promise<RatchetWorker> {
+    const worker = new RatchetWorker({
+      loaded: this.loaded,
+      toolboxes: [...builtinToolboxes(), testToolbox({ effectLog: this.effectLog })],
+      logger: silentLogger(),
+    });
+    this.workers.push(worker);
+    await worker.start();
+    return worker;
+  }
+
+  /** A worker in a child process (real SIGKILL), optionally armed with crash points. */
+  spawnWorker(options: { crashAt?: string } = {}): WorkerProcess {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      RATCHET_TEST_EFFECT_LOG: this.effectLog,
+      RATCHET_LOG_LEVEL: 'info',
+    };
+    delete env.RATCHET_CRASH_AT;
+    if (options.crashAt) env.RATCHET_CRASH_AT = options.crashAt;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'test/fixtures/test-worker.ts'), '--config', this.configPath],
+      { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
+      child.once('exit', (code, signal) => resolveExit({ code, signal }));
+    });
+    const worker: WorkerProcess = {
+      child,
+      output: () => output,
+      exited,
+      async stop() {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        return exited;
+      },
+      async kill() {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await exited;
+      },
+    };
+    this.processes.push(worker);
+    return worker;
+  }
+
+  /** Lines of the scripted model's call log (one per model request, across processes). */
+  modelCalls(): { run_id: string; iteration: number; attempt: number }[] {
+    if (!existsSync(this.callsLog)) return [];
+    return readLines(this.callsLog);
+  }
+
+  effects(): { label: string; key: string; pid: number }[] {
+    if (!existsSync(this.effectLog)) return [];
+    return readLines(this.effectLog);
+  }
+
+  async transcript(sessionId: string): Promise<Message[]> {
+    return this.engine.readChat(sessionId);
+  }
+
+  async events(sessionId: string): Promise<RatchetEvent[]> {
+    return this.engine.readEvents(sessionId);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.workers.map((worker) => worker.close(2000)));
+    await Promise.allSettled(this.processes.map((worker) => worker.kill()));
+    await this.engine.close();
+    await deleteKeys(this.redis, this.prefix);
+    await closeRedis(this.redis);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function readLines<T>(path: string): T[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T);
+}
+
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+/** Messages without what legitimately differs between two executions of one scenario (run ids, times). */
+export function normalizeTranscript(messages: readonly Message[], runId: string) {
+  return messages.map((message) => ({
+    ...JSON.parse(JSON.stringify(message).replaceAll(runId, 'RUN')),
+    created_at: 'T',
+  }));
+}
+
+/** Events without ids and times, sorted: equal multisets mean nothing lost and nothing duplicated. */
+export function normalizeEvents(events: readonly RatchetEvent[], runId: string): string[] {
+  return events
+    .map(({ id: _id, time: _time, ...rest }) => {
+      const data = { ...(rest.data as Record<string, unknown>) };
+      if (data.message && typeof data.message === 'object') data.message = { ...data.message, created_at: 'T' };
+      return JSON.stringify({ ...rest, data }).replaceAll(runId, 'RUN');
+    })
+    .sort();
+}
