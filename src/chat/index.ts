@@ -1,3 +1,4 @@
+export { decodeChatEntry, encodeChatEntry } from './chat-entry.js';
 export {
   type ImagePart,
   imagePartSchema,
@@ -8,13 +9,12 @@ export {
   type Role,
   roleSchema,
   type TextPart,
+  type ToolCallPart,
+  type ToolResultPart,
   textOf,
   textPartSchema,
-  type ToolCallPart,
   toolCallPartSchema,
   toolCallsOf,
-  type ToolResultPart,
   toolResultPartSchema,
   toolResultsOf,
 } from './message.js';
-export { decodeChatEntry, encodeChatEntry } from './chat-entry.js';

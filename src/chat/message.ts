@@ -29,7 +29,12 @@ export const toolResultPartSchema = z.strictObject({
   is_error: z.boolean(),
 });
 
-export const partSchema = z.union([textPartSchema, imagePartSchema, toolCallPartSchema, toolResultPartSchema]);
+export const partSchema = z.union([
+  textPartSchema,
+  imagePartSchema,
+  toolCallPartSchema,
+  toolResultPartSchema,
+]);
 
 export type TextPart = z.infer<typeof textPartSchema>;
 export type ImagePart = z.infer<typeof imagePartSchema>;

@@ -8,9 +8,11 @@ import { didYouMean } from './suggest.js';
  */
 export const configErrorMap: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
-    case 'invalid_type':
+    case 'invalid_type': {
       if (issue.input === undefined) return 'required';
-      return `expected ${describeExpected(isIntegerSchema(issue.inst) ? 'int' : issue.expected)}, got ${describeValue(issue.input)}`;
+      const expected = isIntegerSchema(issue.inst) ? 'int' : issue.expected;
+      return `expected ${describeExpected(expected)}, got ${describeValue(issue.input)}`;
+    }
     case 'too_small':
       return describeBound('at least', issue.origin, issue.minimum, issue.inclusive);
     case 'too_big':

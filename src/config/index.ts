@@ -1,4 +1,3 @@
-export { checkReferences, type ReferenceCheckOptions } from './check-references.js';
 export { ConfigError } from './config-error.js';
 export {
   type AgentConfig,
@@ -10,7 +9,6 @@ export {
   type WorkerConfig,
 } from './config-schema.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';
-export { type ExpandedText, expandEnv } from './expand-env.js';
 export {
   type LoadConfigOptions,
   type LoadedConfig,

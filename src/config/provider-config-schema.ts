@@ -24,7 +24,8 @@ export const providerConfigSchema = z.transform((input: unknown, context): Provi
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return invalid(input);
 
   const { name: _name, kind, model: _model, ...fields } = input as Record<string, unknown>;
-  if (typeof kind !== 'string') return invalid(input);
+  // A missing or empty kind was reported by the base schema.
+  if (typeof kind !== 'string' || kind === '') return invalid(input);
   const definition = providerKind(kind);
   if (definition === undefined) {
     const known = knownProviderKinds();

@@ -24,7 +24,10 @@ export interface ProviderKind<Fields extends object = object> {
 const kinds = new Map<string, ProviderKind>();
 
 /** Registers a provider kind; later registrations of the same kind replace earlier ones. */
-export function registerProvider<Fields extends object>(kind: string, definition: ProviderKind<Fields>): void {
+export function registerProvider<Fields extends object>(
+  kind: string,
+  definition: ProviderKind<Fields>,
+): void {
   kinds.set(kind, definition as unknown as ProviderKind);
 }
 

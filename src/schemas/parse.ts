@@ -13,7 +13,10 @@ export function parseRecord<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new RatchetError('record_invalid', `${what} does not match its schema: ${describeIssues(parsed.error.issues)}`);
+    throw new RatchetError(
+      'record_invalid',
+      `${what} does not match its schema: ${describeIssues(parsed.error.issues)}`,
+    );
   }
   return parsed.data;
 }

@@ -2,9 +2,7 @@ import type { ToolCallPart } from '../chat/index.js';
 import type { Tool, ToolContext } from './tool.js';
 import { describeIssues, renderToolOutput, type ToolOutcome } from './tool-result.js';
 
-export type PreparedCall =
-  | { ok: true; tool: Tool; input: unknown }
-  | { ok: false; outcome: ToolOutcome };
+export type PreparedCall = { ok: true; tool: Tool; input: unknown } | { ok: false; outcome: ToolOutcome };
 
 /**
  * Checks a model's tool call before anything runs: the tool exists, the arguments are JSON, and they fit

@@ -16,8 +16,12 @@ export function buildAgents(
   const completers = new Map<string, Completer>();
   for (const provider of config.providers) {
     const kind = providerKind(provider.kind);
-    if (!kind) throw new RatchetError('config_invalid', `providers: unknown provider kind "${provider.kind}"`);
-    completers.set(provider.name, kind.create(provider, { configDir, logger: logger.child({ provider: provider.name }) }));
+    if (!kind)
+      throw new RatchetError('config_invalid', `providers: unknown provider kind "${provider.kind}"`);
+    completers.set(
+      provider.name,
+      kind.create(provider, { configDir, logger: logger.child({ provider: provider.name }) }),
+    );
   }
   const toolboxByName = new Map(toolboxes.map((toolbox) => [toolbox.name, toolbox]));
   const agents = new Map<string, AgentRuntime>();

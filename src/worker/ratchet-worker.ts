@@ -8,8 +8,8 @@ import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import type { ToolBox } from '../tools/index.js';
 import type { RetrySettings } from '../workflows/core/retry-policy.js';
 import { Engine } from '../workflows/engine.js';
-import type { StepServices } from '../workflows/steps/step-context.js';
 import { finalFailureHeadroom } from '../workflows/step-queues.js';
+import type { StepServices } from '../workflows/steps/step-context.js';
 import { buildAgents } from './build-agents.js';
 import { backoffStrategy, createStepProcessor } from './process-step.js';
 
@@ -64,11 +64,20 @@ export class RatchetWorker {
       backoffBaseMs: config.worker.backoff_base_ms,
       backoffMaxMs: config.worker.backoff_max_ms,
     };
-    const processor = createStepProcessor({ services, retry, logger, isShuttingDown: () => this.shuttingDown });
+    const processor = createStepProcessor({
+      services,
+      retry,
+      logger,
+      isShuttingDown: () => this.shuttingDown,
+    });
     const concurrency = this.options.concurrency ?? config.worker.concurrency;
     for (let shard = 0; shard < space.shards; shard += 1) {
       const worker = new Worker(stepQueueName, processor, {
-        connection: { url: config.redis.url, maxRetriesPerRequest: null, connectionName: `ratchet-worker-${shard}` },
+        connection: {
+          url: config.redis.url,
+          maxRetriesPerRequest: null,
+          connectionName: `ratchet-worker-${shard}`,
+        },
         prefix: shardPrefix(space, shard),
         concurrency,
         lockDuration: config.worker.lock_duration_ms,

@@ -33,7 +33,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   }
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
-    process.stderr.write(`--concurrency: must be a whole number of at least 1 (got "${values.concurrency}")\n`);
+    process.stderr.write(
+      `--concurrency: must be a whole number of at least 1 (got "${values.concurrency}")\n`,
+    );
     process.exit(2);
   }
   const worker = new RatchetWorker({

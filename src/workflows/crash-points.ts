@@ -32,7 +32,9 @@ function parse(spec: string | undefined): Map<string, Armed> {
     const [name, count] = item.trim().split('@');
     if (!name) continue;
     if (!(crashPointNames as readonly string[]).includes(name)) {
-      throw new Error(`RATCHET_CRASH_AT: unknown crash point "${name}" (known: ${crashPointNames.join(', ')})`);
+      throw new Error(
+        `RATCHET_CRASH_AT: unknown crash point "${name}" (known: ${crashPointNames.join(', ')})`,
+      );
     }
     armed.set(name, { remaining: count ? Number(count) : 1 });
   }

@@ -65,13 +65,17 @@ export class Engine {
     const session = sessionKeys(this.options.space, sessionId);
     const agent = input.agent ?? (await this.sessionAgent(sessionId)) ?? this.options.defaultAgent;
     if (!this.options.agents.includes(agent)) {
-      throw new RatchetError('agent_not_found', `unknown agent "${agent}" (known: ${this.options.agents.join(', ')})`);
+      throw new RatchetError(
+        'agent_not_found',
+        `unknown agent "${agent}" (known: ${this.options.agents.join(', ')})`,
+      );
     }
     const runId = newRunId(sessionId);
     const keys = runKeys(this.options.space, sessionId, runId);
     const chat = chatKey(this.options.space, sessionId, mainChatId);
     const now = this.now().toISOString();
-    const parts: Part[] = typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
+    const parts: Part[] =
+      typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
     const message: Message = {
       id: messageId.input(runId),
       sender: 'user',
@@ -97,9 +101,17 @@ export class Engine {
       finished_at: null,
     };
     const sessionRecord: SessionRecord | undefined =
-      input.sessionId === undefined ? { v: 1, id: sessionId, agent, metadata: input.metadata ?? {}, created_at: now } : undefined;
+      input.sessionId === undefined
+        ? { v: 1, id: sessionId, agent, metadata: input.metadata ?? {}, created_at: now }
+        : undefined;
     const inputText = parts.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
-    const firstStep: IterationJobData = { v: 1, session_id: sessionId, run_id: runId, iteration: 1, previous_calls: 0 };
+    const firstStep: IterationJobData = {
+      v: 1,
+      session_id: sessionId,
+      run_id: runId,
+      iteration: 1,
+      previous_calls: 0,
+    };
 
     for (let tries = 0; tries < 5; tries += 1) {
       const chatLength = await this.options.redis.llen(chat);
@@ -126,9 +138,12 @@ export class Engine {
         ...events.map(encodeEvent),
       );
       const jobId = stepJobId.iteration(runId, 1);
-      await new Job(queue, stepJobName.iteration, firstStep, this.queues.jobOptions(jobId), jobId).addJob(transaction);
+      await new Job(queue, stepJobName.iteration, firstStep, this.queues.jobOptions(jobId), jobId).addJob(
+        transaction,
+      );
       const results = await transaction.exec();
-      if (!results) throw new RatchetError('redis_unavailable', 'the transaction creating the run was aborted');
+      if (!results)
+        throw new RatchetError('redis_unavailable', 'the transaction creating the run was aborted');
       const [createError, createReply] = results[0] ?? [];
       if (createError) throw createError;
       const [code, detail] = createReply as string[];
@@ -143,7 +158,10 @@ export class Engine {
       if (code === 'NO_SESSION') throw new RatchetError('run_not_found', `unknown session ${sessionId}`);
       throw new RatchetError('internal', `create-run returned ${code}`);
     }
-    throw new RatchetError('internal', `could not start a run on session ${sessionId}: its chat kept changing`);
+    throw new RatchetError(
+      'internal',
+      `could not start a run on session ${sessionId}: its chat kept changing`,
+    );
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -166,11 +184,18 @@ export class Engine {
   }
 
   async readChat(sessionId: string, options: { chatId?: string; from?: number } = {}): Promise<Message[]> {
-    return readChat(this.options.redis, chatKey(this.options.space, sessionId, options.chatId ?? mainChatId), options.from ?? 0);
+    return readChat(
+      this.options.redis,
+      chatKey(this.options.space, sessionId, options.chatId ?? mainChatId),
+      options.from ?? 0,
+    );
   }
 
   /** Events after the given stream id (exclusive), oldest first. */
-  async readEvents(sessionId: string, options: { after?: string; count?: number } = {}): Promise<RatchetEvent[]> {
+  async readEvents(
+    sessionId: string,
+    options: { after?: string; count?: number } = {},
+  ): Promise<RatchetEvent[]> {
     const key = sessionKeys(this.options.space, sessionId).events;
     const start = options.after ? `(${options.after}` : '-';
     const entries = options.count
@@ -193,4 +218,3 @@ export class Engine {
     await this.queues.close();
   }
 }
-

@@ -24,7 +24,7 @@ export class StepQueues {
 
   constructor(
     connection: Redis,
-    private readonly space: KeySpace,
+    space: KeySpace,
     private readonly settings: StepJobSettings,
   ) {
     this.queues = [];
@@ -94,6 +94,9 @@ export class StepQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.queues.map((queue) => queue.close()), ...this.flows.map((flow) => flow.close())]);
+    await Promise.allSettled([
+      ...this.queues.map((queue) => queue.close()),
+      ...this.flows.map((flow) => flow.close()),
+    ]);
   }
 }

@@ -6,7 +6,7 @@ import type { RunKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { CommitPlan } from './core/run-commits.js';
-import { type RunRecord, type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
+import { type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
 
 export type CommitResult =
   | { status: 'ok'; eventIds: string[] }
@@ -100,9 +100,3 @@ export async function readChat(redis: Redis, chatKey: string, from = 0, to = -1)
   const entries = await redis.lrange(chatKey, from, to);
   return decodeChat(entries, chatKey, from);
 }
-
-/** A record changed or a commit was refused in a way the step cannot explain: it is retried. */
-export function unexpectedCommit(result: CommitResult, what: string): RatchetError {
-  return new RatchetError('internal', `${what}: commit refused (${JSON.stringify(result)})`, { retryable: true });
-}
-

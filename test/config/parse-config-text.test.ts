@@ -146,6 +146,9 @@ describe('parseConfigText: problems', () => {
     expect(problemsOf(minimal.replace('    model: fake-model\n', ''))).toEqual([
       'providers[0].model: required',
     ]);
+    expect(problemsOf(minimal.replace('kind: fake', 'kind: ""'))).toEqual([
+      'providers[0].kind: must not be empty',
+    ]);
   });
 
   it('rejects values of the wrong type', () => {

@@ -7,7 +7,12 @@ import { Redis } from 'ioredis';
 
 /** Answers PING within a second? */
 export async function redisAnswers(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();
@@ -39,17 +44,31 @@ export interface OwnRedis {
 }
 
 /** Starts a private redis-server on a free port in a temp dir; stopped by pid. */
-export async function startRedisServer(options: { appendOnly?: boolean; port?: number; dir?: string } = {}): Promise<OwnRedis> {
+export async function startRedisServer(
+  options: { appendOnly?: boolean; port?: number; dir?: string } = {},
+): Promise<OwnRedis> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ratchet-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--maxmemory-policy', 'noeviction'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--maxmemory-policy',
+    'noeviction',
+  ];
   args.push('--appendonly', options.appendOnly ? 'yes' : 'no');
   if (options.appendOnly) args.push('--appendfsync', 'always');
   const child = spawn('redis-server', args, { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(url))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`redis-server on port ${port} did not start`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
@@ -70,7 +89,9 @@ export async function startRedisServer(options: { appendOnly?: boolean; port?: n
 
 /** REDIS_URL, else 127.0.0.1:6379, else a redis-server started here (stopped by the returned function). */
 export async function findRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const candidates = [process.env.REDIS_URL, 'redis://127.0.0.1:6379'].filter((url): url is string => Boolean(url));
+  const candidates = [process.env.REDIS_URL, 'redis://127.0.0.1:6379'].filter((url): url is string =>
+    Boolean(url),
+  );
   for (const url of candidates) {
     if (await redisAnswers(url)) return { url, stop: async () => {} };
   }

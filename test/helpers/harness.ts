@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import '../../src/models/index.js';
 import type { Message } from '../../src/chat/index.js';
-import { loadConfig, type LoadedConfig } from '../../src/config/index.js';
+import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
@@ -60,7 +60,15 @@ export class Harness {
     const redisUrl = options.redisUrl ?? inject('redisUrl');
     writeFileSync(join(this.dir, 'script.json'), JSON.stringify(options.script));
     const config = {
-      providers: [{ name: 'model', kind: 'scripted', model: 'test', script: 'script.json', record_calls: 'calls.jsonl' }],
+      providers: [
+        {
+          name: 'model',
+          kind: 'scripted',
+          model: 'test',
+          script: 'script.json',
+          record_calls: 'calls.jsonl',
+        },
+      ],
       agents: [
         {
           name: 'agent',
@@ -206,12 +214,17 @@ export function normalizeTranscript(messages: readonly Message[], runId: string)
   }));
 }
 
-/** Events without ids and times, sorted: equal multisets mean nothing lost and nothing duplicated. */
+/**
+ * Events without ids and times, sorted: equal multisets mean nothing lost and nothing duplicated. A tool call
+ * re-run after a crash says so (`interrupted: "rerun"`) but must otherwise equal the uninterrupted one.
+ */
 export function normalizeEvents(events: readonly RatchetEvent[], runId: string): string[] {
   return events
     .map(({ id: _id, time: _time, ...rest }) => {
       const data = { ...(rest.data as Record<string, unknown>) };
-      if (data.message && typeof data.message === 'object') data.message = { ...data.message, created_at: 'T' };
+      if (data.message && typeof data.message === 'object')
+        data.message = { ...data.message, created_at: 'T' };
+      if (data.interrupted === 'rerun') delete data.interrupted;
       return JSON.stringify({ ...rest, data }).replaceAll(runId, 'RUN');
     })
     .sort();

@@ -14,7 +14,14 @@ async function runToEnd(script: Script, input = 'go', options: { maxIterations?:
   await harness.startWorker();
   const { runId, sessionId } = await harness.engine.startRun({ input });
   const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
-  return { run, runId, sessionId, harness, chat: await harness.transcript(sessionId), events: await harness.events(sessionId) };
+  return {
+    run,
+    runId,
+    sessionId,
+    harness,
+    chat: await harness.transcript(sessionId),
+    events: await harness.events(sessionId),
+  };
 }
 
 describe('a ReAct run', () => {
@@ -30,9 +37,22 @@ describe('a ReAct run', () => {
     expect(run.result).toBe('The answer is 15.');
     expect(run.iteration).toBe(3);
     expect(run.usage.requests).toBe(3);
-    expect(chat.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
-    expect(toolResultsOf(chat[2] ?? { parts: [] })[0]).toMatchObject({ content: '{"sum":5}', is_error: false });
-    expect(toolResultsOf(chat[4] ?? { parts: [] })[0]).toMatchObject({ content: '{"sum":15}', is_error: false });
+    expect(chat.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    expect(toolResultsOf(chat[2] ?? { parts: [] })[0]).toMatchObject({
+      content: '{"sum":5}',
+      is_error: false,
+    });
+    expect(toolResultsOf(chat[4] ?? { parts: [] })[0]).toMatchObject({
+      content: '{"sum":15}',
+      is_error: false,
+    });
     expect(textOf(chat[5] ?? { parts: [] })).toBe('The answer is 15.');
     expect(events.map((event) => event.kind)).toEqual([
       'run_started',
@@ -67,7 +87,9 @@ describe('a ReAct run', () => {
       ],
     });
     expect(run.status).toBe('completed');
-    const results = chat.filter((message) => message.role === 'tool').map((message) => toolResultsOf(message)[0]?.content);
+    const results = chat
+      .filter((message) => message.role === 'tool')
+      .map((message) => toolResultsOf(message)[0]?.content);
     expect(results).toEqual(['first (slow)', 'second (fast)', '{"sum":2}']);
     // The fast calls finished before the slow one: they really ran in parallel.
     const ends = events.flatMap((event) => (event.kind === 'tool_call_end' ? [event.data.content] : []));
@@ -91,7 +113,9 @@ describe('a ReAct run', () => {
     });
     expect(run.status).toBe('completed');
     expect(run.result).toBe('recovered');
-    const results = chat.filter((message) => message.role === 'tool').map((message) => toolResultsOf(message)[0]);
+    const results = chat
+      .filter((message) => message.role === 'tool')
+      .map((message) => toolResultsOf(message)[0]);
     expect(results.map((result) => result?.is_error)).toEqual([true, true, true, true, false]);
     expect(results[0]?.content).toMatch(/invalid arguments for tool "add": not valid JSON/);
     expect(results[1]?.content).toMatch(/invalid arguments for tool "add": a: .*expected number/);
@@ -102,7 +126,9 @@ describe('a ReAct run', () => {
 
   it('fails the run with a clear reason at max_iterations', async () => {
     const loop = { tool_calls: [{ name: 'add', arguments: { a: 1, b: 1 } }] };
-    const { run, chat, events } = await runToEnd({ replies: [loop, loop, loop, loop, loop] }, 'loop', { maxIterations: 3 });
+    const { run, chat, events } = await runToEnd({ replies: [loop, loop, loop, loop, loop] }, 'loop', {
+      maxIterations: 3,
+    });
     expect(run.status).toBe('failed');
     expect(run.error?.code).toBe('max_iterations');
     expect(run.error?.message).toMatch(/max_iterations \(3\)/);
@@ -113,22 +139,48 @@ describe('a ReAct run', () => {
   });
 
   it('retries a failing model and goes on when it recovers', async () => {
-    const { run, events, harness: h } = await runToEnd({
-      replies: [{ text: 'after two failures', fail: [{ kind: 'server_error', status: 503 }, { kind: 'rate_limit', retry_after_ms: 100 }] }],
+    const {
+      run,
+      events,
+      harness: h,
+    } = await runToEnd({
+      replies: [
+        {
+          text: 'after two failures',
+          fail: [
+            { kind: 'server_error', status: 503 },
+            { kind: 'rate_limit', retry_after_ms: 100 },
+          ],
+        },
+      ],
     });
     expect(run.status).toBe('completed');
     expect(run.result).toBe('after two failures');
     expect(h.modelCalls()).toHaveLength(3);
     const errors = events.filter((event) => event.kind === 'error');
-    expect(errors.map((event) => event.kind === 'error' && [event.data.code, event.data.attempt, event.data.final])).toEqual([
+    expect(
+      errors.map(
+        (event) => event.kind === 'error' && [event.data.code, event.data.attempt, event.data.final],
+      ),
+    ).toEqual([
       ['model_server_error', 1, false],
       ['model_rate_limited', 2, false],
     ]);
   });
 
   it('fails the run cleanly when the model keeps failing', async () => {
-    const { run, events, chat, harness: h } = await runToEnd({
-      replies: [{ text: 'never', fail: [{ kind: 'server_error' }, { kind: 'server_error' }, { kind: 'server_error' }] }],
+    const {
+      run,
+      events,
+      chat,
+      harness: h,
+    } = await runToEnd({
+      replies: [
+        {
+          text: 'never',
+          fail: [{ kind: 'server_error' }, { kind: 'server_error' }, { kind: 'server_error' }],
+        },
+      ],
     });
     expect(run.status).toBe('failed');
     expect(run.error).toEqual({ code: 'model_server_error', message: expect.stringMatching(/500/) });
@@ -160,9 +212,11 @@ describe('a ReAct run', () => {
   it('refuses a second active run on one session', async () => {
     harness = new Harness({ script: { replies: [{ text: 'slow', delay_ms: 1000 }] } });
     const first = await harness.engine.startRun({ input: 'one' });
-    await expect(harness.engine.startRun({ input: 'two', sessionId: first.sessionId })).rejects.toMatchObject({
-      code: 'session_busy',
-      details: { active_run_id: first.runId },
-    });
+    await expect(harness.engine.startRun({ input: 'two', sessionId: first.sessionId })).rejects.toMatchObject(
+      {
+        code: 'session_busy',
+        details: { active_run_id: first.runId },
+      },
+    );
   });
 });

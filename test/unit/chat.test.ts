@@ -40,35 +40,49 @@ describe('message parts', () => {
   });
 
   it('rejects an image with both a url and data', () => {
-    const part = { type: 'image', url: 'https://example.com/a.png', data: 'iVBORw0KGgo=', media_type: 'image/png' };
+    const part = {
+      type: 'image',
+      url: 'https://example.com/a.png',
+      data: 'iVBORw0KGgo=',
+      media_type: 'image/png',
+    };
     expect(partSchema.safeParse(part).success).toBe(false);
   });
 
   it('rejects an image with data but no media type, or a media type that is not an image', () => {
     expect(partSchema.safeParse({ type: 'image', data: 'iVBORw0KGgo=' }).success).toBe(false);
-    expect(partSchema.safeParse({ type: 'image', data: 'iVBORw0KGgo=', media_type: 'text/plain' }).success).toBe(
-      false,
-    );
+    expect(
+      partSchema.safeParse({ type: 'image', data: 'iVBORw0KGgo=', media_type: 'text/plain' }).success,
+    ).toBe(false);
   });
 
   it('rejects image data that is not base64 and a url that is not a url', () => {
-    expect(partSchema.safeParse({ type: 'image', data: 'not base64!', media_type: 'image/png' }).success).toBe(false);
+    expect(
+      partSchema.safeParse({ type: 'image', data: 'not base64!', media_type: 'image/png' }).success,
+    ).toBe(false);
     expect(partSchema.safeParse({ type: 'image', url: 'cat.png' }).success).toBe(false);
   });
 
   it('rejects an extra key on a part', () => {
     expect(partSchema.safeParse({ type: 'text', text: 'hi', extra: 1 }).success).toBe(false);
     expect(
-      partSchema.safeParse({ type: 'tool_result', tool_call_id: 'c', content: '', is_error: false, name: 'x' })
-        .success,
+      partSchema.safeParse({
+        type: 'tool_result',
+        tool_call_id: 'c',
+        content: '',
+        is_error: false,
+        name: 'x',
+      }).success,
     ).toBe(false);
   });
 
   it('rejects a tool call or result without an id and an unknown part type', () => {
-    expect(partSchema.safeParse({ type: 'tool_call', id: '', name: 'x', arguments: '{}' }).success).toBe(false);
-    expect(partSchema.safeParse({ type: 'tool_result', tool_call_id: '', content: '', is_error: true }).success).toBe(
+    expect(partSchema.safeParse({ type: 'tool_call', id: '', name: 'x', arguments: '{}' }).success).toBe(
       false,
     );
+    expect(
+      partSchema.safeParse({ type: 'tool_result', tool_call_id: '', content: '', is_error: true }).success,
+    ).toBe(false);
     expect(partSchema.safeParse({ type: 'audio', data: 'AAAA' }).success).toBe(false);
   });
 });
@@ -87,7 +101,9 @@ describe('messageSchema', () => {
     ['tool_call', message([{ type: 'tool_call', id: 'c1', name: 'word_count', arguments: '' }])],
     [
       'tool_result',
-      message([{ type: 'tool_result', tool_call_id: 'c1', content: 'boom', is_error: true }], { role: 'tool' }),
+      message([{ type: 'tool_result', tool_call_id: 'c1', content: 'boom', is_error: true }], {
+        role: 'tool',
+      }),
     ],
     ['metadata', message([], { metadata: { a: 1, b: 'x', c: [true, { d: null }] } })],
     ['everything', full],
@@ -140,7 +156,9 @@ describe('textOf / toolCallsOf / toolResultsOf', () => {
   });
 
   it('toolResultsOf returns the tool results', () => {
-    expect(toolResultsOf(mixed)).toEqual([{ type: 'tool_result', tool_call_id: 'z', content: 'r', is_error: false }]);
+    expect(toolResultsOf(mixed)).toEqual([
+      { type: 'tool_result', tool_call_id: 'z', content: 'r', is_error: false },
+    ]);
   });
 });
 

@@ -23,7 +23,7 @@ export function evaluateArithmetic(expression: string): number {
       if (take() !== ')') fail('missing ")"');
       return value;
     }
-    if (token === '-') return -primary();
+    if (token === '-') return -power();
     if (token === '+') return primary();
     const value = Number(token);
     if (Number.isNaN(value)) fail(`unexpected "${token}"`);

@@ -8,7 +8,10 @@ const calculate = defineTool({
   description: 'Evaluates an arithmetic expression with + - * / % ^ and parentheses, e.g. "(2 + 3) * 4".',
   inputSchema: z.strictObject({ expression: z.string().min(1).describe('the expression to evaluate') }),
   idempotent: true,
-  handler: async (_context, input) => ({ expression: input.expression, result: evaluateArithmetic(input.expression) }),
+  handler: async (_context, input) => ({
+    expression: input.expression,
+    result: evaluateArithmetic(input.expression),
+  }),
 });
 
 const wordCount = defineTool({

@@ -53,7 +53,9 @@ export function replyCommit(input: {
   if (decision.kind === 'final') {
     record.result = decision.result;
     record.finished_at = now;
-    events.push(buildEvent('run_completed', run, { result: decision.result, usage, iterations: iteration }, now));
+    events.push(
+      buildEvent('run_completed', run, { result: decision.result, usage, iterations: iteration }, now),
+    );
   } else if (decision.kind === 'failed') {
     record.error = { code: decision.code, message: decision.message };
     record.finished_at = now;
@@ -91,7 +93,9 @@ export function resultsCommit(input: {
       id: messageId.toolResult(run.id, iteration, index),
       sender: call.name,
       role: 'tool',
-      parts: [{ type: 'tool_result', tool_call_id: call.id, content: outcome.content, is_error: outcome.is_error }],
+      parts: [
+        { type: 'tool_result', tool_call_id: call.id, content: outcome.content, is_error: outcome.is_error },
+      ],
       metadata: { iteration },
       created_at: now,
     };
@@ -106,7 +110,11 @@ export function resultsCommit(input: {
 }
 
 /** A step failed for good: the run ends as failed with the error recorded. */
-export function failureCommit(run: RunRecord, error: RunError, now: string): CommitPlan<{ v: 1; at: string }> {
+export function failureCommit(
+  run: RunRecord,
+  error: RunError,
+  now: string,
+): CommitPlan<{ v: 1; at: string }> {
   const record: RunRecord = { ...run, status: 'failed', error, updated_at: now, finished_at: now };
   return {
     journal: { v: 1, at: now },

@@ -34,10 +34,19 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   const keys = runKeys(services.space, data.session_id, data.run_id);
   const n = data.iteration;
   const fields = [journalField.reply(n), journalField.reply(n - 1), journalField.results(n - 1)];
-  for (let index = 0; index < data.previous_calls; index += 1) fields.push(journalField.toolOutcome(n - 1, index));
+  for (let index = 0; index < data.previous_calls; index += 1)
+    fields.push(journalField.toolOutcome(n - 1, index));
   const runText = await services.redis.hmget(keys.run, 'record', 'rev');
   const [record, rev] = runText;
-  if (!record) return { run: undefined, reply: undefined, previousReply: undefined, resultsDone: false, outcomes: [], chat: [] };
+  if (!record)
+    return {
+      run: undefined,
+      reply: undefined,
+      previousReply: undefined,
+      resultsDone: false,
+      outcomes: [],
+      chat: [],
+    };
   const run = parseRun(record, rev ?? null, `run ${data.run_id}`);
   const chat = chatKey(services.space, data.session_id, run.record.chat_id);
   const [journalReply, chatReply] = (await services.redis
@@ -50,13 +59,17 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   const [reply, previousReply, results, ...outcomes] = journalReply[1];
   return {
     run,
-    reply: reply ? parseJsonRecord(replyEntrySchema, reply, `journal ${fields[0]} of ${data.run_id}`) : undefined,
+    reply: reply
+      ? parseJsonRecord(replyEntrySchema, reply, `journal ${fields[0]} of ${data.run_id}`)
+      : undefined,
     previousReply: previousReply
       ? parseJsonRecord(replyEntrySchema, previousReply, `journal ${fields[1]} of ${data.run_id}`)
       : undefined,
     resultsDone: results !== null && results !== undefined,
     outcomes: outcomes.map((text, index) =>
-      text ? parseJsonRecord(toolOutcomeSchema, text, `journal ${fields[3 + index]} of ${data.run_id}`) : undefined,
+      text
+        ? parseJsonRecord(toolOutcomeSchema, text, `journal ${fields[3 + index]} of ${data.run_id}`)
+        : undefined,
     ),
     chat: decodeChat(chatReply[1], chat),
   };
@@ -120,13 +133,16 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
 
   if (data.previous_calls > 0 && !loaded.resultsDone) {
     const previous = loaded.previousReply;
-    if (!previous) throw new RatchetError('record_invalid', `iteration ${n - 1} of ${data.run_id} has no recorded reply`);
+    if (!previous)
+      throw new RatchetError('record_invalid', `iteration ${n - 1} of ${data.run_id} has no recorded reply`);
     const now = services.now().toISOString();
     const plan = resultsCommit({
       run: record,
       iteration: n - 1,
       calls: previous.tool_calls,
-      outcomes: previous.tool_calls.map((call, index) => loaded.outcomes[index] ?? missingOutcome(call.name, now)),
+      outcomes: previous.tool_calls.map(
+        (call, index) => loaded.outcomes[index] ?? missingOutcome(call.name, now),
+      ),
       chatLength: chat.length,
       now,
     });
@@ -153,7 +169,13 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         messages: [...systemMessage(agent, record.id, record.created_at), ...chat],
         tools: agent.tools,
         options: {},
-        context: { sessionId: data.session_id, runId: data.run_id, agent: agent.name, iteration: n, attempt: context.attempt },
+        context: {
+          sessionId: data.session_id,
+          runId: data.run_id,
+          agent: agent.name,
+          iteration: n,
+          attempt: context.attempt,
+        },
       },
       context.signal,
     );
@@ -178,9 +200,13 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     ensureOwned(result, 'recording the model reply');
     if (result.status === 'run_finished') return;
     if (result.status === 'ok') entry = plan.journal;
-    else if (result.status === 'done') entry = parseJsonRecord(replyEntrySchema, result.value, `journal reply:${n}`);
+    else if (result.status === 'done')
+      entry = parseJsonRecord(replyEntrySchema, result.value, `journal reply:${n}`);
     else throw new RatchetError('internal', `recording the model reply: ${JSON.stringify(result)}`);
-    context.logger.info({ decision: entry.decision, tool_calls: entry.tool_calls.length }, 'iteration committed');
+    context.logger.info(
+      { decision: entry.decision, tool_calls: entry.tool_calls.length },
+      'iteration committed',
+    );
     crashPoint('iteration.after_commit');
   }
 

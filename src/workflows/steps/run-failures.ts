@@ -25,7 +25,11 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
   const keys = runKeys(services.space, ref.session_id, ref.run_id);
   const stored = await loadRun(services.redis, keys, ref.run_id);
   if (!stored || isFinished(stored.record.status)) return;
-  const plan = failureCommit(stored.record, { code: error.code, message: error.message }, services.now().toISOString());
+  const plan = failureCommit(
+    stored.record,
+    { code: error.code, message: error.message },
+    services.now().toISOString(),
+  );
   const result = await commitStep(services.redis, {
     keys,
     chatKey: keys.run,

@@ -15,5 +15,10 @@ export interface StepKind<Data> {
   /** The step failed for good (a permanent error, or attempts used up): leave the run in a sound state. */
   fail(context: StepContext, data: Data, error: RatchetError): Promise<void>;
   /** Announces a failed attempt (an `error` event); best effort. */
-  announceFailure(context: StepContext, data: Data, error: RatchetError, retryInMs: number | null): Promise<void>;
+  announceFailure(
+    context: StepContext,
+    data: Data,
+    error: RatchetError,
+    retryInMs: number | null,
+  ): Promise<void>;
 }

@@ -2,16 +2,22 @@ import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/inde
 import { RatchetError } from '../../errors/index.js';
 import { chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { findTool, interruptedPolicyOf, prepareToolCall, runToolHandler, type ToolOutcome } from '../../tools/index.js';
+import {
+  findTool,
+  interruptedPolicyOf,
+  prepareToolCall,
+  runToolHandler,
+  type ToolOutcome,
+} from '../../tools/index.js';
 import { toolEndEvent, toolStartEvent } from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage, type ToolStartDecision } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
 import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
   journalField,
+  replyEntrySchema,
   type ToolIntent,
   type ToolOutcomeEntry,
-  replyEntrySchema,
   toolIntentSchema,
   toolOutcomeSchema,
 } from '../journal.js';
@@ -44,15 +50,26 @@ async function loadCall(context: StepContext, data: ToolJobData): Promise<Loaded
   if (!record) return undefined;
   const run = parseRun(record, rev ?? null, `run ${data.run_id}`).record;
   const [replyText, intentText, outcomeText] = replies[1][1];
-  if (!replyText) throw new RatchetError('record_invalid', `iteration ${data.iteration} of ${data.run_id} has no recorded reply`);
+  if (!replyText)
+    throw new RatchetError(
+      'record_invalid',
+      `iteration ${data.iteration} of ${data.run_id} has no recorded reply`,
+    );
   const reply = parseJsonRecord(replyEntrySchema, replyText, `journal reply:${data.iteration}`);
   const ref = reply.tool_calls[data.index];
-  if (!ref) throw new RatchetError('record_invalid', `reply ${data.iteration} of ${data.run_id} has no tool call ${data.index}`);
+  if (!ref)
+    throw new RatchetError(
+      'record_invalid',
+      `reply ${data.iteration} of ${data.run_id} has no tool call ${data.index}`,
+    );
   const chat = chatKey(services.space, data.session_id, run.chat_id);
   const entry = await services.redis.lindex(chat, reply.index);
   if (!entry) throw new RatchetError('record_invalid', `chat entry ${reply.index} of ${chat} is missing`);
-  const call = toolCallsOf(decodeChatEntry(entry, `chat entry ${reply.index}`)).find((part) => part.id === ref.id);
-  if (!call) throw new RatchetError('record_invalid', `tool call ${ref.id} is not in chat entry ${reply.index}`);
+  const call = toolCallsOf(decodeChatEntry(entry, `chat entry ${reply.index}`)).find(
+    (part) => part.id === ref.id,
+  );
+  if (!call)
+    throw new RatchetError('record_invalid', `tool call ${ref.id} is not in chat entry ${reply.index}`);
   return {
     record: run,
     call,
@@ -99,9 +116,18 @@ async function commitOutcome(
 }
 
 /** Records the intent before the handler runs; returns the decision to follow (another attempt's intent may exist). */
-async function recordIntent(context: StepContext, data: ToolJobData, loaded: LoadedCall): Promise<ToolStartDecision> {
+async function recordIntent(
+  context: StepContext,
+  data: ToolJobData,
+  loaded: LoadedCall,
+): Promise<ToolStartDecision> {
   const now = context.services.now().toISOString();
-  const intent: ToolIntent = { v: 1, token: context.token, idempotency_key: idempotencyKey(data, loaded.call), at: now };
+  const intent: ToolIntent = {
+    v: 1,
+    token: context.token,
+    idempotency_key: idempotencyKey(data, loaded.call),
+    at: now,
+  };
   const result = await commitStep(context.services.redis, {
     ...commitBase(context, data),
     journalField: journalField.toolIntent(data.iteration, data.index),
@@ -134,7 +160,11 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   }
   if (isFinished(loaded.record.status) || loaded.outcome) return;
   const agent = context.services.agents.get(loaded.record.agent);
-  if (!agent) throw new RatchetError('agent_not_found', `agent "${loaded.record.agent}" is not configured on this worker`);
+  if (!agent)
+    throw new RatchetError(
+      'agent_not_found',
+      `agent "${loaded.record.agent}" is not configured on this worker`,
+    );
   const tool = findTool(agent.toolboxes, loaded.call.name);
   const prepared = prepareToolCall(
     loaded.call,
@@ -152,13 +182,20 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   }
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
-    await commitOutcome(context, data, loaded, { content, isError: true, interrupted: 'outcome_unknown' }, false);
+    await commitOutcome(
+      context,
+      data,
+      loaded,
+      { content, isError: true, interrupted: 'outcome_unknown' },
+      false,
+    );
     return;
   }
   if (decision.kind === 'reuse') return;
   const interrupted = decision.kind === 'rerun' && decision.intent.token !== context.token;
   const handling = runToolHandler(prepared.tool, prepared.input, {
-    idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data, loaded.call),
+    idempotencyKey:
+      decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data, loaded.call),
     signal: context.signal,
     logger: context.logger.child({ tool: prepared.tool.name, tool_call_id: loaded.call.id }),
     sessionId: data.session_id,
@@ -171,7 +208,13 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   crashPoint('tool.mid_call');
   const outcome = await handling;
   crashPoint('tool.before_commit');
-  await commitOutcome(context, data, loaded, interrupted ? { ...outcome, interrupted: 'rerun' } : outcome, false);
+  await commitOutcome(
+    context,
+    data,
+    loaded,
+    interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
+    false,
+  );
   crashPoint('tool.after_commit');
 }
 
@@ -186,9 +229,19 @@ async function fail(context: StepContext, data: ToolJobData, error: RatchetError
 export const toolStep: StepKind<ToolJobData> = {
   name: 'tool',
   dataSchema: toolJobDataSchema,
-  describe: (data) => ({ run_id: data.run_id, session_id: data.session_id, iteration: data.iteration, tool_index: data.index }),
+  describe: (data) => ({
+    run_id: data.run_id,
+    session_id: data.session_id,
+    iteration: data.iteration,
+    tool_index: data.index,
+  }),
   execute,
   fail,
   announceFailure: (context, data, error, retryInMs) =>
-    announceAttemptFailure(context, { ...data, step: `tool ${data.iteration}.${data.index}` }, error, retryInMs),
+    announceAttemptFailure(
+      context,
+      { ...data, step: `tool ${data.iteration}.${data.index}` },
+      error,
+      retryInMs,
+    ),
 };

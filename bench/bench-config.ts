@@ -1,0 +1,43 @@
+import '../src/models/index.js';
+import { configSchema, type LoadedConfig } from '../src/config/index.js';
+import type { ScriptedReply } from '../src/models/scripted/index.js';
+
+export const benchAgent = 'bench';
+
+export interface BenchConfigOptions {
+  url: string;
+  prefix: string;
+  /** A registered provider kind that takes the scripted model's fields. */
+  providerKind: string;
+  replies: ScriptedReply[];
+  toolboxes: string[];
+  maxIterations: number;
+  concurrency: number;
+}
+
+/**
+ * A config built in code: one agent on one scripted model, one shard, and the worker section's defaults
+ * (lock duration, stalled interval, attempts) except concurrency.
+ */
+export function benchConfig(options: BenchConfigOptions): LoadedConfig {
+  const config = configSchema.parse({
+    providers: [{ name: 'model', kind: options.providerKind, model: 'bench', replies: options.replies }],
+    agents: [
+      {
+        name: benchAgent,
+        provider: 'model',
+        toolboxes: options.toolboxes,
+        options: { max_iterations: options.maxIterations },
+      },
+    ],
+    redis: { url: options.url, prefix: options.prefix, shards: 1 },
+    worker: { concurrency: options.concurrency },
+  });
+  return { config, path: '<bench>', configDir: process.cwd() };
+}
+
+/** `iterations - 1` replies that each call `noop` once, then a final answer. */
+export function toolLoopReplies(iterations: number): ScriptedReply[] {
+  const toolCall: ScriptedReply = { tool_calls: [{ name: 'noop', arguments: {} }] };
+  return [...Array.from({ length: iterations - 1 }, () => toolCall), { text: 'done' }];
+}

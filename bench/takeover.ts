@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '../src/log/index.js';
+import { closeRedis, createRedis } from '../src/redis/connection.js';
+import { RatchetWorker } from '../src/worker/index.js';
+import type { Engine } from '../src/workflows/engine.js';
+import { stepJobId } from '../src/workflows/ids.js';
+import { benchConfig } from './bench-config.js';
+import { createBenchEngine } from './bench-engine.js';
+import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
+import { takeoverConfigOptions } from './takeover-config.js';
+
+const fixture = fileURLToPath(new URL('./fixtures/takeover-worker.ts', import.meta.url));
+
+export interface TakeoverResult {
+  /** SIGKILL of the worker holding the run's first iteration → the run completed on another worker. */
+  takeoverMs: number;
+  status: string;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+/**
+ * A child worker process takes a run whose model call lasts a minute and is SIGKILLed once the iteration job
+ * is active; a second worker, in this process, was started before the kill (so its start-up is not counted)
+ * and must take the stalled job over. The time is measured from the kill until the run is seen completed.
+ */
+export async function measureTakeover(url: string): Promise<TakeoverResult> {
+  const prefix = scratchPrefix();
+  const logger = silentLogger();
+  const loaded = benchConfig(takeoverConfigOptions({ url, prefix, replyDelayMs: 0 }));
+  const { config } = loaded;
+  const redis = createRedis({ url, logger, name: 'bench-takeover' });
+  const engine = createBenchEngine(loaded, redis);
+  const survivor = new RatchetWorker({ loaded, toolboxes: [], logger });
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+    env: { ...process.env, BENCH_REDIS_URL: url, BENCH_PREFIX: prefix },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  try {
+    await readyLine(child, 30_000);
+    const { runId } = await engine.startRun({ input: 'go' });
+    await waitUntilActive(engine, stepJobId.iteration(runId, 1), 10_000);
+    await survivor.start();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const killedAt = performance.now();
+    child.kill('SIGKILL');
+    await exited;
+    const run = await engine.waitForRun(runId, { timeoutMs: 90_000, pollMs: 20 });
+    return {
+      takeoverMs: performance.now() - killedAt,
+      status: run.status,
+      lockDurationMs: config.worker.lock_duration_ms,
+      stalledIntervalMs: config.worker.stalled_interval_ms,
+    };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await survivor.close();
+    await engine.close();
+    await closeRedis(redis);
+    await deleteScratchKeys(url, prefix);
+  }
+}
+
+function readyLine(child: ChildProcess, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error('the takeover worker did not start in time')), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the takeover worker exited before it was ready (${signal ?? code})`));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('ready\n')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
+async function waitUntilActive(engine: Engine, jobId: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const queue = engine.queues.queue(0);
+  while (Date.now() < deadline) {
+    if ((await queue.getJobState(jobId)) === 'active') return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`job ${jobId} did not become active within ${timeoutMs} ms`);
+}

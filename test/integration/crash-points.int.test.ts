@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolResultsOf } from '../../src/chat/index.js';
+import type { Script } from '../../src/models/index.js';
+import { type CrashPointName, crashPointNames } from '../../src/workflows/crash-points.js';
+import {
+  crashAndTakeOver,
+  expectSameAsReference,
+  type FaultedOutcome,
+  type Reference,
+  referenceRun,
+} from '../helpers/crash-scenario.js';
+
+/** Two iterations with tools (parallel calls, then an idempotent effect), then a final answer. */
+const script: Script = {
+  replies: [
+    {
+      text: 'step one',
+      tool_calls: [
+        { name: 'add', arguments: { a: 2, b: 3 } },
+        { name: 'slow_echo', arguments: { text: 'echo', delay_ms: 50 } },
+      ],
+      delay_ms: 30,
+    },
+    {
+      text: 'step two',
+      tool_calls: [{ name: 'send_email', arguments: { to: 'ada@example.com' } }],
+      delay_ms: 30,
+    },
+    { text: 'all done', delay_ms: 30 },
+  ],
+};
+
+/** Where each point is first reached in this scenario: results are first appended by iteration 2. */
+function armed(point: CrashPointName): string {
+  return point === 'iteration.before_results_commit' || point === 'iteration.after_results_commit'
+    ? `${point}@1`
+    : point;
+}
+
+let reference: Reference;
+const outcomes: FaultedOutcome[] = [];
+
+beforeAll(async () => {
+  reference = await referenceRun(script, 'crash me');
+  expect(reference.effects).toEqual(['email ada@example.com']);
+});
+
+afterAll(async () => {
+  await Promise.allSettled(outcomes.map((outcome) => outcome.harness.close()));
+});
+
+describe('SIGKILL at each named crash point, then a fresh worker takes over', () => {
+  it.each(crashPointNames.map((point) => [point]))('%s', async (point) => {
+    const outcome = await crashAndTakeOver(script, 'crash me', armed(point));
+    outcomes.push(outcome);
+    await expectSameAsReference(outcome, reference);
+    // The idempotent email was sent once, or re-sent with the same key when the crash cut its call.
+    const effects = outcome.harness.effects();
+    expect(new Set(effects.map((effect) => effect.label))).toEqual(new Set(['email ada@example.com']));
+    expect(new Set(effects.map((effect) => effect.key)).size).toBe(1);
+  });
+});
+
+describe('a tool call cut by a crash', () => {
+  const charge: Script = {
+    replies: [
+      { text: 'charging', tool_calls: [{ name: 'charge_card', arguments: { amount: 42 } }] },
+      { text: 'checked the charge' },
+    ],
+  };
+
+  it.each(['tool.mid_call', 'tool.before_commit'])(
+    'is not re-run when not idempotent (%s)',
+    async (point) => {
+      const outcome = await crashAndTakeOver(charge, 'charge it', point);
+      outcomes.push(outcome);
+      expect(outcome.harness.effects().map((effect) => effect.label)).toEqual(['charge 42']);
+      const chat = await outcome.harness.transcript(outcome.sessionId);
+      const result = toolResultsOf(chat[2] ?? { parts: [] })[0];
+      expect(result?.is_error).toBe(true);
+      expect(result?.content).toMatch(
+        /interrupted .* outcome is unknown: it may or may not have taken effect/,
+      );
+      const events = await outcome.harness.events(outcome.sessionId);
+      const end = events.find((event) => event.kind === 'tool_call_end');
+      expect(end?.kind === 'tool_call_end' && end.data.interrupted).toBe('outcome_unknown');
+      expect(events.filter((event) => event.kind === 'tool_call_start')).toHaveLength(1);
+    },
+  );
+
+  it('is re-run with the same idempotency key when idempotent', async () => {
+    const email: Script = {
+      replies: [
+        { text: 'mailing', tool_calls: [{ name: 'send_email', arguments: { to: 'bob@example.com' } }] },
+        { text: 'sent' },
+      ],
+    };
+    const outcome = await crashAndTakeOver(email, 'mail it', 'tool.mid_call');
+    outcomes.push(outcome);
+    const effects = outcome.harness.effects();
+    expect(effects.map((effect) => effect.label)).toEqual(['email bob@example.com', 'email bob@example.com']);
+    expect(effects[0]?.key).toBe(effects[1]?.key);
+    expect(effects[0]?.pid).not.toBe(effects[1]?.pid);
+    const chat = await outcome.harness.transcript(outcome.sessionId);
+    expect(toolResultsOf(chat[2] ?? { parts: [] })[0]).toMatchObject({
+      content: '{"sent":"bob@example.com"}',
+      is_error: false,
+    });
+    const events = await outcome.harness.events(outcome.sessionId);
+    const end = events.find((event) => event.kind === 'tool_call_end');
+    expect(end?.kind === 'tool_call_end' && end.data.interrupted).toBe('rerun');
+  });
+});
