@@ -36,7 +36,11 @@ function parse(spec: string | undefined): Map<string, Armed> {
         `RATCHET_CRASH_AT: unknown crash point "${name}" (known: ${crashPointNames.join(', ')})`,
       );
     }
-    armed.set(name, { remaining: count ? Number(count) : 1 });
+    const remaining = count === undefined ? 1 : Number(count);
+    if (!Number.isInteger(remaining) || remaining < 1) {
+      throw new Error(`RATCHET_CRASH_AT: "${item.trim()}" needs a whole number of at least 1 after "@"`);
+    }
+    armed.set(name, { remaining });
   }
   return armed;
 }

@@ -62,6 +62,13 @@ describe.concurrent('RATCHET_CRASH_AT', () => {
     expect(result.stdout).not.toContain('survived');
   });
 
+  it.each(['tool.mid_call@abc', 'tool.mid_call@0'])('a bad count (%s) fails at import', async (spec) => {
+    const result = await runChild(spec, ['tool.mid_call']);
+    expect(result.signal).toBeNull();
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('needs a whole number of at least 1 after "@"');
+  });
+
   it('an armed point kills the process with SIGKILL when reached', async () => {
     const result = await runChild('tool.mid_call', [
       'iteration.before_model_call',

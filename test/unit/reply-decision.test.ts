@@ -68,3 +68,19 @@ describe('decideReply', () => {
     expect(decision.message).toContain('search, fetch');
   });
 });
+
+describe('assignToolCallIds with colliding ids', () => {
+  it('never makes up an id the provider already used in the reply', () => {
+    const parts = assignToolCallIds(
+      [
+        { type: 'tool_call', id: 'call_1_1', name: 'a', arguments: '{}' },
+        { type: 'tool_call', id: '', name: 'b', arguments: '{}' },
+        { type: 'tool_call', id: 'call_1_1', name: 'c', arguments: '{}' },
+      ],
+      1,
+    );
+    const ids = parts.map((part) => (part.type === 'tool_call' ? part.id : ''));
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[0]).toBe('call_1_1');
+  });
+});

@@ -17,7 +17,10 @@ export function assignToolCallIds(parts: readonly Part[], iteration: number): Pa
     const index = callIndex;
     callIndex += 1;
     let id = part.id.trim();
-    if (id === '' || seen.has(id)) id = `call_${iteration}_${index}`;
+    if (id === '' || seen.has(id)) {
+      id = `call_${iteration}_${index}`;
+      for (let suffix = 1; seen.has(id); suffix += 1) id = `call_${iteration}_${index}_${suffix}`;
+    }
     seen.add(id);
     return id === part.id ? part : { ...part, id };
   });
