@@ -80,11 +80,17 @@ export async function measureRatchetRuns(options: RatchetRunsOptions): Promise<S
 }
 
 /** A run that did not end as scripted would make its timings meaningless: fail the bench loudly. */
-async function checkCompleted(engine: Engine, runs: readonly MeasuredRun[], iterations: number): Promise<void> {
+async function checkCompleted(
+  engine: Engine,
+  runs: readonly MeasuredRun[],
+  iterations: number,
+): Promise<void> {
   for (const { runId } of runs) {
     const run = await engine.getRun(runId);
     if (run?.status !== 'completed' || run.iteration !== iterations) {
-      throw new Error(`run ${runId} ended ${run?.status} after ${run?.iteration} iterations, not completed after ${iterations}`);
+      throw new Error(
+        `run ${runId} ended ${run?.status} after ${run?.iteration} iterations, not completed after ${iterations}`,
+      );
     }
   }
 }
@@ -101,7 +107,9 @@ function summarizeRuns(
   for (const run of runs) {
     const runMarks = marks.get(run.runId) ?? [];
     if (runMarks.length !== jobsPerRun) {
-      throw new Error(`run ${run.runId} has ${runMarks.length} step marks, expected ${jobsPerRun} (a step ran twice?)`);
+      throw new Error(
+        `run ${run.runId} has ${runMarks.length} step marks, expected ${jobsPerRun} (a step ran twice?)`,
+      );
     }
     stepGaps.push(...gaps([run.start, ...runMarks]));
     // Model calls are every other mark: iteration k+1's call minus iteration k's spans one tool job and one iteration job.

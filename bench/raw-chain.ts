@@ -83,4 +83,3 @@ export async function measureRawChains(options: RawChainOptions): Promise<Scenar
     await deleteScratchKeys(options.url, prefix);
   }
 }
-

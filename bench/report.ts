@@ -49,7 +49,8 @@ const columns = [
 
 export function formatRows(title: string, rows: readonly Row[]): string {
   const labelWidth = Math.max(title.length, ...rows.map((row) => row.label.length)) + 2;
-  const header = title.padEnd(labelWidth) + columns.map((column) => column.title.padStart(column.width)).join(' ');
+  const header =
+    title.padEnd(labelWidth) + columns.map((column) => column.title.padStart(column.width)).join(' ');
   const lines = rows.map((row) => {
     const cells = [
       String(row.parallel),
@@ -60,7 +61,10 @@ export function formatRows(title: string, rows: readonly Row[]): string {
       milliseconds(row.latency.mean),
       `${row.rate.toFixed(0)} ${row.rateUnit}`,
     ];
-    return `  ${row.label}`.padEnd(labelWidth) + cells.map((cell, index) => cell.padStart(columns[index]?.width ?? 0)).join(' ');
+    return (
+      `  ${row.label}`.padEnd(labelWidth) +
+      cells.map((cell, index) => cell.padStart(columns[index]?.width ?? 0)).join(' ')
+    );
   });
   return [header, ...lines].join('\n');
 }

@@ -52,7 +52,8 @@ function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${text}"`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a whole number ≥ 1, got "${text}"`);
   return value;
 }
 
@@ -79,12 +80,21 @@ async function chains(parallel: number, units: number): Promise<Row[]> {
   const ratchet = await measureRatchetRuns({ url, ...size, iterations });
   const iterationCount = { count: ratchet.units * iterations, unit: 'iterations/s' };
   return [
-    rowOf(`raw chain of ${chainJobs} jobs, per job`, parallel, raw, raw.stepGaps, { count: raw.jobs, unit: 'jobs/s' }),
+    rowOf(`raw chain of ${chainJobs} jobs, per job`, parallel, raw, raw.stepGaps, {
+      count: raw.jobs,
+      unit: 'jobs/s',
+    }),
     rowOf(`Ratchet ${iterations}-iteration run, per job`, parallel, ratchet, ratchet.stepGaps, {
       count: ratchet.jobs,
       unit: 'jobs/s',
     }),
-    rowOf('  per iteration, model call → model call', parallel, ratchet, ratchet.iterationGaps, iterationCount),
+    rowOf(
+      '  per iteration, model call → model call',
+      parallel,
+      ratchet,
+      ratchet.iterationGaps,
+      iterationCount,
+    ),
     rowOf(
       '  per iteration, run time / N',
       parallel,
@@ -132,11 +142,36 @@ async function main(): Promise<void> {
   console.log('');
   const targets: Target[] = [
     latencyTarget('p50, 1-iteration run vs job, 1 in flight', row(singleSerial, 1), row(singleSerial, 0), 3),
-    latencyTarget(`p50, 1-iteration run vs job, ${concurrency} in flight`, row(singleParallel, 1), row(singleParallel, 0), 3),
-    latencyTarget('p50 per job, tool loop vs chain, 1 in flight', row(chainSerial, 1), row(chainSerial, 0), 3),
-    latencyTarget(`p50 per job, tool loop vs chain, ${concurrency} in flight`, row(chainParallel, 1), row(chainParallel, 0), 3),
-    throughputTarget(`throughput, 1-iteration runs vs jobs, ${concurrency} in flight`, row(singleParallel, 1), row(singleParallel, 0), 1 / 3),
-    throughputTarget(`throughput, tool loop vs chain jobs, ${concurrency} in flight`, row(chainParallel, 1), row(chainParallel, 0), 1 / 3),
+    latencyTarget(
+      `p50, 1-iteration run vs job, ${concurrency} in flight`,
+      row(singleParallel, 1),
+      row(singleParallel, 0),
+      3,
+    ),
+    latencyTarget(
+      'p50 per job, tool loop vs chain, 1 in flight',
+      row(chainSerial, 1),
+      row(chainSerial, 0),
+      3,
+    ),
+    latencyTarget(
+      `p50 per job, tool loop vs chain, ${concurrency} in flight`,
+      row(chainParallel, 1),
+      row(chainParallel, 0),
+      3,
+    ),
+    throughputTarget(
+      `throughput, 1-iteration runs vs jobs, ${concurrency} in flight`,
+      row(singleParallel, 1),
+      row(singleParallel, 0),
+      1 / 3,
+    ),
+    throughputTarget(
+      `throughput, tool loop vs chain jobs, ${concurrency} in flight`,
+      row(chainParallel, 1),
+      row(chainParallel, 0),
+      1 / 3,
+    ),
     {
       label: 'takeover after SIGKILL',
       measured: `${(takeover.takeoverMs / 1000).toFixed(2)} s (${takeover.status})`,

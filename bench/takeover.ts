@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { QueueEvents } from 'bullmq';
 import { silentLogger } from '../src/log/index.js';
 import { closeRedis, createRedis } from '../src/redis/connection.js';
+import { shardPrefix, stepQueueName } from '../src/redis/keys.js';
 import { RatchetWorker } from '../src/worker/index.js';
 import type { Engine } from '../src/workflows/engine.js';
 import { stepJobId } from '../src/workflows/ids.js';
@@ -14,8 +16,12 @@ import { takeoverConfigOptions } from './takeover-config.js';
 const fixture = fileURLToPath(new URL('./fixtures/takeover-worker.ts', import.meta.url));
 
 export interface TakeoverResult {
-  /** SIGKILL of the worker holding the run's first iteration → the run completed on another worker. */
+  /** SIGKILL of the worker holding the run's first iteration → the run seen completed (polled every 20 ms). */
   takeoverMs: number;
+  /** SIGKILL → BullMQ's `stalled` event for the job (the survivor's stalled check moved it back to wait). */
+  stalledMs: number;
+  /** The iteration job became active in the child → SIGKILL. */
+  activeToKillMs: number;
   status: string;
   lockDurationMs: number;
   stalledIntervalMs: number;
@@ -24,7 +30,7 @@ export interface TakeoverResult {
 /**
  * A child worker process takes a run whose model call lasts a minute and is SIGKILLed once the iteration job
  * is active; a second worker, in this process, was started before the kill (so its start-up is not counted)
- * and must take the stalled job over. The time is measured from the kill until the run is seen completed.
+ * and must take the stalled job over.
  */
 export async function measureTakeover(url: string): Promise<TakeoverResult> {
   const prefix = scratchPrefix();
@@ -34,14 +40,25 @@ export async function measureTakeover(url: string): Promise<TakeoverResult> {
   const redis = createRedis({ url, logger, name: 'bench-takeover' });
   const engine = createBenchEngine(loaded, redis);
   const survivor = new RatchetWorker({ loaded, toolboxes: [], logger });
+  const events = new QueueEvents(stepQueueName, {
+    connection: { url, maxRetriesPerRequest: null },
+    prefix: shardPrefix(engine.space, 0),
+    lastEventId: '0-0',
+  });
+  events.on('error', () => {});
+  let stalledAt = Number.NaN;
+  events.on('stalled', () => {
+    stalledAt = performance.now();
+  });
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
     env: { ...process.env, BENCH_REDIS_URL: url, BENCH_PREFIX: prefix },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   try {
+    await events.waitUntilReady();
     await readyLine(child, 30_000);
     const { runId } = await engine.startRun({ input: 'go' });
-    await waitUntilActive(engine, stepJobId.iteration(runId, 1), 10_000);
+    const activeAt = await waitUntilActive(engine, stepJobId.iteration(runId, 1), 10_000);
     await survivor.start();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const killedAt = performance.now();
@@ -50,6 +67,8 @@ export async function measureTakeover(url: string): Promise<TakeoverResult> {
     const run = await engine.waitForRun(runId, { timeoutMs: 90_000, pollMs: 20 });
     return {
       takeoverMs: performance.now() - killedAt,
+      stalledMs: stalledAt - killedAt,
+      activeToKillMs: killedAt - activeAt,
       status: run.status,
       lockDurationMs: config.worker.lock_duration_ms,
       stalledIntervalMs: config.worker.stalled_interval_ms,
@@ -57,6 +76,7 @@ export async function measureTakeover(url: string): Promise<TakeoverResult> {
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await survivor.close();
+    await events.close();
     await engine.close();
     await closeRedis(redis);
     await deleteScratchKeys(url, prefix);
@@ -81,11 +101,12 @@ function readyLine(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
-async function waitUntilActive(engine: Engine, jobId: string, timeoutMs: number): Promise<void> {
+/** Resolves with the `performance.now()` at which the job was first seen active. */
+async function waitUntilActive(engine: Engine, jobId: string, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   const queue = engine.queues.queue(0);
   while (Date.now() < deadline) {
-    if ((await queue.getJobState(jobId)) === 'active') return;
+    if ((await queue.getJobState(jobId)) === 'active') return performance.now();
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`job ${jobId} did not become active within ${timeoutMs} ms`);
