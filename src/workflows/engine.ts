@@ -52,7 +52,7 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     defineScripts(options.redis);
-    this.queues = new StepQueues(options.redis, options.space, options.jobs);
+    this.queues = new StepQueues(options.redis, options.space, options.jobs, options.logger);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -109,6 +109,7 @@ export class Engine {
       v: 1,
       session_id: sessionId,
       run_id: runId,
+      agent,
       iteration: 1,
       previous_calls: 0,
     };

@@ -5,6 +5,8 @@ export const iterationJobDataSchema = z.strictObject({
   v: z.literal(1),
   session_id: z.string(),
   run_id: z.string(),
+  /** The agent the step runs for: for log lines; the run record stays the source of truth. */
+  agent: z.string(),
   iteration: z.number().int().positive(),
   /** Tool calls of the previous iteration, whose results this iteration appends first. */
   previous_calls: z.number().int().nonnegative(),
@@ -15,6 +17,7 @@ export const toolJobDataSchema = z.strictObject({
   v: z.literal(1),
   session_id: z.string(),
   run_id: z.string(),
+  agent: z.string(),
   iteration: z.number().int().positive(),
   index: z.number().int().nonnegative(),
 });

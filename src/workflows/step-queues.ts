@@ -1,5 +1,6 @@
 import { FlowProducer, type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from '../log/index.js';
 import type { KeySpace } from '../redis/keys.js';
 import { shardPrefix, stepQueueName } from '../redis/keys.js';
 import { stepJobId } from './ids.js';
@@ -26,13 +27,25 @@ export class StepQueues {
     connection: Redis,
     space: KeySpace,
     private readonly settings: StepJobSettings,
+    logger: Logger,
   ) {
     this.queues = [];
     this.flows = [];
+    let lastErrorLogged = 0;
+    const onError = (error: Error) => {
+      // The shared connection reports the same outage once per client: log it at most every 5 s.
+      if (Date.now() - lastErrorLogged < 5000) return;
+      lastErrorLogged = Date.now();
+      logger.warn({ err: error }, 'step queue connection error');
+    };
     for (let shard = 0; shard < space.shards; shard += 1) {
       const prefix = shardPrefix(space, shard);
-      this.queues.push(new Queue(stepQueueName, { connection, prefix }));
-      this.flows.push(new FlowProducer({ connection, prefix }));
+      const queue = new Queue(stepQueueName, { connection, prefix });
+      const flow = new FlowProducer({ connection, prefix });
+      queue.on('error', onError);
+      flow.on('error', onError);
+      this.queues.push(queue);
+      this.flows.push(flow);
     }
   }
 
@@ -75,6 +88,7 @@ export class StepQueues {
           v: 1,
           session_id: data.session_id,
           run_id: data.run_id,
+          agent: data.agent,
           iteration: toolIteration,
           index,
         };

@@ -215,6 +215,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       v: 1,
       session_id: data.session_id,
       run_id: data.run_id,
+      agent: record.agent,
       iteration: n + 1,
       previous_calls: entry.tool_calls.length,
     });
@@ -225,7 +226,12 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
 export const iterationStep: StepKind<IterationJobData> = {
   name: 'iteration',
   dataSchema: iterationJobDataSchema,
-  describe: (data) => ({ run_id: data.run_id, session_id: data.session_id, iteration: data.iteration }),
+  describe: (data) => ({
+    run_id: data.run_id,
+    session_id: data.session_id,
+    agent: data.agent,
+    iteration: data.iteration,
+  }),
   execute,
   fail: (context, data, error) => failRun(context, data, error),
   announceFailure: (context, data, error, retryInMs) =>

@@ -232,6 +232,7 @@ export const toolStep: StepKind<ToolJobData> = {
   describe: (data) => ({
     run_id: data.run_id,
     session_id: data.session_id,
+    agent: data.agent,
     iteration: data.iteration,
     tool_index: data.index,
   }),
