@@ -7,6 +7,7 @@ export const errorCodes = {
   config_invalid: { retryable: false },
   record_invalid: { retryable: false },
   run_not_found: { retryable: false },
+  session_not_found: { retryable: false },
   agent_not_found: { retryable: false },
   session_busy: { retryable: false },
   max_iterations: { retryable: false },

@@ -2,16 +2,15 @@ import { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encodeChatEntry, type Message, type Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
-import { buildEvent, type RatchetEvent, storedEventSchema } from '../events/event.js';
+import { type RatchetEvent, storedEventSchema } from '../events/event.js';
 import type { Logger } from '../log/index.js';
-import { zeroUsage } from '../models/usage.js';
 import { chatKey, type KeySpace, mainChatId, runKeys, sessionKeys } from '../redis/keys.js';
 import { defineScripts } from '../redis/scripts.js';
-import { parseRecord } from '../schemas/parse.js';
-import { messageId, newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
-import type { IterationJobData } from './job-data.js';
+import { parseJsonRecord, parseRecord } from '../schemas/parse.js';
+import { planRunCreation } from './core/run-creation.js';
+import { newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
 import { isFinished, type RunRecord } from './run-record.js';
-import type { SessionRecord } from './session-record.js';
+import { sessionRecordSchema } from './session-record.js';
 import { type StepJobSettings, StepQueues, stepJobName } from './step-queues.js';
 import { encodeEvent, loadRun, readChat } from './store.js';
 
@@ -70,78 +69,51 @@ export class Engine {
         `unknown agent "${agent}" (known: ${this.options.agents.join(', ')})`,
       );
     }
-    const runId = newRunId(sessionId);
-    const keys = runKeys(this.options.space, sessionId, runId);
     const chat = chatKey(this.options.space, sessionId, mainChatId);
-    const now = this.now().toISOString();
     const parts: Part[] =
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
-    const message: Message = {
-      id: messageId.input(runId),
-      sender: 'user',
-      role: 'user',
-      parts,
-      metadata: {},
-      created_at: now,
-    };
-    const record: RunRecord = {
-      v: 1,
-      id: runId,
-      session_id: sessionId,
-      agent,
-      chat_id: mainChatId,
-      status: 'queued',
-      iteration: 0,
-      usage: { ...zeroUsage },
-      result: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      started_at: null,
-      finished_at: null,
-    };
-    const sessionRecord: SessionRecord | undefined =
-      input.sessionId === undefined
-        ? { v: 1, id: sessionId, agent, metadata: input.metadata ?? {}, created_at: now }
-        : undefined;
-    const inputText = parts.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
-    const firstStep: IterationJobData = {
-      v: 1,
-      session_id: sessionId,
-      run_id: runId,
-      agent,
-      iteration: 1,
-      previous_calls: 0,
-    };
+    const queue = this.queues.queue(session.shard);
+    const client = await queue.backend.client;
 
     for (let tries = 0; tries < 5; tries += 1) {
+      // A fresh run id on every try: a failed try may have added its first step already (see below).
+      const runId = newRunId(sessionId);
       const chatLength = await this.options.redis.llen(chat);
-      const events = [
-        buildEvent('run_started', record, { input: inputText }, now),
-        buildEvent('message_added', record, { chat_id: mainChatId, index: chatLength, message }, now),
-      ];
+      const plan = planRunCreation({
+        sessionId,
+        runId,
+        agent,
+        chatId: mainChatId,
+        parts,
+        newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
+        chatLength,
+        now: this.now().toISOString(),
+      });
       // The run and its first step are written in one transaction: no crash leaves a run without a step.
-      const queue = this.queues.queue(session.shard);
-      const client = await queue.backend.client;
+      // When the create-run script refuses, the step is added all the same; it finds no run and ends.
       const transaction = client.multi();
       (transaction as unknown as Record<string, (...args: unknown[]) => unknown>).ratchetCreateRun?.(
         session.session,
         chat,
         session.events,
-        keys.run,
-        sessionRecord ? JSON.stringify(sessionRecord) : '',
+        runKeys(this.options.space, sessionId, runId).run,
+        plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
         runId,
-        JSON.stringify(record),
+        JSON.stringify(plan.record),
         chatLength,
         this.options.eventsMaxLength,
         1,
-        encodeChatEntry(message),
-        ...events.map(encodeEvent),
+        encodeChatEntry(plan.message),
+        ...plan.events.map(encodeEvent),
       );
       const jobId = stepJobId.iteration(runId, 1);
-      await new Job(queue, stepJobName.iteration, firstStep, this.queues.jobOptions(jobId), jobId).addJob(
-        transaction,
-      );
+      await new Job(
+        queue,
+        stepJobName.iteration,
+        plan.firstStep,
+        this.queues.jobOptions(jobId),
+        jobId,
+      ).addJob(transaction);
       const results = await transaction.exec();
       if (!results)
         throw new RatchetError('redis_unavailable', 'the transaction creating the run was aborted');
@@ -149,14 +121,13 @@ export class Engine {
       if (createError) throw createError;
       const [code, detail] = createReply as string[];
       if (code === 'OK') return { runId, sessionId };
-      // The transaction added the first step of a run that was not created; that step finds no run and ends.
       if (code === 'CONFLICT') continue;
       if (code === 'SESSION_BUSY') {
         throw new RatchetError('session_busy', `session ${sessionId} already has an active run: ${detail}`, {
           details: { active_run_id: detail },
         });
       }
-      if (code === 'NO_SESSION') throw new RatchetError('run_not_found', `unknown session ${sessionId}`);
+      if (code === 'NO_SESSION') throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
       throw new RatchetError('internal', `create-run returned ${code}`);
     }
     throw new RatchetError(
@@ -212,7 +183,7 @@ export class Engine {
   private async sessionAgent(sessionId: string): Promise<string | undefined> {
     const text = await this.options.redis.hget(sessionKeys(this.options.space, sessionId).session, 'record');
     if (!text) return undefined;
-    return (JSON.parse(text) as SessionRecord).agent;
+    return parseJsonRecord(sessionRecordSchema, text, `session ${sessionId}`).agent;
   }
 
   async close(): Promise<void> {

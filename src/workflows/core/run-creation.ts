@@ -1,0 +1,67 @@
+import type { Message, Part } from '../../chat/index.js';
+import { buildEvent, type StoredEvent } from '../../events/event.js';
+import { zeroUsage } from '../../models/usage.js';
+import { messageId } from '../ids.js';
+import type { IterationJobData } from '../job-data.js';
+import type { RunRecord } from '../run-record.js';
+import type { SessionRecord } from '../session-record.js';
+
+export interface RunCreation {
+  record: RunRecord;
+  message: Message;
+  events: StoredEvent[];
+  /** Written only when the session is new. */
+  sessionRecord: SessionRecord | undefined;
+  firstStep: IterationJobData;
+}
+
+/** Everything a new run writes: its record, its input message, its first events and its first step. */
+export function planRunCreation(input: {
+  sessionId: string;
+  runId: string;
+  agent: string;
+  chatId: string;
+  parts: Part[];
+  newSession: { metadata: Record<string, unknown> } | undefined;
+  chatLength: number;
+  now: string;
+}): RunCreation {
+  const { sessionId, runId, agent, chatId, parts, now } = input;
+  const message: Message = {
+    id: messageId.input(runId),
+    sender: 'user',
+    role: 'user',
+    parts,
+    metadata: {},
+    created_at: now,
+  };
+  const record: RunRecord = {
+    v: 1,
+    id: runId,
+    session_id: sessionId,
+    agent,
+    chat_id: chatId,
+    status: 'queued',
+    iteration: 0,
+    usage: { ...zeroUsage },
+    result: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    finished_at: null,
+  };
+  const inputText = parts.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+  return {
+    record,
+    message,
+    events: [
+      buildEvent('run_started', record, { input: inputText }, now),
+      buildEvent('message_added', record, { chat_id: chatId, index: input.chatLength, message }, now),
+    ],
+    sessionRecord: input.newSession
+      ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }
+      : undefined,
+    firstStep: { v: 1, session_id: sessionId, run_id: runId, agent, iteration: 1, previous_calls: 0 },
+  };
+}

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { encodeChatEntry } from '../../src/chat/index.js';
+import { buildEvent } from '../../src/events/event.js';
+import { silentLogger } from '../../src/log/index.js';
+import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { chatKey, jobLockKey, type KeySpace, runKeys, sessionKeys } from '../../src/redis/keys.js';
+import { defineScripts, runScript } from '../../src/redis/scripts.js';
+import { planRunCreation } from '../../src/workflows/core/run-creation.js';
+import { newRunId, newSessionId } from '../../src/workflows/ids.js';
+import type { RunRecord } from '../../src/workflows/run-record.js';
+import { commitStep, encodeEvent, loadRun } from '../../src/workflows/store.js';
+import { deleteKeys } from '../helpers/harness.js';
+
+let redis: Redis;
+const space: KeySpace = { prefix: `t-lua-${randomBytes(4).toString('hex')}`, shards: 4 };
+
+beforeAll(() => {
+  redis = createRedis({ url: inject('redisUrl'), logger: silentLogger(), name: 'lua-test' });
+  defineScripts(redis);
+});
+afterAll(async () => {
+  await deleteKeys(redis, space.prefix);
+  await closeRedis(redis);
+});
+
+/** A session with one created run, through the create-run script. */
+async function createRun(sessionId = newSessionId(), options: { newSession?: boolean } = {}) {
+  const runId = newRunId(sessionId);
+  const keys = runKeys(space, sessionId, runId);
+  const chat = chatKey(space, sessionId, 'main');
+  const chatLength = await redis.llen(chat);
+  const plan = planRunCreation({
+    sessionId,
+    runId,
+    agent: 'agent',
+    chatId: 'main',
+    parts: [{ type: 'text', text: 'hi' }],
+    newSession: options.newSession === false ? undefined : { metadata: {} },
+    chatLength,
+    now: new Date().toISOString(),
+  });
+  const reply = await runScript(
+    redis,
+    'create-run',
+    [keys.session, chat, keys.events, keys.run],
+    [
+      plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
+      runId,
+      JSON.stringify(plan.record),
+      chatLength,
+      1000,
+      1,
+      encodeChatEntry(plan.message),
+      ...plan.events.map(encodeEvent),
+    ],
+  );
+  return { sessionId, runId, keys, chat, plan, reply };
+}
+
+function commitPlan(record: RunRecord | undefined, finished = false) {
+  const event = buildEvent(
+    'run_started',
+    { id: 'x', agent: 'agent' },
+    { input: 'e' },
+    new Date().toISOString(),
+  );
+  return { journal: { v: 1 as const, at: 'now' }, record, messages: [], events: [event], finished };
+}
+
+describe('create-run', () => {
+  it('creates the run, its input and its events, and makes it the active run', async () => {
+    const { reply, keys, chat, runId } = await createRun();
+    expect(reply[0]).toBe('OK');
+    expect(reply).toHaveLength(3);
+    expect(await redis.llen(chat)).toBe(1);
+    expect(await redis.xlen(keys.events)).toBe(2);
+    expect(await redis.hget(keys.session, 'active_run')).toBe(runId);
+    expect((await loadRun(redis, keys, runId))?.rev).toBe(1);
+  });
+
+  it('refuses a second active run, an unknown session and a stale chat length', async () => {
+    const first = await createRun();
+    const busy = await createRun(first.sessionId, { newSession: false });
+    expect(busy.reply).toEqual(['SESSION_BUSY', first.runId]);
+    const unknown = await createRun(newSessionId(), { newSession: false });
+    expect(unknown.reply).toEqual(['NO_SESSION']);
+    await redis.hdel(first.keys.session, 'active_run');
+    await redis.rpush(first.chat, 'concurrent append');
+    const sessionId = first.sessionId;
+    const runId = newRunId(sessionId);
+    const stale = await runScript(
+      redis,
+      'create-run',
+      [first.keys.session, first.chat, first.keys.events, runKeys(space, sessionId, runId).run],
+      ['', runId, '{}', 1, 1000, 0],
+    );
+    expect(stale).toEqual(['CONFLICT', 'chat']);
+  });
+});
+
+describe('commit-step', () => {
+  async function setup() {
+    const created = await createRun();
+    const lockKey = jobLockKey(space, sessionKeys(space, created.sessionId).shard, 'job-1');
+    await redis.set(lockKey, 'token-a', 'PX', 10_000);
+    const stored = await loadRun(redis, created.keys, created.runId);
+    if (!stored) throw new Error('no run');
+    const base = { keys: created.keys, chatKey: created.chat, lockKey, eventsMaxLength: 1000 };
+    return { ...created, stored, base, lockKey };
+  }
+
+  it('writes once: a second commit of the same journal field finds it done', async () => {
+    const { base, stored, keys } = await setup();
+    const plan = commitPlan({ ...stored.record, status: 'running' });
+    const first = await commitStep(redis, {
+      ...base,
+      token: 'token-a',
+      journalField: 'step:1',
+      plan,
+      expectedRev: stored.rev,
+    });
+    expect(first.status).toBe('ok');
+    const second = await commitStep(redis, {
+      ...base,
+      token: 'token-a',
+      journalField: 'step:1',
+      plan,
+      expectedRev: stored.rev,
+    });
+    expect(second).toEqual({ status: 'done', value: JSON.stringify(plan.journal) });
+    expect(await redis.xlen(keys.events)).toBe(3);
+    expect(await redis.hget(keys.run, 'rev')).toBe('2');
+  });
+
+  it('refuses a worker that no longer holds the job lock (fencing)', async () => {
+    const { base, stored, keys, lockKey } = await setup();
+    const plan = commitPlan({ ...stored.record, status: 'running' });
+    expect(await commitStep(redis, { ...base, token: 'token-b', journalField: 'step:1', plan })).toEqual({
+      status: 'lock_lost',
+    });
+    await redis.del(lockKey);
+    expect(await commitStep(redis, { ...base, token: 'token-a', journalField: 'step:1', plan })).toEqual({
+      status: 'lock_lost',
+    });
+    expect(await redis.xlen(keys.events)).toBe(2);
+    expect(await redis.hexists(keys.journal, 'step:1')).toBe(0);
+  });
+
+  it('refuses changes to a stale run revision or chat length', async () => {
+    const { base, stored } = await setup();
+    const plan = commitPlan({ ...stored.record, status: 'running' });
+    const staleRev = await commitStep(redis, {
+      ...base,
+      token: 'token-a',
+      journalField: 'a',
+      plan,
+      expectedRev: stored.rev + 1,
+    });
+    expect(staleRev).toEqual({ status: 'conflict', what: 'run' });
+    const staleChat = await commitStep(redis, {
+      ...base,
+      token: 'token-a',
+      journalField: 'b',
+      plan,
+      expectedChatLength: 5,
+    });
+    expect(staleChat).toEqual({ status: 'conflict', what: 'chat' });
+  });
+
+  it('refuses any change to a finished run and releases the session when a run finishes', async () => {
+    const { base, stored, keys } = await setup();
+    const finish = commitPlan({ ...stored.record, status: 'failed' }, true);
+    expect(
+      (await commitStep(redis, { ...base, token: 'token-a', journalField: 'end', plan: finish })).status,
+    ).toBe('ok');
+    expect(await redis.hget(keys.session, 'active_run')).toBeNull();
+    const later = await commitStep(redis, {
+      ...base,
+      token: 'token-a',
+      journalField: 'later',
+      plan: commitPlan(undefined),
+    });
+    expect(later).toEqual({ status: 'run_finished', runStatus: 'failed' });
+  });
+
+  it('says when the run does not exist', async () => {
+    const { base } = await setup();
+    const missing = runKeys(space, newSessionId(), 'nope');
+    const result = await commitStep(redis, {
+      ...base,
+      keys: missing,
+      token: 'token-a',
+      journalField: 'x',
+      plan: commitPlan(undefined),
+    });
+    expect(result).toEqual({ status: 'no_run' });
+  });
+});
