@@ -8,9 +8,15 @@ import { closeRedis, createRedis } from '../src/redis/connection.js';
 export async function describeEnvironment(url: string): Promise<string> {
   const redis = createRedis({ url, logger: silentLogger(), name: 'bench-info' });
   let redisVersion: string;
+  let otherClients: number;
   try {
     const info = await redis.info('server');
     redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+    // Anyone else using this Redis during the bench (tests, other benches) shows up in the numbers.
+    otherClients =
+      String(await redis.client('LIST'))
+        .trim()
+        .split('\n').length - 1;
   } finally {
     await closeRedis(redis);
   }
@@ -20,7 +26,7 @@ export async function describeEnvironment(url: string): Promise<string> {
     `${processors.length} × ${processors[0]?.model.trim() ?? 'unknown CPU'}`,
     `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `node ${process.version}`,
-    `Redis ${redisVersion} at ${redactUrl(url)}`,
+    `Redis ${redisVersion} at ${redactUrl(url)} (${otherClients} other clients connected at start)`,
     `BullMQ ${bullmq}`,
   ].join(' · ');
 }

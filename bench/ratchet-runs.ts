@@ -7,6 +7,7 @@ import type { Engine } from '../src/workflows/engine.js';
 import { stepJobId } from '../src/workflows/ids.js';
 import { benchConfig, toolLoopReplies } from './bench-config.js';
 import { createBenchEngine } from './bench-engine.js';
+import { startCpuMeter } from './cpu-meter.js';
 import { JobCompletions } from './job-completions.js';
 import { markedScriptedKind, registerMarkedScripted } from './marked-model.js';
 import { noopToolbox, noopToolboxName } from './noop-toolbox.js';
@@ -65,11 +66,13 @@ export async function measureRatchetRuns(options: RatchetRunsOptions): Promise<S
   try {
     await worker.start();
     await runInSlots(options.warmup, options.parallel, () => runOne(false));
+    const stopCpuMeter = await startCpuMeter(options.url);
     const started = performance.now();
     await runInSlots(options.units, options.parallel, () => runOne(true));
     const wallMs = performance.now() - started;
+    const cpu = await stopCpuMeter();
     await checkCompleted(engine, runs, options.iterations);
-    return summarizeRuns(runs, marks, options.iterations, wallMs);
+    return summarizeRuns(runs, marks, options.iterations, { wallMs, cpu });
   } finally {
     await worker.close();
     await completions.close();
@@ -99,7 +102,7 @@ function summarizeRuns(
   runs: readonly MeasuredRun[],
   marks: StepMarks,
   iterations: number,
-  wallMs: number,
+  timing: Pick<ScenarioResult, 'wallMs' | 'cpu'>,
 ): ScenarioResult {
   const jobsPerRun = 2 * iterations - 1;
   const stepGaps: number[] = [];
@@ -118,7 +121,7 @@ function summarizeRuns(
   return {
     units: runs.length,
     jobs: runs.length * jobsPerRun,
-    wallMs,
+    ...timing,
     unitLatencies: runs.map((run) => run.end - run.start),
     stepGaps,
     iterationGaps,

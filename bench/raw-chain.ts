@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
+import { startCpuMeter } from './cpu-meter.js';
 import { JobCompletions } from './job-completions.js';
 import type { ScenarioResult, ScenarioSize } from './scenario.js';
 import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
@@ -64,14 +65,17 @@ export async function measureRawChains(options: RawChainOptions): Promise<Scenar
   try {
     await worker.waitUntilReady();
     await runInSlots(options.warmup, options.parallel, (index) => runChain(-1 - index));
+    const stopCpuMeter = await startCpuMeter(options.url);
     const started = performance.now();
     await runInSlots(options.units, options.parallel, runChain);
     const wallMs = performance.now() - started;
+    const cpu = await stopCpuMeter();
     const measured = Array.from({ length: options.units }, (_unused, chain) => chain);
     return {
       units: options.units,
       jobs: options.units * options.length,
       wallMs,
+      cpu,
       unitLatencies: measured.map((chain) => latencies.get(chain) ?? Number.NaN),
       stepGaps: measured.flatMap((chain) => gaps(marks.get(chain) ?? [])),
       iterationGaps: [],

@@ -9,6 +9,9 @@ export interface Row {
   latency: Summary;
   rate: number;
   rateUnit: string;
+  /** CPU microseconds per job: this process, and the Redis server. */
+  processCpuPerJob: number;
+  redisCpuPerJob: number;
 }
 
 export interface Target {
@@ -34,6 +37,8 @@ export function rowOf(
     latency: summarize(samples),
     rate: rate.count / (result.wallMs / 1000),
     rateUnit: rate.unit,
+    processCpuPerJob: (result.cpu.processMs * 1000) / result.jobs,
+    redisCpuPerJob: (result.cpu.redisMs * 1000) / result.jobs,
   };
 }
 
@@ -45,6 +50,8 @@ const columns = [
   { title: 'p99 ms', width: 8 },
   { title: 'mean ms', width: 8 },
   { title: 'rate', width: 18 },
+  { title: 'cpu µs/job: node', width: 17 },
+  { title: 'redis', width: 6 },
 ];
 
 export function formatRows(title: string, rows: readonly Row[]): string {
@@ -60,6 +67,8 @@ export function formatRows(title: string, rows: readonly Row[]): string {
       milliseconds(row.latency.p99),
       milliseconds(row.latency.mean),
       `${row.rate.toFixed(0)} ${row.rateUnit}`,
+      row.processCpuPerJob.toFixed(0),
+      row.redisCpuPerJob.toFixed(0),
     ];
     return (
       `  ${row.label}`.padEnd(labelWidth) +

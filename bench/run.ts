@@ -1,21 +1,24 @@
 /**
  * `npm run bench`: what Ratchet's durability costs over plain BullMQ, on one Redis, in one process.
  *
- * Measured (worker concurrency BENCH_CONCURRENCY, default 50, for raw BullMQ and Ratchet alike; each
- * measurement gets its own random key prefix, warms up, and deletes its keys at the end):
- *   A. one job vs one 1-iteration run (the model answers at once, no tools): latency from `queue.add` /
- *      `engine.startRun` until a client sees the last job completed (QueueEvents, the same for both).
- *   B. chains: a raw job that adds the next job of its chain, vs a run of N iterations where each of the
- *      first N-1 calls one `noop` tool (2N-1 jobs: N iteration jobs + N-1 tool jobs; the raw chain has as many).
- *      Per step = per job: the gap between the same point in consecutive jobs — processing start for raw;
- *      model-call start (iteration job) and tool-handler start (tool job) for Ratchet — so it spans one queue
- *      hop plus one job's processing; the first step starts at add/startRun. Per iteration: model call to
- *      model call (a tool job + an iteration job), and run time / N.
- *   Both at 1 unit in flight and at BENCH_CONCURRENCY in flight.
- *   C. takeover: a worker process is SIGKILLed mid-iteration; time until the run completes on another worker.
- * Rates are units of work over the wall time of the measured part. Targets: Ratchet's p50 per step ≤ 3× raw,
- * its throughput at full concurrency ≥ 1/3 of raw, takeover ≤ 15 s. FAIL is reported, never an exit code.
- * Sizes: BENCH_RUNS (runs or chains at full concurrency, default 200), BENCH_ITERATIONS (N, default 10).
+ * Worker concurrency is BENCH_CONCURRENCY (default 50) for raw BullMQ and Ratchet alike. Each measurement gets
+ * its own random key prefix, warms up on the same worker first, and deletes its keys at the end.
+ *   A. One job vs one 1-iteration run (the scripted model answers at once, no tools): latency from
+ *      `queue.add` / `engine.startRun` until a client sees the last job completed (QueueEvents for both).
+ *   B. Chains: a raw job that adds the next job of its chain, vs a run of N iterations whose first N-1 each
+ *      call one `noop` tool: 2N-1 jobs (N iteration jobs + N-1 tool jobs), as many as the raw chain has.
+ *      Per job: the gap between the same point of consecutive jobs (raw: processing start; Ratchet: model-call
+ *      start in iteration jobs, tool-handler start in tool jobs; `performance.now()` in this process), so it
+ *      spans one queue hop plus one job's processing; the first gap starts at add/startRun. Per iteration:
+ *      model call → model call (a tool job + an iteration job), and run time / N.
+ *   A and B run at 1 unit in flight and at BENCH_CONCURRENCY units in flight.
+ *   C. Takeover: BENCH_TAKEOVERS (default 3) worker processes, each holding one run's first iteration, are
+ *      SIGKILLed at delays spread over one lock renewal period; the time from the kill until the run
+ *      completes on a worker in this process, with the config's default lock settings.
+ * Rates are work done over the wall time of the measured part. Targets: Ratchet's p50 per step (= per job)
+ * ≤ 3× raw, its throughput at full concurrency ≥ 1/3 of raw, takeover ≤ 15 s. FAIL is reported, never turned
+ * into an exit code: this is a measurement. Sizes: BENCH_RUNS (runs or chains at full concurrency, default
+ * 200; a tenth at 1 in flight), BENCH_ITERATIONS (N, default 10).
  */
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
@@ -32,12 +35,14 @@ import {
   throughputTarget,
 } from './report.js';
 import type { ScenarioSize } from './scenario.js';
-import { measureTakeover } from './takeover.js';
+import { measureTakeover, type TakeoverResult } from './takeover.js';
+import { formatTakeovers, takeoverTarget } from './takeover-report.js';
 
 const url = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const runs = positiveInteger('BENCH_RUNS', 200);
 const iterations = positiveInteger('BENCH_ITERATIONS', 10);
 const concurrency = positiveInteger('BENCH_CONCURRENCY', 50);
+const takeovers = positiveInteger('BENCH_TAKEOVERS', 3);
 const chainJobs = 2 * iterations - 1;
 /** Lock settings of Ratchet's worker defaults, given to the raw worker too. */
 const lock = { lockDurationMs: 10_000, stalledIntervalMs: 5_000 };
@@ -61,54 +66,100 @@ function sizes(parallel: number, units: number): ScenarioSize {
   return { parallel, units, warmup: Math.min(units, Math.max(10, parallel)), concurrency };
 }
 
-async function singleJobs(parallel: number, units: number): Promise<Row[]> {
+interface SingleJobRows {
+  raw: Row;
+  ratchet: Row;
+}
+
+async function singleJobs(parallel: number, units: number): Promise<SingleJobRows> {
   const size = sizes(parallel, units);
   const raw = await measureRawChains({ url, ...size, ...lock, length: 1, jobOptions: rawJobOptions });
   const ratchet = await measureRatchetRuns({ url, ...size, iterations: 1 });
-  return [
-    rowOf('raw job, add → completed', parallel, raw, raw.unitLatencies, { count: raw.jobs, unit: 'jobs/s' }),
-    rowOf('Ratchet 1-iteration run, startRun → completed', parallel, ratchet, ratchet.unitLatencies, {
-      count: ratchet.jobs,
-      unit: 'runs/s',
+  return {
+    raw: rowOf('raw job, add → completed', parallel, raw, raw.unitLatencies, {
+      count: raw.jobs,
+      unit: 'jobs/s',
     }),
-  ];
+    ratchet: rowOf(
+      'Ratchet 1-iteration run, startRun → completed',
+      parallel,
+      ratchet,
+      ratchet.unitLatencies,
+      {
+        count: ratchet.jobs,
+        unit: 'runs/s',
+      },
+    ),
+  };
 }
 
-async function chains(parallel: number, units: number): Promise<Row[]> {
+interface ChainRows {
+  raw: Row;
+  ratchet: Row;
+  /** Ratchet per iteration, model call → model call. */
+  cycle: Row;
+  /** Ratchet per iteration, each run's time / N. */
+  runShare: Row;
+}
+
+async function chains(parallel: number, units: number): Promise<ChainRows> {
   const size = sizes(parallel, units);
   const raw = await measureRawChains({ url, ...size, ...lock, length: chainJobs, jobOptions: rawJobOptions });
   const ratchet = await measureRatchetRuns({ url, ...size, iterations });
   const iterationCount = { count: ratchet.units * iterations, unit: 'iterations/s' };
-  return [
-    rowOf(`raw chain of ${chainJobs} jobs, per job`, parallel, raw, raw.stepGaps, {
-      count: raw.jobs,
-      unit: 'jobs/s',
-    }),
-    rowOf(`Ratchet ${iterations}-iteration run, per job`, parallel, ratchet, ratchet.stepGaps, {
-      count: ratchet.jobs,
-      unit: 'jobs/s',
-    }),
-    rowOf(
+  const jobCount = { count: ratchet.jobs, unit: 'jobs/s' };
+  const runShares = ratchet.unitLatencies.map((latency) => latency / iterations);
+  return {
+    raw: rowOf(`raw chain of ${chainJobs} jobs, per job`, parallel, raw, raw.stepGaps, jobCount),
+    ratchet: rowOf(
+      `Ratchet ${iterations}-iteration run, per job`,
+      parallel,
+      ratchet,
+      ratchet.stepGaps,
+      jobCount,
+    ),
+    cycle: rowOf(
       '  per iteration, model call → model call',
       parallel,
       ratchet,
       ratchet.iterationGaps,
       iterationCount,
     ),
-    rowOf(
-      '  per iteration, run time / N',
+    runShare: rowOf(
+      '  per iteration, run time / N (over runs)',
       parallel,
       ratchet,
-      ratchet.unitLatencies.map((latency) => latency / iterations),
+      runShares,
       iterationCount,
     ),
-  ];
+  };
 }
 
-function row(rows: readonly Row[], index: number): Row {
-  const found = rows[index];
-  if (!found) throw new Error(`no row ${index}`);
-  return found;
+function targetsOf(
+  single: { serial: SingleJobRows; parallel: SingleJobRows },
+  chain: { serial: ChainRows; parallel: ChainRows },
+  takeoverResults: readonly TakeoverResult[],
+): Target[] {
+  const full = `${concurrency} in flight`;
+  return [
+    latencyTarget('p50, 1-iteration run vs job, 1 in flight', single.serial.ratchet, single.serial.raw, 3),
+    latencyTarget(`p50, 1-iteration run vs job, ${full}`, single.parallel.ratchet, single.parallel.raw, 3),
+    latencyTarget('p50 per job, tool loop vs chain, 1 in flight', chain.serial.ratchet, chain.serial.raw, 3),
+    latencyTarget(`p50 per job, tool loop vs chain, ${full}`, chain.parallel.ratchet, chain.parallel.raw, 3),
+    throughputTarget(
+      `throughput, 1-iteration runs vs jobs, ${full}`,
+      single.parallel.ratchet,
+      single.parallel.raw,
+      1 / 3,
+    ),
+    throughputTarget(
+      `throughput, tool loop vs chain, ${full}`,
+      chain.parallel.ratchet,
+      chain.parallel.raw,
+      1 / 3,
+    ),
+    takeoverTarget(takeoverResults, 15_000),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -122,64 +173,33 @@ async function main(): Promise<void> {
   console.log(
     'timing: per job = gap between the same point of consecutive jobs (raw: processing start; Ratchet: model-call ' +
       'and tool-handler start, performance.now() in this process); "→ completed" = until QueueEvents reports the ' +
-      'last job completed; rates = work / wall time of the measured part',
+      'last job completed; rates = work / wall time of the measured part; cpu µs/job = CPU time of this process ' +
+      'and of the Redis server over the measured part, per job',
   );
-  const singleSerial = await singleJobs(1, serialRuns * iterations);
-  const singleParallel = await singleJobs(concurrency, runs * iterations);
-  const chainSerial = await chains(1, serialRuns);
-  const chainParallel = await chains(concurrency, runs);
-  const takeover = await measureTakeover(url);
+  const single = {
+    serial: await singleJobs(1, serialRuns * iterations),
+    parallel: await singleJobs(concurrency, runs * iterations),
+  };
+  const chain = { serial: await chains(1, serialRuns), parallel: await chains(concurrency, runs) };
+  const takeoverResults = await Promise.all(
+    Array.from({ length: takeovers }, (_unused, index) => measureTakeover(url, index / takeovers)),
+  );
 
+  const singleRows = [single.serial, single.parallel].flatMap((rows) => [rows.raw, rows.ratchet]);
+  const chainRows = [chain.serial, chain.parallel].flatMap((rows) => [
+    rows.raw,
+    rows.ratchet,
+    rows.cycle,
+    rows.runShare,
+  ]);
   console.log('');
-  console.log(formatRows('A. one job vs a 1-iteration run (no tools)', [...singleSerial, ...singleParallel]));
+  console.log(formatRows('A. one job vs a 1-iteration run (no tools)', singleRows));
   console.log('');
-  console.log(formatRows('B. chains: one noop tool call per iteration', [...chainSerial, ...chainParallel]));
+  console.log(formatRows('B. chains: one noop tool call per iteration', chainRows));
   console.log('');
-  console.log(
-    `C. takeover after SIGKILL (lock_duration_ms ${takeover.lockDurationMs}, stalled_interval_ms ` +
-      `${takeover.stalledIntervalMs}): run ${takeover.status} ${(takeover.takeoverMs / 1000).toFixed(2)} s after the kill`,
-  );
+  console.log(formatTakeovers(takeoverResults));
   console.log('');
-  const targets: Target[] = [
-    latencyTarget('p50, 1-iteration run vs job, 1 in flight', row(singleSerial, 1), row(singleSerial, 0), 3),
-    latencyTarget(
-      `p50, 1-iteration run vs job, ${concurrency} in flight`,
-      row(singleParallel, 1),
-      row(singleParallel, 0),
-      3,
-    ),
-    latencyTarget(
-      'p50 per job, tool loop vs chain, 1 in flight',
-      row(chainSerial, 1),
-      row(chainSerial, 0),
-      3,
-    ),
-    latencyTarget(
-      `p50 per job, tool loop vs chain, ${concurrency} in flight`,
-      row(chainParallel, 1),
-      row(chainParallel, 0),
-      3,
-    ),
-    throughputTarget(
-      `throughput, 1-iteration runs vs jobs, ${concurrency} in flight`,
-      row(singleParallel, 1),
-      row(singleParallel, 0),
-      1 / 3,
-    ),
-    throughputTarget(
-      `throughput, tool loop vs chain jobs, ${concurrency} in flight`,
-      row(chainParallel, 1),
-      row(chainParallel, 0),
-      1 / 3,
-    ),
-    {
-      label: 'takeover after SIGKILL',
-      measured: `${(takeover.takeoverMs / 1000).toFixed(2)} s (${takeover.status})`,
-      limit: '≤ 15 s',
-      pass: takeover.status === 'completed' && takeover.takeoverMs <= 15_000,
-    },
-  ];
-  console.log(formatTargets(targets));
+  console.log(formatTargets(targetsOf(single, chain, takeoverResults)));
   console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -1,3 +1,5 @@
+import type { CpuUse } from './cpu-meter.js';
+
 /** What one measured scenario produced; every time is in milliseconds of `performance.now()`. */
 export interface ScenarioResult {
   /** Units measured: raw chains or Ratchet runs (warm-up units excluded). */
@@ -6,6 +8,8 @@ export interface ScenarioResult {
   jobs: number;
   /** From the first measured unit's start to the last one's completion. */
   wallMs: number;
+  /** CPU time over the same span. */
+  cpu: CpuUse;
   /** Per unit: its start (add or startRun) → its last job's completion as a client sees it (QueueEvents). */
   unitLatencies: number[];
   /**

@@ -28,11 +28,12 @@ export interface TakeoverResult {
 }
 
 /**
- * A child worker process takes a run whose model call lasts a minute and is SIGKILLed once the iteration job
- * is active; a second worker, in this process, was started before the kill (so its start-up is not counted)
- * and must take the stalled job over.
+ * A child worker process takes a run whose model call lasts a minute and is SIGKILLed `killDelayFraction` of
+ * half the lock duration (one lock renewal period) after the iteration job became active; a second worker, in
+ * this process, was started before the kill (so its start-up is not counted) and must take the stalled job
+ * over. Spreading the delay over the renewal period samples where in its lock's life a worker dies.
  */
-export async function measureTakeover(url: string): Promise<TakeoverResult> {
+export async function measureTakeover(url: string, killDelayFraction: number): Promise<TakeoverResult> {
   const prefix = scratchPrefix();
   const logger = silentLogger();
   const loaded = benchConfig(takeoverConfigOptions({ url, prefix, replyDelayMs: 0 }));
@@ -60,6 +61,9 @@ export async function measureTakeover(url: string): Promise<TakeoverResult> {
     const { runId } = await engine.startRun({ input: 'go' });
     const activeAt = await waitUntilActive(engine, stepJobId.iteration(runId, 1), 10_000);
     await survivor.start();
+    const killDelayMs =
+      (killDelayFraction * config.worker.lock_duration_ms) / 2 - (performance.now() - activeAt);
+    if (killDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, killDelayMs));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const killedAt = performance.now();
     child.kill('SIGKILL');
