@@ -57,7 +57,9 @@ const redisSchema = z.strictObject({
 const workerSchema = z.strictObject({
   concurrency: withDefault(integer(1), 10),
   lock_duration_ms: withDefault(integer(1000), 10_000),
-  stalled_interval_ms: withDefault(integer(500), 5_000),
+  // BullMQ may skip one stalled check (its guard key lives exactly one interval), so a dead worker's step
+  // is taken over within lock + 2 x interval: 14 s with these defaults.
+  stalled_interval_ms: withDefault(integer(500), 2_000),
   max_stalled_count: withDefault(integer(1), 100),
   /** Attempts of a step that fails with a retryable error. */
   step_attempts: withDefault(integer(1), 5),

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
  */
 const scriptKeyCounts = {
   'commit-step': 6,
+  'commit-tool-outcome': 5,
   'create-run': 4,
 } as const;
 
@@ -30,6 +31,7 @@ export function loadScriptSource(name: string, included = new Set<string>()): st
 
 const commandNames: Record<ScriptName, string> = {
   'commit-step': 'ratchetCommitStep',
+  'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',
 };
 

@@ -5,6 +5,7 @@ import { RatchetError } from '../errors/index.js';
 import { type RatchetEvent, storedEventSchema } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import { chatKey, type KeySpace, mainChatId, runKeys, sessionKeys } from '../redis/keys.js';
+import { closeRedis } from '../redis/connection.js';
 import { defineScripts } from '../redis/scripts.js';
 import { parseJsonRecord, parseRecord } from '../schemas/parse.js';
 import { planRunCreation } from './core/run-creation.js';
@@ -49,9 +50,20 @@ export class Engine {
   readonly queues: StepQueues;
   private readonly now: () => Date;
 
+  /**
+   * BullMQ defines its ~60 scripts on the connection its queues use, and ioredis copies every defined script
+   * into each pipeline it creates: the queues get a connection of their own, so the steps' pipelines stay cheap.
+   */
+  private readonly queueConnection: Redis;
+
   constructor(private readonly options: EngineOptions) {
     defineScripts(options.redis);
-    this.queues = new StepQueues(options.redis, options.space, options.jobs, options.logger);
+    this.queueConnection = options.redis.duplicate({ connectionName: 'ratchet-queues' });
+    this.queueConnection.on('error', () => {
+      // Reported by the queues' own error listeners.
+    });
+    defineScripts(this.queueConnection);
+    this.queues = new StepQueues(this.queueConnection, options.space, options.jobs, options.logger);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -187,6 +199,10 @@ export class Engine {
   }
 
   async close(): Promise<void> {
-    await this.queues.close();
+    try {
+      await this.queues.close();
+    } finally {
+      await closeRedis(this.queueConnection);
+    }
   }
 }

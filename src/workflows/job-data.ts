@@ -7,6 +7,8 @@ export const iterationJobDataSchema = z.strictObject({
   run_id: z.string(),
   /** The agent the step runs for: for log lines; the run record stays the source of truth. */
   agent: z.string(),
+  /** The chat the run works on (the run record says the same; here it saves a round trip). */
+  chat_id: z.string(),
   iteration: z.number().int().positive(),
   /** Tool calls of the previous iteration, whose results this iteration appends first. */
   previous_calls: z.number().int().nonnegative(),
@@ -18,7 +20,12 @@ export const toolJobDataSchema = z.strictObject({
   session_id: z.string(),
   run_id: z.string(),
   agent: z.string(),
+  chat_id: z.string(),
   iteration: z.number().int().positive(),
+  /** Which call of the reply (0-based), of how many. */
   index: z.number().int().nonnegative(),
+  calls: z.number().int().positive(),
+  /** Position of the reply that made the call in the chat. */
+  reply_index: z.number().int().nonnegative(),
 });
 export type ToolJobData = z.infer<typeof toolJobDataSchema>;

@@ -13,6 +13,10 @@ export const journalField = {
   toolIntent: (iteration: number, index: number) => `tool:${iteration}:${index}:intent`,
   /** A tool call's result (the ledger's outcome). */
   toolOutcome: (iteration: number, index: number) => `tool:${iteration}:${index}:outcome`,
+  /** Prefix of the fields of iteration n's tool calls (the commit-tool-outcome script adds `<k>:entry`). */
+  toolPrefix: (iteration: number) => `tool:${iteration}:`,
+  /** A finished call's chat entry, waiting until every call of its iteration has finished. */
+  toolEntry: (iteration: number, index: number) => `tool:${iteration}:${index}:entry`,
   /** A failed attempt of a step was announced (an `error` event). */
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** The run was finished by a final failure of a step. */
@@ -44,9 +48,9 @@ export const toolIntentSchema = z.strictObject({
 });
 export type ToolIntent = z.infer<typeof toolIntentSchema>;
 
+/** The ledger's outcome. The result itself travels as the call's chat entry (see toolEntry). */
 export const toolOutcomeSchema = z.strictObject({
   v: z.literal(1),
-  content: z.string(),
   is_error: z.boolean(),
   /** How the outcome came about when a worker died during the call. */
   interrupted: z.enum(['rerun', 'outcome_unknown']).optional(),

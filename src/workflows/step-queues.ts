@@ -68,8 +68,9 @@ export class StepQueues {
   /**
    * Adds iteration n; when the previous iteration asked for tools, the tool calls are added as its children
    * in one atomic flow, and iteration n waits for them without holding a worker (waiting-children).
+   * `replyIndex` is the chat position of the reply that made the calls.
    */
-  async addIteration(shard: number, data: IterationJobData): Promise<void> {
+  async addIteration(shard: number, data: IterationJobData, replyIndex = 0): Promise<void> {
     const jobId = stepJobId.iteration(data.run_id, data.iteration);
     if (data.previous_calls === 0) {
       await this.queue(shard).add(stepJobName.iteration, data, this.jobOptions(jobId));
@@ -89,8 +90,11 @@ export class StepQueues {
           session_id: data.session_id,
           run_id: data.run_id,
           agent: data.agent,
+          chat_id: data.chat_id,
           iteration: toolIteration,
           index,
+          calls: data.previous_calls,
+          reply_index: replyIndex,
         };
         return {
           name: stepJobName.tool,

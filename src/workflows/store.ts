@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { decodeChatEntry, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
@@ -6,10 +6,11 @@ import type { RunKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { CommitPlan } from './core/run-commits.js';
+import { journalField, type ToolOutcomeEntry } from './journal.js';
 import { type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
 
 export type CommitResult =
-  | { status: 'ok'; eventIds: string[] }
+  | { status: 'ok'; eventIds: string[]; appendedBatch?: boolean }
   | { status: 'done'; value: string }
   | { status: 'lock_lost' }
   | { status: 'no_run' }
@@ -76,6 +77,59 @@ export async function commitStep<JournalValue>(
     ],
   );
   return toCommitResult(reply);
+}
+
+export interface ToolOutcomeCommit {
+  keys: RunKeys;
+  chatKey: string;
+  lockKey: string;
+  token: string;
+  eventsMaxLength: number;
+  iteration: number;
+  index: number;
+  calls: number;
+  replyIndex: number;
+  outcome: ToolOutcomeEntry;
+  /** The call's result message and its message_added event, appended when the batch is complete. */
+  message: Message;
+  messageAdded: StoredEvent;
+  /** Added at once: tool_call_end (and tool_call_start when the call never started). */
+  events: StoredEvent[];
+}
+
+/** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
+export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit): Promise<CommitResult> {
+  const reply = await runScript(
+    redis,
+    'commit-tool-outcome',
+    [commit.lockKey, commit.keys.run, commit.keys.journal, commit.chatKey, commit.keys.events],
+    [
+      commit.token,
+      journalField.toolOutcome(commit.iteration, commit.index),
+      JSON.stringify(commit.outcome),
+      commit.eventsMaxLength,
+      journalField.results(commit.iteration),
+      journalField.toolPrefix(commit.iteration),
+      commit.index,
+      commit.calls,
+      commit.replyIndex + 1,
+      encodeChatEntry(commit.message),
+      encodeEvent(commit.messageAdded),
+      ...commit.events.map(encodeEvent),
+    ],
+  );
+  if (reply[0] !== 'OK') return toCommitResult(reply);
+  return { status: 'ok', appendedBatch: reply[1] === '1', eventIds: reply.slice(2) };
+}
+
+/** Runs a pipeline and returns its replies, throwing the first command error. */
+export async function execPipeline(pipeline: ChainableCommander): Promise<unknown[]> {
+  const replies = await pipeline.exec();
+  if (!replies) throw new RatchetError('redis_unavailable', 'a Redis pipeline was aborted');
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
 }
 
 export function encodeEvent(event: StoredEvent): string {

@@ -54,7 +54,7 @@ describe('parseConfigText: defaults', () => {
       worker: {
         concurrency: 10,
         lock_duration_ms: 10_000,
-        stalled_interval_ms: 5_000,
+        stalled_interval_ms: 2_000,
         max_stalled_count: 100,
         step_attempts: 5,
         backoff_base_ms: 1_000,

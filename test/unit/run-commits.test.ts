@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { Part, ToolCallPart } from '../../src/chat/index.js';
+import type { Message, Part, ToolCallPart } from '../../src/chat/index.js';
 import { messageSchema } from '../../src/chat/index.js';
 import { storedEventSchema } from '../../src/events/event.js';
 import { decideReply } from '../../src/workflows/core/reply-decision.js';
 import {
   failureCommit,
+  messageAddedEvent,
   replyCommit,
   resultsCommit,
   toolEndEvent,
+  toolResultMessage,
   toolStartEvent,
 } from '../../src/workflows/core/run-commits.js';
 import { messageId } from '../../src/workflows/ids.js';
-import { replyEntrySchema, resultsEntrySchema, type ToolOutcomeEntry } from '../../src/workflows/journal.js';
+import { replyEntrySchema, resultsEntrySchema } from '../../src/workflows/journal.js';
 import { type RunRecord, runRecordSchema } from '../../src/workflows/run-record.js';
 
 const runId = 'run_0123456789abcdef_abcdefghjk';
@@ -173,45 +175,46 @@ describe('replyCommit', () => {
   });
 });
 
-describe('resultsCommit', () => {
+describe('toolResultMessage and resultsCommit', () => {
   const calls = [
-    { id: 'c1', name: 'search' },
-    { id: 'c2', name: 'fetch' },
-    { id: 'c3', name: 'search' },
+    { id: 'c1', name: 'search', content: 'found', isError: false },
+    { id: 'c2', name: 'fetch', content: 'timeout', isError: true },
+    { id: 'c3', name: 'search', content: 'unknown', isError: true },
   ];
-  const outcomes: ToolOutcomeEntry[] = [
-    { v: 1, content: 'found', is_error: false, at: now },
-    { v: 1, content: 'timeout', is_error: true, at: now },
-    { v: 1, content: 'unknown', is_error: true, interrupted: 'outcome_unknown', at: now },
-  ];
+  const messages = calls.map((call, index) =>
+    toolResultMessage({
+      runId,
+      iteration: 2,
+      index,
+      call,
+      content: call.content,
+      isError: call.isError,
+      now,
+    }),
+  );
 
-  it('appends one tool message per call, in call order, with its tool_call_id', () => {
-    const plan = resultsCommit({ run: runRecord(), iteration: 2, calls, outcomes, chatLength: 6, now });
-    expectValid(plan);
-    expect(plan.record).toBeUndefined();
-    expect(plan.finished).toBe(false);
-    expect(plan.messages).toEqual(
+  it('makes one tool message per call with its tool_call_id and a deterministic id', () => {
+    expect(messages).toEqual(
       calls.map((call, index) => ({
         id: messageId.toolResult(runId, 2, index),
         sender: call.name,
         role: 'tool',
         parts: [
-          {
-            type: 'tool_result',
-            tool_call_id: call.id,
-            content: outcomes[index]?.content,
-            is_error: outcomes[index]?.is_error,
-          },
+          { type: 'tool_result', tool_call_id: call.id, content: call.content, is_error: call.isError },
         ],
         metadata: { iteration: 2 },
         created_at: now,
       })),
     );
-    expect(new Set(plan.messages.map((message) => message.id)).size).toBe(3);
+    expect(new Set(messages.map((message) => message.id)).size).toBe(3);
   });
 
-  it('announces each message at index chatLength + k', () => {
-    const plan = resultsCommit({ run: runRecord(), iteration: 2, calls, outcomes, chatLength: 6, now });
+  it('appends the messages in the order given and announces each at index chatLength + k', () => {
+    const plan = resultsCommit({ run: runRecord(), messages, chatLength: 6, now });
+    expectValid(plan);
+    expect(plan.record).toBeUndefined();
+    expect(plan.finished).toBe(false);
+    expect(plan.messages).toEqual(messages);
     expect(
       plan.events.map((event) => [event.kind, event.kind === 'message_added' ? event.data.index : -1]),
     ).toEqual([
@@ -220,22 +223,15 @@ describe('resultsCommit', () => {
       ['message_added', 8],
     ]);
     expect(plan.events.map((event) => (event.kind === 'message_added' ? event.data.message : null))).toEqual(
-      plan.messages,
+      messages,
     );
     expect(resultsEntrySchema.parse(plan.journal)).toEqual({ v: 1, index: 6, count: 3 });
   });
 
-  it('refuses to commit when an outcome is missing', () => {
-    expect(() =>
-      resultsCommit({
-        run: runRecord(),
-        iteration: 2,
-        calls,
-        outcomes: outcomes.slice(0, 2),
-        chatLength: 6,
-        now,
-      }),
-    ).toThrow('no outcome for tool call 2 of iteration 2');
+  it("messageAddedEvent names the run's chat and the position", () => {
+    const event = messageAddedEvent(runRecord(), messages[0] as Message, 4, now);
+    storedEventSchema.parse(event);
+    expect(event.data).toEqual({ chat_id: 'main', index: 4, message: messages[0] });
   });
 });
 
@@ -276,13 +272,8 @@ describe('tool events', () => {
       runRecord(),
       2,
       { id: 'c1', name: 'search' },
-      {
-        v: 1,
-        content: long,
-        is_error: false,
-        interrupted: 'rerun',
-        at,
-      },
+      { v: 1, is_error: false, interrupted: 'rerun', at },
+      long,
     );
     storedEventSchema.parse(event);
     expect(event.time).toBe(at);
@@ -292,7 +283,8 @@ describe('tool events', () => {
       runRecord(),
       2,
       { id: 'c1', name: 'search' },
-      { v: 1, content: 'ok', is_error: false, at },
+      { v: 1, is_error: false, at },
+      'ok',
     );
     expect(plain.data).not.toHaveProperty('interrupted');
   });

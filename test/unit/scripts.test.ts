@@ -54,7 +54,7 @@ describe('loadScriptSource', () => {
     expect(loadScriptSource(name)).not.toContain('@include');
   });
 
-  it.each(['commit-step', 'create-run'])('%s: the run-status include is inlined, once', (name) => {
+  it.each(['commit-step', 'commit-tool-outcome'])('%s: the run-status include is inlined, once', (name) => {
     const source = loadScriptSource(name);
     expect(source.match(/local function runStatus\(/g)).toHaveLength(1);
     expect(source.match(/local function isFinished\(/g)).toHaveLength(1);

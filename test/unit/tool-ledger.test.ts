@@ -8,7 +8,7 @@ const intent: ToolIntent = {
   idempotency_key: 'run_x-i1-t0',
   at: '2024-05-01T12:00:00.000Z',
 };
-const outcome: ToolOutcomeEntry = { v: 1, content: '42', is_error: false, at: '2024-05-01T12:00:01.000Z' };
+const outcome: ToolOutcomeEntry = { v: 1, is_error: false, at: '2024-05-01T12:00:01.000Z' };
 
 describe('decideToolStart', () => {
   it('a recorded outcome is reused, whatever the intent and policy', () => {

@@ -32,23 +32,10 @@
 ]]
 local rcall = redis.call
 
-if ARGV[1] ~= '' and rcall('GET', KEYS[1]) ~= ARGV[1] then
-  return {'LOCK_LOST'}
-end
-
-local done = rcall('HGET', KEYS[3], ARGV[2])
-if done then
-  return {'DONE', done}
-end
-
---- @include "run-status"
-local record = rcall('HGET', KEYS[2], 'record')
-if not record then
-  return {'NO_RUN'}
-end
-local status = runStatus(record)
-if isFinished(status) then
-  return {'RUN_FINISHED', status}
+--- @include "step-guards"
+local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
+if refused then
+  return refused
 end
 
 if ARGV[4] ~= '' and rcall('HGET', KEYS[2], 'rev') ~= ARGV[4] then

@@ -25,8 +25,6 @@
 ]]
 local rcall = redis.call
 
---- @include "run-status"
-
 if rcall('HEXISTS', KEYS[1], 'record') == 0 then
   if ARGV[1] == '' then
     return {'NO_SESSION'}

@@ -17,9 +17,7 @@ export interface CommitPlan<JournalValue> {
 }
 
 function messageAddedEvents(run: RunRecord, messages: readonly Message[], chatLength: number, now: string) {
-  return messages.map((message, offset) =>
-    buildEvent('message_added', run, { chat_id: run.chat_id, index: chatLength + offset, message }, now),
-  );
+  return messages.map((message, offset) => messageAddedEvent(run, message, chatLength + offset, now));
 }
 
 export function replyCommit(input: {
@@ -76,34 +74,45 @@ export function replyCommit(input: {
   };
 }
 
-/** Appends the results of an iteration's tool calls, in the order the model issued the calls. */
+/** The chat message of one tool call's result. */
+export function toolResultMessage(input: {
+  runId: string;
+  iteration: number;
+  index: number;
+  call: Pick<ToolCallPart, 'id' | 'name'>;
+  content: string;
+  isError: boolean;
+  now: string;
+}): Message {
+  return {
+    id: messageId.toolResult(input.runId, input.iteration, input.index),
+    sender: input.call.name,
+    role: 'tool',
+    parts: [{ type: 'tool_result', tool_call_id: input.call.id, content: input.content, is_error: input.isError }],
+    metadata: { iteration: input.iteration },
+    created_at: input.now,
+  };
+}
+
+export function messageAddedEvent(run: RunRecord, message: Message, index: number, now: string): StoredEvent {
+  return buildEvent('message_added', run, { chat_id: run.chat_id, index, message }, now);
+}
+
+/**
+ * Appends the results of an iteration's tool calls, in the order the model issued the calls. Normally the
+ * last call's outcome commit does this; this plan is the fallback when a call left no result at all.
+ */
 export function resultsCommit(input: {
   run: RunRecord;
-  iteration: number;
-  calls: readonly Pick<ToolCallPart, 'id' | 'name'>[];
-  outcomes: readonly ToolOutcomeEntry[];
+  messages: readonly Message[];
   chatLength: number;
   now: string;
 }): CommitPlan<ResultsEntry> {
-  const { run, iteration, calls, outcomes, chatLength, now } = input;
-  const messages: Message[] = calls.map((call, index) => {
-    const outcome = outcomes[index];
-    if (!outcome) throw new Error(`no outcome for tool call ${index} of iteration ${iteration}`);
-    return {
-      id: messageId.toolResult(run.id, iteration, index),
-      sender: call.name,
-      role: 'tool',
-      parts: [
-        { type: 'tool_result', tool_call_id: call.id, content: outcome.content, is_error: outcome.is_error },
-      ],
-      metadata: { iteration },
-      created_at: now,
-    };
-  });
+  const { run, messages, chatLength, now } = input;
   return {
     journal: { v: 1, index: chatLength, count: messages.length },
     record: undefined,
-    messages,
+    messages: [...messages],
     events: messageAddedEvents(run, messages, chatLength, now),
     finished: false,
   };
@@ -144,6 +153,7 @@ export function toolEndEvent(
   iteration: number,
   call: Pick<ToolCallPart, 'id' | 'name'>,
   outcome: ToolOutcomeEntry,
+  content: string,
 ): StoredEvent {
   return buildEvent(
     'tool_call_end',
@@ -153,7 +163,7 @@ export function toolEndEvent(
       tool_call_id: call.id,
       name: call.name,
       is_error: outcome.is_error,
-      content: previewContent(outcome.content),
+      content: previewContent(content),
       ...(outcome.interrupted ? { interrupted: outcome.interrupted } : {}),
     },
     outcome.at,

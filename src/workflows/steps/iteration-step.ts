@@ -1,20 +1,14 @@
-import type { Message } from '../../chat/index.js';
+import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
-import { replyCommit, resultsCommit } from '../core/run-commits.js';
+import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
 import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
-import {
-  journalField,
-  type ReplyEntry,
-  replyEntrySchema,
-  type ToolOutcomeEntry,
-  toolOutcomeSchema,
-} from '../journal.js';
+import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type StoredRun } from '../run-record.js';
-import { commitStep, decodeChat, parseRun } from '../store.js';
+import { commitStep, decodeChat, execPipeline, parseRun } from '../store.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -24,7 +18,8 @@ interface LoadedIteration {
   reply: ReplyEntry | undefined;
   previousReply: ReplyEntry | undefined;
   resultsDone: boolean;
-  outcomes: (ToolOutcomeEntry | undefined)[];
+  /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
+  pendingResults: (string | null)[];
   chat: Message[];
 }
 
@@ -32,46 +27,23 @@ interface LoadedIteration {
 async function loadIteration(context: StepContext, data: IterationJobData): Promise<LoadedIteration> {
   const { services } = context;
   const keys = runKeys(services.space, data.session_id, data.run_id);
+  const chat = chatKey(services.space, data.session_id, data.chat_id);
   const n = data.iteration;
   const fields = [journalField.reply(n), journalField.reply(n - 1), journalField.results(n - 1)];
-  for (let index = 0; index < data.previous_calls; index += 1)
-    fields.push(journalField.toolOutcome(n - 1, index));
-  const runText = await services.redis.hmget(keys.run, 'record', 'rev');
-  const [record, rev] = runText;
-  if (!record)
-    return {
-      run: undefined,
-      reply: undefined,
-      previousReply: undefined,
-      resultsDone: false,
-      outcomes: [],
-      chat: [],
-    };
-  const run = parseRun(record, rev ?? null, `run ${data.run_id}`);
-  const chat = chatKey(services.space, data.session_id, run.record.chat_id);
-  const [journalReply, chatReply] = (await services.redis
-    .pipeline()
-    .hmget(keys.journal, ...fields)
-    .lrange(chat, 0, -1)
-    .exec()) as [[Error | null, (string | null)[]], [Error | null, string[]]];
-  if (journalReply[0]) throw journalReply[0];
-  if (chatReply[0]) throw chatReply[0];
-  const [reply, previousReply, results, ...outcomes] = journalReply[1];
+  for (let index = 0; index < data.previous_calls; index += 1) fields.push(journalField.toolEntry(n - 1, index));
+  const [runFields, journal, entries] = (await execPipeline(
+    services.redis.pipeline().hmget(keys.run, 'record', 'rev').hmget(keys.journal, ...fields).lrange(chat, 0, -1),
+  )) as [(string | null)[], (string | null)[], string[]];
+  const [record, rev] = runFields;
+  const [reply, previousReply, results, ...pendingResults] = journal;
+  const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
   return {
-    run,
-    reply: reply
-      ? parseJsonRecord(replyEntrySchema, reply, `journal ${fields[0]} of ${data.run_id}`)
-      : undefined,
-    previousReply: previousReply
-      ? parseJsonRecord(replyEntrySchema, previousReply, `journal ${fields[1]} of ${data.run_id}`)
-      : undefined,
+    run: record ? parseRun(record, rev ?? null, `run ${data.run_id}`) : undefined,
+    reply: reply ? parseJsonRecord(replyEntrySchema, reply, where(fields[0])) : undefined,
+    previousReply: previousReply ? parseJsonRecord(replyEntrySchema, previousReply, where(fields[1])) : undefined,
     resultsDone: results !== null && results !== undefined,
-    outcomes: outcomes.map((text, index) =>
-      text
-        ? parseJsonRecord(toolOutcomeSchema, text, `journal ${fields[3 + index]} of ${data.run_id}`)
-        : undefined,
-    ),
-    chat: decodeChat(chatReply[1], chat),
+    pendingResults,
+    chat: record ? decodeChat(entries, chat) : [],
   };
 }
 
@@ -95,14 +67,28 @@ function agentOf(context: StepContext, name: string): AgentRuntime {
   return agent;
 }
 
-/** A tool job that failed for good leaves no outcome: the model hears of it as an error result. */
-function missingOutcome(name: string, now: string): ToolOutcomeEntry {
-  return {
-    v: 1,
-    content: `the call of tool "${name}" could not be completed (its job failed after all retries)`,
-    is_error: true,
-    at: now,
-  };
+/**
+ * The results of the previous iteration's calls, when the last outcome commit did not append them (a tool
+ * job failed for good without recording anything): what is there, and an error result for what is not.
+ */
+function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: string): Message[] {
+  const previous = loaded.previousReply;
+  if (!previous) {
+    throw new RatchetError('record_invalid', `iteration ${data.iteration - 1} of ${data.run_id} has no recorded reply`);
+  }
+  return previous.tool_calls.map((call, index) => {
+    const entry = loaded.pendingResults[index];
+    if (entry) return decodeChatEntry(entry, `pending result ${index} of ${data.run_id}`);
+    return toolResultMessage({
+      runId: data.run_id,
+      iteration: data.iteration - 1,
+      index,
+      call,
+      content: `the call of tool "${call.name}" could not be completed (its job failed after all retries)`,
+      isError: true,
+      now,
+    });
+  });
 }
 
 /**
@@ -121,10 +107,9 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   // A later iteration already committed, or the run is over: this is a stale retry.
   if (isFinished(record.status) || record.iteration > n) return;
   const keys = runKeys(services.space, data.session_id, data.run_id);
-  const chatKeyName = chatKey(services.space, data.session_id, record.chat_id);
   const commitBase = {
     keys,
-    chatKey: chatKeyName,
+    chatKey: chatKey(services.space, data.session_id, data.chat_id),
     lockKey: context.lockKey,
     token: context.token,
     eventsMaxLength: services.eventsMaxLength,
@@ -132,31 +117,19 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   let chat = loaded.chat;
 
   if (data.previous_calls > 0 && !loaded.resultsDone) {
-    const previous = loaded.previousReply;
-    if (!previous)
-      throw new RatchetError('record_invalid', `iteration ${n - 1} of ${data.run_id} has no recorded reply`);
     const now = services.now().toISOString();
-    const plan = resultsCommit({
-      run: record,
-      iteration: n - 1,
-      calls: previous.tool_calls,
-      outcomes: previous.tool_calls.map(
-        (call, index) => loaded.outcomes[index] ?? missingOutcome(call.name, now),
-      ),
-      chatLength: chat.length,
-      now,
-    });
+    const plan = resultsCommit({ run: record, messages: fallbackResults(data, loaded, now), chatLength: chat.length, now });
     crashPoint('iteration.before_results_commit');
     const result = await commitStep(services.redis, {
       ...commitBase,
-      journalField: journalField.results(n - 1),
+      journalField: journalField.results(data.iteration - 1),
       plan,
       expectedChatLength: chat.length,
     });
     ensureOwned(result, 'appending tool results');
     if (result.status === 'run_finished') return;
-    if (result.status === 'ok') chat = [...chat, ...plan.messages];
-    else throw new RatchetError('internal', `appending tool results: ${JSON.stringify(result)}`);
+    if (result.status !== 'ok') throw new RatchetError('internal', `appending tool results: ${JSON.stringify(result)}`);
+    chat = [...chat, ...plan.messages];
     crashPoint('iteration.after_results_commit');
   }
 
@@ -211,14 +184,19 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   }
 
   if (entry.decision === 'tools') {
-    await services.engine.queues.addIteration(keys.shard, {
-      v: 1,
-      session_id: data.session_id,
-      run_id: data.run_id,
-      agent: record.agent,
-      iteration: n + 1,
-      previous_calls: entry.tool_calls.length,
-    });
+    await services.engine.queues.addIteration(
+      keys.shard,
+      {
+        v: 1,
+        session_id: data.session_id,
+        run_id: data.run_id,
+        agent: record.agent,
+        chat_id: record.chat_id,
+        iteration: n + 1,
+        previous_calls: entry.tool_calls.length,
+      },
+      entry.index,
+    );
     crashPoint('iteration.after_enqueue');
   }
 }

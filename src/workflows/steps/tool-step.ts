@@ -9,7 +9,7 @@ import {
   runToolHandler,
   type ToolOutcome,
 } from '../../tools/index.js';
-import { toolEndEvent, toolStartEvent } from '../core/run-commits.js';
+import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage, type ToolStartDecision } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
 import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
@@ -22,7 +22,7 @@ import {
   toolOutcomeSchema,
 } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { commitStep, parseRun } from '../store.js';
+import { commitStep, commitToolOutcome, execPipeline, parseRun } from '../store.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -34,42 +34,27 @@ interface LoadedCall {
   outcome: ToolOutcomeEntry | undefined;
 }
 
-/** The run, the call (from the recorded reply in the chat) and its ledger entries. */
+/** One round trip: the run, the call (from the recorded reply in the chat) and its ledger entries. */
 async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
   const { services } = context;
   const keys = runKeys(services.space, data.session_id, data.run_id);
+  const chat = chatKey(services.space, data.session_id, data.chat_id);
   const intentField = journalField.toolIntent(data.iteration, data.index);
   const outcomeField = journalField.toolOutcome(data.iteration, data.index);
-  const replies = (await services.redis
-    .pipeline()
-    .hmget(keys.run, 'record', 'rev')
-    .hmget(keys.journal, journalField.reply(data.iteration), intentField, outcomeField)
-    .exec()) as [[Error | null, (string | null)[]], [Error | null, (string | null)[]]];
-  for (const [error] of replies) if (error) throw error;
-  const [record, rev] = replies[0][1];
+  const [runFields, ledger, replyText] = (await execPipeline(
+    services.redis
+      .pipeline()
+      .hmget(keys.run, 'record', 'rev')
+      .hmget(keys.journal, intentField, outcomeField)
+      .lindex(chat, data.reply_index),
+  )) as [(string | null)[], (string | null)[], string | null];
+  const [record, rev] = runFields;
   if (!record) return undefined;
   const run = parseRun(record, rev ?? null, `run ${data.run_id}`).record;
-  const [replyText, intentText, outcomeText] = replies[1][1];
-  if (!replyText)
-    throw new RatchetError(
-      'record_invalid',
-      `iteration ${data.iteration} of ${data.run_id} has no recorded reply`,
-    );
-  const reply = parseJsonRecord(replyEntrySchema, replyText, `journal reply:${data.iteration}`);
-  const ref = reply.tool_calls[data.index];
-  if (!ref)
-    throw new RatchetError(
-      'record_invalid',
-      `reply ${data.iteration} of ${data.run_id} has no tool call ${data.index}`,
-    );
-  const chat = chatKey(services.space, data.session_id, run.chat_id);
-  const entry = await services.redis.lindex(chat, reply.index);
-  if (!entry) throw new RatchetError('record_invalid', `chat entry ${reply.index} of ${chat} is missing`);
-  const call = toolCallsOf(decodeChatEntry(entry, `chat entry ${reply.index}`)).find(
-    (part) => part.id === ref.id,
-  );
-  if (!call)
-    throw new RatchetError('record_invalid', `tool call ${ref.id} is not in chat entry ${reply.index}`);
+  if (!replyText) throw new RatchetError('record_invalid', `chat entry ${data.reply_index} of ${chat} is missing`);
+  const call = toolCallsOf(decodeChatEntry(replyText, `chat entry ${data.reply_index} of ${chat}`))[data.index];
+  if (!call) throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
+  const [intentText, outcomeText] = ledger;
   return {
     record: run,
     call,
@@ -82,7 +67,7 @@ function commitBase(context: StepContext, data: ToolJobData) {
   const keys = runKeys(context.services.space, data.session_id, data.run_id);
   return {
     keys,
-    chatKey: keys.run,
+    chatKey: chatKey(context.services.space, data.session_id, data.chat_id),
     lockKey: context.lockKey,
     token: context.token,
     eventsMaxLength: context.services.eventsMaxLength,
@@ -100,17 +85,31 @@ async function commitOutcome(
   const now = context.services.now().toISOString();
   const entry: ToolOutcomeEntry = {
     v: 1,
-    content: outcome.content,
     is_error: outcome.isError,
     ...(outcome.interrupted ? { interrupted: outcome.interrupted } : {}),
     at: now,
   };
-  const events = [toolEndEvent(loaded.record, data.iteration, loaded.call, entry)];
+  const message = toolResultMessage({
+    runId: data.run_id,
+    iteration: data.iteration,
+    index: data.index,
+    call: loaded.call,
+    content: outcome.content,
+    isError: outcome.isError,
+    now,
+  });
+  const events = [toolEndEvent(loaded.record, data.iteration, loaded.call, entry, outcome.content)];
   if (withStartEvent) events.unshift(toolStartEvent(loaded.record, data.iteration, loaded.call, now));
-  const result = await commitStep(context.services.redis, {
+  const result = await commitToolOutcome(context.services.redis, {
     ...commitBase(context, data),
-    journalField: journalField.toolOutcome(data.iteration, data.index),
-    plan: { journal: entry, record: undefined, messages: [], events, finished: false },
+    iteration: data.iteration,
+    index: data.index,
+    calls: data.calls,
+    replyIndex: data.reply_index,
+    outcome: entry,
+    message,
+    messageAdded: messageAddedEvent(loaded.record, message, data.reply_index + 1 + data.index, now),
+    events,
   });
   ensureOwned(result, `recording the outcome of ${loaded.call.name}`);
 }

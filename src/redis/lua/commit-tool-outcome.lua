@@ -1,0 +1,69 @@
+--[[
+  Records the outcome of one tool call of iteration n (the ledger's second half), fenced like commit-step.
+  The call's chat entry waits in the journal; the commit that completes the batch (the last of the
+  iteration's calls to finish) appends every entry to the chat in call order, with their message_added
+  events, and marks the results of iteration n as appended. Exactly one commit can complete a batch.
+
+  KEYS[1] job lock key
+  KEYS[2] run hash
+  KEYS[3] journal hash
+  KEYS[4] chat list
+  KEYS[5] events stream
+
+  ARGV[1]  lock token
+  ARGV[2]  journal field of this outcome            (tool:<n>:<k>:outcome)
+  ARGV[3]  outcome JSON
+  ARGV[4]  events stream max length
+  ARGV[5]  journal field of the batch               (results:<n>)
+  ARGV[6]  journal field prefix of the batch's calls (tool:<n>:)
+  ARGV[7]  this call's index k
+  ARGV[8]  number of calls in the batch K
+  ARGV[9]  chat length the batch must find (position of the reply + 1)
+  ARGV[10] this call's chat entry JSON
+  ARGV[11] this call's message_added event JSON (its index is ARGV[9] + k)
+  ARGV[12 ..] events to add now (tool_call_end, and tool_call_start when the call never started)
+
+  Returns the replies of stepGuards, or {'OK', appended ('1' when this commit appended the batch), eventId...}
+]]
+local rcall = redis.call
+
+--- @include "step-guards"
+local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
+if refused then
+  return refused
+end
+
+local prefix = ARGV[6]
+local count = tonumber(ARGV[8])
+rcall('HSET', KEYS[3], ARGV[2], ARGV[3],
+  prefix .. ARGV[7] .. ':entry', ARGV[10], prefix .. ARGV[7] .. ':added', ARGV[11])
+
+local result = {'OK', '0'}
+for index = 12, #ARGV do
+  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[index])
+end
+
+if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 or rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[9]) then
+  return result
+end
+local entryFields, addedFields = {}, {}
+for k = 0, count - 1 do
+  entryFields[#entryFields + 1] = prefix .. k .. ':entry'
+  addedFields[#addedFields + 1] = prefix .. k .. ':added'
+end
+local entries = rcall('HMGET', KEYS[3], unpack(entryFields))
+for k = 1, count do
+  if not entries[k] then
+    return result
+  end
+end
+local added = rcall('HMGET', KEYS[3], unpack(addedFields))
+rcall('RPUSH', KEYS[4], unpack(entries))
+for k = 1, count do
+  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', added[k])
+end
+rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[9]), count = count}))
+rcall('HDEL', KEYS[3], unpack(entryFields))
+rcall('HDEL', KEYS[3], unpack(addedFields))
+result[2] = '1'
+return result
