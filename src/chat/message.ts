@@ -5,14 +5,24 @@ export type Role = z.infer<typeof roleSchema>;
 
 export const textPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
 
-export const imagePartSchema = z.union([
-  z.strictObject({ type: z.literal('image'), url: z.url() }),
-  z.strictObject({
+/** An image by URL, or inline as base64 data with its media type (exactly one of the two forms). */
+export const imagePartSchema = z
+  .strictObject({
     type: z.literal('image'),
-    data: z.base64(),
-    media_type: z.string().regex(/^image\/[\w.+-]+$/, 'expected an image media type such as "image/png"'),
-  }),
-]);
+    url: z.url().optional(),
+    data: z.base64().optional(),
+    media_type: z
+      .string()
+      .regex(/^image\/[\w.+-]+$/, 'expected an image media type such as "image/png"')
+      .optional(),
+  })
+  .refine(
+    (part) =>
+      part.url !== undefined
+        ? part.data === undefined && part.media_type === undefined
+        : part.data !== undefined && part.media_type !== undefined,
+    { message: 'an image part has either a url, or data with a media_type' },
+  );
 
 /** `arguments` is the raw JSON text the model produced: it may be invalid, and the engine must say so. */
 export const toolCallPartSchema = z.strictObject({
@@ -29,7 +39,7 @@ export const toolResultPartSchema = z.strictObject({
   is_error: z.boolean(),
 });
 
-export const partSchema = z.union([
+export const partSchema = z.discriminatedUnion('type', [
   textPartSchema,
   imagePartSchema,
   toolCallPartSchema,

@@ -18,7 +18,8 @@ export function createRedis(options: ConnectionOptions): Redis {
   const redisOptions: RedisOptions = {
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? null : options.maxRetriesPerRequest,
     connectionName: options.name,
-    enableAutoPipelining: false,
+    // Steps running concurrently send their commands in one write per event-loop tick.
+    enableAutoPipelining: true,
   };
   const redis = new Redis(options.url, redisOptions);
   let lastErrorLogged = 0;

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
  * header listing KEYS, ARGV and returns; `--- @include "x"` inlines src/redis/lua/includes/x.lua.
  */
 const scriptKeyCounts = {
+  'begin-tool-call': 5,
   'commit-step': 6,
   'commit-tool-outcome': 5,
   'create-run': 4,
@@ -30,6 +31,7 @@ export function loadScriptSource(name: string, included = new Set<string>()): st
 }
 
 const commandNames: Record<ScriptName, string> = {
+  'begin-tool-call': 'ratchetBeginToolCall',
   'commit-step': 'ratchetCommitStep',
   'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',

@@ -48,7 +48,11 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       attempt: job.attemptsMade + 1,
       lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
       signal: signal ?? new AbortController().signal,
-      logger: options.logger.child({ job_id: job.id, step: job.name, ...kind.describe(data as never) }),
+      logger: lazyChild(options.logger, () => ({
+        job_id: job.id,
+        step: job.name,
+        ...kind.describe(data as never),
+      })),
     };
     try {
       if (context.attempt > options.retry.attempts) {
@@ -62,6 +66,21 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       await handleStepError(kind, context, data, job, thrown, options);
     }
   };
+}
+
+/**
+ * A child logger costs more than most steps log: build it on first use. Every line about a step carries the
+ * step's bindings (run, session, agent, iteration, job).
+ */
+function lazyChild(logger: Logger, bindings: () => Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  return new Proxy(logger, {
+    get(_target, property) {
+      child ??= logger.child(bindings());
+      const value = Reflect.get(child, property, child);
+      return typeof value === 'function' ? value.bind(child) : value;
+    },
+  });
 }
 
 async function handleStepError(

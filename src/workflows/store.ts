@@ -6,7 +6,7 @@ import type { RunKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { CommitPlan } from './core/run-commits.js';
-import { journalField, type ToolOutcomeEntry } from './journal.js';
+import { journalField, type ToolIntent, type ToolOutcomeEntry } from './journal.js';
 import { type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
 
 export type CommitResult =
@@ -120,6 +120,59 @@ export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit)
   );
   if (reply[0] !== 'OK') return toCommitResult(reply);
   return { status: 'ok', appendedBatch: reply[1] === '1', eventIds: reply.slice(2) };
+}
+
+export type BeginToolCallResult =
+  | Exclude<CommitResult, { status: 'ok' } | { status: 'conflict' }>
+  | { status: 'no_reply' }
+  | { status: 'interrupted'; intent: string; reply: string }
+  | { status: 'started'; reply: string };
+
+export interface BeginToolCall {
+  keys: RunKeys;
+  chatKey: string;
+  lockKey: string;
+  token: string;
+  eventsMaxLength: number;
+  iteration: number;
+  index: number;
+  replyIndex: number;
+  intent: ToolIntent;
+  /** Envelope of the tool_call_start event the script builds from the call. */
+  runId: string;
+  agent: string;
+  time: string;
+}
+
+/** Reads a tool call's state and, when it never started, records its intent and start event (one round trip). */
+export async function beginToolCall(redis: Redis, begin: BeginToolCall): Promise<BeginToolCallResult> {
+  const reply = await runScript(
+    redis,
+    'begin-tool-call',
+    [begin.lockKey, begin.keys.run, begin.keys.journal, begin.chatKey, begin.keys.events],
+    [
+      begin.token,
+      journalField.toolIntent(begin.iteration, begin.index),
+      journalField.toolOutcome(begin.iteration, begin.index),
+      begin.replyIndex,
+      begin.index,
+      JSON.stringify(begin.intent),
+      begin.eventsMaxLength,
+      begin.runId,
+      begin.agent,
+      begin.time,
+      begin.iteration,
+    ],
+  );
+  const [code, first, second] = reply;
+  if (code === 'STARTED') return { status: 'started', reply: first ?? '' };
+  if (code === 'INTERRUPTED') return { status: 'interrupted', intent: first ?? '', reply: second ?? '' };
+  if (code === 'NO_REPLY') return { status: 'no_reply' };
+  const result = toCommitResult(reply);
+  if (result.status === 'ok' || result.status === 'conflict') {
+    throw new RatchetError('internal', `begin-tool-call returned ${JSON.stringify(reply)}`);
+  }
+  return result;
 }
 
 /** Runs a pipeline and returns its replies, throwing the first command error. */

@@ -70,8 +70,11 @@ export async function crashAndTakeOver(
   script: Script,
   input: string,
   crashAt: string,
+  track: (harness: Harness) => void,
 ): Promise<FaultedOutcome> {
   const harness = new Harness({ script });
+  // Handed over before anything can fail, so a failing test still stops its worker processes.
+  track(harness);
   const { runId, sessionId } = await harness.engine.startRun({ input });
   const doomed = harness.spawnWorker({ crashAt });
   const exit = await waitForExit(doomed, 30_000);

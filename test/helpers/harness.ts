@@ -141,8 +141,14 @@ export class Harness {
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
+    // A test process that ends (or crashes) never leaves its workers behind.
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-      child.once('exit', (code, signal) => resolveExit({ code, signal }));
+      child.once('exit', (code, signal) => {
+        process.removeListener('exit', killOnExit);
+        resolveExit({ code, signal });
+      });
     });
     const worker: WorkerProcess = {
       child,

@@ -158,8 +158,7 @@ describe('crash of the worker between two runs of one session', () => {
         { text: 'second' },
       ],
     };
-    const outcome = await crashAndTakeOver(script, 'one', 'iteration.after_enqueue');
-    track(outcome.harness);
+    const outcome = await crashAndTakeOver(script, 'one', 'iteration.after_enqueue', track);
     const chat = await outcome.harness.transcript(outcome.sessionId);
     expect(chat.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });

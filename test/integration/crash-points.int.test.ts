@@ -5,10 +5,10 @@ import { type CrashPointName, crashPointNames } from '../../src/workflows/crash-
 import {
   crashAndTakeOver,
   expectSameAsReference,
-  type FaultedOutcome,
   type Reference,
   referenceRun,
 } from '../helpers/crash-scenario.js';
+import type { Harness } from '../helpers/harness.js';
 
 /** Two iterations with tools (parallel calls, then an idempotent effect), then a final answer. */
 const script: Script = {
@@ -42,7 +42,8 @@ const fallbackOnly: readonly CrashPointName[] = [
 const mainPathPoints = crashPointNames.filter((point) => !fallbackOnly.includes(point));
 
 let reference: Reference;
-const outcomes: FaultedOutcome[] = [];
+const harnesses: Harness[] = [];
+const track = (harness: Harness) => harnesses.push(harness);
 
 beforeAll(async () => {
   reference = await referenceRun(script, 'crash me');
@@ -50,13 +51,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.allSettled(outcomes.map((outcome) => outcome.harness.close()));
+  await Promise.allSettled(harnesses.map((harness) => harness.close()));
 });
 
 describe('SIGKILL at each named crash point, then a fresh worker takes over', () => {
   it.each(mainPathPoints.map((point) => [point]))('%s', async (point) => {
-    const outcome = await crashAndTakeOver(script, 'crash me', point);
-    outcomes.push(outcome);
+    const outcome = await crashAndTakeOver(script, 'crash me', point, track);
     await expectSameAsReference(outcome, reference);
     // The idempotent email was sent once, or re-sent with the same key when the crash cut its call.
     const effects = outcome.harness.effects();
@@ -76,8 +76,7 @@ describe('a tool call cut by a crash', () => {
   it.each(['tool.mid_call', 'tool.before_commit'])(
     'is not re-run when not idempotent (%s)',
     async (point) => {
-      const outcome = await crashAndTakeOver(charge, 'charge it', point);
-      outcomes.push(outcome);
+      const outcome = await crashAndTakeOver(charge, 'charge it', point, track);
       expect(outcome.harness.effects().map((effect) => effect.label)).toEqual(['charge 42']);
       const chat = await outcome.harness.transcript(outcome.sessionId);
       const result = toolResultsOf(chat[2] ?? { parts: [] })[0];
@@ -99,8 +98,7 @@ describe('a tool call cut by a crash', () => {
         { text: 'sent' },
       ],
     };
-    const outcome = await crashAndTakeOver(email, 'mail it', 'tool.mid_call');
-    outcomes.push(outcome);
+    const outcome = await crashAndTakeOver(email, 'mail it', 'tool.mid_call', track);
     const effects = outcome.harness.effects();
     expect(effects.map((effect) => effect.label)).toEqual(['email bob@example.com', 'email bob@example.com']);
     expect(effects[0]?.key).toBe(effects[1]?.key);

@@ -88,13 +88,20 @@ export function toolResultMessage(input: {
     id: messageId.toolResult(input.runId, input.iteration, input.index),
     sender: input.call.name,
     role: 'tool',
-    parts: [{ type: 'tool_result', tool_call_id: input.call.id, content: input.content, is_error: input.isError }],
+    parts: [
+      { type: 'tool_result', tool_call_id: input.call.id, content: input.content, is_error: input.isError },
+    ],
     metadata: { iteration: input.iteration },
     created_at: input.now,
   };
 }
 
-export function messageAddedEvent(run: RunRecord, message: Message, index: number, now: string): StoredEvent {
+export function messageAddedEvent(
+  run: Pick<RunRecord, 'id' | 'agent' | 'chat_id'>,
+  message: Message,
+  index: number,
+  now: string,
+): StoredEvent {
   return buildEvent('message_added', run, { chat_id: run.chat_id, index, message }, now);
 }
 
@@ -135,7 +142,7 @@ export function failureCommit(
 }
 
 export function toolStartEvent(
-  run: RunRecord,
+  run: Pick<RunRecord, 'id' | 'agent'>,
   iteration: number,
   call: Pick<ToolCallPart, 'id' | 'name' | 'arguments'>,
   now: string,
@@ -149,7 +156,7 @@ export function toolStartEvent(
 }
 
 export function toolEndEvent(
-  run: RunRecord,
+  run: Pick<RunRecord, 'id' | 'agent'>,
   iteration: number,
   call: Pick<ToolCallPart, 'id' | 'name'>,
   outcome: ToolOutcomeEntry,

@@ -62,6 +62,14 @@ export function planRunCreation(input: {
     sessionRecord: input.newSession
       ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }
       : undefined,
-    firstStep: { v: 1, session_id: sessionId, run_id: runId, agent, chat_id: chatId, iteration: 1, previous_calls: 0 },
+    firstStep: {
+      v: 1,
+      session_id: sessionId,
+      run_id: runId,
+      agent,
+      chat_id: chatId,
+      iteration: 1,
+      previous_calls: 0,
+    },
   };
 }

@@ -30,9 +30,14 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   const chat = chatKey(services.space, data.session_id, data.chat_id);
   const n = data.iteration;
   const fields = [journalField.reply(n), journalField.reply(n - 1), journalField.results(n - 1)];
-  for (let index = 0; index < data.previous_calls; index += 1) fields.push(journalField.toolEntry(n - 1, index));
+  for (let index = 0; index < data.previous_calls; index += 1)
+    fields.push(journalField.toolEntry(n - 1, index));
   const [runFields, journal, entries] = (await execPipeline(
-    services.redis.pipeline().hmget(keys.run, 'record', 'rev').hmget(keys.journal, ...fields).lrange(chat, 0, -1),
+    services.redis
+      .pipeline()
+      .hmget(keys.run, 'record', 'rev')
+      .hmget(keys.journal, ...fields)
+      .lrange(chat, 0, -1),
   )) as [(string | null)[], (string | null)[], string[]];
   const [record, rev] = runFields;
   const [reply, previousReply, results, ...pendingResults] = journal;
@@ -40,7 +45,9 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   return {
     run: record ? parseRun(record, rev ?? null, `run ${data.run_id}`) : undefined,
     reply: reply ? parseJsonRecord(replyEntrySchema, reply, where(fields[0])) : undefined,
-    previousReply: previousReply ? parseJsonRecord(replyEntrySchema, previousReply, where(fields[1])) : undefined,
+    previousReply: previousReply
+      ? parseJsonRecord(replyEntrySchema, previousReply, where(fields[1]))
+      : undefined,
     resultsDone: results !== null && results !== undefined,
     pendingResults,
     chat: record ? decodeChat(entries, chat) : [],
@@ -74,7 +81,10 @@ function agentOf(context: StepContext, name: string): AgentRuntime {
 function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: string): Message[] {
   const previous = loaded.previousReply;
   if (!previous) {
-    throw new RatchetError('record_invalid', `iteration ${data.iteration - 1} of ${data.run_id} has no recorded reply`);
+    throw new RatchetError(
+      'record_invalid',
+      `iteration ${data.iteration - 1} of ${data.run_id} has no recorded reply`,
+    );
   }
   return previous.tool_calls.map((call, index) => {
     const entry = loaded.pendingResults[index];
@@ -118,7 +128,12 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
 
   if (data.previous_calls > 0 && !loaded.resultsDone) {
     const now = services.now().toISOString();
-    const plan = resultsCommit({ run: record, messages: fallbackResults(data, loaded, now), chatLength: chat.length, now });
+    const plan = resultsCommit({
+      run: record,
+      messages: fallbackResults(data, loaded, now),
+      chatLength: chat.length,
+      now,
+    });
     crashPoint('iteration.before_results_commit');
     const result = await commitStep(services.redis, {
       ...commitBase,
@@ -128,7 +143,8 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     });
     ensureOwned(result, 'appending tool results');
     if (result.status === 'run_finished') return;
-    if (result.status !== 'ok') throw new RatchetError('internal', `appending tool results: ${JSON.stringify(result)}`);
+    if (result.status !== 'ok')
+      throw new RatchetError('internal', `appending tool results: ${JSON.stringify(result)}`);
     chat = [...chat, ...plan.messages];
     crashPoint('iteration.after_results_commit');
   }

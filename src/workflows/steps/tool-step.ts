@@ -10,19 +10,19 @@ import {
   type ToolOutcome,
 } from '../../tools/index.js';
 import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
-import { decideToolStart, outcomeUnknownMessage, type ToolStartDecision } from '../core/tool-ledger.js';
+import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
+import { stepJobId } from '../ids.js';
 import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
   journalField,
-  replyEntrySchema,
   type ToolIntent,
   type ToolOutcomeEntry,
   toolIntentSchema,
   toolOutcomeSchema,
 } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { commitStep, commitToolOutcome, execPipeline, parseRun } from '../store.js';
+import { beginToolCall, type CommitResult, commitToolOutcome, execPipeline, parseRun } from '../store.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -34,7 +34,7 @@ interface LoadedCall {
   outcome: ToolOutcomeEntry | undefined;
 }
 
-/** One round trip: the run, the call (from the recorded reply in the chat) and its ledger entries. */
+/** For the failure path: the run, the call (from the recorded reply in the chat) and its ledger entries. */
 async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
   const { services } = context;
   const keys = runKeys(services.space, data.session_id, data.run_id);
@@ -51,9 +51,13 @@ async function loadCall(context: StepContext, data: ToolJobData): Promise<Loaded
   const [record, rev] = runFields;
   if (!record) return undefined;
   const run = parseRun(record, rev ?? null, `run ${data.run_id}`).record;
-  if (!replyText) throw new RatchetError('record_invalid', `chat entry ${data.reply_index} of ${chat} is missing`);
-  const call = toolCallsOf(decodeChatEntry(replyText, `chat entry ${data.reply_index} of ${chat}`))[data.index];
-  if (!call) throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
+  if (!replyText)
+    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} of ${chat} is missing`);
+  const call = toolCallsOf(decodeChatEntry(replyText, `chat entry ${data.reply_index} of ${chat}`))[
+    data.index
+  ];
+  if (!call)
+    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
   const [intentText, outcomeText] = ledger;
   return {
     record: run,
@@ -78,11 +82,12 @@ function commitBase(context: StepContext, data: ToolJobData) {
 async function commitOutcome(
   context: StepContext,
   data: ToolJobData,
-  loaded: LoadedCall,
+  call: ToolCallPart,
   outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted'] },
   withStartEvent: boolean,
 ): Promise<void> {
   const now = context.services.now().toISOString();
+  const run = { id: data.run_id, agent: data.agent, chat_id: data.chat_id };
   const entry: ToolOutcomeEntry = {
     v: 1,
     is_error: outcome.isError,
@@ -93,13 +98,13 @@ async function commitOutcome(
     runId: data.run_id,
     iteration: data.iteration,
     index: data.index,
-    call: loaded.call,
+    call,
     content: outcome.content,
     isError: outcome.isError,
     now,
   });
-  const events = [toolEndEvent(loaded.record, data.iteration, loaded.call, entry, outcome.content)];
-  if (withStartEvent) events.unshift(toolStartEvent(loaded.record, data.iteration, loaded.call, now));
+  const events = [toolEndEvent(run, data.iteration, call, entry, outcome.content)];
+  if (withStartEvent) events.unshift(toolStartEvent(run, data.iteration, call, now));
   const result = await commitToolOutcome(context.services.redis, {
     ...commitBase(context, data),
     iteration: data.iteration,
@@ -108,83 +113,81 @@ async function commitOutcome(
     replyIndex: data.reply_index,
     outcome: entry,
     message,
-    messageAdded: messageAddedEvent(loaded.record, message, data.reply_index + 1 + data.index, now),
+    messageAdded: messageAddedEvent(run, message, data.reply_index + 1 + data.index, now),
     events,
   });
-  ensureOwned(result, `recording the outcome of ${loaded.call.name}`);
+  ensureOwned(result, `recording the outcome of ${call.name}`);
 }
 
-/** Records the intent before the handler runs; returns the decision to follow (another attempt's intent may exist). */
-async function recordIntent(
-  context: StepContext,
-  data: ToolJobData,
-  loaded: LoadedCall,
-): Promise<ToolStartDecision> {
-  const now = context.services.now().toISOString();
-  const intent: ToolIntent = {
-    v: 1,
-    token: context.token,
-    idempotency_key: idempotencyKey(data, loaded.call),
-    at: now,
-  };
-  const result = await commitStep(context.services.redis, {
-    ...commitBase(context, data),
-    journalField: journalField.toolIntent(data.iteration, data.index),
-    plan: {
-      journal: intent,
-      record: undefined,
-      messages: [],
-      events: [toolStartEvent(loaded.record, data.iteration, loaded.call, now)],
-      finished: false,
-    },
-  });
-  ensureOwned(result, `recording the intent of ${loaded.call.name}`);
-  if (result.status === 'ok') return { kind: 'run' };
-  if (result.status === 'done') {
-    return { kind: 'rerun', intent: parseJsonRecord(toolIntentSchema, result.value, 'tool intent') };
-  }
-  throw new RatchetError('cancelled', `run ${data.run_id} is no longer running (${JSON.stringify(result)})`);
+/** The same on every attempt of the call: derived from the run, the iteration and the call's position. */
+function idempotencyKey(data: ToolJobData): string {
+  return stepJobId.tool(data.run_id, data.iteration, data.index);
 }
 
-function idempotencyKey(data: ToolJobData, call: ToolCallPart): string {
-  return `${data.run_id}-i${data.iteration}-${call.id}`;
+function callOf(data: ToolJobData, reply: string): ToolCallPart {
+  const call = toolCallsOf(decodeChatEntry(reply, `chat entry ${data.reply_index} of ${data.run_id}`))[
+    data.index
+  ];
+  if (!call)
+    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
+  return call;
 }
 
-/** One tool call: ledger intent, handler, ledger outcome. Errors of the call become error results. */
+/**
+ * One tool call: the intent (recorded with the call's state in one round trip), the handler, the outcome.
+ * Errors of the call become error results; a call cut short by a crash follows the tool's policy.
+ */
 async function execute(context: StepContext, data: ToolJobData): Promise<void> {
-  const loaded = await loadCall(context, data);
-  if (!loaded) {
+  const { services } = context;
+  const agent = services.agents.get(data.agent);
+  if (!agent)
+    throw new RatchetError('agent_not_found', `agent "${data.agent}" is not configured on this worker`);
+  crashPoint('tool.before_intent');
+  const now = services.now().toISOString();
+  const begun = await beginToolCall(services.redis, {
+    ...commitBase(context, data),
+    iteration: data.iteration,
+    index: data.index,
+    replyIndex: data.reply_index,
+    intent: { v: 1, token: context.token, idempotency_key: idempotencyKey(data), at: now },
+    runId: data.run_id,
+    agent: data.agent,
+    time: now,
+  });
+  ensureOwned(begun as CommitResult, 'beginning the tool call');
+  if (begun.status === 'no_run') {
     context.logger.warn('the run of this tool call does not exist: nothing to do');
     return;
   }
-  if (isFinished(loaded.record.status) || loaded.outcome) return;
-  const agent = context.services.agents.get(loaded.record.agent);
-  if (!agent)
+  if (begun.status === 'no_reply') {
     throw new RatchetError(
-      'agent_not_found',
-      `agent "${loaded.record.agent}" is not configured on this worker`,
+      'record_invalid',
+      `the reply at chat position ${data.reply_index} of ${data.run_id} is missing`,
     );
-  const tool = findTool(agent.toolboxes, loaded.call.name);
+  }
+  if (begun.status !== 'started' && begun.status !== 'interrupted') return;
+  const call = callOf(data, begun.reply);
+  const tool = findTool(agent.toolboxes, call.name);
   const prepared = prepareToolCall(
-    loaded.call,
+    call,
     tool,
     agent.tools.map((definition) => definition.name),
   );
   if (!prepared.ok) {
-    await commitOutcome(context, data, loaded, prepared.outcome, loaded.intent === undefined);
+    await commitOutcome(context, data, call, prepared.outcome, false);
     return;
   }
-  let decision = decideToolStart(loaded.intent, undefined, interruptedPolicyOf(prepared.tool), context.token);
-  if (decision.kind === 'run') {
-    crashPoint('tool.before_intent');
-    decision = await recordIntent(context, data, loaded);
-  }
+  const intent =
+    begun.status === 'interrupted'
+      ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
+      : undefined;
+  const decision = decideToolStart(intent, undefined, interruptedPolicyOf(prepared.tool), context.token);
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
     await commitOutcome(
       context,
       data,
-      loaded,
+      call,
       { content, isError: true, interrupted: 'outcome_unknown' },
       false,
     );
@@ -193,15 +196,14 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   if (decision.kind === 'reuse') return;
   const interrupted = decision.kind === 'rerun' && decision.intent.token !== context.token;
   const handling = runToolHandler(prepared.tool, prepared.input, {
-    idempotencyKey:
-      decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data, loaded.call),
+    idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
-    logger: context.logger.child({ tool: prepared.tool.name, tool_call_id: loaded.call.id }),
+    logger: context.logger.child({ tool: prepared.tool.name, tool_call_id: call.id }),
     sessionId: data.session_id,
     runId: data.run_id,
     agent: agent.name,
     iteration: data.iteration,
-    toolCallId: loaded.call.id,
+    toolCallId: call.id,
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
@@ -210,7 +212,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   await commitOutcome(
     context,
     data,
-    loaded,
+    call,
     interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
     false,
   );
@@ -222,7 +224,7 @@ async function fail(context: StepContext, data: ToolJobData, error: RatchetError
   const loaded = await loadCall(context, data);
   if (!loaded || isFinished(loaded.record.status) || loaded.outcome) return;
   const content = `the call of tool "${loaded.call.name}" could not be completed: ${error.message}`;
-  await commitOutcome(context, data, loaded, { content, isError: true }, loaded.intent === undefined);
+  await commitOutcome(context, data, loaded.call, { content, isError: true }, loaded.intent === undefined);
 }
 
 export const toolStep: StepKind<ToolJobData> = {

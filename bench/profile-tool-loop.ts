@@ -1,0 +1,12 @@
+// Profiling aid: only the Ratchet tool loop at 50 in flight. `node --cpu-prof --import tsx bench/profile-tool-loop.ts`
+import { measureRatchetRuns } from './ratchet-runs.js';
+
+const result = await measureRatchetRuns({
+  url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  iterations: 10,
+  parallel: 50,
+  units: Number(process.env.BENCH_RUNS ?? 400),
+  warmup: 50,
+  concurrency: 50,
+});
+console.log(`${(result.jobs / (result.wallMs / 1000)).toFixed(0)} jobs/s`, JSON.stringify(result.cpu));

@@ -1,0 +1,85 @@
+--[[
+  Begins tool call k of iteration n (the ledger's first half), fenced like commit-step: reads what the job
+  needs and, when the call has neither intent nor outcome, records the intent and its tool_call_start event,
+  built from the call in the recorded reply.
+
+  KEYS[1] job lock key
+  KEYS[2] run hash
+  KEYS[3] journal hash
+  KEYS[4] chat list
+  KEYS[5] events stream
+
+  ARGV[1]  lock token
+  ARGV[2]  journal field of the intent    (tool:<n>:<k>:intent)
+  ARGV[3]  journal field of the outcome   (tool:<n>:<k>:outcome)
+  ARGV[4]  chat position of the reply that made the call
+  ARGV[5]  index k of the call among the reply's tool calls (0-based)
+  ARGV[6]  intent JSON to record
+  ARGV[7]  events stream max length
+  ARGV[8]  run id     } fields of the event envelope
+  ARGV[9]  agent      }
+  ARGV[10] time       }
+  ARGV[11] iteration n
+
+  Returns
+    {'LOCK_LOST'} | {'NO_RUN'} | {'RUN_FINISHED', status} | {'NO_REPLY'}
+    {'DONE', outcomeJson}                 the call finished before
+    {'INTERRUPTED', intentJson, reply}    an intent without outcome: an earlier attempt was cut short
+    {'STARTED', reply, eventId}           the intent is recorded now
+  where reply is the chat entry of the reply.
+]]
+local rcall = redis.call
+
+--- @include "run-status"
+
+if ARGV[1] ~= '' and rcall('GET', KEYS[1]) ~= ARGV[1] then
+  return {'LOCK_LOST'}
+end
+local record = rcall('HGET', KEYS[2], 'record')
+if not record then
+  return {'NO_RUN'}
+end
+local status = runStatus(record)
+if isFinished(status) then
+  return {'RUN_FINISHED', status}
+end
+local outcome = rcall('HGET', KEYS[3], ARGV[3])
+if outcome then
+  return {'DONE', outcome}
+end
+local reply = rcall('LINDEX', KEYS[4], tonumber(ARGV[4]))
+if not reply then
+  return {'NO_REPLY'}
+end
+local intent = rcall('HGET', KEYS[3], ARGV[2])
+if intent then
+  return {'INTERRUPTED', intent, reply}
+end
+
+local wanted = tonumber(ARGV[5])
+local seen = 0
+local call = nil
+for _, part in ipairs(cjson.decode(reply)['message']['parts']) do
+  if part['type'] == 'tool_call' then
+    if seen == wanted then
+      call = part
+      break
+    end
+    seen = seen + 1
+  end
+end
+if not call then
+  return {'NO_REPLY'}
+end
+
+rcall('HSET', KEYS[3], ARGV[2], ARGV[6])
+local event = cjson.encode({
+  v = 1,
+  kind = 'tool_call_start',
+  run_id = ARGV[8],
+  agent = ARGV[9],
+  time = ARGV[10],
+  data = {iteration = tonumber(ARGV[11]), tool_call_id = call['id'], name = call['name'], arguments = call['arguments']},
+})
+local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[7], '*', 'event', event)
+return {'STARTED', reply, eventId}
