@@ -28,6 +28,11 @@ const agentOptionsSchema = z.strictObject({
   max_iterations: withDefault(integer(1), 10),
 });
 
+const toolSettingsSchema = z.strictObject({
+  /** The call waits until a person approves, rejects or edits it. */
+  requires_approval: withDefault(z.boolean(), false),
+});
+
 const agentSchema = z.strictObject({
   name: z.string().regex(agentNamePattern, {
     error: 'must start with a letter and contain only letters, digits, "_" and "-"',
@@ -37,6 +42,8 @@ const agentSchema = z.strictObject({
   instructions: withDefault(z.string(), ''),
   provider: z.string().min(1),
   toolboxes: withDefault(z.array(z.string().min(1)), []),
+  /** Settings of single tools, by tool name. */
+  tools: withDefault(z.record(z.string().min(1), toolSettingsSchema), {}),
   options: withDefault(agentOptionsSchema, {}),
 });
 
@@ -72,6 +79,17 @@ const workerSchema = z.strictObject({
   keep_completed_jobs_s: withDefault(integer(0), 86_400),
 });
 
+const apiSchema = z.strictObject({
+  host: withDefault(z.string().min(1), '127.0.0.1'),
+  port: withDefault(integer(0, 65_535), 8080),
+  /** Bearer tokens accepted by the API; none configured = no authentication (local use only). */
+  tokens: withDefault(z.array(z.string().min(16, { error: 'must be at least 16 characters' })), []),
+  /** Largest request body accepted; larger ones get 413. */
+  body_limit_bytes: withDefault(integer(1024), 1_048_576),
+  /** Interval of SSE keep-alive comments. */
+  keepalive_ms: withDefault(integer(100), 15_000),
+});
+
 const eventsSchema = z.strictObject({
   /** Cap of each session's event stream (trimmed approximately). */
   max_len: withDefault(integer(100), 10_000),
@@ -87,6 +105,7 @@ export const configSchema = z.strictObject({
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
   redis: withDefault(redisSchema, {}),
   worker: withDefault(workerSchema, {}),
+  api: withDefault(apiSchema, {}),
   events: withDefault(eventsSchema, {}),
 });
 
@@ -95,3 +114,4 @@ export type AgentConfig = z.output<typeof agentSchema>;
 export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;
+export type ApiConfig = z.output<typeof apiSchema>;

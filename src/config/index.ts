@@ -1,6 +1,7 @@
 export { ConfigError } from './config-error.js';
 export {
   type AgentConfig,
+  type ApiConfig,
   configSchema,
   DEFAULT_REDIS_URL,
   type EventsConfig,

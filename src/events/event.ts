@@ -10,6 +10,9 @@ const runError = z.strictObject({ code: z.string(), message: z.string() });
 
 export const eventDataSchemas = {
   run_started: z.strictObject({ input: z.string() }),
+  /** An agent begins working on a run (with its parent run and depth once runs delegate). */
+  agent_start: z.strictObject({ parent_run_id: z.string().nullable(), depth: z.number().int(), prefix: z.string() }),
+  agent_end: z.strictObject({ status: z.string() }),
   message_added: z.strictObject({ chat_id: z.string(), index: z.number().int(), message: messageSchema }),
   tool_call_start: z.strictObject({
     iteration: z.number().int(),
@@ -35,6 +38,21 @@ export const eventDataSchemas = {
     final: z.boolean(),
     retry_in_ms: z.number().int().nullable(),
   }),
+  /** A question to a person (an ask_user call, or a tool call awaiting approval). */
+  ask_user: z.strictObject({
+    question_id: z.string(),
+    kind: z.enum(['ask_user', 'approval']),
+    question: z.string(),
+    options: z.array(z.string()),
+    tool: z.strictObject({ name: z.string(), tool_call_id: z.string(), arguments: z.string() }).nullable(),
+    timeout_at: z.string().nullable(),
+  }),
+  question_answered: z.strictObject({
+    question_id: z.string(),
+    answered_by: z.enum(['user', 'timeout']),
+    answer: z.unknown(),
+  }),
+  progress: z.strictObject({ fraction: z.number().nullable(), message: z.string() }),
   run_completed: z.strictObject({ result: z.string(), usage: usageSchema, iterations: z.number().int() }),
   run_failed: z.strictObject({ error: runError, usage: usageSchema, iterations: z.number().int() }),
   run_cancelled: z.strictObject({ reason: z.string() }),

@@ -41,12 +41,35 @@ export interface SessionKeys {
   session: string;
   /** Stream of events of every run of the session. */
   events: string;
+  /** Set of the ids of every run of the session (for deletion). */
+  runs: string;
+  /** Hash: question id -> question JSON. */
+  questions: string;
+  /** Set of the ids of the pending questions. */
+  pending: string;
 }
 
 export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
   const shard = shardOf(space, sessionId);
   const base = `${shardPrefix(space, shard)}:session:${sessionId}`;
-  return { shard, session: base, events: `${base}:events` };
+  return {
+    shard,
+    session: base,
+    events: `${base}:events`,
+    runs: `${base}:runs`,
+    questions: `${base}:questions`,
+    pending: `${base}:pending`,
+  };
+}
+
+/** Every chat of a session shares this prefix (for deletion). */
+export function chatKeyPattern(space: KeySpace, sessionId: string): string {
+  return `${sessionKeys(space, sessionId).session}:chat:*`;
+}
+
+/** Pub/sub channel on which cancellations reach every worker. */
+export function cancelChannel(space: KeySpace): string {
+  return `${space.prefix}:cancel`;
 }
 
 /** List of chat entries, append-only. */

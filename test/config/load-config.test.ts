@@ -73,6 +73,7 @@ describe('loadConfig', () => {
       instructions: '# Role\nYou plan. Costs are in $ (US dollars).\n',
       provider: 'default',
       toolboxes: ['search', 'files'],
+      tools: { send: { requires_approval: true } },
       options: { max_iterations: 25 },
     });
     expect(config.entry_agent).toBe('helper');
@@ -93,6 +94,13 @@ describe('loadConfig', () => {
       keep_completed_jobs_s: 3_600,
     });
     expect(config.events).toEqual({ max_len: 500 });
+    expect(config.api).toEqual({
+      host: '0.0.0.0',
+      port: 9090,
+      tokens: ['a-very-long-token-0001'],
+      body_limit_bytes: 2048,
+      keepalive_ms: 5000,
+    });
   });
 
   it('checks toolboxes when told which exist', () => {

@@ -47,6 +47,7 @@ describe('parseConfigText: defaults', () => {
           instructions: '',
           provider: 'default',
           toolboxes: [],
+          tools: {},
           options: { max_iterations: 10 },
         },
       ],
@@ -62,6 +63,7 @@ describe('parseConfigText: defaults', () => {
         shutdown_timeout_ms: 30_000,
         keep_completed_jobs_s: 86_400,
       },
+      api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },
       events: { max_len: 10_000 },
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');

@@ -16,6 +16,25 @@ const usage = { input_tokens: 1, output_tokens: 2, cached_input_tokens: 0, reque
 
 const examples: { [Kind in EventKind]: () => StoredEvent } = {
   run_started: () => buildEvent('run_started', run, { input: 'What is 6 * 7?' }, time),
+  agent_start: () => buildEvent('agent_start', run, { parent_run_id: null, depth: 0, prefix: '🤖' }, time),
+  agent_end: () => buildEvent('agent_end', run, { status: 'completed' }, time),
+  ask_user: () =>
+    buildEvent(
+      'ask_user',
+      run,
+      {
+        question_id: 'q1',
+        kind: 'approval',
+        question: 'Run charge_card?',
+        options: ['approve', 'reject'],
+        tool: { name: 'charge_card', tool_call_id: 'c1', arguments: '{"amount":5}' },
+        timeout_at: null,
+      },
+      time,
+    ),
+  question_answered: () =>
+    buildEvent('question_answered', run, { question_id: 'q1', answered_by: 'user', answer: 'yes' }, time),
+  progress: () => buildEvent('progress', run, { fraction: 0.5, message: 'half way' }, time),
   message_added: () =>
     buildEvent(
       'message_added',

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** A person's decision on a tool call that needs approval. */
+export const approvalAnswerSchema = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  /** Why it was rejected: the model sees it. */
+  reason: z.string().optional(),
+  /** Approve with these arguments instead of the model's (validated against the tool's schema). */
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
+
+/** What a client may send as a response: text, or (for approvals) a decision. */
+export const questionResponseSchema = z.union([z.string(), approvalAnswerSchema]);
+export type QuestionResponse = z.infer<typeof questionResponseSchema>;
+
+export const questionStatusSchema = z.enum(['pending', 'answered', 'timed_out', 'cancelled']);
+
+/** A question to a person, first-class: several may be pending in one session. Version 1. */
+export const questionRecordSchema = z.strictObject({
+  v: z.literal(1),
+  id: z.string(),
+  session_id: z.string(),
+  run_id: z.string(),
+  agent: z.string(),
+  kind: z.enum(['ask_user', 'approval']),
+  question: z.string(),
+  options: z.array(z.string()),
+  /** The call awaiting approval (kind approval). */
+  tool: z.strictObject({ name: z.string(), tool_call_id: z.string(), arguments: z.string() }).nullable(),
+  status: questionStatusSchema,
+  answer: questionResponseSchema.nullable(),
+  answered_by: z.enum(['user', 'timeout']).nullable(),
+  /** When the default answer applies, if the question has a timeout. */
+  timeout_at: z.iso.datetime().nullable(),
+  default_answer: z.string().nullable(),
+  /** The step job that waits for the answer (promoted when it comes). */
+  job_id: z.string(),
+  created_at: z.iso.datetime(),
+  answered_at: z.iso.datetime().nullable(),
+});
+export type QuestionRecord = z.infer<typeof questionRecordSchema>;

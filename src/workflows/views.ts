@@ -1,0 +1,24 @@
+import type { QuestionRecord } from './question-record.js';
+import type { RunRecord, RunStatus } from './run-record.js';
+import type { SessionRecord } from './session-record.js';
+
+export interface Progress {
+  fraction: number | null;
+  message: string;
+  at: string;
+}
+
+/**
+ * A run as clients see it. `waiting_input` is not stored: a running run with a pending question is
+ * waiting for input (several branches may wait at once; each answer resumes only the one that asked).
+ */
+export type RunView = Omit<RunRecord, 'status'> & {
+  status: RunStatus | 'waiting_input';
+  pending_question: QuestionRecord | null;
+  progress: Progress | null;
+};
+
+export type SessionView = SessionRecord & {
+  status: 'idle' | 'active';
+  active_run_id: string | null;
+};
