@@ -75,6 +75,8 @@ const workerSchema = z.strictObject({
   backoff_max_ms: withDefault(integer(0), 60_000),
   /** Grace period after SIGTERM before in-flight steps are abandoned. */
   shutdown_timeout_ms: withDefault(integer(0), 30_000),
+  /** A step waiting for an answer wakes this often to check (answers normally wake it at once). */
+  question_recheck_ms: withDefault(integer(100), 60_000),
   /** How long finished step jobs are kept. */
   keep_completed_jobs_s: withDefault(integer(0), 86_400),
 });

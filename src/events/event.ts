@@ -11,7 +11,11 @@ const runError = z.strictObject({ code: z.string(), message: z.string() });
 export const eventDataSchemas = {
   run_started: z.strictObject({ input: z.string() }),
   /** An agent begins working on a run (with its parent run and depth once runs delegate). */
-  agent_start: z.strictObject({ parent_run_id: z.string().nullable(), depth: z.number().int(), prefix: z.string() }),
+  agent_start: z.strictObject({
+    parent_run_id: z.string().nullable(),
+    depth: z.number().int(),
+    prefix: z.string(),
+  }),
   agent_end: z.strictObject({ status: z.string() }),
   message_added: z.strictObject({ chat_id: z.string(), index: z.number().int(), message: messageSchema }),
   tool_call_start: z.strictObject({

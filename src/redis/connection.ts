@@ -11,6 +11,8 @@ export interface ConnectionOptions {
    * a bound so they fail fast while Redis is away.
    */
   maxRetriesPerRequest?: number | null;
+  /** Off for subscriber connections. */
+  autoPipelining?: boolean;
 }
 
 /** A Redis client with an error handler (an unhandled 'error' event would crash the process). */
@@ -19,7 +21,7 @@ export function createRedis(options: ConnectionOptions): Redis {
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? null : options.maxRetriesPerRequest,
     connectionName: options.name,
     // Steps running concurrently send their commands in one write per event-loop tick.
-    enableAutoPipelining: true,
+    enableAutoPipelining: options.autoPipelining ?? true,
   };
   const redis = new Redis(options.url, redisOptions);
   let lastErrorLogged = 0;

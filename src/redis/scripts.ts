@@ -6,10 +6,14 @@ import type { Redis } from 'ioredis';
  * header listing KEYS, ARGV and returns; `--- @include "x"` inlines src/redis/lua/includes/x.lua.
  */
 const scriptKeyCounts = {
+  'answer-question': 4,
+  'ask-question': 5,
   'begin-tool-call': 5,
+  'cancel-run': 5,
   'commit-step': 6,
   'commit-tool-outcome': 5,
-  'create-run': 4,
+  'create-run': 5,
+  'report-progress': 4,
 } as const;
 
 export type ScriptName = keyof typeof scriptKeyCounts;
@@ -31,10 +35,14 @@ export function loadScriptSource(name: string, included = new Set<string>()): st
 }
 
 const commandNames: Record<ScriptName, string> = {
+  'answer-question': 'ratchetAnswerQuestion',
+  'ask-question': 'ratchetAskQuestion',
   'begin-tool-call': 'ratchetBeginToolCall',
+  'cancel-run': 'ratchetCancelRun',
   'commit-step': 'ratchetCommitStep',
   'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',
+  'report-progress': 'ratchetReportProgress',
 };
 
 /** Registers every script on a client (EVALSHA with automatic fallback to EVAL). */

@@ -1,4 +1,5 @@
 import type { ToolCallPart } from '../chat/index.js';
+import { RatchetError } from '../errors/index.js';
 import type { Tool, ToolContext } from './tool.js';
 import { describeIssues, renderToolOutput, type ToolOutcome } from './tool-result.js';
 
@@ -39,10 +40,15 @@ export async function runToolHandler(tool: Tool, input: unknown, context: ToolCo
     const output = await tool.handler(context, input);
     return { content: renderToolOutput(output), isError: false };
   } catch (error) {
-    if (context.signal.aborted) throw error;
+    // A handler waiting for a person, a cancelled run or a lost lock is not the tool's failure.
+    if (context.signal.aborted || isStepControl(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     return { content: `tool "${tool.name}" failed: ${message}`, isError: true };
   }
+}
+
+function isStepControl(error: unknown): boolean {
+  return error instanceof RatchetError && ['suspended', 'cancelled', 'lock_lost'].includes(error.code);
 }
 
 function errorOutcome(content: string): PreparedCall {

@@ -1,5 +1,6 @@
 export { type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
 export {
+  type AskOptions,
   defineTool,
   type InterruptedPolicy,
   interruptedPolicyOf,

@@ -16,6 +16,22 @@ export interface ToolContext {
   agent: string;
   iteration: number;
   toolCallId: string;
+  /**
+   * Asks a person and resolves with the answer. Until it comes, the step is parked in the queue: no worker is
+   * held, and the handler runs again from the start when the answer arrives, so ask before any side effect
+   * (and only from tools whose calls may run again: idempotent, or onInterrupted "rerun").
+   */
+  ask(question: AskOptions): Promise<string>;
+  /** Reports the run's progress (a progress event; `fraction` in 0..1 when known). */
+  reportProgress(progress: { message: string; fraction?: number }): Promise<void>;
+}
+
+export interface AskOptions {
+  question: string;
+  options?: string[];
+  /** After this long without an answer, `defaultAnswer` applies (required with a timeout). */
+  timeoutMs?: number;
+  defaultAnswer?: string;
 }
 
 /**

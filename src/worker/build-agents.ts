@@ -3,7 +3,8 @@ import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
 import { providerKind } from '../models/index.js';
-import { type ToolBox, toolDefinitions } from '../tools/index.js';
+import { interactionToolbox } from '../tools/builtin/index.js';
+import { findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import type { AgentRuntime } from '../workflows/steps/step-context.js';
 
 /** Builds each provider once and each agent's runtime (model, toolboxes in order, tool definitions). */
@@ -24,6 +25,7 @@ export function buildAgents(
     );
   }
   const toolboxByName = new Map(toolboxes.map((toolbox) => [toolbox.name, toolbox]));
+  const interaction = interactionToolbox();
   const agents = new Map<string, AgentRuntime>();
   for (const agent of config.agents) {
     const completer = completers.get(agent.provider);
@@ -33,6 +35,7 @@ export function buildAgents(
       if (!toolbox) throw new RatchetError('config_invalid', `agents: unknown toolbox "${name}"`);
       return toolbox;
     });
+    agentToolboxes.push(interaction);
     agents.set(agent.name, {
       name: agent.name,
       instructions: agent.instructions,
@@ -40,7 +43,22 @@ export function buildAgents(
       completer,
       toolboxes: agentToolboxes,
       tools: toolDefinitions(agentToolboxes),
+      approvalTools: new Set(
+        Object.entries(agent.tools)
+          .filter(([, settings]) => settings.requires_approval)
+          .map(([name]) => name),
+      ),
     });
   }
   return agents;
+}
+
+/** Looks up the tool an agent would call by a name (for checking edited arguments of an approval in the API). */
+export function toolLookup(
+  agents: ReadonlyMap<string, AgentRuntime> | ReadonlyMap<string, { toolboxes: readonly ToolBox[] }>,
+): (agent: string, toolName: string) => Tool | undefined {
+  return (agent, toolName) => {
+    const runtime = agents.get(agent);
+    return runtime ? findTool(runtime.toolboxes, toolName) : undefined;
+  };
 }

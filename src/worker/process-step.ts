@@ -7,12 +7,14 @@ import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core
 import type { StepContext, StepServices } from '../workflows/steps/step-context.js';
 import type { StepKind } from '../workflows/steps/step-kind.js';
 import { stepKinds } from '../workflows/steps/step-kinds.js';
+import type { RunCancellations } from './run-cancellations.js';
 
 /** The delay decided for a failed attempt, read back by BullMQ's backoff strategy. */
 const decidedDelays = new WeakMap<Error, number>();
 
 export interface StepProcessorOptions {
   services: StepServices;
+  cancellations: RunCancellations;
   retry: RetrySettings;
   logger: Logger;
   isShuttingDown: () => boolean;
@@ -41,13 +43,15 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       throw new UnrecoverableError((error as Error).message);
     }
     const { services } = options;
+    // Aborted by BullMQ (shutdown) or by a cancellation of the run broadcast to every worker.
+    const cancellation = options.cancellations.watch(data.run_id);
     const context: StepContext = {
       services,
       jobId: job.id,
       token,
       attempt: job.attemptsMade + 1,
       lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
-      signal: signal ?? new AbortController().signal,
+      signal: signal ? AbortSignal.any([signal, cancellation.signal]) : cancellation.signal,
       logger: lazyChild(options.logger, () => ({
         job_id: job.id,
         step: job.name,
@@ -64,6 +68,8 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       await kind.execute(context, data as never);
     } catch (thrown) {
       await handleStepError(kind, context, data, job, thrown, options);
+    } finally {
+      cancellation.release();
     }
   };
 }
@@ -95,6 +101,17 @@ async function handleStepError(
   if (error.code === 'lock_lost') {
     context.logger.warn({ err: error }, 'lost the job lock: another worker continues this step');
     throw error;
+  }
+  if (error.code === 'suspended') {
+    // Waiting for a person: parked in the delayed set, no attempt spent, woken by the answer.
+    const wakeAt = Number(error.details?.wake_at ?? Date.now());
+    await job.moveToDelayed(wakeAt, context.token);
+    throw new DelayedError();
+  }
+  if (error.code === 'cancelled' || (context.signal.aborted && !options.isShuttingDown())) {
+    // The run was cancelled while this step ran: the step ends here; its commit would be refused anyway.
+    context.logger.info('step stopped: its run was cancelled');
+    return;
   }
   if (options.isShuttingDown() && context.signal.aborted) {
     // Hand the job back without spending an attempt; another worker takes it at once.

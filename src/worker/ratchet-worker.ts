@@ -4,7 +4,7 @@ import type { LoadedConfig } from '../config/index.js';
 import { resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
-import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
+import { cancelChannel, type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import type { ToolBox } from '../tools/index.js';
 import type { RetrySettings } from '../workflows/core/retry-policy.js';
 import { Engine } from '../workflows/engine.js';
@@ -12,6 +12,7 @@ import { finalFailureHeadroom } from '../workflows/step-queues.js';
 import type { StepServices } from '../workflows/steps/step-context.js';
 import { buildAgents } from './build-agents.js';
 import { backoffStrategy, createStepProcessor } from './process-step.js';
+import { RunCancellations } from './run-cancellations.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
@@ -25,6 +26,7 @@ export interface RatchetWorkerOptions {
 export class RatchetWorker {
   private readonly workers: Worker[] = [];
   private commands: Redis | undefined;
+  private subscriber: Redis | undefined;
   private engine: Engine | undefined;
   private shuttingDown = false;
 
@@ -57,6 +59,7 @@ export class RatchetWorker {
       engine,
       agents,
       eventsMaxLength: config.events.max_len,
+      questionRecheckMs: config.worker.question_recheck_ms,
       now: () => new Date(),
     };
     const retry: RetrySettings = {
@@ -64,8 +67,23 @@ export class RatchetWorker {
       backoffBaseMs: config.worker.backoff_base_ms,
       backoffMaxMs: config.worker.backoff_max_ms,
     };
+    const cancellations = new RunCancellations();
+    const subscriber = createRedis({
+      url: config.redis.url,
+      logger,
+      name: 'ratchet-worker-cancel',
+      autoPipelining: false,
+    });
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, runId: string) => {
+      const aborted = cancellations.cancel(runId);
+      if (aborted > 0)
+        logger.info({ run_id: runId, steps: aborted }, 'run cancelled: in-flight steps aborted');
+    });
+    await subscriber.subscribe(cancelChannel(space));
     const processor = createStepProcessor({
       services,
+      cancellations,
       retry,
       logger,
       isShuttingDown: () => this.shuttingDown,
@@ -121,6 +139,7 @@ export class RatchetWorker {
     } finally {
       clearTimeout(abortTimer);
       await this.engine?.close();
+      if (this.subscriber) await closeRedis(this.subscriber);
       if (this.commands) await closeRedis(this.commands);
       logger.info('worker closed');
     }

@@ -2,18 +2,27 @@ import { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encodeChatEntry, type Message, type Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
-import { type RatchetEvent, storedEventSchema } from '../events/event.js';
+import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import { closeRedis } from '../redis/connection.js';
 import { chatKey, type KeySpace, mainChatId, runKeys, sessionKeys } from '../redis/keys.js';
 import { defineScripts } from '../redis/scripts.js';
-import { parseJsonRecord, parseRecord } from '../schemas/parse.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import type { Tool } from '../tools/index.js';
+import { cancelRun } from './cancel-run.js';
 import { planRunCreation } from './core/run-creation.js';
+import type { EngineContext } from './engine-context.js';
+import { parseEntries } from './event-entries.js';
+import { followEvents } from './event-follower.js';
 import { newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
+import type { QuestionRecord, QuestionResponse } from './question-record.js';
+import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
 import { isFinished, type RunRecord } from './run-record.js';
 import { sessionRecordSchema } from './session-record.js';
+import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues, stepJobName } from './step-queues.js';
 import { encodeEvent, loadRun, readChat } from './store.js';
+import type { Progress, RunView, SessionView } from './views.js';
 
 export interface EngineOptions {
   /** A connection for commands (not blocking); the engine does not close it. */
@@ -26,6 +35,8 @@ export interface EngineOptions {
   defaultAgent: string;
   logger: Logger;
   now?: () => Date;
+  /** The tool an agent would call by that name: lets `respond` check edited arguments of an approval. */
+  findTool?: (agent: string, toolName: string) => Tool | undefined;
 }
 
 export interface StartRunInput {
@@ -74,13 +85,12 @@ export class Engine {
   async startRun(input: StartRunInput): Promise<StartedRun> {
     const sessionId = input.sessionId ?? newSessionId();
     const session = sessionKeys(this.options.space, sessionId);
-    const agent = input.agent ?? (await this.sessionAgent(sessionId)) ?? this.options.defaultAgent;
-    if (!this.options.agents.includes(agent)) {
-      throw new RatchetError(
-        'agent_not_found',
-        `unknown agent "${agent}" (known: ${this.options.agents.join(', ')})`,
-      );
+    const sessionAgent = input.sessionId === undefined ? undefined : await this.sessionAgent(sessionId);
+    if (input.sessionId !== undefined && sessionAgent === undefined) {
+      throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
     }
+    const agent = input.agent ?? sessionAgent ?? this.options.defaultAgent;
+    this.assertAgent(agent);
     const chat = chatKey(this.options.space, sessionId, mainChatId);
     const parts: Part[] =
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
@@ -109,6 +119,7 @@ export class Engine {
         chat,
         session.events,
         runKeys(this.options.space, sessionId, runId).run,
+        session.runs,
         plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
         runId,
         JSON.stringify(plan.record),
@@ -148,23 +159,107 @@ export class Engine {
     );
   }
 
-  async getRun(runId: string): Promise<RunRecord | undefined> {
+  async getRun(runId: string): Promise<RunView | undefined> {
     const sessionId = sessionIdOfRun(runId);
     if (!sessionId) return undefined;
-    const stored = await loadRun(this.options.redis, runKeys(this.options.space, sessionId, runId), runId);
-    return stored?.record;
+    const keys = runKeys(this.options.space, sessionId, runId);
+    const [stored, progress] = await Promise.all([
+      loadRun(this.options.redis, keys, runId),
+      this.options.redis.hget(keys.run, 'progress'),
+    ]);
+    if (!stored) return undefined;
+    const record = stored.record;
+    const pending =
+      record.status === 'running' || record.status === 'queued'
+        ? (await pendingQuestions(this.options.redis, this.options.space, sessionId)).filter(
+            (question) => question.run_id === runId,
+          )
+        : [];
+    return {
+      ...record,
+      status: pending.length > 0 ? 'waiting_input' : record.status,
+      pending_question: pending[0] ?? null,
+      progress: progress ? (JSON.parse(progress) as Progress) : null,
+    };
   }
 
   /** Resolves when the run is finished, or with its current state when the timeout passes. */
-  async waitForRun(runId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<RunRecord> {
+  async waitForRun(runId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<RunView> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     const pollMs = options.pollMs ?? 50;
     for (;;) {
       const run = await this.getRun(runId);
       if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
-      if (isFinished(run.status) || Date.now() >= deadline) return run;
+      if ((run.status !== 'waiting_input' && isFinished(run.status)) || Date.now() >= deadline) return run;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
+  }
+
+  async cancelRun(runId: string, reason = 'cancelled by request'): Promise<RunView> {
+    await cancelRun(this.context, runId, reason);
+    const run = await this.getRun(runId);
+    if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+    return run;
+  }
+
+  async createSession(
+    input: { agent?: string; metadata?: Record<string, unknown> } = {},
+  ): Promise<SessionView> {
+    const agent = input.agent ?? this.options.defaultAgent;
+    this.assertAgent(agent);
+    return createSession(this.context, { agent, ...(input.metadata ? { metadata: input.metadata } : {}) });
+  }
+
+  async getSession(sessionId: string): Promise<SessionView | undefined> {
+    return getSession(this.context, sessionId);
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    return deleteSession(this.context, sessionId);
+  }
+
+  /** The pending questions of a session. */
+  async listQuestions(sessionId: string): Promise<QuestionRecord[]> {
+    if (!(await this.getSession(sessionId)))
+      throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+    return pendingQuestions(this.options.redis, this.options.space, sessionId);
+  }
+
+  /** Answers a pending question, once, and wakes the step that waits for it. */
+  async respond(sessionId: string, questionId: string, response: QuestionResponse): Promise<void> {
+    if (!(await this.getSession(sessionId)))
+      throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+    const current = await readQuestion(this.options.redis, this.options.space, sessionId, questionId);
+    if (!current)
+      throw new RatchetError('question_not_found', `unknown question ${questionId} in session ${sessionId}`);
+    const { record } = current;
+    const tool = record.tool ? this.options.findTool?.(record.agent, record.tool.name) : undefined;
+    const answer = normalizeResponse(record, response, tool);
+    const { result } = await answerQuestion(this.options.redis, this.options.space, {
+      sessionId,
+      questionId,
+      response: answer,
+      by: 'user',
+      now: this.now().toISOString(),
+      eventsMaxLength: this.options.eventsMaxLength,
+    });
+    if (result === 'not_found')
+      throw new RatchetError('question_not_found', `unknown question ${questionId}`);
+    if (result !== 'answered') {
+      throw new RatchetError(
+        'question_closed',
+        `question ${questionId} is no longer open (${result === 'closed' ? 'answered' : 'its run is finished'})`,
+      );
+    }
+    await this.queues.wake(sessionKeys(this.options.space, sessionId).shard, record.job_id);
+  }
+
+  /** Every event after `after`, then each new one, until the signal aborts. */
+  followEvents(
+    sessionId: string,
+    options: { after?: string; signal: AbortSignal },
+  ): AsyncGenerator<RatchetEvent> {
+    return followEvents(this.options.redis, this.options.space, sessionId, options);
   }
 
   async readChat(sessionId: string, options: { chatId?: string; from?: number } = {}): Promise<Message[]> {
@@ -185,11 +280,27 @@ export class Engine {
     const entries = options.count
       ? await this.options.redis.xrange(key, start, '+', 'COUNT', options.count)
       : await this.options.redis.xrange(key, start, '+');
-    return entries.map(([id, fields]) => {
-      const text = fields[fields.indexOf('event') + 1] ?? '';
-      const event = parseRecord(storedEventSchema, JSON.parse(text), `event ${id} of session ${sessionId}`);
-      return { ...(event as RatchetEvent), id };
-    });
+    return parseEntries(entries, sessionId);
+  }
+
+  private assertAgent(agent: string): void {
+    if (!this.options.agents.includes(agent)) {
+      throw new RatchetError(
+        'agent_not_found',
+        `unknown agent "${agent}" (known: ${this.options.agents.join(', ')})`,
+      );
+    }
+  }
+
+  private get context(): EngineContext {
+    return {
+      redis: this.options.redis,
+      space: this.options.space,
+      queues: this.queues,
+      eventsMaxLength: this.options.eventsMaxLength,
+      logger: this.options.logger,
+      now: this.now,
+    };
   }
 
   private async sessionAgent(sessionId: string): Promise<string | undefined> {

@@ -25,6 +25,8 @@ export const toolJobDataSchema = z.strictObject({
   /** Which call of the reply (0-based), of how many. */
   index: z.number().int().nonnegative(),
   calls: z.number().int().positive(),
+  /** The tool the model called (decides approval before the call is read). */
+  tool_name: z.string(),
   /** Position of the reply that made the call in the chat. */
   reply_index: z.number().int().nonnegative(),
 });

@@ -68,9 +68,14 @@ export class StepQueues {
   /**
    * Adds iteration n; when the previous iteration asked for tools, the tool calls are added as its children
    * in one atomic flow, and iteration n waits for them without holding a worker (waiting-children).
-   * `replyIndex` is the chat position of the reply that made the calls.
+   * `replyIndex` is the chat position of the reply that made the calls, `toolNames` their tools in order.
    */
-  async addIteration(shard: number, data: IterationJobData, replyIndex = 0): Promise<void> {
+  async addIteration(
+    shard: number,
+    data: IterationJobData,
+    replyIndex = 0,
+    toolNames: readonly string[] = [],
+  ): Promise<void> {
     const jobId = stepJobId.iteration(data.run_id, data.iteration);
     if (data.previous_calls === 0) {
       await this.queue(shard).add(stepJobName.iteration, data, this.jobOptions(jobId));
@@ -94,6 +99,7 @@ export class StepQueues {
           iteration: toolIteration,
           index,
           calls: data.previous_calls,
+          tool_name: toolNames[index] ?? '',
           reply_index: replyIndex,
         };
         return {
@@ -109,6 +115,17 @@ export class StepQueues {
         };
       }),
     });
+  }
+
+  /** Wakes a step parked in the delayed set (a question was answered); a step not parked is left alone. */
+  async wake(shard: number, jobId: string): Promise<void> {
+    const job = await this.queue(shard).getJob(jobId);
+    if (!job) return;
+    try {
+      if (await job.isDelayed()) await job.promote();
+    } catch {
+      // It left the delayed set meanwhile: it is running and will find the answer.
+    }
   }
 
   async close(): Promise<void> {

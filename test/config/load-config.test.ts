@@ -91,6 +91,7 @@ describe('loadConfig', () => {
       backoff_base_ms: 500,
       backoff_max_ms: 30_000,
       shutdown_timeout_ms: 5_000,
+      question_recheck_ms: 60_000,
       keep_completed_jobs_s: 3_600,
     });
     expect(config.events).toEqual({ max_len: 500 });

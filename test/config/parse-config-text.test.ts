@@ -61,6 +61,7 @@ describe('parseConfigText: defaults', () => {
         backoff_base_ms: 1_000,
         backoff_max_ms: 60_000,
         shutdown_timeout_ms: 30_000,
+        question_recheck_ms: 60_000,
         keep_completed_jobs_s: 86_400,
       },
       api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },

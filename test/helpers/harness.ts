@@ -26,6 +26,8 @@ export interface HarnessOptions {
   instructions?: string;
   /** Overrides of the config's `worker` section (tests default to short locks and backoffs). */
   worker?: Record<string, number>;
+  /** Extra keys of the agent's config (e.g. `tools: { charge_card: { requires_approval: true } }`). */
+  agent?: Record<string, unknown>;
   redisUrl?: string;
 }
 
@@ -77,6 +79,7 @@ export class Harness {
           provider: 'model',
           toolboxes: ['test', 'utils'],
           options: { max_iterations: options.maxIterations ?? 10 },
+          ...options.agent,
         },
       ],
       redis: { url: redisUrl, prefix: this.prefix },

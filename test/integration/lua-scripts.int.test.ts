@@ -44,7 +44,7 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
   const reply = await runScript(
     redis,
     'create-run',
-    [keys.session, chat, keys.events, keys.run],
+    [keys.session, chat, keys.events, keys.run, keys.runs],
     [
       plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
       runId,
@@ -73,10 +73,11 @@ describe('create-run', () => {
   it('creates the run, its input and its events, and makes it the active run', async () => {
     const { reply, keys, chat, runId } = await createRun();
     expect(reply[0]).toBe('OK');
-    expect(reply).toHaveLength(3);
+    expect(reply).toHaveLength(4);
     expect(await redis.llen(chat)).toBe(1);
-    expect(await redis.xlen(keys.events)).toBe(2);
+    expect(await redis.xlen(keys.events)).toBe(3);
     expect(await redis.hget(keys.session, 'active_run')).toBe(runId);
+    expect(await redis.smembers(keys.runs)).toEqual([runId]);
     expect((await loadRun(redis, keys, runId))?.rev).toBe(1);
   });
 
@@ -93,7 +94,13 @@ describe('create-run', () => {
     const stale = await runScript(
       redis,
       'create-run',
-      [first.keys.session, first.chat, first.keys.events, runKeys(space, sessionId, runId).run],
+      [
+        first.keys.session,
+        first.chat,
+        first.keys.events,
+        runKeys(space, sessionId, runId).run,
+        first.keys.runs,
+      ],
       ['', runId, '{}', 1, 1000, 0],
     );
     expect(stale).toEqual(['CONFLICT', 'chat']);
@@ -130,7 +137,7 @@ describe('commit-step', () => {
       expectedRev: stored.rev,
     });
     expect(second).toEqual({ status: 'done', value: JSON.stringify(plan.journal) });
-    expect(await redis.xlen(keys.events)).toBe(3);
+    expect(await redis.xlen(keys.events)).toBe(4);
     expect(await redis.hget(keys.run, 'rev')).toBe('2');
   });
 
@@ -144,7 +151,7 @@ describe('commit-step', () => {
     expect(await commitStep(redis, { ...base, token: 'token-a', journalField: 'step:1', plan })).toEqual({
       status: 'lock_lost',
     });
-    expect(await redis.xlen(keys.events)).toBe(2);
+    expect(await redis.xlen(keys.events)).toBe(3);
     expect(await redis.hexists(keys.journal, 'step:1')).toBe(0);
   });
 

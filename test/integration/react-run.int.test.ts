@@ -56,6 +56,7 @@ describe('a ReAct run', () => {
     expect(textOf(chat[5] ?? { parts: [] })).toBe('The answer is 15.');
     expect(events.map((event) => event.kind)).toEqual([
       'run_started',
+      'agent_start',
       'message_added',
       'message_added',
       'tool_call_start',
@@ -67,6 +68,7 @@ describe('a ReAct run', () => {
       'message_added',
       'message_added',
       'run_completed',
+      'agent_end',
     ]);
     // message_added indexes are the chat positions, in order.
     const indexes = events.flatMap((event) => (event.kind === 'message_added' ? [event.data.index] : []));
@@ -135,7 +137,7 @@ describe('a ReAct run', () => {
     expect(run.iteration).toBe(3);
     // The third reply's tool call is not run: nothing would read its result.
     expect(chat.filter((message) => message.role === 'tool')).toHaveLength(2);
-    expect(events.at(-1)?.kind).toBe('run_failed');
+    expect(events.at(-2)?.kind).toBe('run_failed');
   });
 
   it('retries a failing model and goes on when it recovers', async () => {
@@ -186,7 +188,7 @@ describe('a ReAct run', () => {
     expect(run.error).toEqual({ code: 'model_server_error', message: expect.stringMatching(/500/) });
     expect(h.modelCalls()).toHaveLength(3);
     expect(chat).toHaveLength(1);
-    expect(events.at(-1)?.kind).toBe('run_failed');
+    expect(events.at(-2)?.kind).toBe('run_failed');
     expect(events.filter((event) => event.kind === 'run_failed')).toHaveLength(1);
   });
 

@@ -79,7 +79,7 @@ describe('replyCommit', () => {
       finished_at: now,
     });
     expect(plan.finished).toBe(true);
-    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'run_completed']);
+    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'run_completed', 'agent_end']);
     expect(plan.events[1]).toEqual({
       v: 1,
       kind: 'run_completed',
@@ -151,7 +151,7 @@ describe('replyCommit', () => {
     expect(plan.record?.result).toBeNull();
     expect(plan.record?.error?.code).toBe('max_iterations');
     expect(plan.record?.error?.message).toContain('max_iterations (3)');
-    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'run_failed']);
+    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'run_failed', 'agent_end']);
     expect(plan.events[1]?.data).toEqual({ error: plan.record?.error, usage: summedUsage, iterations: 3 });
     expect(plan.journal.decision).toBe('failed');
     expect(plan.journal.tool_calls).toEqual([]);
@@ -253,6 +253,7 @@ describe('failureCommit', () => {
         time: now,
         data: { error, usage: run.usage, iterations: 3 },
       },
+      { v: 1, kind: 'agent_end', run_id: runId, agent: 'researcher', time: now, data: { status: 'failed' } },
     ]);
     expect(plan.journal).toEqual({ v: 1, at: now });
   });

@@ -53,6 +53,8 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
     agent: 'assistant',
     iteration: 1,
     toolCallId: 'call_1_0',
+    ask: async () => 'an answer',
+    reportProgress: async () => {},
   };
 }
 

@@ -6,6 +6,7 @@
   KEYS[2] chat list
   KEYS[3] events stream
   KEYS[4] run hash: record, rev
+  KEYS[5] set of the session's run ids
 
   ARGV[1] session record JSON: written when the session does not exist ('' = it must exist)
   ARGV[2] run id
@@ -46,6 +47,7 @@ if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[4]) then
 end
 
 rcall('HSET', KEYS[4], 'record', ARGV[3], 'rev', 1)
+rcall('SADD', KEYS[5], ARGV[2])
 rcall('HSET', KEYS[1], 'active_run', ARGV[2])
 
 local messageCount = tonumber(ARGV[6])

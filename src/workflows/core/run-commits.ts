@@ -54,10 +54,12 @@ export function replyCommit(input: {
     events.push(
       buildEvent('run_completed', run, { result: decision.result, usage, iterations: iteration }, now),
     );
+    events.push(buildEvent('agent_end', run, { status: 'completed' }, now));
   } else if (decision.kind === 'failed') {
     record.error = { code: decision.code, message: decision.message };
     record.finished_at = now;
     events.push(buildEvent('run_failed', run, { error: record.error, usage, iterations: iteration }, now));
+    events.push(buildEvent('agent_end', run, { status: 'failed' }, now));
   }
   const toolCalls = decision.kind === 'tools' ? decision.calls : [];
   return {
@@ -125,6 +127,27 @@ export function resultsCommit(input: {
   };
 }
 
+/** The run is cancelled: its record and events (the cancel-run script writes them). */
+export function cancelCommit(
+  run: RunRecord,
+  reason: string,
+  now: string,
+): { record: RunRecord; events: StoredEvent[] } {
+  return {
+    record: {
+      ...run,
+      status: 'cancelled',
+      error: { code: 'cancelled', message: reason },
+      updated_at: now,
+      finished_at: now,
+    },
+    events: [
+      buildEvent('run_cancelled', run, { reason }, now),
+      buildEvent('agent_end', run, { status: 'cancelled' }, now),
+    ],
+  };
+}
+
 /** A step failed for good: the run ends as failed with the error recorded. */
 export function failureCommit(
   run: RunRecord,
@@ -136,7 +159,10 @@ export function failureCommit(
     journal: { v: 1, at: now },
     record,
     messages: [],
-    events: [buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now)],
+    events: [
+      buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now),
+      buildEvent('agent_end', run, { status: 'failed' }, now),
+    ],
     finished: true,
   };
 }

@@ -25,6 +25,8 @@ export function planRunCreation(input: {
   newSession: { metadata: Record<string, unknown> } | undefined;
   chatLength: number;
   now: string;
+  /** The agent's display prefix in clients. */
+  prefix?: string;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const message: Message = {
@@ -57,6 +59,7 @@ export function planRunCreation(input: {
     message,
     events: [
       buildEvent('run_started', record, { input: inputText }, now),
+      buildEvent('agent_start', record, { parent_run_id: null, depth: 0, prefix: input.prefix ?? '🤖' }, now),
       buildEvent('message_added', record, { chat_id: chatId, index: input.chatLength, message }, now),
     ],
     sessionRecord: input.newSession

@@ -212,6 +212,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         previous_calls: entry.tool_calls.length,
       },
       entry.index,
+      entry.tool_calls.map((call) => call.name),
     );
     crashPoint('iteration.after_enqueue');
   }

@@ -14,6 +14,8 @@ export interface AgentRuntime {
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
   tools: readonly ToolDefinition[];
+  /** Tools whose calls wait for a person's approval. */
+  approvalTools: ReadonlySet<string>;
 }
 
 /** Long-lived parts every step uses, built once per worker process. */
@@ -23,6 +25,8 @@ export interface StepServices {
   engine: Engine;
   agents: ReadonlyMap<string, AgentRuntime>;
   eventsMaxLength: number;
+  /** How often a step waiting for an answer wakes to check (a safety net: an answer promotes it at once). */
+  questionRecheckMs: number;
   now: () => Date;
 }
 

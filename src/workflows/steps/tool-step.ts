@@ -21,11 +21,13 @@ import {
   toolIntentSchema,
   toolOutcomeSchema,
 } from '../journal.js';
+import type { ApprovalAnswer } from '../question-record.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { beginToolCall, type CommitResult, commitToolOutcome, execPipeline, parseRun } from '../store.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
+import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
 
 interface LoadedCall {
   record: RunRecord;
@@ -142,6 +144,19 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const agent = services.agents.get(data.agent);
   if (!agent)
     throw new RatchetError('agent_not_found', `agent "${data.agent}" is not configured on this worker`);
+  // A call that needs approval waits for it before anything is recorded: no intent, no start event yet.
+  let approved: ApprovalAnswer | undefined;
+  if (agent.approvalTools.has(data.tool_name)) {
+    const loaded = await loadCall(context, data);
+    if (!loaded || isFinished(loaded.record.status) || loaded.outcome) return;
+    approved = await approvalOf(context, data, loaded.call);
+    if (approved.decision === 'reject') {
+      const reason = approved.reason ? `: ${approved.reason}` : '';
+      const content = `the call of tool "${loaded.call.name}" was rejected by a person${reason}`;
+      await commitOutcome(context, data, loaded.call, { content, isError: true }, true);
+      return;
+    }
+  }
   crashPoint('tool.before_intent');
   const now = services.now().toISOString();
   const begun = await beginToolCall(services.redis, {
@@ -166,7 +181,11 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     );
   }
   if (begun.status !== 'started' && begun.status !== 'interrupted') return;
-  const call = callOf(data, begun.reply);
+  const recorded = callOf(data, begun.reply);
+  // Approved with edited arguments: the call runs with those (the chat keeps what the model asked).
+  const call = approved?.arguments
+    ? { ...recorded, arguments: JSON.stringify(approved.arguments) }
+    : recorded;
   const tool = findTool(agent.toolboxes, call.name);
   const prepared = prepareToolCall(
     call,
@@ -204,6 +223,8 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     agent: agent.name,
     iteration: data.iteration,
     toolCallId: call.id,
+    ask: askFunction(context, data),
+    reportProgress: progressFunction(context, data),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');

@@ -1,0 +1,40 @@
+--[[
+  A step asks a person a question (fenced like commit-step): the question becomes pending and an ask_user
+  event is added. Asking again (a resumed or retried step) finds it and changes nothing.
+
+  KEYS[1] job lock key
+  KEYS[2] run hash
+  KEYS[3] questions hash
+  KEYS[4] pending questions set
+  KEYS[5] events stream
+
+  ARGV[1] lock token
+  ARGV[2] question id
+  ARGV[3] question JSON
+  ARGV[4] ask_user event JSON
+  ARGV[5] events stream max length
+
+  Returns {'OK', eventId} | {'EXISTS', questionJson} | {'LOCK_LOST'} | {'NO_RUN'} | {'RUN_FINISHED', status}
+]]
+local rcall = redis.call
+
+--- @include "run-status"
+
+if ARGV[1] ~= '' and rcall('GET', KEYS[1]) ~= ARGV[1] then
+  return {'LOCK_LOST'}
+end
+local record = rcall('HGET', KEYS[2], 'record')
+if not record then
+  return {'NO_RUN'}
+end
+local status = runStatus(record)
+if isFinished(status) then
+  return {'RUN_FINISHED', status}
+end
+local existing = rcall('HGET', KEYS[3], ARGV[2])
+if existing then
+  return {'EXISTS', existing}
+end
+rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
+rcall('SADD', KEYS[4], ARGV[2])
+return {'OK', rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])}

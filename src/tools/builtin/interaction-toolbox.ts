@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { defineTool } from '../tool.js';
+import { createToolBox, type ToolBox } from '../toolbox.js';
+
+const askUser = defineTool({
+  name: 'ask_user',
+  description:
+    'Asks the user a question and waits for the answer (minutes or days: the run resumes when it comes). ' +
+    'Give options when the answer is a choice.',
+  inputSchema: z.strictObject({
+    question: z.string().min(1).describe('the question, self-contained'),
+    options: z.array(z.string().min(1)).optional().describe('suggested answers'),
+    timeout_s: z.number().positive().optional().describe('after this many seconds, `default` is the answer'),
+    default: z.string().optional().describe('the answer when the timeout passes'),
+  }),
+  // The handler only asks: running it again asks the same question and finds its answer.
+  idempotent: true,
+  handler: async (context, input) =>
+    context.ask({
+      question: input.question,
+      ...(input.options ? { options: input.options } : {}),
+      ...(input.timeout_s === undefined ? {} : { timeoutMs: input.timeout_s * 1000 }),
+      ...(input.default === undefined ? {} : { defaultAnswer: input.default }),
+    }),
+});
+
+const reportProgress = defineTool({
+  name: 'report_progress',
+  description: 'Tells the user how far the task has come (a progress event).',
+  inputSchema: z.strictObject({
+    message: z.string().min(1).describe('what has been done or is being done'),
+    fraction: z.number().min(0).max(1).optional().describe('share of the task done, from 0 to 1'),
+  }),
+  idempotent: true,
+  handler: async (context, input) => {
+    await context.reportProgress({
+      message: input.message,
+      ...(input.fraction === undefined ? {} : { fraction: input.fraction }),
+    });
+    return 'progress reported';
+  },
+});
+
+export const interactionToolboxName = 'interaction';
+
+/** `interaction`: available to every agent after its own toolboxes (its own tools win on a name clash). */
+export function interactionToolbox(): ToolBox {
+  return createToolBox(interactionToolboxName, [askUser, reportProgress]);
+}

@@ -1,0 +1,86 @@
+import { RatchetError } from '../errors/index.js';
+import { cancelChannel, runKeys, sessionKeys } from '../redis/keys.js';
+import { runScript } from '../redis/scripts.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import { cancelCommit } from './core/run-commits.js';
+import type { EngineContext } from './engine-context.js';
+import { sessionIdOfRun, stepJobId } from './ids.js';
+import { journalField, replyEntrySchema } from './journal.js';
+import type { QuestionRecord } from './question-record.js';
+import { pendingQuestions } from './questions.js';
+import { isFinished } from './run-record.js';
+import { encodeEvent, loadRun } from './store.js';
+
+/**
+ * Cancels a run: the finished status is written first (every step checks it before it starts and when it
+ * commits), then the run's queued steps are removed and every worker is told to abort the run's in-flight
+ * model requests and tool handlers.
+ */
+export async function cancelRun(context: EngineContext, runId: string, reason: string): Promise<void> {
+  const sessionId = sessionIdOfRun(runId);
+  if (!sessionId) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  const keys = runKeys(context.space, sessionId, runId);
+  const session = sessionKeys(context.space, sessionId);
+  for (let tries = 0; tries < 10; tries += 1) {
+    const stored = await loadRun(context.redis, keys, runId);
+    if (!stored) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+    if (isFinished(stored.record.status)) {
+      throw new RatchetError('run_finished', `run ${runId} is already ${stored.record.status}`, {
+        details: { status: stored.record.status },
+      });
+    }
+    const now = context.now().toISOString();
+    const plan = cancelCommit(stored.record, reason, now);
+    const closed = (await pendingQuestions(context.redis, context.space, sessionId))
+      .filter((question) => question.run_id === runId)
+      .map((question): QuestionRecord => ({ ...question, status: 'cancelled' }));
+    const [code, detail] = await runScript(
+      context.redis,
+      'cancel-run',
+      [keys.run, session.session, keys.events, session.questions, session.pending],
+      [
+        stored.rev,
+        JSON.stringify(plan.record),
+        runId,
+        context.eventsMaxLength,
+        closed.length,
+        ...closed.flatMap((question) => [question.id, JSON.stringify(question)]),
+        ...plan.events.map(encodeEvent),
+      ],
+    );
+    if (code === 'CONFLICT') continue;
+    if (code === 'NO_RUN') throw new RatchetError('run_not_found', `unknown run ${runId}`);
+    if (code === 'RUN_FINISHED')
+      throw new RatchetError('run_finished', `run ${runId} is already ${detail}`, {
+        details: { status: detail },
+      });
+    await context.redis.publish(cancelChannel(context.space), runId);
+    await removeQueuedSteps(context, keys.shard, keys.journal, runId, stored.record.iteration);
+    return;
+  }
+  throw new RatchetError('internal', `run ${runId} kept changing while it was cancelled`);
+}
+
+/** Removes the steps that may be queued for the run (locked ones finish as no-ops when they see the status). */
+async function removeQueuedSteps(
+  context: EngineContext,
+  shard: number,
+  journalKey: string,
+  runId: string,
+  iteration: number,
+): Promise<void> {
+  const queue = context.queues.queue(shard);
+  const replyText =
+    iteration > 0 ? await context.redis.hget(journalKey, journalField.reply(iteration)) : null;
+  const calls = replyText ? parseJsonRecord(replyEntrySchema, replyText, 'reply entry').tool_calls.length : 0;
+  const jobIds = [stepJobId.iteration(runId, iteration + 1)];
+  if (iteration === 0) jobIds.push(stepJobId.iteration(runId, 1));
+  for (let index = 0; index < calls; index += 1) jobIds.push(stepJobId.tool(runId, iteration, index));
+  for (const jobId of jobIds) {
+    try {
+      await queue.remove(jobId, { removeChildren: true });
+    } catch (error) {
+      context.logger.debug({ err: error, job_id: jobId }, 'step not removed (running or gone)');
+    }
+  }
+}

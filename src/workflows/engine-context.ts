@@ -1,0 +1,14 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log/index.js';
+import type { KeySpace } from '../redis/keys.js';
+import type { StepQueues } from './step-queues.js';
+
+/** What the engine's operations share: connections, key space, queues, settings and the clock. */
+export interface EngineContext {
+  redis: Redis;
+  space: KeySpace;
+  queues: StepQueues;
+  eventsMaxLength: number;
+  logger: Logger;
+  now: () => Date;
+}

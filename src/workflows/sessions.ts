@@ -1,0 +1,71 @@
+import { RatchetError } from '../errors/index.js';
+import { chatKeyPattern, runKeys, sessionKeys } from '../redis/keys.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import { cancelRun } from './cancel-run.js';
+import type { EngineContext } from './engine-context.js';
+import { newSessionId } from './ids.js';
+import { type SessionRecord, sessionRecordSchema } from './session-record.js';
+import type { SessionView } from './views.js';
+
+export async function createSession(
+  context: EngineContext,
+  input: { agent: string; metadata?: Record<string, unknown> },
+): Promise<SessionView> {
+  const record: SessionRecord = {
+    v: 1,
+    id: newSessionId(),
+    agent: input.agent,
+    metadata: input.metadata ?? {},
+    created_at: context.now().toISOString(),
+  };
+  await context.redis.hsetnx(sessionKeys(context.space, record.id).session, 'record', JSON.stringify(record));
+  return { ...record, status: 'idle', active_run_id: null };
+}
+
+export async function getSession(
+  context: EngineContext,
+  sessionId: string,
+): Promise<SessionView | undefined> {
+  const [record, activeRun] = await context.redis.hmget(
+    sessionKeys(context.space, sessionId).session,
+    'record',
+    'active_run',
+  );
+  if (!record) return undefined;
+  const session = parseJsonRecord(sessionRecordSchema, record, `session ${sessionId}`);
+  return { ...session, status: activeRun ? 'active' : 'idle', active_run_id: activeRun ?? null };
+}
+
+/** Cancels the active run, then deletes everything of the session. False when there is no such session. */
+export async function deleteSession(context: EngineContext, sessionId: string): Promise<boolean> {
+  const session = await getSession(context, sessionId);
+  if (!session) return false;
+  if (session.active_run_id) {
+    try {
+      await cancelRun(context, session.active_run_id, 'session deleted');
+    } catch (error) {
+      if (!(error instanceof RatchetError && error.code === 'run_finished')) throw error;
+    }
+  }
+  const keys = sessionKeys(context.space, sessionId);
+  const runIds = await context.redis.smembers(keys.runs);
+  const doomed = [keys.session, keys.events, keys.runs, keys.questions, keys.pending];
+  for (const runId of runIds) {
+    const run = runKeys(context.space, sessionId, runId);
+    doomed.push(run.run, run.journal);
+  }
+  let cursor = '0';
+  do {
+    const [next, chats] = await context.redis.scan(
+      cursor,
+      'MATCH',
+      chatKeyPattern(context.space, sessionId),
+      'COUNT',
+      100,
+    );
+    cursor = next;
+    doomed.push(...chats);
+  } while (cursor !== '0');
+  await context.redis.unlink(...doomed);
+  return true;
+}

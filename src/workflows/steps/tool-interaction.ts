@@ -1,0 +1,190 @@
+import type { ToolCallPart } from '../../chat/index.js';
+import { RatchetError } from '../../errors/index.js';
+import { buildEvent } from '../../events/event.js';
+import { runKeys, sessionKeys } from '../../redis/keys.js';
+import { runScript } from '../../redis/scripts.js';
+import type { AskOptions } from '../../tools/index.js';
+import type { ToolJobData } from '../job-data.js';
+import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../question-record.js';
+import { answerQuestion, questionIdOf, readQuestion } from '../questions.js';
+import { encodeEvent } from '../store.js';
+import type { StepContext } from './step-context.js';
+
+/** Parks the step until `wakeAt` (or until an answer promotes it): the worker slot is free meanwhile. */
+export function suspendUntil(wakeAt: number, questionId: string): RatchetError {
+  return new RatchetError('suspended', `waiting for an answer to ${questionId}`, {
+    details: { wake_at: wakeAt },
+  });
+}
+
+type NewQuestion = Pick<
+  QuestionRecord,
+  'id' | 'kind' | 'question' | 'options' | 'tool' | 'default_answer'
+> & {
+  timeoutMs: number | undefined;
+};
+
+/**
+ * The answer to a question this step asks; when there is none yet, the question is recorded (once) and the
+ * step is suspended. A timed-out question gets its default answer here.
+ */
+async function answerOf(
+  context: StepContext,
+  data: ToolJobData,
+  asked: NewQuestion,
+): Promise<QuestionResponse> {
+  const { services } = context;
+  const nowMs = services.now().getTime();
+  const existing = await readQuestion(services.redis, services.space, data.session_id, asked.id);
+  if (existing) {
+    const question = existing.record;
+    if (question.status === 'answered' || question.status === 'timed_out') return question.answer ?? '';
+    if (question.status === 'cancelled')
+      throw new RatchetError('cancelled', `question ${question.id} was cancelled`);
+    const timeoutAt = question.timeout_at ? Date.parse(question.timeout_at) : undefined;
+    if (timeoutAt !== undefined && timeoutAt <= nowMs && question.default_answer !== null) {
+      const { result, question: after } = await answerQuestion(services.redis, services.space, {
+        sessionId: data.session_id,
+        questionId: question.id,
+        response: question.default_answer,
+        by: 'timeout',
+        now: services.now().toISOString(),
+        eventsMaxLength: services.eventsMaxLength,
+      });
+      if (result === 'run_finished')
+        throw new RatchetError('cancelled', `the run of ${question.id} is finished`);
+      if (result === 'answered' || result === 'closed') return after?.answer ?? question.default_answer;
+    }
+    throw suspendUntil(
+      Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs),
+      question.id,
+    );
+  }
+  const now = services.now().toISOString();
+  const { timeoutMs, ...fields } = asked;
+  const timeoutAt = timeoutMs === undefined ? null : new Date(nowMs + timeoutMs).toISOString();
+  const record: QuestionRecord = {
+    v: 1,
+    ...fields,
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: data.agent,
+    status: 'pending',
+    answer: null,
+    answered_by: null,
+    timeout_at: timeoutAt,
+    job_id: context.jobId,
+    created_at: now,
+    answered_at: null,
+  };
+  const event = buildEvent(
+    'ask_user',
+    { id: data.run_id, agent: data.agent },
+    {
+      question_id: record.id,
+      kind: record.kind,
+      question: record.question,
+      options: record.options,
+      tool: record.tool,
+      timeout_at: timeoutAt,
+    },
+    now,
+  );
+  const keys = sessionKeys(services.space, data.session_id);
+  const [code] = await runScript(
+    services.redis,
+    'ask-question',
+    [
+      context.lockKey,
+      runKeys(services.space, data.session_id, data.run_id).run,
+      keys.questions,
+      keys.pending,
+      keys.events,
+    ],
+    [context.token, record.id, JSON.stringify(record), encodeEvent(event), services.eventsMaxLength],
+  );
+  if (code === 'LOCK_LOST')
+    throw new RatchetError('lock_lost', `asking ${record.id}: the job's lock was lost`);
+  if (code === 'NO_RUN' || code === 'RUN_FINISHED')
+    throw new RatchetError('cancelled', `the run of ${record.id} is finished`);
+  const wakeAt = timeoutAt
+    ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
+    : nowMs + services.questionRecheckMs;
+  throw suspendUntil(wakeAt, record.id);
+}
+
+/** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */
+export function askFunction(
+  context: StepContext,
+  data: ToolJobData,
+): (options: AskOptions) => Promise<string> {
+  let sequence = 0;
+  return async (options) => {
+    if (options.timeoutMs !== undefined && options.defaultAnswer === undefined) {
+      throw new Error('ask: a timeout needs a defaultAnswer');
+    }
+    const answer = await answerOf(context, data, {
+      id: questionIdOf.ask(context.jobId, sequence++),
+      kind: 'ask_user',
+      question: options.question,
+      options: options.options ?? [],
+      tool: null,
+      default_answer: options.defaultAnswer ?? null,
+      timeoutMs: options.timeoutMs,
+    });
+    return typeof answer === 'string' ? answer : JSON.stringify(answer);
+  };
+}
+
+/** A person's decision on a call of a tool that requires approval (asked once; the step waits for it). */
+export async function approvalOf(
+  context: StepContext,
+  data: ToolJobData,
+  call: ToolCallPart,
+): Promise<ApprovalAnswer> {
+  const answer = await answerOf(context, data, {
+    id: questionIdOf.approval(context.jobId),
+    kind: 'approval',
+    question: `Allow ${call.name}(${call.arguments})?`,
+    options: ['approve', 'reject'],
+    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
+    default_answer: null,
+    timeoutMs: undefined,
+  });
+  if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
+  return answer;
+}
+
+/** ToolContext.reportProgress: once per report (the n-th report of this step), fenced. */
+export function progressFunction(
+  context: StepContext,
+  data: ToolJobData,
+): (progress: { message: string; fraction?: number }) => Promise<void> {
+  let sequence = 0;
+  return async ({ message, fraction }) => {
+    const { services } = context;
+    const now = services.now().toISOString();
+    const value = { fraction: fraction ?? null, message, at: now };
+    const event = buildEvent(
+      'progress',
+      { id: data.run_id, agent: data.agent },
+      { fraction: value.fraction, message },
+      now,
+    );
+    const keys = runKeys(services.space, data.session_id, data.run_id);
+    const [code] = await runScript(
+      services.redis,
+      'report-progress',
+      [context.lockKey, keys.run, keys.journal, keys.events],
+      [
+        context.token,
+        `progress:${context.jobId}:${sequence++}`,
+        JSON.stringify(value),
+        encodeEvent(event),
+        services.eventsMaxLength,
+      ],
+    );
+    if (code === 'LOCK_LOST')
+      throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');
+  };
+}
