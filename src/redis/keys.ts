@@ -100,3 +100,18 @@ export function jobLockKey(space: KeySpace, shard: number, jobId: string): strin
 export function keyPattern(space: KeySpace): string {
   return `${space.prefix}:*`;
 }
+
+export interface RateLimitKeys {
+  reservations: string;
+  tokens: string;
+  state: string;
+}
+
+/**
+ * A provider's shared limiter. One hash tag per provider (not per shard): the limit holds across every shard
+ * and worker, and each script touches one slot.
+ */
+export function rateLimitKeys(space: KeySpace, provider: string): RateLimitKeys {
+  const base = `${space.prefix}:{ratelimit:${provider}}`;
+  return { reservations: `${base}:reservations`, tokens: `${base}:tokens`, state: `${base}:state` };
+}

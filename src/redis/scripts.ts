@@ -13,6 +13,8 @@ const scriptKeyCounts = {
   'commit-step': 6,
   'commit-tool-outcome': 5,
   'create-run': 5,
+  'rate-limit-admit': 3,
+  'rate-limit-settle': 3,
   'report-progress': 4,
 } as const;
 
@@ -42,6 +44,8 @@ const commandNames: Record<ScriptName, string> = {
   'commit-step': 'ratchetCommitStep',
   'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',
+  'rate-limit-admit': 'ratchetRateLimitAdmit',
+  'rate-limit-settle': 'ratchetRateLimitSettle',
   'report-progress': 'ratchetReportProgress',
 };
 

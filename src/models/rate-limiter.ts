@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import { type KeySpace, rateLimitKeys } from '../redis/keys.js';
+import { runScript } from '../redis/scripts.js';
+
+export interface RateLimits {
+  rpm: number;
+  inputTpm: number;
+  outputTpm: number;
+}
+
+export type Admission = { admitted: true } | { admitted: false; waitMs: number };
+
+/**
+ * Limits shared by every worker process and machine, per provider (one API key and model): requests and
+ * input/output tokens per sliding minute, and a cool-down that holds everyone back after a 429.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly space: KeySpace,
+  ) {}
+
+  /** Reserves room for one request (idempotent per reservation id), or says how long to wait. */
+  async admit(
+    provider: string,
+    limits: RateLimits,
+    reservation: { id: string; inputTokens: number; outputTokens: number },
+    now: number,
+  ): Promise<Admission> {
+    const keys = rateLimitKeys(this.space, provider);
+    const [code, wait] = await runScript(
+      this.redis,
+      'rate-limit-admit',
+      [keys.reservations, keys.tokens, keys.state],
+      [
+        now,
+        limits.rpm,
+        limits.inputTpm,
+        limits.outputTpm,
+        reservation.id,
+        reservation.inputTokens,
+        reservation.outputTokens,
+      ],
+    );
+    return code === 'OK' ? { admitted: true } : { admitted: false, waitMs: Number(wait) };
+  }
+
+  /** Reconciles a reservation with the reported usage, and/or holds every worker back until `holdUntil`. */
+  async settle(
+    provider: string,
+    settlement: { reservationId?: string; inputTokens?: number; outputTokens?: number; holdUntil?: number },
+  ): Promise<void> {
+    const keys = rateLimitKeys(this.space, provider);
+    await runScript(
+      this.redis,
+      'rate-limit-settle',
+      [keys.reservations, keys.tokens, keys.state],
+      [
+        settlement.reservationId ?? '',
+        settlement.inputTokens ?? 0,
+        settlement.outputTokens ?? 0,
+        settlement.holdUntil ?? 0,
+      ],
+    );
+  }
+}
+
+/** A rough input-token estimate (about four characters a token) for admission; the reply reconciles it. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
