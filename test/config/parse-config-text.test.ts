@@ -137,7 +137,7 @@ describe('parseConfigText: problems', () => {
       'worker.concurency: unknown key (did you mean "concurrency"?)',
       'worker.color: unknown key (expected one of: concurrency, lock_duration_ms, stalled_interval_ms, ' +
         'max_stalled_count, step_attempts, backoff_base_ms, backoff_max_ms, shutdown_timeout_ms, ' +
-        'keep_completed_jobs_s)',
+        'question_recheck_ms, keep_completed_jobs_s)',
     ]);
     expect(
       problemsOf(minimal.replace('provider: default', 'provider: default\n    options: {max_iteration: 3}')),
