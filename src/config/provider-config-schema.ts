@@ -6,10 +6,26 @@ import { didYouMean } from './suggest.js';
 /** A provider entry: the base fields plus the kind's own fields, as its `fieldsSchema` parsed them. */
 export type ProviderConfig = BaseProviderConfig & Record<string, unknown>;
 
+/** Limits shared by every worker (requests and tokens per minute; 0 = none) and retries of this provider. */
+export const rateLimitConfigSchema = z.strictObject({
+  rpm: z.int().min(0).default(0),
+  input_tpm: z.int().min(0).default(0),
+  output_tpm: z.int().min(0).default(0),
+  /** Retries of a request the provider refused (429, 5xx, network) before the iteration fails. */
+  max_retries: z.int().min(0).optional(),
+  /** Base of the exponential backoff between those retries. */
+  base_delay_ms: z.int().min(0).optional(),
+  /** The window the per-minute limits apply to; only tests and unusual providers change it. */
+  window_ms: z.int().min(100).default(60_000),
+});
+export type RateLimitConfig = z.output<typeof rateLimitConfigSchema>;
+
+/** Fields every kind has; the engine uses them (the kind's adapter gets them too). */
 const baseFields = {
   name: z.string().min(1),
   kind: z.string().min(1),
   model: z.string().min(1),
+  rate_limit: rateLimitConfigSchema.optional(),
 };
 const baseSchema = z.looseObject(baseFields);
 
@@ -23,7 +39,13 @@ export const providerConfigSchema = z.transform((input: unknown, context): Provi
   if (!base.success) addIssues(context, base.error.issues, []);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return invalid(input);
 
-  const { name: _name, kind, model: _model, ...fields } = input as Record<string, unknown>;
+  const {
+    name: _name,
+    kind,
+    model: _model,
+    rate_limit: _rateLimit,
+    ...fields
+  } = input as Record<string, unknown>;
   // A missing or empty kind was reported by the base schema.
   if (typeof kind !== 'string' || kind === '') return invalid(input);
   const definition = providerKind(kind);
@@ -46,8 +68,8 @@ export const providerConfigSchema = z.transform((input: unknown, context): Provi
     ]);
   }
   if (!base.success || !parsed.success) return invalid(input);
-  const { name, model } = base.data;
-  return { ...parsed.data, name, kind, model };
+  const { name, model, rate_limit } = base.data;
+  return { ...parsed.data, name, kind, model, ...(rate_limit ? { rate_limit } : {}) };
 });
 
 /** The value of a failed parse is never used: zod reports the issues instead. */

@@ -29,12 +29,30 @@ export interface CompletionRequest {
   tools: readonly ToolDefinition[];
   options: CompletionOptions;
   context: CompletionContext;
+  /**
+   * When set, the provider streams the reply and calls this with each piece of text as it arrives. The
+   * Completion it returns is the same as without streaming: deltas are a preview, never the record.
+   */
+  onTextDelta?: (delta: string) => void;
+}
+
+/**
+ * What a provider's rate-limit response headers said about the budget left (OpenAI x-ratelimit-*,
+ * Anthropic anthropic-ratelimit-*); a field is absent when the provider did not say.
+ */
+export interface RateLimitStatus {
+  remainingRequests?: number;
+  remainingTokens?: number;
+  /** Milliseconds until the reported budgets are fully replenished (the latest of their reset times). */
+  resetMs?: number;
 }
 
 /** The model's reply: the engine turns it into an assistant message with its own id and timestamps. */
 export interface Completion {
   parts: Part[];
   usage: Usage;
+  /** Present when the provider's response carried rate-limit headers. */
+  rateLimit?: RateLimitStatus;
 }
 
 /**

@@ -7,6 +7,15 @@ export interface BaseProviderConfig {
   name: string;
   kind: string;
   model: string;
+  /** Shared limits, applied by the engine before each request (see src/models/rate-limiter.ts). */
+  rate_limit?: {
+    rpm: number;
+    input_tpm: number;
+    output_tpm: number;
+    max_retries?: number | undefined;
+    base_delay_ms?: number | undefined;
+    window_ms: number;
+  };
 }
 
 export interface ProviderFactoryContext {

@@ -6,6 +6,8 @@ export interface RateLimits {
   rpm: number;
   inputTpm: number;
   outputTpm: number;
+  /** Length of the sliding window the limits apply to (a minute unless a test or a provider says otherwise). */
+  windowMs?: number;
 }
 
 export type Admission = { admitted: true } | { admitted: false; waitMs: number };
@@ -40,6 +42,7 @@ export class RateLimiter {
         reservation.id,
         reservation.inputTokens,
         reservation.outputTokens,
+        limits.windowMs ?? 60_000,
       ],
     );
     return code === 'OK' ? { admitted: true } : { admitted: false, waitMs: Number(wait) };

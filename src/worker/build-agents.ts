@@ -25,6 +25,7 @@ export function buildAgents(
     );
   }
   const toolboxByName = new Map(toolboxes.map((toolbox) => [toolbox.name, toolbox]));
+  const providerByName = new Map(config.providers.map((provider) => [provider.name, provider]));
   const interaction = interactionToolbox();
   const agents = new Map<string, AgentRuntime>();
   for (const agent of config.agents) {
@@ -43,6 +44,7 @@ export function buildAgents(
       completer,
       toolboxes: agentToolboxes,
       tools: toolDefinitions(agentToolboxes),
+      provider: { name: agent.provider, rateLimit: providerByName.get(agent.provider)?.rate_limit },
       approvalTools: new Set(
         Object.entries(agent.tools)
           .filter(([, settings]) => settings.requires_approval)

@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import { jobLockKey, shardOf } from '../redis/keys.js';
 import { parseRecord } from '../schemas/parse.js';
 import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core/retry-policy.js';
+import { finalFailureHeadroom } from '../workflows/step-queues.js';
 import type { StepContext, StepServices } from '../workflows/steps/step-context.js';
 import type { StepKind } from '../workflows/steps/step-kind.js';
 import { stepKinds } from '../workflows/steps/step-kinds.js';
@@ -50,6 +51,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       jobId: job.id,
       token,
       attempt: job.attemptsMade + 1,
+      started: job.attemptsStarted,
       lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
       signal: signal ? AbortSignal.any([signal, cancellation.signal]) : cancellation.signal,
       logger: lazyChild(options.logger, () => ({
@@ -59,7 +61,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       })),
     };
     try {
-      if (context.attempt > options.retry.attempts) {
+      if (context.attempt > (job.opts.attempts ?? 1) - finalFailureHeadroom) {
         // Attempts are used up, and an earlier attempt could not record the failure: record it now.
         const reason = job.failedReason ?? 'the step failed on every attempt';
         await kind.fail(context, data as never, new RatchetError('internal', reason));
@@ -119,7 +121,15 @@ async function handleStepError(
     context.logger.info('worker shutting down: step handed back to the queue');
     throw new DelayedError();
   }
-  const decision = decideRetry(error, context.attempt, options.retry, Math.random());
+  // A provider may set its own retries (rate_limit.max_retries, base_delay_ms) for its errors.
+  const retry = {
+    ...options.retry,
+    ...(typeof error.details?.max_attempts === 'number' ? { attempts: error.details.max_attempts } : {}),
+    ...(typeof error.details?.backoff_base_ms === 'number'
+      ? { backoffBaseMs: error.details.backoff_base_ms }
+      : {}),
+  };
+  const decision = decideRetry(error, context.attempt, retry, Math.random());
   const retryInMs = decision.retry ? decision.delayMs : null;
   context.logger[decision.retry ? 'warn' : 'error'](
     { err: error, code: error.code, attempt: context.attempt, retry_in_ms: retryInMs },

@@ -1,16 +1,16 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LoadedConfig } from '../config/index.js';
-import { resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { RateLimiter } from '../models/rate-limiter.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
 import { cancelChannel, type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import type { ToolBox } from '../tools/index.js';
 import type { RetrySettings } from '../workflows/core/retry-policy.js';
-import { Engine } from '../workflows/engine.js';
-import { finalFailureHeadroom } from '../workflows/step-queues.js';
+import type { Engine } from '../workflows/engine.js';
+import { engineFromConfig } from '../workflows/engine-from-config.js';
 import type { StepServices } from '../workflows/steps/step-context.js';
-import { buildAgents } from './build-agents.js';
+import { buildAgents, toolLookup } from './build-agents.js';
 import { backoffStrategy, createStepProcessor } from './process-step.js';
 import { RunCancellations } from './run-cancellations.js';
 
@@ -39,19 +39,7 @@ export class RatchetWorker {
     const agents = buildAgents(config, configDir, this.options.toolboxes, logger);
     const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
     this.commands = commands;
-    const jobs = {
-      attempts: config.worker.step_attempts + finalFailureHeadroom,
-      keepCompletedSeconds: config.worker.keep_completed_jobs_s,
-    };
-    const engine = new Engine({
-      redis: commands,
-      space,
-      jobs,
-      eventsMaxLength: config.events.max_len,
-      agents: config.agents.map((agent) => agent.name),
-      defaultAgent: resolveEntryAgent(config),
-      logger,
-    });
+    const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
     this.engine = engine;
     const services: StepServices = {
       redis: commands,
@@ -60,6 +48,7 @@ export class RatchetWorker {
       agents,
       eventsMaxLength: config.events.max_len,
       questionRecheckMs: config.worker.question_recheck_ms,
+      limiter: new RateLimiter(commands, space),
       now: () => new Date(),
     };
     const retry: RetrySettings = {

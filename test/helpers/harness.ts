@@ -14,8 +14,8 @@ import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { builtinToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
-import { Engine } from '../../src/workflows/engine.js';
-import { finalFailureHeadroom } from '../../src/workflows/step-queues.js';
+import type { Engine } from '../../src/workflows/engine.js';
+import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { testToolbox } from '../fixtures/test-tools.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -28,6 +28,8 @@ export interface HarnessOptions {
   worker?: Record<string, number>;
   /** Extra keys of the agent's config (e.g. `tools: { charge_card: { requires_approval: true } }`). */
   agent?: Record<string, unknown>;
+  /** Extra keys of the provider's config (e.g. `rate_limit`). */
+  provider?: Record<string, unknown>;
   redisUrl?: string;
 }
 
@@ -69,6 +71,7 @@ export class Harness {
           model: 'test',
           script: 'script.json',
           record_calls: 'calls.jsonl',
+          ...options.provider,
         },
       ],
       agents: [
@@ -97,18 +100,7 @@ export class Harness {
     writeFileSync(this.configPath, JSON.stringify(config, null, 2));
     this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'utils'] });
     this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
-    this.engine = new Engine({
-      redis: this.redis,
-      space: { prefix: this.prefix, shards: 1 },
-      jobs: {
-        attempts: this.loaded.config.worker.step_attempts + finalFailureHeadroom,
-        keepCompletedSeconds: this.loaded.config.worker.keep_completed_jobs_s,
-      },
-      eventsMaxLength: this.loaded.config.events.max_len,
-      agents: ['agent'],
-      defaultAgent: 'agent',
-      logger: silentLogger(),
-    });
+    this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });
   }
 
   /** A worker in this process. */

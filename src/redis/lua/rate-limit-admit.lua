@@ -1,6 +1,6 @@
 --[[
   Admits one model request to a provider under limits shared by every worker, or says how long to wait.
-  A sliding window of 60 s: each admitted request is a reservation (its time in a sorted set, its tokens in
+  A sliding window (a minute by default): each admitted request is a reservation (its time in a sorted set, its tokens in
   a hash) that the reply later reconciles with the usage the API reported. A cool-down (after a 429, or when
   the provider's headers say a budget is spent) holds every request back until it ends.
 
@@ -15,12 +15,13 @@
   ARGV[5] reservation id
   ARGV[6] estimated input tokens
   ARGV[7] expected output tokens
+  ARGV[8] window length (ms)
 
   Returns {'OK'} | {'WAIT', milliseconds}
 ]]
 local rcall = redis.call
 local now = tonumber(ARGV[1])
-local window = 60000
+local window = tonumber(ARGV[8])
 
 local cooldown = tonumber(rcall('HGET', KEYS[3], 'cooldown_until') or '0')
 if cooldown > now then

@@ -9,6 +9,7 @@ import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type StoredRun } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun } from '../store.js';
+import { callModel } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -153,21 +154,18 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   if (!entry) {
     const agent = agentOf(context, record.agent);
     crashPoint('iteration.before_model_call');
-    const completion = await agent.completer.complete(
-      {
-        messages: [...systemMessage(agent, record.id, record.created_at), ...chat],
-        tools: agent.tools,
-        options: {},
-        context: {
-          sessionId: data.session_id,
-          runId: data.run_id,
-          agent: agent.name,
-          iteration: n,
-          attempt: context.attempt,
-        },
+    const completion = await callModel(context, agent, {
+      messages: [...systemMessage(agent, record.id, record.created_at), ...chat],
+      tools: agent.tools,
+      options: {},
+      context: {
+        sessionId: data.session_id,
+        runId: data.run_id,
+        agent: agent.name,
+        iteration: n,
+        attempt: context.attempt,
       },
-      context.signal,
-    );
+    });
     crashPoint('iteration.after_model_call');
     const parts = assignToolCallIds(completion.parts, n);
     const plan = replyCommit({

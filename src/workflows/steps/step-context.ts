@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/index.js';
 import type { Completer, ToolDefinition } from '../../models/completer.js';
+import type { BaseProviderConfig } from '../../models/provider-registry.js';
+import type { RateLimiter } from '../../models/rate-limiter.js';
 import type { KeySpace } from '../../redis/keys.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { Engine } from '../engine.js';
@@ -14,6 +16,8 @@ export interface AgentRuntime {
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
   tools: readonly ToolDefinition[];
+  /** The provider the agent calls, with its shared limits. */
+  provider: { name: string; rateLimit: BaseProviderConfig['rate_limit'] };
   /** Tools whose calls wait for a person's approval. */
   approvalTools: ReadonlySet<string>;
 }
@@ -25,6 +29,7 @@ export interface StepServices {
   engine: Engine;
   agents: ReadonlyMap<string, AgentRuntime>;
   eventsMaxLength: number;
+  limiter: RateLimiter;
   /** How often a step waiting for an answer wakes to check (a safety net: an answer promotes it at once). */
   questionRecheckMs: number;
   now: () => Date;
@@ -38,6 +43,8 @@ export interface StepContext {
   token: string;
   /** 1-based number of this attempt (stalls do not count, failures do). */
   attempt: number;
+  /** How many times the job has been started (stalls and parking included). */
+  started: number;
   lockKey: string;
   signal: AbortSignal;
   logger: Logger;

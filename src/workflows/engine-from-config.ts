@@ -1,0 +1,38 @@
+import type { Redis } from 'ioredis';
+import { type RatchetConfig, resolveEntryAgent } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { Tool } from '../tools/index.js';
+import { Engine } from './engine.js';
+import { finalFailureHeadroom, type StepJobSettings } from './step-queues.js';
+
+/**
+ * BullMQ attempts of a step job: enough for the worker's step attempts and for every provider's own
+ * `rate_limit.max_retries`, plus the headroom used only to record a final failure.
+ */
+export function stepJobSettings(config: RatchetConfig): StepJobSettings {
+  const providerAttempts = config.providers.map((provider) => (provider.rate_limit?.max_retries ?? 0) + 1);
+  return {
+    attempts: Math.max(config.worker.step_attempts, ...providerAttempts) + finalFailureHeadroom,
+    keepCompletedSeconds: config.worker.keep_completed_jobs_s,
+  };
+}
+
+/** The engine every process (worker, API, CLI, tests) builds from the config, with the same settings. */
+export function engineFromConfig(options: {
+  config: RatchetConfig;
+  redis: Redis;
+  logger: Logger;
+  findTool?: (agent: string, toolName: string) => Tool | undefined;
+}): Engine {
+  const { config } = options;
+  return new Engine({
+    redis: options.redis,
+    space: { prefix: config.redis.prefix, shards: config.redis.shards },
+    jobs: stepJobSettings(config),
+    eventsMaxLength: config.events.max_len,
+    agents: config.agents.map((agent) => agent.name),
+    defaultAgent: resolveEntryAgent(config),
+    logger: options.logger,
+    ...(options.findTool ? { findTool: options.findTool } : {}),
+  });
+}

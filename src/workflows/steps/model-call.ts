@@ -1,0 +1,105 @@
+import type { Message } from '../../chat/index.js';
+import { RatchetError, toRatchetError } from '../../errors/index.js';
+import type { Completion, CompletionRequest } from '../../models/completer.js';
+import { estimateTokens } from '../../models/rate-limiter.js';
+import type { AgentRuntime, StepContext } from './step-context.js';
+import { suspendUntil } from './tool-interaction.js';
+
+/**
+ * One model request of an iteration, within the provider's shared limits: admitted by the rate limiter (a
+ * step that must wait is parked in the queue, not held in a worker), reconciled with the usage the reply
+ * reports, and a 429 holds every worker back for the retry-after. Errors carry the provider's retry policy.
+ */
+export async function callModel(
+  context: StepContext,
+  agent: AgentRuntime,
+  request: CompletionRequest,
+): Promise<Completion> {
+  const { services } = context;
+  const { provider } = agent;
+  const limits = provider.rateLimit;
+  const limited = limits !== undefined && (limits.rpm > 0 || limits.input_tpm > 0 || limits.output_tpm > 0);
+  const reservationId = `${context.jobId}:${context.started}`;
+  if (limited) {
+    const admission = await services.limiter.admit(
+      provider.name,
+      {
+        rpm: limits.rpm,
+        inputTpm: limits.input_tpm,
+        outputTpm: limits.output_tpm,
+        windowMs: limits.window_ms,
+      },
+      { id: reservationId, inputTokens: estimateInput(request.messages), outputTokens: 0 },
+      services.now().getTime(),
+    );
+    if (!admission.admitted) {
+      context.logger.info(
+        { provider: provider.name, wait_ms: admission.waitMs },
+        'rate limited: step parked',
+      );
+      throw suspendUntil(
+        services.now().getTime() + admission.waitMs,
+        `the rate limit of provider ${provider.name}`,
+      );
+    }
+  }
+  try {
+    const completion = await agent.completer.complete(request, context.signal);
+    if (limited || completion.rateLimit) {
+      await services.limiter.settle(provider.name, {
+        ...(limited
+          ? {
+              reservationId,
+              inputTokens: completion.usage.input_tokens,
+              outputTokens: completion.usage.output_tokens,
+            }
+          : {}),
+        holdUntil: holdFromHeaders(completion, services.now().getTime()),
+      });
+    }
+    return completion;
+  } catch (thrown) {
+    const error = toRatchetError(thrown);
+    if (error.code === 'model_rate_limited') {
+      await services.limiter.settle(provider.name, {
+        holdUntil: services.now().getTime() + (error.retryAfterMs ?? 1_000),
+      });
+    }
+    if (
+      !error.code.startsWith('model_') ||
+      (limits?.max_retries === undefined && limits?.base_delay_ms === undefined)
+    ) {
+      throw error;
+    }
+    throw new RatchetError(error.code, error.message, {
+      cause: error,
+      retryable: error.retryable,
+      ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+      details: {
+        ...error.details,
+        ...(limits.max_retries === undefined ? {} : { max_attempts: limits.max_retries + 1 }),
+        ...(limits.base_delay_ms === undefined ? {} : { backoff_base_ms: limits.base_delay_ms }),
+      },
+    });
+  }
+}
+
+function estimateInput(messages: readonly Message[]): number {
+  let text = '';
+  for (const message of messages) {
+    for (const part of message.parts) {
+      if (part.type === 'text') text += part.text;
+      else if (part.type === 'tool_call') text += part.arguments;
+      else if (part.type === 'tool_result') text += part.content;
+    }
+  }
+  return estimateTokens(text);
+}
+
+/** When the provider's headers say a budget is spent, every worker holds back until it resets. */
+function holdFromHeaders(completion: Completion, now: number): number {
+  const limit = completion.rateLimit;
+  if (!limit || limit.resetMs === undefined) return 0;
+  const spent = limit.remainingRequests === 0 || limit.remainingTokens === 0;
+  return spent ? now + limit.resetMs : 0;
+}

@@ -1,0 +1,41 @@
+import { afterEach, expect, it } from 'vitest';
+import { Harness } from '../helpers/harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+it('two worker processes sharing a provider never exceed its rpm, and every run completes', async () => {
+  const windowMs = 1500;
+  const rpm = 2;
+  harness = new Harness({
+    script: { default: { text: 'done' } },
+    provider: { rate_limit: { rpm, window_ms: windowMs } },
+  });
+  const workers = [harness.spawnWorker(), harness.spawnWorker()];
+  const runs = await Promise.all(
+    Array.from({ length: 6 }, (_unused, index) => harness?.engine.startRun({ input: `task ${index}` })),
+  );
+  for (const started of runs) {
+    const run = await harness.engine.waitForRun(started?.runId ?? '', { timeoutMs: 30_000 });
+    expect(run.status, workers.map((worker) => worker.output()).join('\n')).toBe('completed');
+  }
+  const times = harness
+    .modelCalls()
+    .map((call) => Date.parse((call as unknown as { time: string }).time))
+    .sort((a, b) => a - b);
+  expect(times).toHaveLength(6);
+  // In every window of windowMs, at most rpm requests reached the model.
+  for (const [index, start] of times.entries()) {
+    const inWindow = times.slice(index).filter((time) => time < start + windowMs);
+    expect(
+      inWindow.length,
+      `calls at ${times.map((time) => time - (times[0] ?? 0)).join(', ')} ms`,
+    ).toBeLessThanOrEqual(rpm);
+  }
+  // Both processes took part: the limit held across processes, not per process.
+  const committing = workers.filter((worker) => worker.output().includes('iteration committed'));
+  expect(committing).toHaveLength(2);
+});
