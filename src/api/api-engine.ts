@@ -1,0 +1,18 @@
+import type { Engine } from '../workflows/engine.js';
+
+/** What the API asks of the engine: it records, enqueues and reads; workers do the work. */
+export type ApiEngine = Pick<
+  Engine,
+  | 'startRun'
+  | 'getRun'
+  | 'waitForRun'
+  | 'cancelRun'
+  | 'createSession'
+  | 'getSession'
+  | 'deleteSession'
+  | 'listQuestions'
+  | 'respond'
+  | 'readChat'
+  | 'readEvents'
+  | 'followEvents'
+>;

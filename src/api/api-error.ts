@@ -1,0 +1,146 @@
+import { type ErrorCode, RatchetError, toRatchetError } from '../errors/index.js';
+import { describeValidationIssues, validationIssues } from './validation-issues.js';
+
+/**
+ * The wire family of error codes: what API clients see in `{error: {code, message, details}}`, each with
+ * its HTTP status. Separate from the internal codes (src/errors/codes.ts), which say more than a client
+ * needs (or should) know; the specific reason of a conflict travels in `details.reason`.
+ */
+export const wireErrorCodes = {
+  /** The request is malformed: `details.issues` lists each invalid field. */
+  invalid_request: 400,
+  /** `api.tokens` is configured and the bearer token is missing or wrong. */
+  unauthorized: 401,
+  /** The session, run, question, agent or route does not exist: `details.resource`. */
+  not_found: 404,
+  /** The request contradicts the current state: `details.reason`. */
+  conflict: 409,
+  /** The body is larger than `api.body_limit_bytes`: `details.limit_bytes`. */
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  /** A fault of the server: the message is generic, `details.request_id` finds it in the logs. */
+  internal: 500,
+  /** Redis does not answer (readiness, or any request while it is away): retry later. */
+  unavailable: 503,
+} as const;
+
+export type WireErrorCode = keyof typeof wireErrorCodes;
+
+/** An error the API answers with: a wire code (hence a status), a client-safe message, details. */
+export class ApiError extends Error {
+  readonly code: WireErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: WireErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return wireErrorCodes[this.code];
+  }
+
+  /** A server fault: its cause is logged, never sent. */
+  get isServerFault(): boolean {
+    return this.status >= 500 && this.code !== 'unavailable';
+  }
+}
+
+type InternalMapping = { code: WireErrorCode; details?: Record<string, unknown> } | 'internal';
+
+/**
+ * What each internal code means on the wire. Every code needs a decision here (the type checker says so
+ * when one is added); `internal` ones are server faults whose message is not shown.
+ */
+const internalCodes: Record<ErrorCode, InternalMapping> = {
+  run_not_found: { code: 'not_found', details: { resource: 'run' } },
+  session_not_found: { code: 'not_found', details: { resource: 'session' } },
+  agent_not_found: { code: 'not_found', details: { resource: 'agent' } },
+  question_not_found: { code: 'not_found', details: { resource: 'question' } },
+  session_busy: { code: 'conflict', details: { reason: 'session_busy' } },
+  run_finished: { code: 'conflict', details: { reason: 'run_finished' } },
+  question_closed: { code: 'conflict', details: { reason: 'question_closed' } },
+  invalid_response: { code: 'invalid_request' },
+  redis_unavailable: { code: 'unavailable' },
+  shutting_down: { code: 'unavailable' },
+  config_invalid: 'internal',
+  record_invalid: 'internal',
+  suspended: 'internal',
+  max_iterations: 'internal',
+  model_rate_limited: 'internal',
+  model_server_error: 'internal',
+  model_network_error: 'internal',
+  model_bad_response: 'internal',
+  model_auth_failed: 'internal',
+  model_request_invalid: 'internal',
+  model_error: 'internal',
+  script_exhausted: 'internal',
+  lock_lost: 'internal',
+  cancelled: 'internal',
+  internal: 'internal',
+};
+
+/** Fastify's own client errors (bad JSON, body too large, unknown media type …), by status. */
+const clientStatusCodes: Record<number, WireErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+const genericInternalMessage = 'internal server error';
+
+/**
+ * The one mapping of anything thrown while answering a request to what the client sees: our ApiErrors as
+ * they are, the engine's RatchetErrors by their code, Fastify's request errors (validation, body limit,
+ * parsing) by kind, and everything else as a generic `internal` error.
+ */
+export function toApiError(error: unknown, options: { bodyLimitBytes?: number } = {}): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof RatchetError) return fromRatchetError(error);
+  const fastifyError = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    statusCode?: unknown;
+    validation?: unknown;
+    validationContext?: unknown;
+    message?: unknown;
+  };
+  if (Array.isArray(fastifyError.validation)) {
+    const location = typeof fastifyError.validationContext === 'string' ? fastifyError.validationContext : '';
+    const issues = fastifyError.validation.flatMap((issue) => validationIssues(issue, location));
+    return new ApiError('invalid_request', describeValidationIssues(issues), { issues });
+  }
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new ApiError(
+      'payload_too_large',
+      `the request body is larger than ${options.bodyLimitBytes ?? 'the limit of'} bytes`,
+      options.bodyLimitBytes === undefined ? {} : { limit_bytes: options.bodyLimitBytes },
+    );
+  }
+  const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : 500;
+  const fromFastify = typeof fastifyError.code === 'string' && fastifyError.code.startsWith('FST_');
+  if (fromFastify && status >= 400 && status < 500 && typeof fastifyError.message === 'string') {
+    // Fastify's client errors (bad JSON, media type …) say what is wrong with the request, nothing about
+    // the server. Anything else with a status (some library's error) stays a server fault.
+    return new ApiError(clientStatusCodes[status] ?? 'invalid_request', fastifyError.message);
+  }
+  return fromRatchetError(toRatchetError(error));
+}
+
+function fromRatchetError(error: RatchetError): ApiError {
+  const mapping = internalCodes[error.code];
+  if (mapping === 'internal') return new ApiError('internal', genericInternalMessage);
+  if (mapping.code === 'unavailable') {
+    return new ApiError('unavailable', 'the service is temporarily unavailable; retry later');
+  }
+  return new ApiError(mapping.code, error.message, { ...error.details, ...mapping.details });
+}
+
+/** The message of a 500: the same for every fault. */
+export function internalError(requestId: string): ApiError {
+  return new ApiError('internal', genericInternalMessage, { request_id: requestId });
+}

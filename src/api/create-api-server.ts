@@ -1,0 +1,58 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { RatchetConfig } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { ApiEngine } from './api-engine.js';
+import { bearerAuth } from './auth.js';
+import { installErrorHandler } from './error-handler.js';
+import { registerOpenApi } from './openapi.js';
+import { agentRoutes } from './routes/agent-routes.js';
+import { eventRoutes } from './routes/event-routes.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { runRoutes } from './routes/run-routes.js';
+import { sessionRoutes } from './routes/session-routes.js';
+import type { SseConnection } from './sse-connection.js';
+
+export interface ApiServerOptions {
+  engine: ApiEngine;
+  /** The loaded config: its `api` section (tokens, body limit, keep-alive) shapes the server. */
+  config: RatchetConfig;
+  logger: Logger;
+  /** Resolves when Redis answers (e.g. `() => redis.ping()`); /readyz calls it. */
+  pingRedis: () => Promise<unknown>;
+}
+
+/** How long /readyz waits for Redis. */
+const readinessPingTimeoutMs = 2_000;
+
+/**
+ * The HTTP API: validates, records and enqueues through the engine, and streams the event log. It never
+ * runs a model or a tool. The caller listens (`app.listen({host, port})`) and closes it; closing ends the
+ * open event streams.
+ */
+export function createApiServer(options: ApiServerOptions): FastifyInstance {
+  const { api } = options.config;
+  const app = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
+    loggerInstance: options.logger,
+    bodyLimit: api.body_limit_bytes,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app, { bodyLimitBytes: api.body_limit_bytes });
+  app.addHook('onRequest', bearerAuth(api.tokens));
+
+  const openStreams = new Set<SseConnection>();
+  app.addHook('preClose', async () => {
+    for (const stream of openStreams) stream.close();
+  });
+
+  registerOpenApi(app, { authenticated: api.tokens.length > 0 });
+  app.register(healthRoutes, { pingRedis: options.pingRedis, pingTimeoutMs: readinessPingTimeoutMs });
+  const v1 = { prefix: '/v1' };
+  app.register(sessionRoutes, { ...v1, engine: options.engine });
+  app.register(runRoutes, { ...v1, engine: options.engine });
+  app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
+  app.register(agentRoutes, { ...v1, agents: options.config.agents });
+  return app;
+}

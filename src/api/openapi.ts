@@ -1,0 +1,58 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+export interface OpenApiOptions {
+  /** Whether the routes need a bearer token (then the document says so). */
+  authenticated: boolean;
+}
+
+/**
+ * The OpenAPI document, generated from the zod schemas the routes validate with, served at /openapi.json,
+ * and its Swagger UI at /docs. Register before the routes: the document collects them as they are added.
+ */
+export function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): void {
+  app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Ratchet API',
+        description:
+          'Durable multi-agent LLM workflows: sessions, runs, questions to people, and a resumable ' +
+          'event stream (Server-Sent Events). Every error is `{error: {code, message, details}}`.',
+        version: '1',
+      },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      },
+      ...(options.authenticated ? { security: [{ bearerAuth: [] }] } : {}),
+    },
+    transform: jsonSchemaTransform,
+    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+  });
+  app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
+
+/**
+ * The zod transform adds every named schema twice, as request and as response (`RunInput`, `Run`); only
+ * the ones an operation, or a schema kept, refers to stay.
+ */
+function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
+  const { components = {}, ...rest } = document as { components?: { schemas?: Record<string, unknown> } };
+  const schemas = components.schemas ?? {};
+  const used = new Set<string>();
+  let pending = [JSON.stringify(rest)];
+  while (pending.length > 0) {
+    const found = [...pending.join('').matchAll(/"#\/components\/schemas\/([^"]+)"/g)]
+      .map((match) => decodeURIComponent(match[1] ?? ''))
+      .filter((name) => !used.has(name) && name in schemas);
+    for (const name of found) used.add(name);
+    pending = found.map((name) => JSON.stringify(schemas[name]));
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+  return { ...rest, components: { ...components, schemas: kept } } as OpenApiDocument;
+}

@@ -1,0 +1,163 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { RatchetError } from '../../errors/index.js';
+import { isSessionId } from '../../workflows/ids.js';
+import type { SessionView } from '../../workflows/views.js';
+import type { ApiEngine } from '../api-engine.js';
+import {
+  acceptedRunSchema,
+  createSessionBodySchema,
+  errorResponses,
+  messageListSchema,
+  messagesQuerySchema,
+  questionListSchema,
+  respondAcceptedSchema,
+  respondBodySchema,
+  sendMessageBodySchema,
+  sessionParamsSchema,
+  sessionSchema,
+} from '../schemas.js';
+import { toWireMessage, toWireQuestion, toWireSession } from '../wire-views.js';
+
+const tags = ['sessions'];
+
+/** Sessions: create, read, delete; their chat, their messages (each starts a run), their questions. */
+export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (app, { engine }) => {
+  app.post(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Create a session with an agent',
+        body: createSessionBodySchema,
+        response: { 201: sessionSchema, ...errorResponses(400, 401, 404, 413) },
+      },
+    },
+    async (request, reply) => {
+      const session = await engine.createSession({
+        ...(request.body?.agent === undefined ? {} : { agent: request.body.agent }),
+        ...(request.body?.metadata === undefined ? {} : { metadata: request.body.metadata }),
+      });
+      return reply.status(201).header('location', `/v1/sessions/${session.id}`).send(toWireSession(session));
+    },
+  );
+
+  app.get(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A session, its status and its active run',
+        params: sessionParamsSchema,
+        response: { 200: sessionSchema, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => toWireSession(await requireSession(engine, request.params.id)),
+  );
+
+  app.delete(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel the active run of a session and delete all its data',
+        params: sessionParamsSchema,
+        response: { 204: z.null().describe('Deleted.'), ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!isSessionId(id) || !(await engine.deleteSession(id))) throw sessionNotFound(id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/sessions/:id/messages',
+    {
+      schema: {
+        tags,
+        summary: "The session's chat messages, oldest first",
+        params: sessionParamsSchema,
+        querystring: messagesQuerySchema,
+        response: { 200: messageListSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      await requireSession(engine, id);
+      const from = request.query.after === undefined ? 0 : request.query.after + 1;
+      const messages = await engine.readChat(id, { from });
+      return { messages: messages.map((message, offset) => toWireMessage(message, from + offset)) };
+    },
+  );
+
+  app.post(
+    '/sessions/:id/messages',
+    {
+      schema: {
+        tags,
+        summary: 'Send a message: starts a run on the session (one active run at a time)',
+        params: sessionParamsSchema,
+        body: sendMessageBodySchema,
+        response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 404, 409, 413) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!isSessionId(id)) throw sessionNotFound(id);
+      const { text, parts } = request.body;
+      const started = await engine.startRun({ input: text ?? parts ?? [], sessionId: id });
+      return reply.status(202).send({ run_id: started.runId, session_id: started.sessionId });
+    },
+  );
+
+  app.get(
+    '/sessions/:id/questions',
+    {
+      schema: {
+        tags,
+        summary: 'The pending questions of the session (ask_user and tool approvals)',
+        params: sessionParamsSchema,
+        response: { 200: questionListSchema, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      if (!isSessionId(id)) throw sessionNotFound(id);
+      const questions = await engine.listQuestions(id);
+      return { questions: questions.map(toWireQuestion) };
+    },
+  );
+
+  app.post(
+    '/sessions/:id/respond',
+    {
+      schema: {
+        tags,
+        summary: 'Answer a pending question; the branch that asked resumes',
+        params: sessionParamsSchema,
+        body: respondBodySchema,
+        response: { 202: respondAcceptedSchema, ...errorResponses(400, 401, 404, 409, 413) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!isSessionId(id)) throw sessionNotFound(id);
+      const { question_id, response } = request.body;
+      await engine.respond(id, question_id, response);
+      return reply.status(202).send({ session_id: id, question_id });
+    },
+  );
+};
+
+/** The session, or a 404 (also for text that cannot be a session id). */
+export async function requireSession(engine: ApiEngine, sessionId: string): Promise<SessionView> {
+  const session = isSessionId(sessionId) ? await engine.getSession(sessionId) : undefined;
+  if (!session) throw sessionNotFound(sessionId);
+  return session;
+}
+
+function sessionNotFound(sessionId: string): RatchetError {
+  return new RatchetError('session_not_found', `unknown session ${sessionId}`);
+}

@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
+import { eventDataSchemas, eventKinds } from '../events/event.js';
+import { usageSchema } from '../models/usage.js';
+import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
+import { runErrorSchema } from '../workflows/run-record.js';
+import { wireErrorCodes } from './api-error.js';
+
+/**
+ * Every shape of the HTTP API, requests and responses: Fastify validates bodies, queries and params with
+ * these, serializes responses through them, and the OpenAPI document is generated from them. Request
+ * bodies are strict (an unknown field is a 400); responses are what we build, field by field.
+ */
+
+const sessionIdPattern = /^ses_[0-9a-z]{16}$/;
+const streamIdPattern = /^\d+(-\d+)?$/;
+
+// ── errors ───────────────────────────────────────────────────────────────────────────────────────────
+
+export const errorBodySchema = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.enum(Object.keys(wireErrorCodes) as [keyof typeof wireErrorCodes]),
+      message: z.string(),
+      /**
+       * invalid_request: `issues` [{location, path, message}]; not_found: `resource`; conflict: `reason`
+       * (session_busy with `active_run_id`, run_finished with `status`, question_closed); internal: `request_id`.
+       */
+      details: z.record(z.string(), z.unknown()),
+    }),
+  })
+  .meta({ id: 'Error', description: 'The one error shape of every endpoint.' });
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+// ── requests ─────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a person may put in a message: text and images (tool calls and results are the engine's). */
+export const inputPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema]);
+const inputPartsSchema = z.array(inputPartSchema).min(1);
+
+const metadataSchema = z.record(z.string(), z.unknown());
+
+export const sessionParamsSchema = z.strictObject({ id: z.string().min(1).max(200) });
+export const runParamsSchema = z.strictObject({ id: z.string().min(1).max(200) });
+
+export const createSessionBodySchema = z
+  .strictObject({
+    agent: z.string().min(1).optional().describe('Defaults to the entry agent.'),
+    metadata: metadataSchema.optional(),
+  })
+  // Fastify hands a request without a body to the validator as null.
+  .nullish();
+
+/** `{text}` or `{parts}`: one object with both optional, so each invalid field is reported with its path. */
+export const sendMessageBodySchema = z
+  .strictObject({
+    text: z.string().min(1).optional(),
+    parts: inputPartsSchema.optional(),
+  })
+  .refine((body) => (body.text === undefined) !== (body.parts === undefined), {
+    message: 'give either `text` or `parts`',
+  })
+  .describe('Either `text` or `parts`.');
+
+export const createRunBodySchema = z.strictObject({
+  input: z.union([z.string().min(1), inputPartsSchema]).describe('Text, or parts (text and images).'),
+  agent: z.string().min(1).optional().describe("Defaults to the session's agent, else the entry agent."),
+  session_id: z
+    .string()
+    .regex(sessionIdPattern, 'must be a session id (ses_…)')
+    .optional()
+    .describe('Continue this session; a new session is created when omitted.'),
+  metadata: metadataSchema.optional().describe('Stored on the new session (ignored with session_id).'),
+});
+
+export const cancelRunBodySchema = z
+  .strictObject({ reason: z.string().min(1).max(1000).optional() })
+  .nullish()
+  .describe('Optional: the reason recorded in the run_cancelled event.');
+
+export const respondBodySchema = z.strictObject({
+  question_id: z.string().min(1),
+  response: questionResponseSchema.describe(
+    'Text for an ask_user question; {decision, reason?, arguments?} for a tool approval.',
+  ),
+});
+
+export const messagesQuerySchema = z.strictObject({
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Only messages whose index is greater than this (all messages when omitted).'),
+});
+
+/** The longest a client may hold a wait request open. */
+export const maxWaitSeconds = 300;
+
+export const waitQuerySchema = z.strictObject({
+  timeout_s: z.coerce
+    .number()
+    .min(0)
+    .max(maxWaitSeconds)
+    .default(30)
+    .describe(`Seconds to wait for the run to finish (at most ${maxWaitSeconds}).`),
+});
+
+export const streamIdSchema = z
+  .string()
+  .regex(streamIdPattern, 'must be an event id such as 1718000000000-0');
+
+export const eventsQuerySchema = z.strictObject({
+  after: streamIdSchema
+    .optional()
+    .describe('Send the events after this id (exclusive). The Last-Event-ID header wins over it.'),
+  follow: z
+    .stringbool()
+    .default(true)
+    .describe(
+      "false: end after the current run's terminal event (the active run, else the latest); at once " +
+        'after the backlog when there is no run.',
+    ),
+});
+
+// ── responses ────────────────────────────────────────────────────────────────────────────────────────
+
+export const acceptedRunSchema = z
+  .strictObject({ run_id: z.string(), session_id: z.string() })
+  .meta({ id: 'AcceptedRun' });
+
+export const sessionSchema = z
+  .strictObject({
+    id: z.string(),
+    agent: z.string(),
+    metadata: metadataSchema,
+    status: z.enum(['idle', 'active']),
+    active_run_id: z.string().nullable(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Session' });
+export type WireSession = z.infer<typeof sessionSchema>;
+
+export const questionSchema = questionRecordSchema.omit({ v: true, job_id: true }).meta({
+  id: 'Question',
+  description: 'A question to a person (ask_user) or a tool call awaiting approval.',
+});
+export type WireQuestion = z.infer<typeof questionSchema>;
+
+export const questionListSchema = z.strictObject({ questions: z.array(questionSchema) });
+
+export const respondAcceptedSchema = z.strictObject({ session_id: z.string(), question_id: z.string() });
+
+export const progressSchema = z.strictObject({
+  fraction: z.number().nullable(),
+  message: z.string(),
+  at: z.iso.datetime(),
+});
+
+export const runSchema = z
+  .strictObject({
+    id: z.string(),
+    session_id: z.string(),
+    agent: z.string(),
+    status: z.enum(['queued', 'running', 'waiting', 'waiting_input', 'completed', 'failed', 'cancelled']),
+    result: z.string().nullable(),
+    error: runErrorSchema.nullable(),
+    usage: usageSchema,
+    /** Model replies committed so far. */
+    iterations: z.number().int().nonnegative(),
+    progress: progressSchema.nullable(),
+    pending_question: questionSchema.nullable(),
+    created_at: z.iso.datetime(),
+    finished_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Run' });
+export type WireRun = z.infer<typeof runSchema>;
+
+export const chatMessageSchema = messageSchema
+  .extend({ index: z.number().int().nonnegative().describe('Position in the chat.') })
+  .meta({ id: 'Message' });
+
+export const messageListSchema = z.strictObject({ messages: z.array(chatMessageSchema) });
+
+export const agentListSchema = z.strictObject({
+  agents: z.array(z.strictObject({ name: z.string(), description: z.string() })),
+});
+
+export const healthSchema = z.strictObject({ status: z.literal('ok') });
+
+export const readinessSchema = z.strictObject({
+  status: z.literal('ready'),
+  checks: z.strictObject({ redis: z.literal('ok'), config: z.literal('ok') }),
+});
+
+/** An event as sent in an SSE frame's `data` (the frame's `id` and `event` repeat `id` and `kind`). */
+export const wireEventSchema = z
+  .discriminatedUnion(
+    'kind',
+    eventKinds.map((kind) =>
+      z.strictObject({
+        id: z.string(),
+        kind: z.literal(kind),
+        run_id: z.string(),
+        agent: z.string(),
+        time: z.iso.datetime(),
+        data: eventDataSchemas[kind],
+      }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  )
+  .meta({ id: 'Event' });
+
+/** The error responses a route documents, all of the one shape. */
+export function errorResponses<Status extends number>(
+  ...statuses: Status[]
+): Record<Status, typeof errorBodySchema> {
+  return Object.fromEntries(statuses.map((status) => [status, errorBodySchema])) as Record<
+    Status,
+    typeof errorBodySchema
+  >;
+}

@@ -1,0 +1,71 @@
+import type { Message } from '../chat/index.js';
+import type { RatchetEvent } from '../events/event.js';
+import type { QuestionRecord } from '../workflows/question-record.js';
+import type { RunView, SessionView } from '../workflows/views.js';
+import type { WireQuestion, WireRun, WireSession } from './schemas.js';
+
+/** Engine views as the API shows them: field by field, so nothing internal leaks by accident. */
+
+export function toWireSession(session: SessionView): WireSession {
+  return {
+    id: session.id,
+    agent: session.agent,
+    metadata: session.metadata,
+    status: session.status,
+    active_run_id: session.active_run_id,
+    created_at: session.created_at,
+  };
+}
+
+export function toWireQuestion(question: QuestionRecord): WireQuestion {
+  return {
+    id: question.id,
+    session_id: question.session_id,
+    run_id: question.run_id,
+    agent: question.agent,
+    kind: question.kind,
+    question: question.question,
+    options: question.options,
+    tool: question.tool,
+    status: question.status,
+    answer: question.answer,
+    answered_by: question.answered_by,
+    timeout_at: question.timeout_at,
+    default_answer: question.default_answer,
+    created_at: question.created_at,
+    answered_at: question.answered_at,
+  };
+}
+
+export function toWireRun(run: RunView): WireRun {
+  return {
+    id: run.id,
+    session_id: run.session_id,
+    agent: run.agent,
+    status: run.status,
+    result: run.result,
+    error: run.error,
+    usage: run.usage,
+    iterations: run.iteration,
+    progress: run.progress,
+    pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,
+    created_at: run.created_at,
+    finished_at: run.finished_at,
+  };
+}
+
+export function toWireMessage(message: Message, index: number): Message & { index: number } {
+  return { ...message, index };
+}
+
+/** An event as sent in an SSE frame: without the record version. */
+export function toWireEvent(event: RatchetEvent): Omit<RatchetEvent, 'v'> {
+  return {
+    id: event.id,
+    kind: event.kind,
+    run_id: event.run_id,
+    agent: event.agent,
+    time: event.time,
+    data: event.data,
+  } as Omit<RatchetEvent, 'v'>;
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, toApiError, wireErrorCodes } from '../../src/api/index.js';
+import { formatSseEvent } from '../../src/api/sse-connection.js';
+import { type ErrorCode, errorCodes, RatchetError } from '../../src/errors/index.js';
+import type { RatchetEvent } from '../../src/events/event.js';
+
+describe('toApiError', () => {
+  it('maps each engine error a client causes to its wire code, keeping message and details', () => {
+    const cases: [ErrorCode, string, number, Record<string, unknown>][] = [
+      ['run_not_found', 'not_found', 404, { resource: 'run' }],
+      ['session_not_found', 'not_found', 404, { resource: 'session' }],
+      ['agent_not_found', 'not_found', 404, { resource: 'agent' }],
+      ['question_not_found', 'not_found', 404, { resource: 'question' }],
+      ['session_busy', 'conflict', 409, { reason: 'session_busy', active_run_id: 'run_1' }],
+      ['run_finished', 'conflict', 409, { reason: 'run_finished', status: 'completed' }],
+      ['question_closed', 'conflict', 409, { reason: 'question_closed' }],
+      ['invalid_response', 'invalid_request', 400, { question_id: 'q1' }],
+    ];
+    for (const [internal, wire, status, details] of cases) {
+      const mapped = toApiError(
+        new RatchetError(internal, `message of ${internal}`, {
+          details: Object.fromEntries(
+            Object.entries(details).filter(([key]) => key !== 'resource' && key !== 'reason'),
+          ),
+        }),
+      );
+      expect([mapped.code, mapped.status, mapped.message, mapped.details]).toEqual([
+        wire,
+        status,
+        `message of ${internal}`,
+        details,
+      ]);
+    }
+  });
+
+  it('answers every other internal code as a generic 500, and Redis trouble as 503', () => {
+    const clientFacing = new Set([
+      'run_not_found',
+      'session_not_found',
+      'agent_not_found',
+      'question_not_found',
+      'session_busy',
+      'run_finished',
+      'question_closed',
+      'invalid_response',
+      'redis_unavailable',
+      'shutting_down',
+    ]);
+    for (const code of Object.keys(errorCodes) as ErrorCode[]) {
+      if (clientFacing.has(code)) continue;
+      const mapped = toApiError(new RatchetError(code, 'secret internals'));
+      expect([code, mapped.code, mapped.message]).toEqual([code, 'internal', 'internal server error']);
+      expect(mapped.isServerFault).toBe(true);
+    }
+    expect(toApiError(new Error('boom: secret')).message).toBe('internal server error');
+    expect(toApiError('a string').code).toBe('internal');
+    const away = toApiError(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }),
+    );
+    expect([away.code, away.status, away.isServerFault]).toEqual(['unavailable', 503, false]);
+    expect(away.message).not.toContain('6379');
+  });
+
+  it("maps Fastify's request errors: validation issues with their paths, body limit, media type", () => {
+    const validation = toApiError(
+      Object.assign(new Error('body/parts/0/text bad'), {
+        statusCode: 400,
+        validationContext: 'body',
+        validation: [
+          { keyword: 'invalid_type', instancePath: '/parts/0/text', message: 'expected string' },
+          { keyword: 'unrecognized_keys', instancePath: '/', message: 'x', params: { keys: ['a', 'b'] } },
+        ],
+      }),
+    );
+    expect(validation.code).toBe('invalid_request');
+    expect(validation.details).toEqual({
+      issues: [
+        { location: 'body', path: 'parts[0].text', message: 'expected string' },
+        { location: 'body', path: 'a', message: 'unknown field' },
+        { location: 'body', path: 'b', message: 'unknown field' },
+      ],
+    });
+    const tooLarge = toApiError(
+      Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }),
+      { bodyLimitBytes: 2048 },
+    );
+    expect([tooLarge.code, tooLarge.status, tooLarge.details]).toEqual([
+      'payload_too_large',
+      413,
+      { limit_bytes: 2048 },
+    ]);
+    const mediaType = toApiError(
+      Object.assign(new Error('Unsupported Media Type'), {
+        code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+        statusCode: 415,
+      }),
+    );
+    expect(mediaType.code).toBe('unsupported_media_type');
+    // A status on some library's error is not the client's fault.
+    const foreign = toApiError(Object.assign(new Error('upstream said 404: key k'), { statusCode: 404 }));
+    expect([foreign.code, foreign.message]).toEqual(['internal', 'internal server error']);
+    expect(toApiError(null).code).toBe('internal');
+    const serverSide = toApiError(Object.assign(new Error('socket hang up in plugin'), { statusCode: 500 }));
+    expect(serverSide.message).toBe('internal server error');
+  });
+
+  it('keeps an ApiError as it is; every wire code has its status', () => {
+    const error = new ApiError('unauthorized', 'no token');
+    expect(toApiError(error)).toBe(error);
+    expect(error.status).toBe(401);
+    expect(Object.values(wireErrorCodes).every((status) => status >= 400 && status < 600)).toBe(true);
+  });
+});
+
+describe('formatSseEvent', () => {
+  it('frames an event with its log id, its kind, and the event as one line of JSON without its version', () => {
+    const event: RatchetEvent = {
+      v: 1,
+      id: '1700000000000-3',
+      kind: 'progress',
+      run_id: 'run_x',
+      agent: 'agent',
+      time: '2026-01-01T00:00:00.000Z',
+      data: { fraction: 0.5, message: 'half\nway' },
+    };
+    expect(formatSseEvent(event)).toBe(
+      'id: 1700000000000-3\nevent: progress\n' +
+        'data: {"id":"1700000000000-3","kind":"progress","run_id":"run_x","agent":"agent",' +
+        '"time":"2026-01-01T00:00:00.000Z","data":{"fraction":0.5,"message":"half\\nway"}}\n\n',
+    );
+  });
+});
