@@ -184,13 +184,18 @@ export class Engine {
   }
 
   /** Resolves when the run is finished, or with its current state when the timeout passes. */
-  async waitForRun(runId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<RunView> {
+  async waitForRun(
+    runId: string,
+    options: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
+  ): Promise<RunView> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     const pollMs = options.pollMs ?? 50;
     for (;;) {
       const run = await this.getRun(runId);
       if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
-      if ((run.status !== 'waiting_input' && isFinished(run.status)) || Date.now() >= deadline) return run;
+      const finished = run.status !== 'waiting_input' && isFinished(run.status);
+      // A waiter that went away (a long-poll client disconnected) stops polling.
+      if (finished || Date.now() >= deadline || options.signal?.aborted) return run;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }

@@ -143,3 +143,18 @@ describe('runs', () => {
     expect(badBody.status).toBe(400);
   });
 });
+
+describe('long-poll', () => {
+  it('GET /v1/runs/:id/wait holds until the run ends, or answers with the current state at the timeout', async () => {
+    const harness = await start({ replies: [{ text: 'slow answer', delay_ms: 2500 }] });
+    const submitted = await harness.request('POST', '/v1/runs', { body: { input: 'wait for it' } });
+    const runId = submitted.body.run_id as string;
+    const started = Date.now();
+    const early = await harness.request('GET', `/v1/runs/${runId}/wait?timeout_s=1`);
+    expect(early.status).toBe(200);
+    expect(early.body.status).not.toBe('completed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const done = await harness.request('GET', `/v1/runs/${runId}/wait?timeout_s=20`);
+    expect(done.body).toMatchObject({ status: 'completed', result: 'slow answer' });
+  });
+});

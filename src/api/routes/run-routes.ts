@@ -69,10 +69,14 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
         response: { 200: runSchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // The response closes before it is sent only when the client went away.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
       const run = await engine.waitForRun(request.params.id, {
         timeoutMs: request.query.timeout_s * 1000,
         pollMs: waitPollMs,
+        signal: gone.signal,
       });
       return toWireRun(run);
     },
