@@ -1,7 +1,10 @@
-import { textOf, toolCallsOf } from '../chat/index.js';
-import type { RatchetEvent } from '../events/event.js';
+import { textOf } from '../chat/index.js';
+import type { EventData, RatchetEvent } from '../events/event.js';
 
 const maxLine = 160;
+
+/** Built-in tools whose own events (ask_user, question_answered, progress) show what they do. */
+const interactionTools = new Set(['ask_user', 'report_progress']);
 
 function cut(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -16,14 +19,15 @@ export function renderEvent(event: RatchetEvent): string | undefined {
     case 'message_added': {
       const { message } = event.data;
       if (message.role !== 'assistant') return undefined;
+      // A reply with only tool calls is shown by its calls' lines.
       const text = textOf(message);
-      const calls = toolCallsOf(message).length;
-      if (text === '' && calls === 0) return undefined;
-      return `🤖 ${event.agent}: ${cut(text === '' ? `(calls ${calls} tool${calls === 1 ? '' : 's'})` : text)}`;
+      return text === '' ? undefined : `🤖 ${event.agent}: ${cut(text)}`;
     }
     case 'tool_call_start':
+      if (interactionTools.has(event.data.name)) return undefined;
       return `  🔧 ${event.data.name}(${cut(event.data.arguments)})`;
     case 'tool_call_end': {
+      if (interactionTools.has(event.data.name) && !event.data.is_error) return undefined;
       const mark = event.data.is_error ? '✗' : '✓';
       const note = event.data.interrupted ? ` [interrupted: ${event.data.interrupted}]` : '';
       return `  ${mark} ${event.data.name} → ${cut(event.data.content)}${note}`;
@@ -32,6 +36,14 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       return `  ⚠ ${event.data.step} attempt ${event.data.attempt} failed (${event.data.code}): ${cut(event.data.message)}${
         event.data.retry_in_ms === null ? '' : `; retrying in ${event.data.retry_in_ms} ms`
       }`;
+    case 'ask_user':
+      return renderQuestion(event.agent, event.data);
+    case 'question_answered': {
+      const by = event.data.answered_by === 'timeout' ? ' (timed out: default answer)' : '';
+      return `  ↳ answered${by}: ${cut(describeAnswer(event.data.answer))}`;
+    }
+    case 'progress':
+      return `  ${progressBar(event.data.fraction)}${event.data.message === '' ? '' : ` ${cut(event.data.message)}`}`;
     case 'run_completed': {
       const { usage } = event.data;
       return `✔ completed after ${event.data.iterations} iterations (${usage.input_tokens} tokens in, ${usage.output_tokens} out)`;
@@ -43,4 +55,43 @@ export function renderEvent(event: RatchetEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+function renderQuestion(agent: string, question: EventData<'ask_user'>): string {
+  const timeout = question.timeout_at === null ? '' : ` (default answer at ${question.timeout_at})`;
+  if (question.kind === 'approval' && question.tool) {
+    return `❓ ${agent} wants to run ${question.tool.name}(${cut(question.tool.arguments)}): approve?${timeout}`;
+  }
+  const options = question.options.map((option, index) => `${index + 1}) ${option}`).join('  ');
+  return `❓ ${agent} asks: ${cut(question.question)}${options === '' ? '' : `\n     ${options}`}${timeout}`;
+}
+
+/** An answer as a person reads it: text as is, an approval as its decision. */
+export function describeAnswer(answer: unknown): string {
+  if (typeof answer === 'string') return answer;
+  if (typeof answer === 'object' && answer !== null && 'decision' in answer) {
+    const {
+      decision,
+      reason,
+      arguments: edited,
+    } = answer as {
+      decision: unknown;
+      reason?: unknown;
+      arguments?: unknown;
+    };
+    if (decision === 'reject')
+      return typeof reason === 'string' && reason !== '' ? `rejected: ${reason}` : 'rejected';
+    return edited === undefined ? 'approved' : `approved with ${JSON.stringify(edited)}`;
+  }
+  return JSON.stringify(answer) ?? String(answer);
+}
+
+const barWidth = 24;
+
+/** `⏳ [██████░░░…]  25%` for a fraction in [0, 1]; the hourglass alone when the fraction is unknown. */
+export function progressBar(fraction: number | null): string {
+  if (fraction === null || !Number.isFinite(fraction)) return '⏳';
+  const clamped = Math.min(1, Math.max(0, fraction));
+  const filled = Math.round(clamped * barWidth);
+  return `⏳ [${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}] ${String(Math.round(clamped * 100)).padStart(3)}%`;
 }

@@ -56,6 +56,9 @@ describe('ask_user', () => {
     const kinds = (await harness.events(sessionId)).map((event) => event.kind);
     expect(kinds.filter((kind) => kind === 'ask_user')).toHaveLength(1);
     expect(kinds.filter((kind) => kind === 'question_answered')).toHaveLength(1);
+    // Resumed after the answer, not interrupted by a crash.
+    const end = (await harness.events(sessionId)).find((event) => event.kind === 'tool_call_end');
+    expect(end?.kind === 'tool_call_end' && end.data.interrupted).toBeUndefined();
     expect(await harness.engine.listQuestions(sessionId)).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { chatKey, runKeys } from '../../redis/keys.js';
+import { chatKey, runKeys, sessionKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -22,6 +22,7 @@ import {
   toolOutcomeSchema,
 } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
+import { questionIdOf } from '../questions.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { beginToolCall, type CommitResult, commitToolOutcome, execPipeline, parseRun } from '../store.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
@@ -126,6 +127,13 @@ function idempotencyKey(data: ToolJobData): string {
   return stepJobId.tool(data.run_id, data.iteration, data.index);
 }
 
+/** The call's handler asked a question before (so an earlier attempt was parked, not cut short). */
+async function askedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
+  const { services } = context;
+  const questions = sessionKeys(services.space, data.session_id).questions;
+  return (await services.redis.hexists(questions, questionIdOf.ask(context.jobId, 0))) === 1;
+}
+
 function callOf(data: ToolJobData, reply: string): ToolCallPart {
   const call = toolCallsOf(decodeChatEntry(reply, `chat entry ${data.reply_index} of ${data.run_id}`))[
     data.index
@@ -213,7 +221,11 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     return;
   }
   if (decision.kind === 'reuse') return;
-  const interrupted = decision.kind === 'rerun' && decision.intent.token !== context.token;
+  // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
+  const interrupted =
+    decision.kind === 'rerun' &&
+    decision.intent.token !== context.token &&
+    !(await askedBefore(context, data));
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,

@@ -1,0 +1,150 @@
+import { runEndKinds } from '../events/event.js';
+import type { ApiClient } from './api-client.js';
+import { followSessionEvents } from './follow-events.js';
+import { QuestionAsker } from './question-asker.js';
+import { renderEvent } from './render-event.js';
+import type { Terminal } from './terminal.js';
+
+export type RunOutcome =
+  | { status: 'completed'; result: string }
+  | { status: 'failed'; message: string }
+  | { status: 'cancelled'; reason: string }
+  /** Ctrl-C: the run was cancelled (`cancelled: true`) or left running. */
+  | { status: 'interrupted'; cancelled: boolean }
+  /** The API could not be followed to the end. */
+  | { status: 'lost'; message: string };
+
+export interface FollowRunOptions {
+  client: ApiClient;
+  terminal: Terminal;
+  runId: string;
+  sessionId: string;
+  /** Fires on the process's SIGINT; the terminal's own Ctrl-C is read from `terminal`. */
+  interrupts: { on(handler: () => void): () => void };
+}
+
+/**
+ * Streams a run's session events to the terminal, answers its questions at the prompt, and resolves when the
+ * run ends. Ctrl-C asks whether to cancel the run (a piped stdin cannot answer: it cancels at once).
+ */
+export async function followRun(options: FollowRunOptions): Promise<RunOutcome> {
+  const { client, terminal, sessionId } = options;
+  const stop = new AbortController();
+  const asker = new QuestionAsker({
+    terminal,
+    respond: (question, response) => client.respond(sessionId, question.question_id, response),
+  });
+  const interrupt = interruptHandler({ ...options, asker, stop: stop.signal });
+  terminal.onInterrupt(interrupt.handle);
+  const removeSignalHandler = options.interrupts.on(interrupt.handle);
+  const streamed = streamRun({
+    ...options,
+    asker,
+    stop: stop.signal,
+    cancelling: () => interrupt.cancelling,
+  });
+  try {
+    return await Promise.race([streamed, interrupt.outcome]);
+  } finally {
+    stop.abort();
+    removeSignalHandler();
+    await asker.stop();
+    await streamed;
+  }
+}
+
+interface RunContext extends FollowRunOptions {
+  asker: QuestionAsker;
+  stop: AbortSignal;
+}
+
+/** Prints the session's events and hands questions to the asker until the run's terminal event. */
+async function streamRun(context: RunContext & { cancelling: () => boolean }): Promise<RunOutcome> {
+  const { terminal, asker, runId } = context;
+  try {
+    const events = followSessionEvents(context.client, context.sessionId, {
+      signal: context.stop,
+      onReconnect: (error, delayMs) =>
+        terminal.print(`  … event stream lost (${(error as Error).message}); reconnecting in ${delayMs} ms`),
+    });
+    for await (const streamedEvent of events) {
+      if (!streamedEvent.known) {
+        if (streamedEvent.problem) {
+          terminal.print(
+            `  ⚠ event ${streamedEvent.kind} ${streamedEvent.id ?? ''} unreadable: ${streamedEvent.problem}`,
+          );
+        }
+        continue;
+      }
+      const { event } = streamedEvent;
+      const line = renderEvent(event);
+      if (line) terminal.print(line);
+      if (event.kind === 'ask_user') asker.add(event.data);
+      if (event.kind === 'question_answered') asker.withdraw(event.data.question_id);
+      if (event.run_id !== runId || !runEndKinds.includes(event.kind)) continue;
+      // Once Ctrl-C has cancelled the run, its end (run_cancelled, or a race lost to completion) is the interrupt's.
+      if (context.cancelling()) return { status: 'interrupted', cancelled: true };
+      if (event.kind === 'run_completed') return { status: 'completed', result: event.data.result };
+      if (event.kind === 'run_failed') return { status: 'failed', message: event.data.error.message };
+      if (event.kind === 'run_cancelled') return { status: 'cancelled', reason: event.data.reason };
+    }
+    return { status: 'interrupted', cancelled: false };
+  } catch (error) {
+    return { status: 'lost', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Ctrl-C: at a terminal, "cancel the run? [y/N]" (a second Ctrl-C leaves it running); else cancel at once. */
+function interruptHandler(context: RunContext): {
+  handle: () => void;
+  outcome: Promise<RunOutcome>;
+  readonly cancelling: boolean;
+} {
+  const { terminal, client, runId } = context;
+  let settle: (outcome: RunOutcome) => void = () => {};
+  const outcome = new Promise<RunOutcome>((resolve) => {
+    settle = resolve;
+  });
+  let confirming = false;
+  let cancelling = false;
+  const cancel = async (): Promise<void> => {
+    cancelling = true;
+    terminal.print(`cancelling run ${runId}`);
+    try {
+      await client.cancelRun(runId, 'cancelled at the terminal (Ctrl-C)');
+    } catch (error) {
+      terminal.print(`could not cancel the run: ${(error as Error).message}`);
+    }
+    settle({ status: 'interrupted', cancelled: true });
+  };
+  const handle = () => {
+    if (cancelling) {
+      // Ctrl-C again while the cancel request is on its way: leave now.
+      settle({ status: 'interrupted', cancelled: true });
+    } else if (!terminal.interactive) {
+      void cancel();
+    } else if (confirming) {
+      settle({ status: 'interrupted', cancelled: false });
+    } else {
+      confirming = true;
+      const resume = context.asker.pause();
+      terminal.ask('cancel the run? [y/N] ', context.stop).then(
+        async (line) => {
+          confirming = false;
+          if (line !== undefined && /^\s*y(es)?\s*$/i.test(line)) await cancel();
+          else resume();
+        },
+        () => {
+          confirming = false;
+        },
+      );
+    }
+  };
+  return {
+    handle,
+    outcome,
+    get cancelling() {
+      return cancelling;
+    },
+  };
+}

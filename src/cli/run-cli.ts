@@ -1,0 +1,78 @@
+// Commands import what they need when they run: `config validate` and `--help` load no server code.
+import '../models/index.js';
+import { builtinToolboxes } from '../tools/builtin/index.js';
+import { resolveConfigPath } from './cli-config.js';
+import { CliError } from './cli-error.js';
+import { type Command, parseCommandLine, UsageError, usageText } from './command-line.js';
+import { type ProcessIo, processIo } from './process-io.js';
+import { validateConfigCommand } from './validate-config-command.js';
+
+/** Runs one command; resolves with its exit code, or undefined when the process lives on (a worker). */
+async function main(argv: readonly string[], io: ProcessIo): Promise<number | undefined> {
+  let command: Command;
+  try {
+    command = parseCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`ratchet: ${error.message}\n\n${usageText}\n`);
+    return 2;
+  }
+  const toolboxes = builtinToolboxes();
+  switch (command.name) {
+    case 'help':
+      io.stdout.write(`${usageText}\n`);
+      return 0;
+    case 'config-validate':
+      return validateConfigCommand(command.file, toolboxes, {
+        out: (line) => io.stdout.write(`${line}\n`),
+        err: (line) => io.stderr.write(`${line}\n`),
+      });
+    case 'run': {
+      const { runCommand } = await import('./run-command.js');
+      return runCommand({ ...command, toolboxes }, io);
+    }
+    case 'dev': {
+      const { devCommand } = await import('./server-commands.js');
+      return devCommand({ config: command.config, port: command.port, toolboxes }, io);
+    }
+    case 'api': {
+      const { apiCommand } = await import('./server-commands.js');
+      return apiCommand({ config: command.config, port: command.port, toolboxes }, io);
+    }
+    case 'worker': {
+      // The worker process handles its own signals and exits by itself.
+      const { startWorkerProcess } = await import('../worker/index.js');
+      await startWorkerProcess({
+        argv: [
+          '--config',
+          resolveConfigPath(command.config, io.env),
+          ...(command.concurrency === undefined ? [] : ['--concurrency', String(command.concurrency)]),
+        ],
+        toolboxes,
+      });
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Runs `ratchet` with these arguments in this process, and exits with the command's code (a worker lives on
+ * until its signal).
+ */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  const io = processIo();
+  let code: number | undefined;
+  try {
+    code = await main(argv, io);
+  } catch (error) {
+    code = error instanceof CliError ? error.exitCode : 1;
+    io.stderr.write(
+      `${error instanceof CliError ? error.message : `ratchet: ${(error as Error).stack ?? String(error)}`}\n`,
+    );
+  }
+  if (code !== undefined) {
+    const exitCode = code;
+    // Exit once what was written has been flushed (stdout may be a pipe).
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(exitCode)));
+  }
+}

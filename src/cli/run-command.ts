@@ -1,0 +1,122 @@
+import { pino } from 'pino';
+import { createLogger } from '../log/index.js';
+import type { ToolBox } from '../tools/index.js';
+import { ApiError, createApiClient } from './api-client.js';
+import { loadCliConfig } from './cli-config.js';
+import { CliError } from './cli-error.js';
+import { type DevStack, startDevStack } from './dev-stack.js';
+import { followRun, type RunOutcome } from './follow-run.js';
+import type { ProcessIo } from './process-io.js';
+import { Terminal } from './terminal.js';
+
+export interface RunCommandOptions {
+  task: string;
+  agent: string | undefined;
+  /** The API to use; without it, an API and a worker start in this process. */
+  url: string | undefined;
+  token: string | undefined;
+  config: string | undefined;
+  toolboxes: readonly ToolBox[];
+}
+
+export const exitInterrupted = 130;
+const exitTerminated = 143;
+
+/**
+ * `ratchet run "<task>"`: submits the task, streams its events, answers its questions, prints the answer.
+ * Resolves with the exit code: 0 completed, 1 failed or cancelled (or the API failed us), 130 Ctrl-C.
+ */
+export async function runCommand(options: RunCommandOptions, io: ProcessIo): Promise<number> {
+  const terminal = new Terminal({ input: io.stdin, output: io.stdout, interactive: io.stdin.isTTY === true });
+  let stack: DevStack | undefined;
+  // Until the run is followed, Ctrl-C just leaves (closing what was started).
+  let leave: (code: number) => void = () => {};
+  const leaving = new Promise<number>((resolve) => {
+    leave = resolve;
+  });
+  terminal.onInterrupt(() => leave(exitInterrupted));
+  const removeEarlyHandler = io.interrupts.on(() => leave(exitInterrupted));
+  // SIGTERM leaves at any time, without cancelling the run.
+  const removeTerminationHandler = io.terminations.on(() => leave(exitTerminated));
+  try {
+    const work = async (): Promise<number> => {
+      const api = await connect(options, io);
+      stack = api.stack;
+      const client = createApiClient({ url: api.url, token: api.token });
+      const { run_id: runId, session_id: sessionId } = await client.submitRun({
+        input: options.task,
+        agent: options.agent,
+      });
+      terminal.print(`run ${runId} (session ${sessionId})${stack ? '' : ` on ${api.url}`}`);
+      removeEarlyHandler();
+      const outcome = await followRun({ client, terminal, runId, sessionId, interrupts: io.interrupts });
+      return report(outcome, { runId, terminal, io, inProcess: stack !== undefined });
+    };
+    return await Promise.race([work(), leaving]);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      io.stderr.write(`${error.code === 'unreachable' ? '' : `${error.code}: `}${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  } finally {
+    removeEarlyHandler();
+    removeTerminationHandler();
+    terminal.close();
+    await (stack as DevStack | undefined)?.close();
+  }
+}
+
+/** The API at --url, or one started in this process with a worker (and Redis, when none answers). */
+async function connect(
+  options: RunCommandOptions,
+  io: ProcessIo,
+): Promise<{ url: string; token: string | undefined; stack?: DevStack }> {
+  if (options.url !== undefined) return { url: options.url, token: options.token ?? io.env.RATCHET_TOKEN };
+  const loaded = loadCliConfig(options.config, options.toolboxes);
+  const stack = await startDevStack({
+    loaded,
+    toolboxes: options.toolboxes,
+    // Log lines would cut through the run's lines: warnings and errors only, on stderr.
+    logger: createLogger({
+      level: io.env.RATCHET_LOG_LEVEL ?? 'warn',
+      destination: pino.destination({ fd: 2, sync: true }),
+    }),
+    host: '127.0.0.1',
+    port: 0,
+    say: (line) => io.stderr.write(`${line}\n`),
+    shutdownTimeoutMs: 2_000,
+  });
+  return { url: stack.url, token: stack.token, stack };
+}
+
+function report(
+  outcome: RunOutcome,
+  context: { runId: string; terminal: Terminal; io: ProcessIo; inProcess: boolean },
+): number {
+  const { terminal, io } = context;
+  switch (outcome.status) {
+    case 'completed':
+      terminal.print(`\nanswer: ${outcome.result}`);
+      return 0;
+    case 'failed':
+    case 'cancelled':
+      return 1;
+    case 'interrupted':
+      if (!outcome.cancelled) {
+        io.stderr.write(
+          context.inProcess
+            ? `run ${context.runId} is not cancelled: it stays in Redis and goes on when a worker runs (ratchet dev)\n`
+            : `run ${context.runId} is not cancelled: it goes on\n`,
+        );
+      }
+      return exitInterrupted;
+    case 'lost':
+      io.stderr.write(`lost the run: ${outcome.message}\n`);
+      return 1;
+  }
+}

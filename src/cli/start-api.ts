@@ -1,0 +1,82 @@
+import { createApiServer } from '../api/index.js';
+import type { LoadedConfig } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { closeRedis, createRedis } from '../redis/connection.js';
+import type { ToolBox } from '../tools/index.js';
+import { buildAgents, toolLookup } from '../worker/index.js';
+import { engineFromConfig } from '../workflows/engine-from-config.js';
+import { CliError } from './cli-error.js';
+
+export interface ApiProcess {
+  /** The base URL clients use. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartApiOptions {
+  loaded: LoadedConfig;
+  toolboxes: readonly ToolBox[];
+  logger: Logger;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+}
+
+/** The HTTP API on its own Redis connection and engine, listening. */
+export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
+  const { loaded, logger } = options;
+  const { config } = loaded;
+  // Requests fail fast (503) while Redis is away instead of hanging; event followers use their own connection.
+  const redis = createRedis({ url: config.redis.url, logger, name: 'ratchet-api', maxRetriesPerRequest: 1 });
+  const agents = buildAgents(config, loaded.configDir, options.toolboxes, logger);
+  const engine = engineFromConfig({ config, redis, logger, findTool: toolLookup(agents) });
+  const release = async () => {
+    try {
+      await engine.close();
+    } finally {
+      await closeRedis(redis);
+    }
+  };
+  let app: ReturnType<typeof createApiServer>;
+  try {
+    app = createApiServer({
+      engine,
+      config,
+      logger,
+      pingRedis: () => redis.ping(),
+    });
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await release();
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new CliError(
+        `cannot listen on ${options.host}:${options.port} (${code}): choose another port with --port, ` +
+          'or api.host / api.port in the config',
+      );
+    }
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://${displayHost(options.host)}:${port}`,
+    async close() {
+      // Idle keep-alive sockets (an EventSource's, after it closed) would hold the close: drop them after a grace.
+      const drop = setTimeout(() => app.server.closeAllConnections(), 2_000);
+      drop.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(drop);
+        await release();
+      }
+    },
+  };
+}
+
+/** A host clients can connect to: a wildcard address means this machine. */
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot, runCli } from './cli-fixture.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ratchet-cli-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('ratchet config validate', () => {
+  it('says "ok" with a summary for a good file, from any working directory', async () => {
+    const { code, stdout } = await runCli(['config', 'validate', join(repoRoot, 'config/demo.yaml')], {
+      cwd: dir,
+    });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ok\nconfig .*config\/demo\.yaml\n/);
+    expect(stdout).toContain('assistant: provider scripted, toolboxes utils, max_iterations 8');
+    expect(stdout).toContain('entry agent: assistant');
+  });
+
+  it('lists every problem of a bad file with its path, and exits 1', async () => {
+    const path = join(dir, 'bad.yaml');
+    writeFileSync(
+      path,
+      [
+        'providers:',
+        '  - { name: default, kind: scripted, model: m, replies: [{ text: hi }] }',
+        'agents:',
+        '  - { name: a, provider: defualt, toolboxes: [utils, nope] }',
+        'worker:',
+        '  concurrency: 0',
+        'colour: blue',
+      ].join('\n'),
+    );
+    const { code, stdout, stderr } = await runCli(['config', 'validate', path], { cwd: dir });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('agents[0].provider: unknown provider "defualt" (did you mean "default"?)');
+    expect(stderr).toContain('agents[0].toolboxes[1]: unknown toolbox "nope"');
+    expect(stderr).toContain('worker.concurrency: must be at least 1');
+    expect(stderr).toContain('colour: unknown key');
+    expect(stderr).toContain('4 problems');
+  });
+
+  it('says so when the file cannot be read', async () => {
+    const { code, stderr } = await runCli(['config', 'validate', join(dir, 'missing.yaml')], { cwd: dir });
+    expect(code).toBe(1);
+    expect(stderr).toContain('cannot read the file');
+  });
+});
+
+describe('usage errors', () => {
+  it.each([
+    [['deploy'], 'unknown command "deploy"'],
+    [['dev', '--bogus'], "dev: Unknown option '--bogus'"],
+    [['worker', '--concurrency', 'many'], '--concurrency: must be a whole number'],
+    [['run'], 'run: give the task'],
+    [['config', 'validate'], 'config validate: give the config file'],
+    [[], 'no command given'],
+  ])('ratchet %j prints the usage and exits 2', async (args, message) => {
+    const { code, stdout, stderr } = await runCli(args, { cwd: dir });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
+    expect(stderr).toContain('Usage: ratchet <command> [options]');
+  });
+
+  it('ratchet --help prints the usage and exits 0', async () => {
+    const { code, stdout } = await runCli(['--help'], { cwd: dir });
+    expect(code).toBe(0);
+    expect(stdout).toContain('run "<task>" [--agent A] [--url URL]');
+  });
+
+  it('a bad config is refused at start with every problem (exit 2)', async () => {
+    const path = join(dir, 'bad-for-dev.yaml');
+    writeFileSync(path, 'providers: []\nagents: []\n');
+    const { code, stderr } = await runCli(['dev', '--config', path], { cwd: dir });
+    expect(code).toBe(2);
+    expect(stderr).toContain('providers: define at least one provider');
+    expect(stderr).toContain('agents: define at least one agent');
+  });
+});

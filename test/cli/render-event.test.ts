@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { describeAnswer, progressBar, renderEvent } from '../../src/cli/render-event.js';
+import { buildEvent, type EventData, type RatchetEvent } from '../../src/events/event.js';
+
+const run = { id: 'run_x', agent: 'assistant' };
+const time = '2024-05-01T12:00:00.000Z';
+
+function event<Kind extends Parameters<typeof buildEvent>[0]>(
+  kind: Kind,
+  data: EventData<Kind>,
+): RatchetEvent {
+  return { ...buildEvent(kind, run, data, time), id: '1-0' } as RatchetEvent;
+}
+
+describe('renderEvent', () => {
+  it('shows a question with its numbered options', () => {
+    const line = renderEvent(
+      event('ask_user', {
+        question_id: 'q1',
+        kind: 'ask_user',
+        question: 'Digits or words?',
+        options: ['digits', 'words'],
+        tool: null,
+        timeout_at: null,
+      }),
+    );
+    expect(line).toBe('❓ assistant asks: Digits or words?\n     1) digits  2) words');
+  });
+
+  it('shows a tool call awaiting approval with its arguments', () => {
+    const line = renderEvent(
+      event('ask_user', {
+        question_id: 'q1',
+        kind: 'approval',
+        question: 'Run charge_card?',
+        options: ['approve', 'reject'],
+        tool: { name: 'charge_card', tool_call_id: 'c1', arguments: '{"amount":5}' },
+        timeout_at: null,
+      }),
+    );
+    expect(line).toBe('❓ assistant wants to run charge_card({"amount":5}): approve?');
+  });
+
+  it('shows answers, also those given by a timeout', () => {
+    expect(
+      renderEvent(event('question_answered', { question_id: 'q1', answered_by: 'user', answer: 'words' })),
+    ).toBe('  ↳ answered: words');
+    expect(
+      renderEvent(
+        event('question_answered', { question_id: 'q1', answered_by: 'timeout', answer: 'digits' }),
+      ),
+    ).toBe('  ↳ answered (timed out: default answer): digits');
+  });
+
+  it('shows progress as a bar when it has a fraction', () => {
+    expect(renderEvent(event('progress', { fraction: 0.5, message: 'half way' }))).toBe(
+      `  ⏳ [${'█'.repeat(12)}${'░'.repeat(12)}]  50% half way`,
+    );
+    expect(renderEvent(event('progress', { fraction: null, message: 'thinking' }))).toBe('  ⏳ thinking');
+  });
+});
+
+describe('progressBar', () => {
+  it('fills in proportion and clamps to 0..100 %', () => {
+    expect(progressBar(0)).toBe(`⏳ [${'░'.repeat(24)}]   0%`);
+    expect(progressBar(1)).toBe(`⏳ [${'█'.repeat(24)}] 100%`);
+    expect(progressBar(1.7)).toBe(progressBar(1));
+    expect(progressBar(-1)).toBe(progressBar(0));
+    expect(progressBar(null)).toBe('⏳');
+  });
+});
+
+describe('describeAnswer', () => {
+  it('shows text as is and approvals as decisions', () => {
+    expect(describeAnswer('yes')).toBe('yes');
+    expect(describeAnswer({ decision: 'approve' })).toBe('approved');
+    expect(describeAnswer({ decision: 'approve', arguments: { a: 1 } })).toBe('approved with {"a":1}');
+    expect(describeAnswer({ decision: 'reject', reason: 'no' })).toBe('rejected: no');
+    expect(describeAnswer({ decision: 'reject' })).toBe('rejected');
+  });
+});
+
+describe('renderEvent: tool calls', () => {
+  const start = (name: string) =>
+    renderEvent(event('tool_call_start', { iteration: 1, tool_call_id: 'c1', name, arguments: '{"a":1}' }));
+  const end = (name: string, isError: boolean) =>
+    renderEvent(
+      event('tool_call_end', {
+        iteration: 1,
+        tool_call_id: 'c1',
+        name,
+        is_error: isError,
+        content: 'out',
+      }),
+    );
+
+  it('shows calls and results of tools', () => {
+    expect(start('calculate')).toBe('  🔧 calculate({"a":1})');
+    expect(end('calculate', false)).toBe('  ✓ calculate → out');
+    expect(end('calculate', true)).toBe('  ✗ calculate → out');
+  });
+
+  it('leaves ask_user and report_progress to their question and progress lines, unless they fail', () => {
+    expect(start('ask_user')).toBeUndefined();
+    expect(end('ask_user', false)).toBeUndefined();
+    expect(start('report_progress')).toBeUndefined();
+    expect(end('report_progress', true)).toBe('  ✗ report_progress → out');
+  });
+
+  it('shows a reply by its text; a reply of tool calls only has no line of its own', () => {
+    const reply = (text: string) =>
+      renderEvent(
+        event('message_added', {
+          chat_id: 'main',
+          index: 1,
+          message: {
+            id: 'm1',
+            sender: 'assistant',
+            metadata: {},
+            created_at: time,
+            role: 'assistant',
+            parts: [
+              ...(text === '' ? [] : [{ type: 'text' as const, text }]),
+              { type: 'tool_call' as const, id: 'c1', name: 'calculate', arguments: '{}' },
+            ],
+          },
+        }),
+      );
+    expect(reply('Let me see.')).toBe('🤖 assistant: Let me see.');
+    expect(reply('')).toBeUndefined();
+  });
+});
