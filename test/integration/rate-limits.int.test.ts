@@ -1,4 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
+import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness } from '../helpers/harness.js';
 
 let harness: Harness | undefined;
@@ -13,8 +14,12 @@ it('two worker processes sharing a provider never exceed its rpm, and every run 
   harness = new Harness({
     script: { default: { text: 'done' } },
     provider: { rate_limit: { rpm, window_ms: windowMs } },
+    worker: { concurrency: 1 },
   });
   const workers = [harness.spawnWorker(), harness.spawnWorker()];
+  for (const worker of workers) {
+    await waitFor(() => worker.output().includes('worker started'), 20_000, 'the workers to start');
+  }
   const runs = await Promise.all(
     Array.from({ length: 6 }, (_unused, index) => harness?.engine.startRun({ input: `task ${index}` })),
   );
