@@ -43,7 +43,7 @@ export interface CompletionRequest {
 export interface RateLimitStatus {
   remainingRequests?: number;
   remainingTokens?: number;
-  /** Milliseconds until the reported budgets are fully replenished (the latest of their reset times). */
+  /** Milliseconds until a spent budget (0 remaining) is whole again; with none spent, the latest reset reported. */
   resetMs?: number;
 }
 

@@ -1,4 +1,11 @@
 import { registerProvider } from './provider-registry.js';
+import {
+  anthropicProviderKind,
+  geminiProviderKind,
+  grokProviderKind,
+  openaiCompatibleProviderKind,
+  openaiProviderKind,
+} from './providers/index.js';
 import { scriptedProviderKind } from './scripted/index.js';
 
 export type {
@@ -7,6 +14,7 @@ export type {
   CompletionContext,
   CompletionOptions,
   CompletionRequest,
+  RateLimitStatus,
   ToolDefinition,
 } from './completer.js';
 export {
@@ -17,7 +25,13 @@ export {
   providerKind,
   registerProvider,
 } from './provider-registry.js';
+export { builtInContextWindows, resolveContextWindow } from './providers/index.js';
 export { createScriptedCompleter, loadScript, type Script } from './scripted/index.js';
 export { addUsage, type Usage, usageSchema, zeroUsage } from './usage.js';
 
 registerProvider('scripted', scriptedProviderKind);
+registerProvider('anthropic', anthropicProviderKind);
+registerProvider('openai', openaiProviderKind);
+registerProvider('gemini', geminiProviderKind);
+registerProvider('grok', grokProviderKind);
+registerProvider('openai_compatible', openaiCompatibleProviderKind);

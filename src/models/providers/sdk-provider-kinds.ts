@@ -1,0 +1,86 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogle } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { createXai } from '@ai-sdk/xai';
+import type { z } from 'zod';
+import type { BaseProviderConfig, ProviderKind } from '../provider-registry.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  type HostedProviderFields,
+  hostedProviderFieldsSchema,
+  type OpenAICompatibleFields,
+  openaiCompatibleFieldsSchema,
+  type SdkProviderFields,
+} from './provider-fields.js';
+import { createSdkCompleter } from './sdk-completer.js';
+
+/** A kind whose completer is an AI SDK provider model; `createModel` builds the model from the entry. */
+function sdkProviderKind<Fields extends SdkProviderFields>(
+  fieldsSchema: z.ZodType<Fields>,
+  createModel: (config: BaseProviderConfig & Fields) => LanguageModelV4,
+): ProviderKind<Fields> {
+  return {
+    fieldsSchema,
+    create(config, { logger }) {
+      return createSdkCompleter({
+        provider: { name: config.name, kind: config.kind },
+        model: createModel(config),
+        defaults: { temperature: config.temperature, maxTokens: config.max_tokens },
+        timeoutMs: config.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+        logger,
+      });
+    },
+  };
+}
+
+/** Anthropic's Messages API (`<base_url>/messages`; base_url defaults to https://api.anthropic.com/v1). */
+export const anthropicProviderKind = sdkProviderKind<HostedProviderFields>(
+  hostedProviderFieldsSchema,
+  (config) =>
+    createAnthropic({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(
+      config.model,
+    ),
+);
+
+/**
+ * OpenAI's Responses API (`<base_url>/responses`), the one the package uses by default; base_url defaults to
+ * https://api.openai.com/v1. Servers that only speak /v1/chat/completions are the `openai_compatible` kind.
+ */
+export const openaiProviderKind = sdkProviderKind<HostedProviderFields>(
+  hostedProviderFieldsSchema,
+  (config) =>
+    createOpenAI({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+);
+
+/**
+ * Google's Gemini API (`<base_url>/models/<model>:generateContent`, `:streamGenerateContent?alt=sse`);
+ * base_url defaults to https://generativelanguage.googleapis.com/v1beta.
+ */
+export const geminiProviderKind = sdkProviderKind<HostedProviderFields>(
+  hostedProviderFieldsSchema,
+  (config) =>
+    createGoogle({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+);
+
+/** xAI's Responses API (`<base_url>/responses`), the only one the xAI package speaks; default https://api.x.ai/v1. */
+export const grokProviderKind = sdkProviderKind<HostedProviderFields>(hostedProviderFieldsSchema, (config) =>
+  createXai({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+);
+
+/**
+ * Any OpenAI-style chat completions server (`<base_url>/chat/completions`): Ollama, vLLM, llama.cpp server,
+ * LM Studio, gateways. Usage is requested in streams too (`stream_options.include_usage`).
+ */
+export const openaiCompatibleProviderKind = sdkProviderKind<OpenAICompatibleFields>(
+  openaiCompatibleFieldsSchema,
+  (config) =>
+    createOpenAICompatible({
+      name: config.provider_name ?? 'openai_compatible',
+      baseURL: config.base_url,
+      apiKey: config.api_key,
+      headers: config.headers,
+      includeUsage: true,
+    })(config.model),
+);

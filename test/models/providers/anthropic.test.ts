@@ -1,0 +1,358 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describeProviderConformance } from './provider-conformance.js';
+import {
+  completerOf,
+  failureOf,
+  IMAGE_URL,
+  neverAborted,
+  PNG_BASE64,
+  QUESTION,
+  requestOf,
+  SYSTEM_PROMPT,
+  toolRoundChat,
+  userMessage,
+} from './provider-fixtures.js';
+
+// Shapes from https://docs.anthropic.com/en/api/messages and /en/docs/build-with-claude/streaming.
+const MODEL = 'claude-sonnet-4-5';
+
+function messageReply(content: unknown[], usage: Record<string, number>, stopReason = 'end_turn'): unknown {
+  return {
+    id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+    type: 'message',
+    role: 'assistant',
+    model: MODEL,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
+}
+
+const textReply = (text: string): FakeReply => ({
+  json: messageReply([{ type: 'text', text }], { input_tokens: 12, output_tokens: 4 }),
+});
+
+describeProviderConformance({
+  kind: 'anthropic',
+  model: MODEL,
+  basePath: '/v1',
+  errorBody: (status, message) => ({
+    type: 'error',
+    error: {
+      type: status === 429 ? 'rate_limit_error' : status === 401 ? 'authentication_error' : 'api_error',
+      message,
+    },
+  }),
+  textReply,
+  unfinishedStream: [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id: 'msg_cut',
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          model: MODEL,
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 5, output_tokens: 1 },
+        },
+      },
+    },
+    {
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    },
+    {
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
+    },
+    {
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
+    },
+  ],
+});
+
+describe('anthropic: the Messages API wire format', () => {
+  let server: FakeProviderServer;
+  const completer = (fields: Record<string, unknown> = {}) =>
+    completerOf('anthropic', MODEL, {
+      api_key: 'sk-ant-test',
+      base_url: `${server.origin}/v1`,
+      max_tokens: 1024,
+      temperature: 0.2,
+      headers: { 'x-team': 'ratchet' },
+      ...fields,
+    });
+
+  beforeAll(async () => {
+    server = await startFakeProviderServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+
+  it('sends the system prompt apart, images, tool calls, and the results grouped in one user message', async () => {
+    server.reply(textReply('5 and an error.'));
+    await completer().complete(requestOf(toolRoundChat()), neverAborted());
+
+    const [request] = server.requests;
+    expect(request?.path).toBe('/v1/messages');
+    expect(request?.headers['x-api-key']).toBe('sk-ant-test');
+    expect(request?.headers['anthropic-version']).toBeDefined();
+    expect(request?.headers['x-team']).toBe('ratchet');
+    const body = request?.body;
+    expect(body.model).toBe(MODEL);
+    expect(body.max_tokens).toBe(1024);
+    expect(body.temperature).toBe(0.2);
+    expect(body.stream).not.toBe(true);
+    expect(body.system).toEqual([{ type: 'text', text: SYSTEM_PROMPT }]);
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: QUESTION },
+          { type: 'image', source: { type: 'url', url: IMAGE_URL } },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'A cat. Adding now.' },
+          { type: 'tool_use', id: 'call_1', name: 'add', input: { a: 2, b: 3 } },
+          { type: 'tool_use', id: 'call_2', name: 'add', input: { a: 4, b: 5 } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: '5' },
+          { type: 'tool_result', tool_use_id: 'call_2', content: 'overflow', is_error: true },
+        ],
+      },
+    ]);
+    expect(body.tools).toEqual([
+      {
+        name: 'add',
+        description: 'Adds two numbers.',
+        input_schema: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+          additionalProperties: false,
+        },
+      },
+    ]);
+    expect(body.tool_choice).toEqual({ type: 'auto' });
+  });
+
+  it("a request's own options win over the provider's defaults", async () => {
+    server.reply(textReply('ok'));
+    await completer().complete(
+      requestOf([userMessage('Hi')], { options: { temperature: 0.9, maxTokens: 64 }, tools: [] }),
+      neverAborted(),
+    );
+    const body = server.requests[0]?.body;
+    expect(body.temperature).toBe(0.9);
+    expect(body.max_tokens).toBe(64);
+    expect(body.tools).toBeUndefined();
+  });
+
+  it('reads text, parallel tool calls, usage with cache reads, and the rate-limit headers', async () => {
+    const reset = new Date(Date.now() + 30_000).toISOString();
+    server.reply({
+      json: messageReply(
+        [
+          { type: 'text', text: 'Adding both.' },
+          { type: 'tool_use', id: 'toolu_01A', name: 'add', input: { a: 2, b: 3 } },
+          { type: 'tool_use', id: 'toolu_01B', name: 'add', input: { a: 4, b: 5 } },
+        ],
+        {
+          input_tokens: 20,
+          cache_creation_input_tokens: 100,
+          cache_read_input_tokens: 1500,
+          output_tokens: 60,
+        },
+        'tool_use',
+      ),
+      headers: {
+        'anthropic-ratelimit-requests-remaining': '49',
+        'anthropic-ratelimit-requests-reset': reset,
+        'anthropic-ratelimit-tokens-remaining': '38000',
+        'anthropic-ratelimit-tokens-reset': reset,
+      },
+    });
+    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
+    expect(completion.parts).toEqual([
+      { type: 'text', text: 'Adding both.' },
+      { type: 'tool_call', id: 'toolu_01A', name: 'add', arguments: '{"a":2,"b":3}' },
+      { type: 'tool_call', id: 'toolu_01B', name: 'add', arguments: '{"a":4,"b":5}' },
+    ]);
+    expect(completion.usage).toEqual({
+      input_tokens: 1620,
+      output_tokens: 60,
+      cached_input_tokens: 1500,
+      requests: 1,
+    });
+    expect(completion.rateLimit?.remainingRequests).toBe(49);
+    expect(completion.rateLimit?.remainingTokens).toBe(38000);
+    expect(completion.rateLimit?.resetMs).toBeGreaterThan(25_000);
+    expect(completion.rateLimit?.resetMs).toBeLessThanOrEqual(30_000);
+  });
+
+  it('a 529 overloaded error is a retryable server error; a 429 carries the rate-limit headers', async () => {
+    server.reply({
+      json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      status: 529,
+    });
+    const overloaded = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+    expect(overloaded).toMatchObject({ code: 'model_server_error', retryable: true });
+
+    server.reply({
+      json: {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'Number of request tokens exceeded.' },
+      },
+      status: 429,
+      headers: {
+        'retry-after': '12',
+        'anthropic-ratelimit-requests-remaining': '10',
+        'anthropic-ratelimit-input-tokens-remaining': '0',
+        'anthropic-ratelimit-output-tokens-remaining': '8000',
+      },
+    });
+    const limited = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+    expect(limited.code).toBe('model_rate_limited');
+    expect(limited.retryAfterMs).toBe(12_000);
+    expect(limited.details?.rate_limit).toEqual({
+      remainingRequests: 10,
+      remainingTokens: 0,
+    });
+  });
+
+  describe('streaming', () => {
+    const events = (...items: [string, unknown][]) => items.map(([event, data]) => ({ event, data }));
+    const streamStart = (): [string, unknown][] => [
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_stream',
+            type: 'message',
+            role: 'assistant',
+            content: [],
+            model: MODEL,
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 472, cache_read_input_tokens: 400, output_tokens: 2 },
+          },
+        },
+      ],
+      [
+        'content_block_start',
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      ],
+      ['ping', { type: 'ping' }],
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me ' } },
+      ],
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'add that.' } },
+      ],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ];
+
+    it('passes text deltas on and returns the same completion as without streaming', async () => {
+      server.reply({
+        sse: events(
+          ...streamStart(),
+          [
+            'content_block_start',
+            {
+              type: 'content_block_start',
+              index: 1,
+              content_block: { type: 'tool_use', id: 'toolu_S1', name: 'add', input: {} },
+            },
+          ],
+          [
+            'content_block_delta',
+            {
+              type: 'content_block_delta',
+              index: 1,
+              delta: { type: 'input_json_delta', partial_json: '{"a": 2,' },
+            },
+          ],
+          [
+            'content_block_delta',
+            {
+              type: 'content_block_delta',
+              index: 1,
+              delta: { type: 'input_json_delta', partial_json: ' "b": 3}' },
+            },
+          ],
+          ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+          [
+            'message_delta',
+            {
+              type: 'message_delta',
+              delta: { stop_reason: 'tool_use', stop_sequence: null },
+              usage: { output_tokens: 31 },
+            },
+          ],
+          ['message_stop', { type: 'message_stop' }],
+        ),
+        headers: { 'anthropic-ratelimit-requests-remaining': '7' },
+      });
+      const deltas: string[] = [];
+      const completion = await completer().complete(
+        requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
+        neverAborted(),
+      );
+      expect(server.requests[0]?.body.stream).toBe(true);
+      expect(deltas).toEqual(['Let me ', 'add that.']);
+      expect(completion.parts).toEqual([
+        { type: 'text', text: 'Let me add that.' },
+        { type: 'tool_call', id: 'toolu_S1', name: 'add', arguments: '{"a": 2, "b": 3}' },
+      ]);
+      expect(completion.usage).toEqual({
+        input_tokens: 872,
+        output_tokens: 31,
+        cached_input_tokens: 400,
+        requests: 1,
+      });
+      expect(completion.rateLimit).toEqual({ remainingRequests: 7 });
+    });
+
+    it('an error event mid-stream fails the request (overloaded: retryable)', async () => {
+      server.reply({
+        sse: events(...streamStart(), [
+          'error',
+          { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+        ]),
+      });
+      const deltas: string[] = [];
+      const error = await failureOf(
+        completer().complete(
+          requestOf([userMessage('Hi')], { onTextDelta: (delta) => deltas.push(delta) }),
+          neverAborted(),
+        ),
+      );
+      expect(error.code).toBe('model_server_error');
+      expect(error.retryable).toBe(true);
+      expect(error.message).toContain('Overloaded');
+      expect(deltas).toEqual(['Let me ', 'add that.']);
+    });
+  });
+});

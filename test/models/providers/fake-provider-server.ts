@@ -1,0 +1,121 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request the server received, its body parsed as JSON. */
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/messages` or `/v1beta/models/gemini-2.5-flash:generateContent`. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read provider wire JSON by path
+  body: any;
+}
+
+/** How the server answers one request. */
+export type FakeReply =
+  | { json: unknown; status?: number; headers?: Record<string, string> }
+  | { text: string; status?: number; headers?: Record<string, string>; contentType?: string }
+  /** Server-sent events: each item is one `data:` payload (objects are JSON-encoded), with optional names. */
+  | {
+      sse: readonly (SseEvent | unknown)[];
+      headers?: Record<string, string>;
+      done?: boolean;
+      cutOff?: boolean;
+    }
+  /** Never answers (timeouts). */
+  | { hang: true }
+  /** Closes the connection without an answer (network failures). */
+  | { drop: true };
+
+export interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+export interface FakeProviderServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  requests: RecordedRequest[];
+  /** Queues replies, one per coming request, in order. */
+  reply(...replies: FakeReply[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A local HTTP server that plays a model provider: it records each request and answers with the next queued
+ * reply, written in the provider's wire format by the test. Unqueued requests get a 599.
+ */
+export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+  const requests: RecordedRequest[] = [];
+  const queue: FakeReply[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      requests.push({
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        body: text === '' ? undefined : JSON.parse(text),
+      });
+      answer(response, queue.shift());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    reply: (...replies) => queue.push(...replies),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function answer(response: ServerResponse, reply: FakeReply | undefined): void {
+  if (reply === undefined) {
+    response.writeHead(599, { 'content-type': 'text/plain' }).end('no reply queued');
+  } else if ('hang' in reply) {
+    // Left open: the client's timeout or abort ends it (close() destroys it otherwise).
+  } else if ('drop' in reply) {
+    response.socket?.destroy();
+  } else if ('json' in reply) {
+    response
+      .writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
+      .end(JSON.stringify(reply.json));
+  } else if ('text' in reply) {
+    response
+      .writeHead(reply.status ?? 200, {
+        'content-type': reply.contentType ?? 'application/json',
+        ...reply.headers,
+      })
+      .end(reply.text);
+  } else {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...reply.headers,
+    });
+    for (const item of reply.sse) {
+      const named = isSseEvent(item) ? item : undefined;
+      const data = named ? named.data : item;
+      const payload = typeof data === 'string' ? data : JSON.stringify(data);
+      response.write(`${named ? `event: ${named.event}\n` : ''}data: ${payload}\n\n`);
+    }
+    if (reply.cutOff) {
+      // Let the events reach the client first, then break the connection mid-response.
+      setTimeout(() => response.socket?.destroy(), 20);
+      return;
+    }
+    if (reply.done) response.write('data: [DONE]\n\n');
+    response.end();
+  }
+}
+
+function isSseEvent(item: unknown): item is SseEvent {
+  return typeof item === 'object' && item !== null && 'event' in item && 'data' in item;
+}

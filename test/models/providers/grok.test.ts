@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describeProviderConformance } from './provider-conformance.js';
+import {
+  completerOf,
+  IMAGE_URL,
+  neverAborted,
+  PNG_BASE64,
+  QUESTION,
+  requestOf,
+  SYSTEM_PROMPT,
+  toolRoundChat,
+  userMessage,
+} from './provider-fixtures.js';
+
+// @ai-sdk/xai 5 speaks only xAI's Responses API (POST /v1/responses), OpenAI's Responses shape with xAI's
+// own fields. Shapes from https://docs.x.ai/docs/api-reference (create a response, streaming).
+const MODEL = 'grok-4';
+
+function response(output: unknown[], usage: Record<string, unknown>, status = 'completed'): unknown {
+  return {
+    id: 'a6a4b8d4-2f1e-4b59-8a55-0e2ad4c3a1b2',
+    object: 'response',
+    created_at: 1752000000,
+    model: 'grok-4-0709',
+    output,
+    status,
+    usage,
+  };
+}
+
+const messageItem = (text: string) => ({
+  type: 'message',
+  id: 'msg_a6a4b8d4',
+  role: 'assistant',
+  status: 'completed',
+  content: [{ type: 'output_text', text, annotations: [] }],
+});
+
+const functionCallItem = (callId: string, args: string) => ({
+  type: 'function_call',
+  id: `fc_${callId}`,
+  call_id: callId,
+  name: 'add',
+  arguments: args,
+  status: 'completed',
+});
+
+const usage = (input: number, cached: number, output: number) => ({
+  input_tokens: input,
+  input_tokens_details: { cached_tokens: cached },
+  output_tokens: output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: input + output,
+});
+
+const textReply = (text: string): FakeReply => ({ json: response([messageItem(text)], usage(9, 0, 2)) });
+
+describeProviderConformance({
+  kind: 'grok',
+  model: MODEL,
+  basePath: '/v1',
+  // xAI's Responses errors: {"code": "<gRPC-style status>", "error": "<message>"}.
+  errorBody: (status, message) => ({
+    code: status === 429 ? 'Too many requests' : status === 401 ? 'Unauthenticated' : 'Internal error',
+    error: message,
+  }),
+  textReply,
+  unfinishedStream: [
+    {
+      type: 'response.created',
+      response: {
+        id: 'r',
+        object: 'response',
+        created_at: 1752000000,
+        model: MODEL,
+        output: [],
+        status: 'in_progress',
+      },
+    },
+    {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { type: 'message', id: 'msg_c', role: 'assistant', status: 'in_progress', content: [] },
+    },
+    ...['Hel', 'lo'].map((delta) => ({
+      type: 'response.output_text.delta',
+      item_id: 'msg_c',
+      output_index: 0,
+      content_index: 0,
+      delta,
+    })),
+  ].map((data) => ({ event: data.type, data })),
+});
+
+describe('grok: the xAI Responses API wire format', () => {
+  let server: FakeProviderServer;
+  const completer = (fields: Record<string, unknown> = {}) =>
+    completerOf('grok', MODEL, {
+      api_key: 'xai-test',
+      base_url: `${server.origin}/v1`,
+      max_tokens: 300,
+      ...fields,
+    });
+
+  beforeAll(async () => {
+    server = await startFakeProviderServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+
+  it('sends the system message, images, function calls and function_call_outputs', async () => {
+    server.reply(textReply('Done.'));
+    await completer().complete(requestOf(toolRoundChat()), neverAborted());
+
+    const [request] = server.requests;
+    expect(request?.path).toBe('/v1/responses');
+    expect(request?.headers.authorization).toBe('Bearer xai-test');
+    const body = request?.body;
+    expect(body.model).toBe(MODEL);
+    expect(body.max_output_tokens).toBe(300);
+    expect(body.input).toEqual([
+      { role: 'system', content: SYSTEM_PROMPT },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: QUESTION },
+          { type: 'input_image', image_url: IMAGE_URL },
+          { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}` },
+        ],
+      },
+      { role: 'assistant', content: 'A cat. Adding now.' },
+      {
+        type: 'function_call',
+        id: 'call_1',
+        call_id: 'call_1',
+        name: 'add',
+        arguments: '{"a":2,"b":3}',
+        status: 'completed',
+      },
+      {
+        type: 'function_call',
+        id: 'call_2',
+        call_id: 'call_2',
+        name: 'add',
+        arguments: '{"a":4,"b":5}',
+        status: 'completed',
+      },
+      { type: 'function_call_output', call_id: 'call_1', output: '5' },
+      { type: 'function_call_output', call_id: 'call_2', output: 'overflow' },
+    ]);
+    expect(body.tools).toEqual([
+      expect.objectContaining({
+        type: 'function',
+        name: 'add',
+        description: 'Adds two numbers.',
+        parameters: expect.objectContaining({ required: ['a', 'b'] }),
+      }),
+    ]);
+    expect(body.tool_choice).toBe('auto');
+  });
+
+  it('reads text, parallel function calls, usage with cached tokens and x-ratelimit headers', async () => {
+    server.reply({
+      json: response(
+        [
+          messageItem('Adding both.'),
+          functionCallItem('call_x1', '{"a":2,"b":3}'),
+          functionCallItem('call_x2', '{"a":4,"b":5}'),
+        ],
+        usage(700, 512, 45),
+      ),
+      headers: { 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-remaining-tokens': '15000' },
+    });
+    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
+    expect(completion).toEqual({
+      parts: [
+        { type: 'text', text: 'Adding both.' },
+        { type: 'tool_call', id: 'call_x1', name: 'add', arguments: '{"a":2,"b":3}' },
+        { type: 'tool_call', id: 'call_x2', name: 'add', arguments: '{"a":4,"b":5}' },
+      ],
+      usage: { input_tokens: 700, output_tokens: 45, cached_input_tokens: 512, requests: 1 },
+      rateLimit: { remainingRequests: 59, remainingTokens: 15000 },
+    });
+  });
+
+  it('streams text deltas and returns the same completion', async () => {
+    const base = {
+      id: 'resp_s',
+      object: 'response',
+      created_at: 1752000000,
+      model: 'grok-4-0709',
+      output: [],
+      status: 'in_progress',
+    };
+    const sse = [
+      { type: 'response.created', response: base },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { type: 'message', id: 'msg_s', role: 'assistant', status: 'in_progress', content: [] },
+      },
+      {
+        type: 'response.content_part.added',
+        item_id: 'msg_s',
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text: '' },
+      },
+      {
+        type: 'response.output_text.delta',
+        item_id: 'msg_s',
+        output_index: 0,
+        content_index: 0,
+        delta: 'Two ',
+      },
+      {
+        type: 'response.output_text.delta',
+        item_id: 'msg_s',
+        output_index: 0,
+        content_index: 0,
+        delta: 'sums.',
+      },
+      {
+        type: 'response.output_text.done',
+        item_id: 'msg_s',
+        output_index: 0,
+        content_index: 0,
+        text: 'Two sums.',
+      },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: { ...messageItem('Two sums.'), id: 'msg_s' },
+      },
+      { type: 'response.output_item.added', output_index: 1, item: functionCallItem('call_s', '') },
+      {
+        type: 'response.function_call_arguments.delta',
+        item_id: 'fc_call_s',
+        output_index: 1,
+        delta: '{"a":2,"b":3}',
+      },
+      {
+        type: 'response.function_call_arguments.done',
+        item_id: 'fc_call_s',
+        output_index: 1,
+        arguments: '{"a":2,"b":3}',
+      },
+      {
+        type: 'response.output_item.done',
+        output_index: 1,
+        item: functionCallItem('call_s', '{"a":2,"b":3}'),
+      },
+      {
+        type: 'response.completed',
+        response: { ...base, status: 'completed', output: [], usage: usage(80, 64, 12) },
+      },
+    ].map((data) => ({ event: data.type, data }));
+    server.reply({ sse });
+
+    const deltas: string[] = [];
+    const completion = await completer().complete(
+      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
+      neverAborted(),
+    );
+    expect(server.requests[0]?.body.stream).toBe(true);
+    expect(deltas).toEqual(['Two ', 'sums.']);
+    expect(completion).toEqual({
+      parts: [
+        { type: 'text', text: 'Two sums.' },
+        { type: 'tool_call', id: 'call_s', name: 'add', arguments: '{"a":2,"b":3}' },
+      ],
+      usage: { input_tokens: 80, output_tokens: 12, cached_input_tokens: 64, requests: 1 },
+    });
+  });
+});

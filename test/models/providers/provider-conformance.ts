@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { completerOf, failureOf, neverAborted, requestOf, userMessage } from './provider-fixtures.js';
+
+export interface ProviderConformanceOptions {
+  kind: string;
+  model: string;
+  /** The path prefix the kind's base_url carries (`/v1`, `/v1beta`). */
+  basePath: string;
+  /** The provider's error body for an HTTP status, carrying `message`. */
+  errorBody(status: number, message: string): unknown;
+  /** A successful non-streaming reply that says `text`. */
+  textReply(text: string): FakeReply;
+  /** Stream events that start a reply with the text deltas "Hel", "lo" and never finish it. */
+  unfinishedStream: readonly unknown[];
+}
+
+/**
+ * What every kind does with failures, whatever its wire format: each maps to the RatchetError the retry
+ * policy relies on, keeps the provider's own message, names the provider, and is one request (no hidden
+ * retries).
+ */
+export function describeProviderConformance(options: ProviderConformanceOptions): void {
+  const { kind, model } = options;
+  describe(`${kind}: failures and the request budget`, () => {
+    let server: FakeProviderServer;
+    const completer = (fields: Record<string, unknown> = {}) =>
+      completerOf(kind, model, {
+        api_key: 'sk-test',
+        base_url: `${server.origin}${options.basePath}`,
+        ...fields,
+      });
+    const errorReply = (
+      status: number,
+      message: string,
+      headers: Record<string, string> = {},
+    ): FakeReply => ({
+      json: options.errorBody(status, message),
+      status,
+      headers,
+    });
+    const request = () => requestOf([userMessage('Hi')]);
+
+    beforeAll(async () => {
+      server = await startFakeProviderServer();
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+    beforeEach(() => {
+      server.requests.length = 0;
+    });
+
+    it('answers with text in one request', async () => {
+      server.reply(options.textReply('Hello there.'));
+      const completion = await completer().complete(request(), neverAborted());
+      expect(completion.parts).toEqual([{ type: 'text', text: 'Hello there.' }]);
+      expect(completion.usage.requests).toBe(1);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('429: rate limited, retryable, with the retry-after the provider asked for', async () => {
+      server.reply(errorReply(429, 'Slow down, please.', { 'retry-after': '7' }));
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_rate_limited');
+      expect(error.retryable).toBe(true);
+      expect(error.retryAfterMs).toBe(7000);
+      expect(error.message).toContain('Slow down, please.');
+      expect(error.message).toContain(`provider "test-${kind}"`);
+      expect(error.details).toMatchObject({ status: 429, provider: `test-${kind}`, kind });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('429 while streaming: the same error, and no delta', async () => {
+      server.reply(errorReply(429, 'Too many requests.', { 'retry-after-ms': '1500' }));
+      const deltas: string[] = [];
+      const error = await failureOf(
+        completer().complete({ ...request(), onTextDelta: (delta) => deltas.push(delta) }, neverAborted()),
+      );
+      expect(error.code).toBe('model_rate_limited');
+      expect(error.retryAfterMs).toBe(1500);
+      expect(deltas).toEqual([]);
+    });
+
+    for (const [how, cutOff] of [
+      ['ends', false],
+      ['breaks off', true],
+    ] as const) {
+      it(`a stream that ${how} before the reply is finished fails as a network error, never a short reply`, async () => {
+        server.reply({ sse: options.unfinishedStream, cutOff });
+        const deltas: string[] = [];
+        const error = await failureOf(
+          completer().complete({ ...request(), onTextDelta: (delta) => deltas.push(delta) }, neverAborted()),
+        );
+        expect(deltas).toEqual(['Hel', 'lo']);
+        // Retried either way; the chat-completions package itself calls a stream without a finish reason
+        // an invalid response.
+        expect(['model_network_error', 'model_bad_response']).toContain(error.code);
+        expect(error.retryable).toBe(true);
+      });
+    }
+
+    it('500: server error, retryable, not retried here', async () => {
+      server.reply(errorReply(500, 'The server had an error.'));
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_server_error');
+      expect(error.retryable).toBe(true);
+      expect(error.message).toContain('The server had an error.');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('401: auth failed at once, naming the provider', async () => {
+      server.reply(errorReply(401, 'Invalid API key.'));
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_auth_failed');
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain(`${kind} provider "test-${kind}"`);
+      expect(error.message).toContain('Invalid API key.');
+    });
+
+    it('403: auth failed too', async () => {
+      server.reply(errorReply(403, 'Permission denied.'));
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_auth_failed');
+    });
+
+    it('400: the request is invalid, not retryable', async () => {
+      server.reply(errorReply(400, 'Invalid value for max_tokens.'));
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_request_invalid');
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain('Invalid value for max_tokens.');
+    });
+
+    it('a malformed body: bad response, retryable', async () => {
+      server.reply({ text: '{"id": "oops", "content": [', status: 200 });
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_bad_response');
+      expect(error.retryable).toBe(true);
+    });
+
+    it('a body of the wrong shape: bad response', async () => {
+      server.reply({ json: { unexpected: true, candidates: 'no', choices: 3, content: 'x', output: 7 } });
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_bad_response');
+    });
+
+    it('no reply within timeout_ms: network error, and the request is aborted', async () => {
+      server.reply({ hang: true });
+      const started = Date.now();
+      const error = await failureOf(completer({ timeout_ms: 150 }).complete(request(), neverAborted()));
+      expect(error.code).toBe('model_network_error');
+      expect(error.retryable).toBe(true);
+      expect(error.message).toContain('150 ms');
+      expect(Date.now() - started).toBeLessThan(5000);
+    });
+
+    it('a dropped connection: network error', async () => {
+      server.reply({ drop: true });
+      const error = await failureOf(completer().complete(request(), neverAborted()));
+      expect(error.code).toBe('model_network_error');
+      expect(error.retryable).toBe(true);
+    });
+
+    it('nobody listening: network error', async () => {
+      const closed = await startFakeProviderServer();
+      const baseUrl = `${closed.origin}${options.basePath}`;
+      await closed.close();
+      const error = await failureOf(
+        completerOf(kind, model, { api_key: 'sk-test', base_url: baseUrl }).complete(
+          request(),
+          neverAborted(),
+        ),
+      );
+      expect(error.code).toBe('model_network_error');
+    });
+
+    it("the caller's abort ends the request with the signal's reason, not a model error", async () => {
+      server.reply({ hang: true });
+      const controller = new AbortController();
+      const reason = new Error('run cancelled');
+      setTimeout(() => controller.abort(reason), 50);
+      await expect(completer().complete(request(), controller.signal)).rejects.toBe(reason);
+    });
+  });
+}

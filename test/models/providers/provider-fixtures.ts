@@ -1,0 +1,105 @@
+import { expect } from 'vitest';
+import type { Message, Part } from '../../../src/chat/index.js';
+import { RatchetError } from '../../../src/errors/index.js';
+import { createLogger } from '../../../src/log/index.js';
+import {
+  type Completer,
+  type CompletionRequest,
+  providerKind,
+  type ToolDefinition,
+} from '../../../src/models/index.js';
+
+/** A 1×1 PNG. */
+export const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const IMAGE_URL = 'https://example.com/images/cat.png';
+export const SYSTEM_PROMPT = 'You are terse. Use tools for arithmetic.';
+export const QUESTION = 'What is in this picture? And what are 2+3 and 4+5?';
+
+export const addTool: ToolDefinition = {
+  name: 'add',
+  description: 'Adds two numbers.',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+};
+
+let counter = 0;
+function message(role: Message['role'], sender: string, parts: Part[]): Message {
+  counter += 1;
+  return {
+    id: `msg_${counter}`,
+    sender,
+    role,
+    parts,
+    metadata: {},
+    created_at: new Date(Date.UTC(2025, 0, 1, 0, 0, counter)).toISOString(),
+  };
+}
+
+export const systemMessage = (text: string): Message => message('system', 'system', [{ type: 'text', text }]);
+export const userMessage = (text: string): Message => message('user', 'user', [{ type: 'text', text }]);
+
+/**
+ * The chat every wire test sends: a system prompt; a user turn with text, an image by URL and an inline
+ * image; an assistant turn with text and two parallel tool calls; their two results (the second an error),
+ * each in its own tool message as the engine records them.
+ */
+export function toolRoundChat(): Message[] {
+  return [
+    systemMessage(SYSTEM_PROMPT),
+    message('user', 'user', [
+      { type: 'text', text: QUESTION },
+      { type: 'image', url: IMAGE_URL },
+      { type: 'image', data: PNG_BASE64, media_type: 'image/png' },
+    ]),
+    message('assistant', 'helper', [
+      { type: 'text', text: 'A cat. Adding now.' },
+      { type: 'tool_call', id: 'call_1', name: 'add', arguments: '{"a":2,"b":3}' },
+      { type: 'tool_call', id: 'call_2', name: 'add', arguments: '{"a":4,"b":5}' },
+    ]),
+    message('tool', 'add', [{ type: 'tool_result', tool_call_id: 'call_1', content: '5', is_error: false }]),
+    message('tool', 'add', [
+      { type: 'tool_result', tool_call_id: 'call_2', content: 'overflow', is_error: true },
+    ]),
+  ];
+}
+
+export function requestOf(
+  messages: readonly Message[],
+  extra: Partial<Omit<CompletionRequest, 'messages'>> = {},
+): CompletionRequest {
+  return {
+    messages,
+    tools: [addTool],
+    options: {},
+    context: { sessionId: 'session_1', runId: 'run_1', agent: 'helper', iteration: 1, attempt: 1 },
+    ...extra,
+  };
+}
+
+/** Builds a completer the way config loading does: the kind's fields schema, then its factory. */
+export function completerOf(kind: string, model: string, fields: Record<string, unknown>): Completer {
+  const definition = providerKind(kind);
+  if (definition === undefined) throw new Error(`provider kind ${kind} is not registered`);
+  const parsed = definition.fieldsSchema.parse(fields);
+  return definition.create(
+    { ...parsed, name: `test-${kind}`, kind, model },
+    { configDir: '.', logger: createLogger({ level: 'silent' }) },
+  );
+}
+
+export const neverAborted = (): AbortSignal => new AbortController().signal;
+
+/** The RatchetError a promise rejects with (fails the test when it resolves or rejects with anything else). */
+export async function failureOf(promise: Promise<unknown>): Promise<RatchetError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(RatchetError);
+  return error as RatchetError;
+}
