@@ -17,7 +17,7 @@ import { followEvents } from './event-follower.js';
 import { newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
-import { isFinished, type RunRecord } from './run-record.js';
+import { isFinished } from './run-record.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues, stepJobName } from './step-queues.js';
