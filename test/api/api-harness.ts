@@ -3,7 +3,7 @@ import { type ApiEngine, createApiServer } from '../../src/api/index.js';
 import type { ApiConfig } from '../../src/config/index.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
-import { Harness } from '../helpers/harness.js';
+import { Harness, type HarnessOptions } from '../helpers/harness.js';
 
 export interface ApiHarnessOptions {
   script: Script;
@@ -15,6 +15,8 @@ export interface ApiHarnessOptions {
   /** Wraps the engine the API uses (to observe calls). */
   wrapEngine?: (engine: ApiEngine) => ApiEngine;
   pingRedis?: () => Promise<unknown>;
+  /** Further options of the underlying Harness (another provider, agent settings). */
+  harness?: Omit<HarnessOptions, 'script'>;
 }
 
 /** A Harness (own key prefix, scripted model, in-process worker) with the HTTP API listening on a free port. */
@@ -29,7 +31,7 @@ export class ApiHarness {
   }
 
   static async start(options: ApiHarnessOptions): Promise<ApiHarness> {
-    const harness = new Harness({ script: options.script });
+    const harness = new Harness({ script: options.script, ...options.harness });
     try {
       if (options.worker !== false) await harness.startWorker();
       const config = { ...harness.loaded.config, api: { ...harness.loaded.config.api, ...options.api } };

@@ -30,6 +30,8 @@ export interface HarnessOptions {
   agent?: Record<string, unknown>;
   /** Extra keys of the provider's config (e.g. `rate_limit`). */
   provider?: Record<string, unknown>;
+  /** Another provider entry instead of the scripted one (its name must stay `model`). */
+  providerEntry?: Record<string, unknown>;
   redisUrl?: string;
 }
 
@@ -65,7 +67,7 @@ export class Harness {
     writeFileSync(join(this.dir, 'script.json'), JSON.stringify(options.script));
     const config = {
       providers: [
-        {
+        options.providerEntry ?? {
           name: 'model',
           kind: 'scripted',
           model: 'test',
