@@ -239,6 +239,33 @@ describe('cancellation', () => {
     expect(harness.modelCalls()).toHaveLength(1);
   });
 
+  it('aborts an in-flight tool handler through its AbortSignal', async () => {
+    harness = new Harness({
+      script: {
+        replies: [{ tool_calls: [{ name: 'slow_echo', arguments: { text: 'late', delay_ms: 20_000 } }] }],
+      },
+    });
+    await harness.startWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'slow tool' });
+    await waitFor(
+      async () =>
+        (await harness?.events(sessionId))?.some((event) => event.kind === 'tool_call_start') ?? false,
+      20_000,
+      'the tool call',
+    );
+    const started = Date.now();
+    await harness.engine.cancelRun(runId);
+    await waitFor(
+      async () => (await harness?.engine.queues.queue(0).getActiveCount()) === 0,
+      5_000,
+      'the tool to stop',
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const events = await harness.events(sessionId);
+    expect(events.filter((event) => event.kind === 'tool_call_end')).toHaveLength(0);
+    expect((await harness.engine.getRun(runId))?.status).toBe('cancelled');
+  });
+
   it('cancels a run waiting for an answer and closes its question', async () => {
     harness = new Harness({ script: askScript });
     await harness.startWorker();
