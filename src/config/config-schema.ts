@@ -105,6 +105,8 @@ export const configSchema = z.strictObject({
   providers: z.array(providerConfigSchema).min(1, { error: 'define at least one provider' }),
   agents: z.array(agentSchema).min(1, { error: 'define at least one agent' }),
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
+  /** Context window per provider kind, for providers without their own `context_window`. */
+  default_context_windows: withDefault(z.record(z.string().min(1), integer(0)), {}),
   redis: withDefault(redisSchema, {}),
   worker: withDefault(workerSchema, {}),
   api: withDefault(apiSchema, {}),

@@ -2,7 +2,7 @@ import type { RatchetConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
-import { providerKind } from '../models/index.js';
+import { providerKind, resolveContextWindow } from '../models/index.js';
 import { interactionToolbox } from '../tools/builtin/index.js';
 import { findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import type { AgentRuntime } from '../workflows/steps/step-context.js';
@@ -26,6 +26,18 @@ export function buildAgents(
   }
   const toolboxByName = new Map(toolboxes.map((toolbox) => [toolbox.name, toolbox]));
   const providerByName = new Map(config.providers.map((provider) => [provider.name, provider]));
+  const providerRuntime = (name: string) => {
+    const provider = providerByName.get(name);
+    if (!provider) throw new RatchetError('config_invalid', `agents: unknown provider "${name}"`);
+    return {
+      name,
+      rateLimit: provider.rate_limit,
+      contextWindow: resolveContextWindow({
+        provider,
+        defaultContextWindows: config.default_context_windows,
+      }),
+    };
+  };
   const interaction = interactionToolbox();
   const agents = new Map<string, AgentRuntime>();
   for (const agent of config.agents) {
@@ -44,7 +56,7 @@ export function buildAgents(
       completer,
       toolboxes: agentToolboxes,
       tools: toolDefinitions(agentToolboxes),
-      provider: { name: agent.provider, rateLimit: providerByName.get(agent.provider)?.rate_limit },
+      provider: providerRuntime(agent.provider),
       approvalTools: new Set(
         Object.entries(agent.tools)
           .filter(([, settings]) => settings.requires_approval)

@@ -16,8 +16,8 @@ export interface AgentRuntime {
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
   tools: readonly ToolDefinition[];
-  /** The provider the agent calls, with its shared limits. */
-  provider: { name: string; rateLimit: BaseProviderConfig['rate_limit'] };
+  /** The provider the agent calls, with its shared limits and the context window of its model (0 = unknown). */
+  provider: { name: string; rateLimit: BaseProviderConfig['rate_limit']; contextWindow: number };
   /** Tools whose calls wait for a person's approval. */
   approvalTools: ReadonlySet<string>;
 }
