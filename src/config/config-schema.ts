@@ -26,6 +26,8 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 const agentOptionsSchema = z.strictObject({
   max_iterations: withDefault(integer(1), 10),
+  /** Stream the model's text to the session's events (text_delta) as it is produced. */
+  stream: withDefault(z.boolean(), false),
 });
 
 const toolSettingsSchema = z.strictObject({

@@ -57,6 +57,13 @@ export const eventDataSchemas = {
     answer: z.unknown(),
   }),
   progress: z.strictObject({ fraction: z.number().nullable(), message: z.string() }),
+  /**
+   * A piece of a model reply in progress (agents with options.stream). Not a state change: the recorded reply
+   * (message_added) is the truth; `attempt` tells the deltas of a retried attempt apart.
+   */
+  text_delta: z.strictObject({ iteration: z.number().int(), attempt: z.number().int(), delta: z.string() }),
+  /** A new attempt of an iteration begins: drop the text_delta events of its earlier attempts. */
+  attempt_retried: z.strictObject({ iteration: z.number().int(), attempt: z.number().int() }),
   run_completed: z.strictObject({ result: z.string(), usage: usageSchema, iterations: z.number().int() }),
   run_failed: z.strictObject({ error: runError, usage: usageSchema, iterations: z.number().int() }),
   run_cancelled: z.strictObject({ reason: z.string() }),

@@ -53,6 +53,7 @@ export function buildAgents(
       name: agent.name,
       instructions: agent.instructions,
       maxIterations: agent.options.max_iterations,
+      stream: agent.options.stream,
       completer,
       toolboxes: agentToolboxes,
       tools: toolDefinitions(agentToolboxes),

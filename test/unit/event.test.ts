@@ -35,6 +35,8 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
   question_answered: () =>
     buildEvent('question_answered', run, { question_id: 'q1', answered_by: 'user', answer: 'yes' }, time),
   progress: () => buildEvent('progress', run, { fraction: 0.5, message: 'half way' }, time),
+  text_delta: () => buildEvent('text_delta', run, { iteration: 2, attempt: 1, delta: 'Hel' }, time),
+  attempt_retried: () => buildEvent('attempt_retried', run, { iteration: 2, attempt: 2 }, time),
   message_added: () =>
     buildEvent(
       'message_added',

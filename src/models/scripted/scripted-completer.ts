@@ -34,6 +34,10 @@ export function createScriptedCompleter(script: Script, options: ScriptedComplet
       if (reply.delay_ms !== undefined && reply.delay_ms > 0) await sleep(reply.delay_ms, signal);
       const failure = failureFor(reply, request.context.attempt);
       if (failure) throw errorOf(failure);
+      // Streaming: the reply's text in word-sized pieces, as a provider would send it.
+      if (request.onTextDelta && reply.text) {
+        for (const piece of reply.text.match(/\S+\s*/g) ?? []) request.onTextDelta(piece);
+      }
       return completionOf(reply, position, request);
     },
   };

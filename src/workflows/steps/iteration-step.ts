@@ -13,6 +13,7 @@ import { callModel } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
+import { streamTextDeltas } from './text-deltas.js';
 
 interface LoadedIteration {
   run: StoredRun | undefined;
@@ -154,6 +155,14 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   if (!entry) {
     const agent = agentOf(context, record.agent);
     crashPoint('iteration.before_model_call');
+    const deltas = agent.stream
+      ? streamTextDeltas(context, {
+          sessionId: data.session_id,
+          runId: data.run_id,
+          agent: agent.name,
+          iteration: n,
+        })
+      : undefined;
     const completion = await callModel(context, agent, {
       messages: [...systemMessage(agent, record.id, record.created_at), ...chat],
       tools: agent.tools,
@@ -165,7 +174,9 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         iteration: n,
         attempt: context.attempt,
       },
+      ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
     });
+    await deltas?.flush();
     crashPoint('iteration.after_model_call');
     const parts = assignToolCallIds(completion.parts, n);
     const plan = replyCommit({

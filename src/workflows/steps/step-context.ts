@@ -12,6 +12,8 @@ export interface AgentRuntime {
   name: string;
   instructions: string;
   maxIterations: number;
+  /** Stream the model's text as text_delta events. */
+  stream: boolean;
   completer: Completer;
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
