@@ -15,4 +15,5 @@ export type ApiEngine = Pick<
   | 'readChat'
   | 'readEvents'
   | 'followEvents'
+  | 'agentUsage'
 >;

@@ -53,6 +53,6 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(sessionRoutes, { ...v1, engine: options.engine });
   app.register(runRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
-  app.register(agentRoutes, { ...v1, agents: options.config.agents });
+  app.register(agentRoutes, { ...v1, agents: options.config.agents, engine: options.engine });
   return app;
 }

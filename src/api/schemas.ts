@@ -129,6 +129,16 @@ export const acceptedRunSchema = z
   .strictObject({ run_id: z.string(), session_id: z.string() })
   .meta({ id: 'AcceptedRun' });
 
+export const usageTotalsSchema = z
+  .strictObject({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cached_input_tokens: z.number(),
+    requests: z.number(),
+    cost_usd: z.number(),
+  })
+  .meta({ id: 'UsageTotals', description: 'Usage summed over runs; cost from the config price table.' });
+
 export const sessionSchema = z
   .strictObject({
     id: z.string(),
@@ -136,6 +146,7 @@ export const sessionSchema = z
     metadata: metadataSchema,
     status: z.enum(['idle', 'active']),
     active_run_id: z.string().nullable(),
+    usage: usageTotalsSchema,
     created_at: z.iso.datetime(),
   })
   .meta({ id: 'Session' });
@@ -166,6 +177,7 @@ export const runSchema = z
     result: z.string().nullable(),
     error: runErrorSchema.nullable(),
     usage: usageSchema,
+    cost_usd: z.number().describe('What the run cost, from the config price table (0 without prices).'),
     /** Model replies committed so far. */
     iterations: z.number().int().nonnegative(),
     progress: progressSchema.nullable(),
@@ -183,7 +195,7 @@ export const chatMessageSchema = messageSchema
 export const messageListSchema = z.strictObject({ messages: z.array(chatMessageSchema) });
 
 export const agentListSchema = z.strictObject({
-  agents: z.array(z.strictObject({ name: z.string(), description: z.string() })),
+  agents: z.array(z.strictObject({ name: z.string(), description: z.string(), usage: usageTotalsSchema })),
 });
 
 export const healthSchema = z.strictObject({ status: z.literal('ok') });

@@ -13,6 +13,7 @@ export function toWireSession(session: SessionView): WireSession {
     metadata: session.metadata,
     status: session.status,
     active_run_id: session.active_run_id,
+    usage: session.usage,
     created_at: session.created_at,
   };
 }
@@ -46,6 +47,7 @@ export function toWireRun(run: RunView): WireRun {
     result: run.result,
     error: run.error,
     usage: run.usage,
+    cost_usd: run.cost_usd,
     iterations: run.iteration,
     progress: run.progress,
     pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,

@@ -107,6 +107,18 @@ export const configSchema = z.strictObject({
   providers: z.array(providerConfigSchema).min(1, { error: 'define at least one provider' }),
   agents: z.array(agentSchema).min(1, { error: 'define at least one agent' }),
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
+  /** Prices per model name, in USD per million tokens: the cost of each request, summed like usage. */
+  pricing: withDefault(
+    z.record(
+      z.string().min(1),
+      z.strictObject({
+        input: z.number().nonnegative(),
+        output: z.number().nonnegative(),
+        cached_input: z.number().nonnegative().optional(),
+      }),
+    ),
+    {},
+  ),
   /** Context window per provider kind, for providers without their own `context_window`. */
   default_context_windows: withDefault(z.record(z.string().min(1), integer(0)), {}),
   redis: withDefault(redisSchema, {}),

@@ -37,6 +37,8 @@ export const mainChatId = 'main';
 
 export interface SessionKeys {
   shard: number;
+  /** Hash: usage summed over the session's runs (tokens, requests, cost_usd). */
+  usage: string;
   /** Hash: `record` (session JSON), `active_run` (id of the run that is not finished, if any). */
   session: string;
   /** Stream of events of every run of the session. */
@@ -54,6 +56,7 @@ export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
   const base = `${shardPrefix(space, shard)}:session:${sessionId}`;
   return {
     shard,
+    usage: `${base}:usage`,
     session: base,
     events: `${base}:events`,
     runs: `${base}:runs`,
@@ -114,4 +117,9 @@ export interface RateLimitKeys {
 export function rateLimitKeys(space: KeySpace, provider: string): RateLimitKeys {
   const base = `${space.prefix}:{ratelimit:${provider}}`;
   return { reservations: `${base}:reservations`, tokens: `${base}:tokens`, state: `${base}:state` };
+}
+
+/** Hash: usage of an agent summed over its runs on one shard (the API adds the shards up). */
+export function agentUsageKey(space: KeySpace, shard: number, agent: string): string {
+  return `${shardPrefix(space, shard)}:usage:agent:${agent}`;
 }

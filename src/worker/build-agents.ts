@@ -31,6 +31,8 @@ export function buildAgents(
     if (!provider) throw new RatchetError('config_invalid', `agents: unknown provider "${name}"`);
     return {
       name,
+      model: provider.model,
+      price: config.pricing[provider.model],
       rateLimit: provider.rate_limit,
       contextWindow: resolveContextWindow({
         provider,

@@ -5,7 +5,7 @@ import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import { closeRedis } from '../redis/connection.js';
-import { chatKey, type KeySpace, mainChatId, runKeys, sessionKeys } from '../redis/keys.js';
+import { agentUsageKey, chatKey, type KeySpace, mainChatId, runKeys, sessionKeys } from '../redis/keys.js';
 import { defineScripts } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { Tool } from '../tools/index.js';
@@ -21,8 +21,8 @@ import { isFinished } from './run-record.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues, stepJobName } from './step-queues.js';
-import { encodeEvent, loadRun, readChat } from './store.js';
-import type { Progress, RunView, SessionView } from './views.js';
+import { encodeEvent, execPipeline, loadRun, readChat } from './store.js';
+import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
 
 export interface EngineOptions {
   /** A connection for commands (not blocking); the engine does not close it. */
@@ -213,6 +213,23 @@ export class Engine {
     const agent = input.agent ?? this.options.defaultAgent;
     this.assertAgent(agent);
     return createSession(this.context, { agent, ...(input.metadata ? { metadata: input.metadata } : {}) });
+  }
+
+  /** An agent's usage summed over all its runs (every shard). */
+  async agentUsage(agent: string): Promise<UsageTotals> {
+    const pipeline = this.options.redis.pipeline();
+    for (let shard = 0; shard < this.options.space.shards; shard += 1) {
+      pipeline.hgetall(agentUsageKey(this.options.space, shard, agent));
+    }
+    const perShard = (await execPipeline(pipeline)) as Record<string, string>[];
+    const totals = perShard.map(usageTotalsOf);
+    return {
+      input_tokens: totals.reduce((sum, usage) => sum + usage.input_tokens, 0),
+      output_tokens: totals.reduce((sum, usage) => sum + usage.output_tokens, 0),
+      cached_input_tokens: totals.reduce((sum, usage) => sum + usage.cached_input_tokens, 0),
+      requests: totals.reduce((sum, usage) => sum + usage.requests, 0),
+      cost_usd: totals.reduce((sum, usage) => sum + usage.cost_usd, 0),
+    };
   }
 
   async getSession(sessionId: string): Promise<SessionView | undefined> {

@@ -25,6 +25,8 @@ export const runRecordSchema = z.strictObject({
   /** The last iteration whose model reply was committed (0 before the first). */
   iteration: z.number().int().nonnegative(),
   usage: usageSchema,
+  /** What the run's model requests cost, in USD, from the config's price table. */
+  cost_usd: z.number().nonnegative(),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -5,7 +5,8 @@ import { cancelRun } from './cancel-run.js';
 import type { EngineContext } from './engine-context.js';
 import { newSessionId } from './ids.js';
 import { type SessionRecord, sessionRecordSchema } from './session-record.js';
-import type { SessionView } from './views.js';
+import { execPipeline } from './store.js';
+import { type SessionView, usageTotalsOf } from './views.js';
 
 export async function createSession(
   context: EngineContext,
@@ -19,21 +20,25 @@ export async function createSession(
     created_at: context.now().toISOString(),
   };
   await context.redis.hsetnx(sessionKeys(context.space, record.id).session, 'record', JSON.stringify(record));
-  return { ...record, status: 'idle', active_run_id: null };
+  return { ...record, status: 'idle', active_run_id: null, usage: usageTotalsOf({}) };
 }
 
 export async function getSession(
   context: EngineContext,
   sessionId: string,
 ): Promise<SessionView | undefined> {
-  const [record, activeRun] = await context.redis.hmget(
-    sessionKeys(context.space, sessionId).session,
-    'record',
-    'active_run',
-  );
+  const keys = sessionKeys(context.space, sessionId);
+  const [[record, activeRun], usage] = (await execPipeline(
+    context.redis.pipeline().hmget(keys.session, 'record', 'active_run').hgetall(keys.usage),
+  )) as [(string | null)[], Record<string, string>];
   if (!record) return undefined;
   const session = parseJsonRecord(sessionRecordSchema, record, `session ${sessionId}`);
-  return { ...session, status: activeRun ? 'active' : 'idle', active_run_id: activeRun ?? null };
+  return {
+    ...session,
+    status: activeRun ? 'active' : 'idle',
+    active_run_id: activeRun ?? null,
+    usage: usageTotalsOf(usage),
+  };
 }
 
 /** Cancels the active run, then deletes everything of the session. False when there is no such session. */
@@ -49,7 +54,7 @@ export async function deleteSession(context: EngineContext, sessionId: string): 
   }
   const keys = sessionKeys(context.space, sessionId);
   const runIds = await context.redis.smembers(keys.runs);
-  const doomed = [keys.session, keys.events, keys.runs, keys.questions, keys.pending];
+  const doomed = [keys.session, keys.events, keys.runs, keys.questions, keys.pending, keys.usage];
   for (const runId of runIds) {
     const run = runKeys(context.space, sessionId, runId);
     doomed.push(run.run, run.journal);

@@ -50,6 +50,17 @@ export interface CommitRequest<JournalValue> {
   /** Chat length the plan's message indexes were computed from. */
   expectedChatLength?: number;
   eventsMaxLength: number;
+  /** The agent's usage sums on this shard, when the plan adds usage. */
+  agentUsageKey?: string;
+}
+
+/** `field=amount,...` for the commit script's usage sums. */
+export function encodeIncrements(usage: Readonly<Record<string, number>> | undefined): string {
+  if (!usage) return '';
+  return Object.entries(usage)
+    .filter(([, amount]) => amount !== 0)
+    .map(([field, amount]) => `${field}=${amount}`)
+    .join(',');
 }
 
 export async function commitStep<JournalValue>(
@@ -60,7 +71,16 @@ export async function commitStep<JournalValue>(
   const reply = await runScript(
     redis,
     'commit-step',
-    [request.lockKey, keys.run, keys.journal, request.chatKey, keys.events, keys.session],
+    [
+      request.lockKey,
+      keys.run,
+      keys.journal,
+      request.chatKey,
+      keys.events,
+      keys.session,
+      keys.usage,
+      request.agentUsageKey ?? keys.usage,
+    ],
     [
       request.token,
       request.journalField,
@@ -71,6 +91,7 @@ export async function commitStep<JournalValue>(
       plan.record?.id ?? '',
       plan.finished ? '1' : '0',
       request.eventsMaxLength,
+      encodeIncrements(plan.usage),
       plan.messages.length,
       ...plan.messages.map(encodeChatEntry),
       ...plan.events.map(encodeEvent),

@@ -21,4 +21,25 @@ export type RunView = Omit<RunRecord, 'status'> & {
 export type SessionView = SessionRecord & {
   status: 'idle' | 'active';
   active_run_id: string | null;
+  usage: UsageTotals;
 };
+
+/** Usage summed over runs (a session's, or an agent's). */
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  requests: number;
+  cost_usd: number;
+}
+
+export function usageTotalsOf(fields: Readonly<Record<string, string>>): UsageTotals {
+  const read = (name: string) => Number(fields[name] ?? 0);
+  return {
+    input_tokens: read('input_tokens'),
+    output_tokens: read('output_tokens'),
+    cached_input_tokens: read('cached_input_tokens'),
+    requests: read('requests'),
+    cost_usd: read('cost_usd'),
+  };
+}

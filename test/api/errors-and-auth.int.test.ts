@@ -116,7 +116,7 @@ describe('health and agents', () => {
     });
     expect(await harness.request('GET', '/v1/agents')).toMatchObject({
       status: 200,
-      body: { agents: [{ name: 'agent', description: 'the agent under test' }] },
+      body: { agents: [{ name: 'agent', description: 'the agent under test', usage: { requests: 0 } }] },
     });
   });
 

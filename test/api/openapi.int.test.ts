@@ -57,7 +57,16 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   ]);
 
   const schemas = Object.keys(document.components.schemas).sort();
-  expect(schemas).toEqual(['AcceptedRun', 'Error', 'Event', 'Message', 'Question', 'Run', 'Session']);
+  expect(schemas).toEqual([
+    'AcceptedRun',
+    'Error',
+    'Event',
+    'Message',
+    'Question',
+    'Run',
+    'Session',
+    'UsageTotals',
+  ]);
   expect(document.components.schemas.Error.properties.error.properties.code.enum).toContain(
     'payload_too_large',
   );

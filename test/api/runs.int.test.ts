@@ -48,6 +48,7 @@ describe('runs', () => {
       result: 'The answer.',
       error: null,
       usage: expect.objectContaining({ requests: 2 }),
+      cost_usd: 0,
       iterations: 2,
       progress: { fraction: 0.5, message: 'half way', at: expect.any(String) },
       pending_question: null,

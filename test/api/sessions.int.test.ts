@@ -40,6 +40,7 @@ describe('sessions', () => {
       metadata: { user: 'u1' },
       status: 'idle',
       active_run_id: null,
+      usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, requests: 0, cost_usd: 0 },
       created_at: expect.any(String),
     });
     expect(created.headers.get('location')).toBe(`/v1/sessions/${created.body.id}`);

@@ -74,7 +74,7 @@ describe('loadConfig', () => {
       provider: 'default',
       toolboxes: ['search', 'files'],
       tools: { send: { requires_approval: true } },
-      options: { max_iterations: 25 },
+      options: { max_iterations: 25, stream: false },
     });
     expect(config.entry_agent).toBe('helper');
     expect(config.redis).toEqual({

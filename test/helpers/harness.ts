@@ -32,6 +32,8 @@ export interface HarnessOptions {
   provider?: Record<string, unknown>;
   /** Another provider entry instead of the scripted one (its name must stay `model`). */
   providerEntry?: Record<string, unknown>;
+  /** More top-level config sections (e.g. `pricing`). */
+  config?: Record<string, unknown>;
   redisUrl?: string;
 }
 
@@ -99,7 +101,7 @@ export class Harness {
         ...options.worker,
       },
     };
-    writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+    writeFileSync(this.configPath, JSON.stringify({ ...config, ...options.config }, null, 2));
     this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'utils'] });
     this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
     this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });

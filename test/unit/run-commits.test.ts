@@ -30,6 +30,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     status: 'running',
     iteration: 1,
     usage: { input_tokens: 100, output_tokens: 10, cached_input_tokens: 5, requests: 1 },
+    cost_usd: 0.5,
     result: null,
     error: null,
     created_at: created,
@@ -53,6 +54,7 @@ function reply(parts: Part[], iteration: number, maxIterations = 10, run = runRe
     iteration,
     parts,
     usage,
+    costUsd: 0.25,
     decision: decideReply(parts, iteration, maxIterations),
     chatLength: 4,
     now,
@@ -74,6 +76,7 @@ describe('replyCommit', () => {
       status: 'completed',
       iteration: 2,
       usage: summedUsage,
+      cost_usd: 0.75,
       result: 'The answer is 42.',
       updated_at: now,
       finished_at: now,
@@ -288,5 +291,13 @@ describe('tool events', () => {
       'ok',
     );
     expect(plain.data).not.toHaveProperty('interrupted');
+  });
+});
+
+describe('usage and cost of a reply', () => {
+  it('adds the request cost to the run and hands the request usage to the session and agent sums', () => {
+    const plan = reply([{ type: 'text', text: 'done' }], 2);
+    expect(plan.record?.cost_usd).toBe(0.75);
+    expect(plan.usage).toEqual({ ...usage, cost_usd: 0.25 });
   });
 });

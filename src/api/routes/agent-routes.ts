@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ApiEngine } from '../api-engine.js';
 import { agentListSchema, errorResponses } from '../schemas.js';
 
 export interface AgentSummary {
@@ -6,12 +7,11 @@ export interface AgentSummary {
   description: string;
 }
 
-/** The agents a session or run may be started with. */
-export const agentRoutes: FastifyPluginAsyncZod<{ agents: readonly AgentSummary[] }> = async (
-  app,
-  { agents },
-) => {
-  const body = { agents: agents.map(({ name, description }) => ({ name, description })) };
+/** The agents a session or run may be started with, with their usage summed over all their runs. */
+export const agentRoutes: FastifyPluginAsyncZod<{
+  agents: readonly AgentSummary[];
+  engine: ApiEngine;
+}> = async (app, { agents, engine }) => {
   app.get(
     '/agents',
     {
@@ -21,6 +21,14 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: readonly AgentSummary[
         response: { 200: agentListSchema, ...errorResponses(401) },
       },
     },
-    async () => body,
+    async () => ({
+      agents: await Promise.all(
+        agents.map(async ({ name, description }) => ({
+          name,
+          description,
+          usage: await engine.agentUsage(name),
+        })),
+      ),
+    }),
   );
 };

@@ -8,6 +8,8 @@
   KEYS[4] chat list (may be any key when no message is appended)
   KEYS[5] events stream
   KEYS[6] session hash: active_run
+  KEYS[7] session usage hash (sums of every run of the session)
+  KEYS[8] agent usage hash of this shard (sums of every run of the agent on the shard)
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -18,9 +20,10 @@
   ARGV[7]  run id
   ARGV[8]  '1' when the new record finishes the run: the session's active run is released
   ARGV[9]  events stream max length (approximate trimming)
-  ARGV[10] number of chat entries M
-  ARGV[11 .. 10+M]   chat entries (JSON)
-  ARGV[11+M .. #ARGV] events (JSON)
+  ARGV[10] usage to add to both sums: "field=amount,field=amount" ('' = none)
+  ARGV[11] number of chat entries M
+  ARGV[12 .. 11+M]   chat entries (JSON)
+  ARGV[12+M .. #ARGV] events (JSON)
 
   Returns
     {'OK', eventId, ...}
@@ -42,21 +45,26 @@ if ARGV[4] ~= '' and rcall('HGET', KEYS[2], 'rev') ~= ARGV[4] then
   return {'CONFLICT', 'run'}
 end
 
-local messageCount = tonumber(ARGV[10])
+local messageCount = tonumber(ARGV[11])
 if ARGV[6] ~= '' and rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[6]) then
   return {'CONFLICT', 'chat'}
 end
 
-for index = 11, 10 + messageCount do
+for index = 12, 11 + messageCount do
   rcall('RPUSH', KEYS[4], ARGV[index])
 end
 
 local result = {'OK'}
-for index = 11 + messageCount, #ARGV do
+for index = 12 + messageCount, #ARGV do
   result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[9], '*', 'event', ARGV[index])
 end
 
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
+
+for field, amount in string.gmatch(ARGV[10], '([%w_]+)=([%d.eE+-]+)') do
+  rcall('HINCRBYFLOAT', KEYS[7], field, amount)
+  rcall('HINCRBYFLOAT', KEYS[8], field, amount)
+end
 
 if ARGV[5] ~= '' then
   rcall('HSET', KEYS[2], 'record', ARGV[5])

@@ -14,6 +14,8 @@ export interface CommitPlan<JournalValue> {
   messages: Message[];
   events: StoredEvent[];
   finished: boolean;
+  /** Added to the session's and the agent's usage sums (once, with the commit). */
+  usage?: Readonly<Record<string, number>>;
 }
 
 function messageAddedEvents(run: RunRecord, messages: readonly Message[], chatLength: number, now: string) {
@@ -25,6 +27,8 @@ export function replyCommit(input: {
   iteration: number;
   parts: Part[];
   usage: Usage;
+  /** What the request cost (USD), from the price table; 0 when the model has no price. */
+  costUsd: number;
   decision: ReplyDecision;
   chatLength: number;
   now: string;
@@ -44,6 +48,7 @@ export function replyCommit(input: {
     status: decision.kind === 'tools' ? 'running' : decision.kind === 'final' ? 'completed' : 'failed',
     iteration,
     usage,
+    cost_usd: run.cost_usd + input.costUsd,
     updated_at: now,
     started_at: run.started_at ?? now,
   };
@@ -73,6 +78,7 @@ export function replyCommit(input: {
     messages: [message],
     events,
     finished: decision.kind !== 'tools',
+    usage: { ...input.usage, cost_usd: input.costUsd },
   };
 }
 

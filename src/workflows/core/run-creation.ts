@@ -46,6 +46,7 @@ export function planRunCreation(input: {
     status: 'queued',
     iteration: 0,
     usage: { ...zeroUsage },
+    cost_usd: 0,
     result: null,
     error: null,
     created_at: now,

@@ -1,6 +1,7 @@
 import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { chatKey, runKeys } from '../../redis/keys.js';
+import { costOf } from '../../models/pricing.js';
+import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
@@ -184,6 +185,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       iteration: n,
       parts,
       usage: completion.usage,
+      costUsd: costOf(completion.usage, agent.provider.price),
       decision: decideReply(parts, n, agent.maxIterations),
       chatLength: chat.length,
       now: services.now().toISOString(),
@@ -192,6 +194,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       ...commitBase,
       journalField: journalField.reply(n),
       plan,
+      agentUsageKey: agentUsageKey(services.space, keys.shard, agent.name),
       expectedRev: rev,
       expectedChatLength: chat.length,
     });

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/index.js';
 import type { Completer, ToolDefinition } from '../../models/completer.js';
+import type { Price } from '../../models/pricing.js';
 import type { BaseProviderConfig } from '../../models/provider-registry.js';
 import type { RateLimiter } from '../../models/rate-limiter.js';
 import type { KeySpace } from '../../redis/keys.js';
@@ -19,7 +20,14 @@ export interface AgentRuntime {
   /** What the model is offered: one definition per tool name, first toolbox wins. */
   tools: readonly ToolDefinition[];
   /** The provider the agent calls, with its shared limits and the context window of its model (0 = unknown). */
-  provider: { name: string; rateLimit: BaseProviderConfig['rate_limit']; contextWindow: number };
+  provider: {
+    name: string;
+    model: string;
+    rateLimit: BaseProviderConfig['rate_limit'];
+    contextWindow: number;
+    /** The model's price (config `pricing`), when it has one. */
+    price: Price | undefined;
+  };
   /** Tools whose calls wait for a person's approval. */
   approvalTools: ReadonlySet<string>;
 }
