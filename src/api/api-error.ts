@@ -69,6 +69,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   record_invalid: 'internal',
   suspended: 'internal',
   max_iterations: 'internal',
+  budget_exceeded: 'internal',
   model_rate_limited: 'internal',
   model_server_error: 'internal',
   model_network_error: 'internal',

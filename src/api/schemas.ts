@@ -3,7 +3,7 @@ import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js
 import { eventDataSchemas, eventKinds } from '../events/event.js';
 import { usageSchema } from '../models/usage.js';
 import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
-import { runErrorSchema } from '../workflows/run-record.js';
+import { budgetSchema, runErrorSchema } from '../workflows/run-record.js';
 import { wireErrorCodes } from './api-error.js';
 
 /**
@@ -71,6 +71,11 @@ export const createRunBodySchema = z.strictObject({
     .optional()
     .describe('Continue this session; a new session is created when omitted.'),
   metadata: metadataSchema.optional().describe('Stored on the new session (ignored with session_id).'),
+  budget: budgetSchema
+    .optional()
+    .describe(
+      'Limits of the run (input + output tokens, USD); the run fails with budget_exceeded past them.',
+    ),
 });
 
 export const cancelRunBodySchema = z

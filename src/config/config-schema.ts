@@ -44,6 +44,16 @@ const agentSchema = z.strictObject({
   instructions: withDefault(z.string(), ''),
   provider: z.string().min(1),
   toolboxes: withDefault(z.array(z.string().min(1)), []),
+  /** Limits of each run of this agent (input + output tokens, USD); a run's own budget applies too. */
+  budget: z.preprocess(
+    nullAsMissing,
+    z
+      .strictObject({
+        tokens: z.int().positive().optional(),
+        cost_usd: z.number().positive().optional(),
+      })
+      .optional(),
+  ),
   /** Settings of single tools, by tool name. */
   tools: withDefault(z.record(z.string().min(1), toolSettingsSchema), {}),
   options: withDefault(agentOptionsSchema, {}),

@@ -16,6 +16,7 @@ export const errorCodes = {
   invalid_response: { retryable: false },
   suspended: { retryable: false },
   max_iterations: { retryable: false },
+  budget_exceeded: { retryable: false },
   model_rate_limited: { retryable: true },
   model_server_error: { retryable: true },
   model_network_error: { retryable: true },

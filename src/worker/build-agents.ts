@@ -56,6 +56,7 @@ export function buildAgents(
       instructions: agent.instructions,
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,
+      budget: agent.budget,
       completer,
       toolboxes: agentToolboxes,
       tools: toolDefinitions(agentToolboxes),

@@ -17,7 +17,7 @@ import { followEvents } from './event-follower.js';
 import { newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
-import { isFinished } from './run-record.js';
+import { type Budget, isFinished } from './run-record.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues, stepJobName } from './step-queues.js';
@@ -46,6 +46,8 @@ export interface StartRunInput {
   sessionId?: string;
   /** Stored on a new session. */
   metadata?: Record<string, unknown>;
+  /** Limits of the run's model usage (the agent's budget applies too). */
+  budget?: Budget;
 }
 
 export interface StartedRun {
@@ -108,6 +110,7 @@ export class Engine {
         chatId: mainChatId,
         parts,
         newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
+        ...(input.budget ? { budget: input.budget } : {}),
         chatLength,
         now: this.now().toISOString(),
       });

@@ -13,6 +13,14 @@ export function isFinished(status: RunStatus): boolean {
 export const runErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
 export type RunError = z.infer<typeof runErrorSchema>;
 
+/** Limits of a run's model usage, checked before each model request. */
+export const budgetSchema = z.strictObject({
+  /** Input plus output tokens. */
+  tokens: z.number().int().positive().optional(),
+  cost_usd: z.number().positive().optional(),
+});
+export type Budget = z.infer<typeof budgetSchema>;
+
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
   v: z.literal(1),
@@ -27,6 +35,8 @@ export const runRecordSchema = z.strictObject({
   usage: usageSchema,
   /** What the run's model requests cost, in USD, from the config's price table. */
   cost_usd: z.number().nonnegative(),
+  /** The run's own budget (child runs inherit it); the agent's budget applies too. */
+  budget: budgetSchema.nullable(),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

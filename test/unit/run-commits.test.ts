@@ -31,6 +31,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     iteration: 1,
     usage: { input_tokens: 100, output_tokens: 10, cached_input_tokens: 5, requests: 1 },
     cost_usd: 0.5,
+    budget: null,
     result: null,
     error: null,
     created_at: created,

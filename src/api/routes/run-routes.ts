@@ -30,12 +30,13 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
       },
     },
     async (request, reply) => {
-      const { input, agent, session_id, metadata } = request.body;
+      const { input, agent, session_id, metadata, budget } = request.body;
       const started = await engine.startRun({
         input,
         ...(agent === undefined ? {} : { agent }),
         ...(session_id === undefined ? {} : { sessionId: session_id }),
         ...(metadata === undefined ? {} : { metadata }),
+        ...(budget === undefined ? {} : { budget }),
       });
       return reply.status(202).send({ run_id: started.runId, session_id: started.sessionId });
     },

@@ -3,7 +3,7 @@ import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData } from '../job-data.js';
-import type { RunRecord } from '../run-record.js';
+import type { Budget, RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 
 export interface RunCreation {
@@ -27,6 +27,7 @@ export function planRunCreation(input: {
   now: string;
   /** The agent's display prefix in clients. */
   prefix?: string;
+  budget?: Budget;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const message: Message = {
@@ -47,6 +48,7 @@ export function planRunCreation(input: {
     iteration: 0,
     usage: { ...zeroUsage },
     cost_usd: 0,
+    budget: input.budget ?? null,
     result: null,
     error: null,
     created_at: now,

@@ -3,6 +3,7 @@ import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
+import { budgetExceeded } from '../core/budget.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
 import { crashPoint } from '../crash-points.js';
@@ -10,7 +11,7 @@ import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type StoredRun } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun } from '../store.js';
-import { callModel } from './model-call.js';
+import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -156,6 +157,22 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   if (!entry) {
     const agent = agentOf(context, record.agent);
     crashPoint('iteration.before_model_call');
+    const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
+    if (record.budget || agent.budget) {
+      const nextTokens = estimateInputTokens(messages);
+      const exceeded = budgetExceeded({
+        usedTokens: record.usage.input_tokens + record.usage.output_tokens,
+        usedCostUsd: record.cost_usd,
+        nextTokens,
+        nextCostUsd: costOf(
+          { input_tokens: nextTokens, output_tokens: 0, cached_input_tokens: 0, requests: 1 },
+          agent.provider.price,
+        ),
+        runBudget: record.budget,
+        agentBudget: agent.budget,
+      });
+      if (exceeded) throw new RatchetError('budget_exceeded', exceeded);
+    }
     const deltas = agent.stream
       ? streamTextDeltas(context, {
           sessionId: data.session_id,
@@ -165,7 +182,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         })
       : undefined;
     const completion = await callModel(context, agent, {
-      messages: [...systemMessage(agent, record.id, record.created_at), ...chat],
+      messages,
       tools: agent.tools,
       options: {},
       context: {

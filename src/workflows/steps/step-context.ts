@@ -7,6 +7,7 @@ import type { RateLimiter } from '../../models/rate-limiter.js';
 import type { KeySpace } from '../../redis/keys.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { Engine } from '../engine.js';
+import type { Budget } from '../run-record.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {
@@ -15,6 +16,8 @@ export interface AgentRuntime {
   maxIterations: number;
   /** Stream the model's text as text_delta events. */
   stream: boolean;
+  /** Limits of each run of the agent. */
+  budget: Budget | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
