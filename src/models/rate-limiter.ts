@@ -51,7 +51,14 @@ export class RateLimiter {
   /** Reconciles a reservation with the reported usage, and/or holds every worker back until `holdUntil`. */
   async settle(
     provider: string,
-    settlement: { reservationId?: string; inputTokens?: number; outputTokens?: number; holdUntil?: number },
+    settlement: {
+      reservationId?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      holdUntil?: number;
+      /** When the request completed (the reservation counts from then on). */
+      now?: number;
+    },
   ): Promise<void> {
     const keys = rateLimitKeys(this.space, provider);
     await runScript(
@@ -63,6 +70,7 @@ export class RateLimiter {
         settlement.inputTokens ?? 0,
         settlement.outputTokens ?? 0,
         settlement.holdUntil ?? 0,
+        settlement.now ?? Date.now(),
       ],
     );
   }

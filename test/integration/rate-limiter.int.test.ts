@@ -43,8 +43,19 @@ describe('the shared rate limiter', () => {
     expect(await limiter.admit('tpm', limits, reserve('a', 60), t0)).toEqual({ admitted: true });
     expect((await limiter.admit('tpm', limits, reserve('b', 60), t0 + 10)).admitted).toBe(false);
     // The reply said the first request used only 20 tokens: now the second fits.
-    await limiter.settle('tpm', { reservationId: 'a', inputTokens: 20, outputTokens: 5 });
+    await limiter.settle('tpm', { reservationId: 'a', inputTokens: 20, outputTokens: 5, now: t0 + 15 });
     expect(await limiter.admit('tpm', limits, reserve('b', 60), t0 + 20)).toEqual({ admitted: true });
+  });
+
+  it('counts a request from its completion, so latency never lets the provider see more than the limit', async () => {
+    const limits = { rpm: 1, inputTpm: 0, outputTpm: 0 };
+    expect(await limiter.admit('late', limits, reserve('slow'), t0)).toEqual({ admitted: true });
+    await limiter.settle('late', { reservationId: 'slow', now: t0 + 1000 });
+    expect(await limiter.admit('late', limits, reserve('next'), t0 + 60_000)).toEqual({
+      admitted: false,
+      waitMs: 1001,
+    });
+    expect(await limiter.admit('late', limits, reserve('next'), t0 + 61_001)).toEqual({ admitted: true });
   });
 
   it('admits a request larger than the budget alone into an empty window', async () => {

@@ -11,12 +11,15 @@
   ARGV[2] input tokens used
   ARGV[3] output tokens used
   ARGV[4] hold back until (ms since the epoch; 0 = no cool-down)
+  ARGV[5] now (ms): the request is complete, so the provider received it before now. The reservation counts
+          from now on, so the provider never sees more than the limit in a window, whatever the latency.
 
   Returns {'OK'}
 ]]
 local rcall = redis.call
 if ARGV[1] ~= '' and rcall('ZSCORE', KEYS[1], ARGV[1]) then
   rcall('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
+  rcall('ZADD', KEYS[1], 'XX', ARGV[5], ARGV[1])
 end
 local until_ = tonumber(ARGV[4])
 if until_ > 0 then

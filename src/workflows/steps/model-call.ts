@@ -52,6 +52,7 @@ export async function callModel(
               reservationId,
               inputTokens: completion.usage.input_tokens,
               outputTokens: completion.usage.output_tokens,
+              now: services.now().getTime(),
             }
           : {}),
         holdUntil: holdFromHeaders(completion, services.now().getTime()),
