@@ -183,6 +183,16 @@ export const runSchema = z
     error: runErrorSchema.nullable(),
     usage: usageSchema,
     cost_usd: z.number().describe('What the run cost, from the config price table (0 without prices).'),
+    retry_waste: z
+      .strictObject({
+        calls: z.number(),
+        input_tokens: z.number(),
+        output_tokens: z.number(),
+        cost_usd: z.number(),
+      })
+      .describe(
+        'Model calls whose attempt died before the reply was recorded (estimated at the recorded usage).',
+      ),
     /** Model replies committed so far. */
     iterations: z.number().int().nonnegative(),
     progress: progressSchema.nullable(),

@@ -48,6 +48,7 @@ export function toWireRun(run: RunView): WireRun {
     error: run.error,
     usage: run.usage,
     cost_usd: run.cost_usd,
+    retry_waste: run.retry_waste,
     iterations: run.iteration,
     progress: run.progress,
     pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,

@@ -19,6 +19,8 @@ export const journalField = {
   toolEntry: (iteration: number, index: number) => `tool:${iteration}:${index}:entry`,
   /** A failed attempt of a step was announced (an `error` event). */
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
+  /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
+  modelCalls: (iteration: number) => `calls:${iteration}`,
   /** The run was finished by a final failure of a step. */
   runFailed: () => 'run-failed',
 };

@@ -35,6 +35,13 @@ export const runRecordSchema = z.strictObject({
   usage: usageSchema,
   /** What the run's model requests cost, in USD, from the config's price table. */
   cost_usd: z.number().nonnegative(),
+  /** Model calls whose attempt died before the reply was recorded, estimated at the recorded reply's usage. */
+  retry_waste: z.strictObject({
+    calls: z.number().int().nonnegative(),
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+    cost_usd: z.number().nonnegative(),
+  }),
   /** The run's own budget (child runs inherit it); the agent's budget applies too. */
   budget: budgetSchema.nullable(),
   result: z.string().nullable(),

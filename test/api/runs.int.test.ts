@@ -49,6 +49,7 @@ describe('runs', () => {
       error: null,
       usage: expect.objectContaining({ requests: 2 }),
       cost_usd: 0,
+      retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
       iterations: 2,
       progress: { fraction: 0.5, message: 'half way', at: expect.any(String) },
       pending_question: null,

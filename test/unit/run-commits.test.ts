@@ -31,6 +31,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     iteration: 1,
     usage: { input_tokens: 100, output_tokens: 10, cached_input_tokens: 5, requests: 1 },
     cost_usd: 0.5,
+    retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: null,
     result: null,
     error: null,
@@ -56,6 +57,7 @@ function reply(parts: Part[], iteration: number, maxIterations = 10, run = runRe
     parts,
     usage,
     costUsd: 0.25,
+    wastedCalls: 0,
     decision: decideReply(parts, iteration, maxIterations),
     chatLength: 4,
     now,
@@ -299,6 +301,6 @@ describe('usage and cost of a reply', () => {
   it('adds the request cost to the run and hands the request usage to the session and agent sums', () => {
     const plan = reply([{ type: 'text', text: 'done' }], 2);
     expect(plan.record?.cost_usd).toBe(0.75);
-    expect(plan.usage).toEqual({ ...usage, cost_usd: 0.25 });
+    expect(plan.usage).toMatchObject({ ...usage, cost_usd: 0.25, retry_waste_cost_usd: 0 });
   });
 });

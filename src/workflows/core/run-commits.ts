@@ -29,6 +29,8 @@ export function replyCommit(input: {
   usage: Usage;
   /** What the request cost (USD), from the price table; 0 when the model has no price. */
   costUsd: number;
+  /** Earlier model calls of this iteration that died before their reply was recorded. */
+  wastedCalls: number;
   decision: ReplyDecision;
   chatLength: number;
   now: string;
@@ -49,6 +51,12 @@ export function replyCommit(input: {
     iteration,
     usage,
     cost_usd: run.cost_usd + input.costUsd,
+    retry_waste: {
+      calls: run.retry_waste.calls + input.wastedCalls,
+      input_tokens: run.retry_waste.input_tokens + input.usage.input_tokens * input.wastedCalls,
+      output_tokens: run.retry_waste.output_tokens + input.usage.output_tokens * input.wastedCalls,
+      cost_usd: run.retry_waste.cost_usd + input.costUsd * input.wastedCalls,
+    },
     updated_at: now,
     started_at: run.started_at ?? now,
   };
@@ -78,7 +86,13 @@ export function replyCommit(input: {
     messages: [message],
     events,
     finished: decision.kind !== 'tools',
-    usage: { ...input.usage, cost_usd: input.costUsd },
+    usage: {
+      ...input.usage,
+      cost_usd: input.costUsd,
+      retry_waste_input_tokens: input.usage.input_tokens * input.wastedCalls,
+      retry_waste_output_tokens: input.usage.output_tokens * input.wastedCalls,
+      retry_waste_cost_usd: input.costUsd * input.wastedCalls,
+    },
   };
 }
 

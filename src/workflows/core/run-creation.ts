@@ -48,6 +48,7 @@ export function planRunCreation(input: {
     iteration: 0,
     usage: { ...zeroUsage },
     cost_usd: 0,
+    retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.budget ?? null,
     result: null,
     error: null,

@@ -22,6 +22,8 @@ interface LoadedIteration {
   reply: ReplyEntry | undefined;
   previousReply: ReplyEntry | undefined;
   resultsDone: boolean;
+  /** Model calls started for this iteration by earlier executions. */
+  modelCalls: number;
   /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
   pendingResults: (string | null)[];
   chat: Message[];
@@ -33,7 +35,12 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   const keys = runKeys(services.space, data.session_id, data.run_id);
   const chat = chatKey(services.space, data.session_id, data.chat_id);
   const n = data.iteration;
-  const fields = [journalField.reply(n), journalField.reply(n - 1), journalField.results(n - 1)];
+  const fields = [
+    journalField.reply(n),
+    journalField.reply(n - 1),
+    journalField.results(n - 1),
+    journalField.modelCalls(n),
+  ];
   for (let index = 0; index < data.previous_calls; index += 1)
     fields.push(journalField.toolEntry(n - 1, index));
   const [runFields, journal, entries] = (await execPipeline(
@@ -44,7 +51,7 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
       .lrange(chat, 0, -1),
   )) as [(string | null)[], (string | null)[], string[]];
   const [record, rev] = runFields;
-  const [reply, previousReply, results, ...pendingResults] = journal;
+  const [reply, previousReply, results, modelCalls, ...pendingResults] = journal;
   const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
   return {
     run: record ? parseRun(record, rev ?? null, `run ${data.run_id}`) : undefined,
@@ -53,6 +60,7 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
       ? parseJsonRecord(replyEntrySchema, previousReply, where(fields[1]))
       : undefined,
     resultsDone: results !== null && results !== undefined,
+    modelCalls: Number(modelCalls ?? 0),
     pendingResults,
     chat: record ? decodeChat(entries, chat) : [],
   };
@@ -181,19 +189,24 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
           iteration: n,
         })
       : undefined;
-    const completion = await callModel(context, agent, {
-      messages,
-      tools: agent.tools,
-      options: {},
-      context: {
-        sessionId: data.session_id,
-        runId: data.run_id,
-        agent: agent.name,
-        iteration: n,
-        attempt: context.attempt,
+    const completion = await callModel(
+      context,
+      agent,
+      {
+        messages,
+        tools: agent.tools,
+        options: {},
+        context: {
+          sessionId: data.session_id,
+          runId: data.run_id,
+          agent: agent.name,
+          iteration: n,
+          attempt: context.attempt,
+        },
+        ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
       },
-      ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
-    });
+      { journalKey: keys.journal, field: journalField.modelCalls(n) },
+    );
     await deltas?.flush();
     crashPoint('iteration.after_model_call');
     const parts = assignToolCallIds(completion.parts, n);
@@ -203,6 +216,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       parts,
       usage: completion.usage,
       costUsd: costOf(completion.usage, agent.provider.price),
+      wastedCalls: loaded.modelCalls,
       decision: decideReply(parts, n, agent.maxIterations),
       chatLength: chat.length,
       now: services.now().toISOString(),

@@ -14,6 +14,7 @@ export async function callModel(
   context: StepContext,
   agent: AgentRuntime,
   request: CompletionRequest,
+  counter: { journalKey: string; field: string },
 ): Promise<Completion> {
   const { services } = context;
   const { provider } = agent;
@@ -43,8 +44,17 @@ export async function callModel(
       );
     }
   }
+  // Counted without waiting (the connection pipelines it), so a later execution learns that this call was
+  // made if this one dies before its reply is recorded (retry waste). A refused request is uncounted again.
+  const count = (by: number) =>
+    services.redis
+      .hincrby(counter.journalKey, counter.field, by)
+      .catch((error: unknown) => context.logger.warn({ err: error }, 'model call not counted'));
+  const counted = count(1);
   try {
     const completion = await agent.completer.complete(request, context.signal);
+    // In parallel with the request, so it costs no time; awaited so it is recorded before the reply is used.
+    await counted;
     if (limited || completion.rateLimit) {
       await services.limiter.settle(provider.name, {
         ...(limited
@@ -60,6 +70,8 @@ export async function callModel(
     }
     return completion;
   } catch (thrown) {
+    await counted;
+    void count(-1);
     const error = toRatchetError(thrown);
     if (error.code === 'model_rate_limited') {
       await services.limiter.settle(provider.name, {
