@@ -18,18 +18,11 @@
 ]]
 local rcall = redis.call
 
---- @include "run-status"
+--- @include "step-guards"
 
-if ARGV[1] ~= '' and rcall('GET', KEYS[1]) ~= ARGV[1] then
-  return {'LOCK_LOST'}
-end
-local record = rcall('HGET', KEYS[2], 'record')
-if not record then
-  return {'NO_RUN'}
-end
-local status = runStatus(record)
-if isFinished(status) then
-  return {'RUN_FINISHED', status}
+local refused = lockHeld(KEYS[1], ARGV[1]) or runOpen(KEYS[2])
+if refused then
+  return refused
 end
 local existing = rcall('HGET', KEYS[3], ARGV[2])
 if existing then

@@ -1,20 +1,25 @@
 --[[
-  stepGuards(lockKey, token, journalKey, field, runKey) -> nil when the step may commit, else the reply:
-    {'LOCK_LOST'}             the job's lock is gone or held by another worker (fencing; token '' skips it)
+  lockHeld(lockKey, token)  -> nil when the worker holds the job's lock (token '' skips the check),
+                               else {'LOCK_LOST'}
+  runOpen(runKey)           -> nil when the run exists and is not finished,
+                               else {'NO_RUN'} or {'RUN_FINISHED', status}
+  stepGuards(lockKey, token, journalKey, field, runKey)
+                            -> nil when the step may commit, else the reply of the first failed check:
+    {'LOCK_LOST'}             the job's lock is gone or held by another worker (fencing)
     {'DONE', journalValue}    this commit was made before (a retried step)
     {'NO_RUN'}
     {'RUN_FINISHED', status}  the run is completed, failed or cancelled: nothing more may change it
 ]]
 --- @include "run-status"
 
-local function stepGuards(lockKey, token, journalKey, field, runKey)
+local function lockHeld(lockKey, token)
   if token ~= '' and redis.call('GET', lockKey) ~= token then
     return {'LOCK_LOST'}
   end
-  local done = redis.call('HGET', journalKey, field)
-  if done then
-    return {'DONE', done}
-  end
+  return nil
+end
+
+local function runOpen(runKey)
   local record = redis.call('HGET', runKey, 'record')
   if not record then
     return {'NO_RUN'}
@@ -24,4 +29,16 @@ local function stepGuards(lockKey, token, journalKey, field, runKey)
     return {'RUN_FINISHED', status}
   end
   return nil
+end
+
+local function stepGuards(lockKey, token, journalKey, field, runKey)
+  local refused = lockHeld(lockKey, token)
+  if refused then
+    return refused
+  end
+  local done = redis.call('HGET', journalKey, field)
+  if done then
+    return {'DONE', done}
+  end
+  return runOpen(runKey)
 end
