@@ -37,9 +37,13 @@ export function parseAnswer(question: AskedQuestion, line: string): ParsedAnswer
   return answer(text);
 }
 
-/** The answer given when input ends with the question still open: its first option, else "yes". */
+/**
+ * The answer given when input ends with the question still open: its first option, else "yes"; a budget
+ * is never raised without a person ("stop").
+ */
 export function defaultAnswer(question: AskedQuestion): { response: QuestionResponse; shown: string } {
   if (question.kind === 'approval') return { response: { decision: 'approve' }, shown: 'approve' };
+  if (question.kind === 'budget') return { response: 'stop', shown: 'stop' };
   const text = question.options[0] ?? 'yes';
   return { response: text, shown: text };
 }

@@ -51,6 +51,7 @@ const agentSchema = z.strictObject({
       .strictObject({
         tokens: z.int().positive().optional(),
         cost_usd: z.number().positive().optional(),
+        on_exceeded: z.enum(['fail', 'ask']).optional(),
       })
       .optional(),
   ),

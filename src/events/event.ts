@@ -45,7 +45,7 @@ export const eventDataSchemas = {
   /** A question to a person (an ask_user call, or a tool call awaiting approval). */
   ask_user: z.strictObject({
     question_id: z.string(),
-    kind: z.enum(['ask_user', 'approval']),
+    kind: z.enum(['ask_user', 'approval', 'budget']),
     question: z.string(),
     options: z.array(z.string()),
     tool: z.strictObject({ name: z.string(), tool_call_id: z.string(), arguments: z.string() }).nullable(),

@@ -23,7 +23,8 @@ export const questionRecordSchema = z.strictObject({
   session_id: z.string(),
   run_id: z.string(),
   agent: z.string(),
-  kind: z.enum(['ask_user', 'approval']),
+  /** ask_user: an agent's question; approval: a tool call waiting; budget: raise the run's budget or stop. */
+  kind: z.enum(['ask_user', 'approval', 'budget']),
   question: z.string(),
   options: z.array(z.string()),
   /** The call awaiting approval (kind approval). */

@@ -19,6 +19,7 @@ import { encodeEvent } from './store.js';
 export const questionIdOf = {
   ask: (toolJobId: string, sequence: number) => `q-${toolJobId}-${sequence}`,
   approval: (toolJobId: string) => `q-${toolJobId}-approval`,
+  budget: (iterationJobId: string, raises: number) => `q-${iterationJobId}-budget-${raises}`,
 };
 
 export function parseQuestion(text: string, id: string): QuestionRecord {
@@ -63,6 +64,14 @@ export function normalizeResponse(
   response: QuestionResponse,
   tool: Tool | undefined,
 ): QuestionResponse {
+  if (question.kind === 'budget') {
+    const word = typeof response === 'string' ? response.trim().toLowerCase() : '';
+    if (['raise', 'yes', 'y', 'ok'].includes(word)) return 'raise';
+    if (['stop', 'no', 'n'].includes(word)) return 'stop';
+    throw new RatchetError('invalid_response', 'a budget question takes "raise" or "stop"', {
+      details: { question_id: question.id },
+    });
+  }
   if (question.kind === 'ask_user') {
     if (typeof response !== 'string') {
       throw new RatchetError('invalid_response', 'this question takes a text response', {

@@ -18,6 +18,8 @@ export const budgetSchema = z.strictObject({
   /** Input plus output tokens. */
   tokens: z.number().int().positive().optional(),
   cost_usd: z.number().positive().optional(),
+  /** Past the budget: fail the run, or ask the user whether to raise it (each raise adds the budget once more). */
+  on_exceeded: z.enum(['fail', 'ask']).optional(),
 });
 export type Budget = z.infer<typeof budgetSchema>;
 
@@ -44,6 +46,8 @@ export const runRecordSchema = z.strictObject({
   }),
   /** The run's own budget (child runs inherit it); the agent's budget applies too. */
   budget: budgetSchema.nullable(),
+  /** How often the user raised the budget: every budget counts (1 + raises) times. */
+  budget_raises: z.number().int().nonnegative(),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

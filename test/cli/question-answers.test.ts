@@ -62,6 +62,11 @@ describe('defaultAnswer (end of input)', () => {
     expect(defaultAnswer(open)).toEqual({ response: 'yes', shown: 'yes' });
     expect(defaultAnswer(approval)).toEqual({ response: { decision: 'approve' }, shown: 'approve' });
   });
+
+  it('never raises a budget without a person: "stop"', () => {
+    const budget: AskedQuestion = { ...choice, kind: 'budget', options: ['raise', 'stop'] };
+    expect(defaultAnswer(budget)).toEqual({ response: 'stop', shown: 'stop' });
+  });
 });
 
 describe('promptFor', () => {

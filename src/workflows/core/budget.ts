@@ -9,32 +9,42 @@ export interface BudgetCheck {
   nextCostUsd: number;
   runBudget: Budget | null;
   agentBudget: Budget | undefined;
+  /** Times the user raised the budget: every limit counts (1 + raises) times. */
+  raises: number;
+}
+
+export interface BudgetExceeded {
+  message: string;
+  /** Ask the user whether to raise it, or fail. */
+  ask: boolean;
 }
 
 /**
  * Whether the next model request would go over the run's or the agent's budget: undefined when it fits,
  * else the reason with the figures (the run then fails with budget_exceeded).
  */
-export function budgetExceeded(check: BudgetCheck): string | undefined {
+export function budgetExceeded(check: BudgetCheck): BudgetExceeded | undefined {
   const limits = [
     ['run', check.runBudget ?? undefined],
     ['agent', check.agentBudget],
   ] as const;
+  const times = 1 + check.raises;
   for (const [owner, budget] of limits) {
     if (!budget) continue;
+    const ask = budget.on_exceeded === 'ask';
     const tokens = check.usedTokens + check.nextTokens;
-    if (budget.tokens !== undefined && tokens > budget.tokens) {
-      return (
+    if (budget.tokens !== undefined && tokens > budget.tokens * times) {
+      const message =
         `budget exceeded: the run has used ${check.usedTokens} tokens and the next model request needs about ` +
-        `${check.nextTokens} more, over the ${owner} budget of ${budget.tokens} tokens`
-      );
+        `${check.nextTokens} more, over the ${owner} budget of ${budget.tokens * times} tokens`;
+      return { message, ask };
     }
     const cost = check.usedCostUsd + check.nextCostUsd;
-    if (budget.cost_usd !== undefined && cost > budget.cost_usd) {
-      return (
+    if (budget.cost_usd !== undefined && cost > budget.cost_usd * times) {
+      const message =
         `budget exceeded: the run has cost $${check.usedCostUsd.toFixed(6)} and the next model request about ` +
-        `$${check.nextCostUsd.toFixed(6)} more, over the ${owner} budget of $${budget.cost_usd}`
-      );
+        `$${check.nextCostUsd.toFixed(6)} more, over the ${owner} budget of $${budget.cost_usd * times}`;
+      return { message, ask };
     }
   }
   return undefined;

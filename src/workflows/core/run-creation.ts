@@ -50,6 +50,7 @@ export function planRunCreation(input: {
     cost_usd: 0,
     retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.budget ?? null,
+    budget_raises: 0,
     result: null,
     error: null,
     created_at: now,

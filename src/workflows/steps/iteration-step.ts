@@ -9,13 +9,14 @@ import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commi
 import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
-import { isFinished, type StoredRun } from '../run-record.js';
-import { commitStep, decodeChat, execPipeline, parseRun } from '../store.js';
+import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
+import { type CommitRequest, commitStep, decodeChat, execPipeline, parseRun } from '../store.js';
 import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
 import { streamTextDeltas } from './text-deltas.js';
+import { raiseBudget } from './tool-interaction.js';
 
 interface LoadedIteration {
   run: StoredRun | undefined;
@@ -113,6 +114,30 @@ function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: s
   });
 }
 
+/** Records that the user raised the run's budget (once per question: a retried step finds it done). */
+async function commitBudgetRaise(
+  context: StepContext,
+  data: IterationJobData,
+  record: RunRecord,
+  rev: number,
+  base: Omit<CommitRequest<unknown>, 'journalField' | 'plan'>,
+): Promise<{ record: RunRecord; rev: number }> {
+  const now = context.services.now().toISOString();
+  const raised: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };
+  const result = await commitStep(context.services.redis, {
+    ...base,
+    journalField: `budget-raise:${record.budget_raises}`,
+    expectedRev: rev,
+    plan: { journal: { v: 1, at: now }, record: raised, messages: [], events: [], finished: false },
+  });
+  ensureOwned(result, 'raising the budget');
+  if (result.status === 'ok') return { record: raised, rev: rev + 1 };
+  // Raised by an earlier attempt, or the run moved on: read it again on the next attempt.
+  throw new RatchetError('internal', `raising the budget of ${data.run_id}: ${JSON.stringify(result)}`, {
+    retryable: true,
+  });
+}
+
 /**
  * One ReAct iteration: append the previous iteration's tool results (in call order), call the model once,
  * record its reply, and enqueue what comes next. Each part is journaled, so running it again does nothing twice.
@@ -125,7 +150,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
     return;
   }
-  const { record, rev } = loaded.run;
+  let { record, rev } = loaded.run;
   // A later iteration already committed, or the run is over: this is a stale retry.
   if (isFinished(record.status) || record.iteration > n) return;
   const keys = runKeys(services.space, data.session_id, data.run_id);
@@ -169,6 +194,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     if (record.budget || agent.budget) {
       const nextTokens = estimateInputTokens(messages);
       const exceeded = budgetExceeded({
+        raises: record.budget_raises,
         usedTokens: record.usage.input_tokens + record.usage.output_tokens,
         usedCostUsd: record.cost_usd,
         nextTokens,
@@ -179,7 +205,12 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         runBudget: record.budget,
         agentBudget: agent.budget,
       });
-      if (exceeded) throw new RatchetError('budget_exceeded', exceeded);
+      if (exceeded) {
+        const raised =
+          exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
+        if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
+        ({ record, rev } = await commitBudgetRaise(context, data, record, rev, commitBase));
+      }
     }
     const deltas = agent.stream
       ? streamTextDeltas(context, {

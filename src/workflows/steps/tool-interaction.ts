@@ -28,11 +28,10 @@ type NewQuestion = Pick<
  * The answer to a question this step asks; when there is none yet, the question is recorded (once) and the
  * step is suspended. A timed-out question gets its default answer here.
  */
-async function answerOf(
-  context: StepContext,
-  data: ToolJobData,
-  asked: NewQuestion,
-): Promise<QuestionResponse> {
+/** Who asks: the run of the step (tool and iteration steps alike). */
+type Asker = Pick<ToolJobData, 'session_id' | 'run_id' | 'agent'>;
+
+async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): Promise<QuestionResponse> {
   const { services } = context;
   const nowMs = services.now().getTime();
   const existing = await readQuestion(services.redis, services.space, data.session_id, asked.id);
@@ -153,6 +152,28 @@ export async function approvalOf(
   });
   if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
   return answer;
+}
+
+/**
+ * The run went over a budget that says `on_exceeded: ask`: the user raises it (true) or stops the run (false).
+ * The step waits for the answer like any question; `raises` numbers the question.
+ */
+export async function raiseBudget(
+  context: StepContext,
+  data: Asker,
+  message: string,
+  raises: number,
+): Promise<boolean> {
+  const answer = await answerOf(context, data, {
+    id: questionIdOf.budget(context.jobId, raises),
+    kind: 'budget',
+    question: `${message}. Raise the budget (once more the same amount) and go on, or stop the run?`,
+    options: ['raise', 'stop'],
+    tool: null,
+    default_answer: null,
+    timeoutMs: undefined,
+  });
+  return answer === 'raise';
 }
 
 /** ToolContext.reportProgress: once per report (the n-th report of this step), fenced. */
