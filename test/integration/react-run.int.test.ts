@@ -222,3 +222,26 @@ describe('a ReAct run', () => {
     );
   });
 });
+
+describe('usage in events', () => {
+  it('each reply carries its own request usage in its message (and so in its message_added event)', async () => {
+    const { events } = await runToEnd({
+      replies: [
+        {
+          tool_calls: [{ name: 'add', arguments: { a: 1, b: 1 } }],
+          usage: { input_tokens: 30, output_tokens: 4 },
+        },
+        { text: 'two', usage: { input_tokens: 50, output_tokens: 2 } },
+      ],
+    });
+    const replies = events.flatMap((event) =>
+      event.kind === 'message_added' && event.data.message.role === 'assistant'
+        ? [event.data.message.metadata]
+        : [],
+    );
+    expect(replies.map((metadata) => metadata.usage)).toEqual([
+      { input_tokens: 30, output_tokens: 4, cached_input_tokens: 0, requests: 1 },
+      { input_tokens: 50, output_tokens: 2, cached_input_tokens: 0, requests: 1 },
+    ]);
+  });
+});

@@ -107,7 +107,7 @@ describe('replyCommit', () => {
         sender: 'researcher',
         role: 'assistant',
         parts,
-        metadata: { iteration: 3 },
+        metadata: { iteration: 3, usage, cost_usd: 0.25 },
         created_at: now,
       },
     ]);

@@ -41,7 +41,8 @@ export function replyCommit(input: {
     sender: run.agent,
     role: 'assistant',
     parts,
-    metadata: { iteration },
+    // The request's own usage and cost travel with its reply (and so in its message_added event).
+    metadata: { iteration, usage: input.usage, cost_usd: input.costUsd },
     created_at: now,
   };
   const usage = addUsage(run.usage, input.usage);
