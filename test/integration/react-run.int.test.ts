@@ -245,3 +245,21 @@ describe('usage in events', () => {
     ]);
   });
 });
+
+describe('provider retries', () => {
+  it('rate_limit.max_retries of the provider decides how often its errors are retried', async () => {
+    const failing = { kind: 'server_error' as const, status: 503 };
+    harness = new Harness({
+      script: { replies: [{ text: 'never', fail: [failing, failing, failing, failing] }] },
+      provider: { rate_limit: { max_retries: 1, base_delay_ms: 10 } },
+      worker: { step_attempts: 4 },
+    });
+    await harness.startWorker();
+    const { runId } = await harness.engine.startRun({ input: 'go' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 20_000 });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'model_server_error', message: expect.stringMatching(/503/) });
+    // One request and one retry, although the worker would allow four attempts.
+    expect(harness.modelCalls()).toHaveLength(2);
+  });
+});
