@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  completerOf,
   failureOf,
   IMAGE_URL,
   neverAborted,
@@ -79,32 +78,20 @@ describeProviderConformance({
 });
 
 describe('anthropic: the Messages API wire format', () => {
-  let server: FakeProviderServer;
-  const completer = (fields: Record<string, unknown> = {}) =>
-    completerOf('anthropic', MODEL, {
-      api_key: 'sk-ant-test',
-      base_url: `${server.origin}/v1`,
-      max_tokens: 1024,
-      temperature: 0.2,
-      headers: { 'x-team': 'ratchet' },
-      ...fields,
-    });
-
-  beforeAll(async () => {
-    server = await startFakeProviderServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-  });
+  const fake = useFakeProvider('anthropic', MODEL, (origin) => ({
+    api_key: 'sk-ant-test',
+    base_url: `${origin}/v1`,
+    max_tokens: 1024,
+    temperature: 0.2,
+    headers: { 'x-team': 'ratchet' },
+  }));
+  const { completer } = fake;
 
   it('sends the system prompt apart, images, tool calls, and the results grouped in one user message', async () => {
-    server.reply(textReply('5 and an error.'));
+    fake.server.reply(textReply('5 and an error.'));
     await completer().complete(requestOf(toolRoundChat()), neverAborted());
 
-    const [request] = server.requests;
+    const [request] = fake.server.requests;
     expect(request?.path).toBe('/v1/messages');
     expect(request?.headers['x-api-key']).toBe('sk-ant-test');
     expect(request?.headers['anthropic-version']).toBeDefined();
@@ -156,12 +143,12 @@ describe('anthropic: the Messages API wire format', () => {
   });
 
   it("a request's own options win over the provider's defaults", async () => {
-    server.reply(textReply('ok'));
+    fake.server.reply(textReply('ok'));
     await completer().complete(
       requestOf([userMessage('Hi')], { options: { temperature: 0.9, maxTokens: 64 }, tools: [] }),
       neverAborted(),
     );
-    const body = server.requests[0]?.body;
+    const body = fake.server.requests[0]?.body;
     expect(body.temperature).toBe(0.9);
     expect(body.max_tokens).toBe(64);
     expect(body.tools).toBeUndefined();
@@ -169,7 +156,7 @@ describe('anthropic: the Messages API wire format', () => {
 
   it('reads text, parallel tool calls, usage with cache reads, and the rate-limit headers', async () => {
     const reset = new Date(Date.now() + 30_000).toISOString();
-    server.reply({
+    fake.server.reply({
       json: messageReply(
         [
           { type: 'text', text: 'Adding both.' },
@@ -210,14 +197,14 @@ describe('anthropic: the Messages API wire format', () => {
   });
 
   it('a 529 overloaded error is a retryable server error; a 429 carries the rate-limit headers', async () => {
-    server.reply({
+    fake.server.reply({
       json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
       status: 529,
     });
     const overloaded = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
     expect(overloaded).toMatchObject({ code: 'model_server_error', retryable: true });
 
-    server.reply({
+    fake.server.reply({
       json: {
         type: 'error',
         error: { type: 'rate_limit_error', message: 'Number of request tokens exceeded.' },
@@ -275,7 +262,7 @@ describe('anthropic: the Messages API wire format', () => {
     ];
 
     it('passes text deltas on and returns the same completion as without streaming', async () => {
-      server.reply({
+      fake.server.reply({
         sse: events(
           ...streamStart(),
           [
@@ -320,7 +307,7 @@ describe('anthropic: the Messages API wire format', () => {
         requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
         neverAborted(),
       );
-      expect(server.requests[0]?.body.stream).toBe(true);
+      expect(fake.server.requests[0]?.body.stream).toBe(true);
       expect(deltas).toEqual(['Let me ', 'add that.']);
       expect(completion.parts).toEqual([
         { type: 'text', text: 'Let me add that.' },
@@ -336,7 +323,7 @@ describe('anthropic: the Messages API wire format', () => {
     });
 
     it('an error event mid-stream fails the request (overloaded: retryable)', async () => {
-      server.reply({
+      fake.server.reply({
         sse: events(...streamStart(), [
           'error',
           { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },

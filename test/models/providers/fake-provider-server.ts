@@ -1,5 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { Completer } from '../../../src/models/index.js';
+import { completerOf } from './provider-fixtures.js';
 
 /** A request the server received, its body parsed as JSON. */
 export interface RecordedRequest {
@@ -118,4 +121,35 @@ function answer(response: ServerResponse, reply: FakeReply | undefined): void {
 
 function isSseEvent(item: unknown): item is SseEvent {
   return typeof item === 'object' && item !== null && 'event' in item && 'data' in item;
+}
+
+/**
+ * A fake provider server for one describe block (started once, its recorded requests cleared before each
+ * test) and a completer of `kind` pointed at it. `baseFields` gives the kind's fields for the server origin.
+ */
+export function useFakeProvider(
+  kind: string,
+  model: string,
+  baseFields: (origin: string) => Record<string, unknown>,
+): { readonly server: FakeProviderServer; completer: (fields?: Record<string, unknown>) => Completer } {
+  let server: FakeProviderServer | undefined;
+  const started = () => {
+    if (!server) throw new Error('the fake provider server is not started (use it inside tests)');
+    return server;
+  };
+  beforeAll(async () => {
+    server = await startFakeProviderServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  beforeEach(() => {
+    started().requests.length = 0;
+  });
+  return {
+    get server() {
+      return started();
+    },
+    completer: (fields = {}) => completerOf(kind, model, { ...baseFields(started().origin), ...fields }),
+  };
 }

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
   addTool,
-  completerOf,
   failureOf,
   IMAGE_URL,
   neverAborted,
@@ -59,31 +58,19 @@ describeProviderConformance({
 });
 
 describe('gemini: the generateContent wire format', () => {
-  let server: FakeProviderServer;
-  const completer = (fields: Record<string, unknown> = {}) =>
-    completerOf('gemini', MODEL, {
-      api_key: 'gemini-test-key',
-      base_url: `${server.origin}/v1beta`,
-      max_tokens: 512,
-      temperature: 0,
-      ...fields,
-    });
-
-  beforeAll(async () => {
-    server = await startFakeProviderServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-  });
+  const fake = useFakeProvider('gemini', MODEL, (origin) => ({
+    api_key: 'gemini-test-key',
+    base_url: `${origin}/v1beta`,
+    max_tokens: 512,
+    temperature: 0,
+  }));
+  const { completer } = fake;
 
   it('sends systemInstruction, images, functionCall parts and both functionResponses in one turn', async () => {
-    server.reply(textReply('5; the other failed.'));
+    fake.server.reply(textReply('5; the other failed.'));
     await completer().complete(requestOf(toolRoundChat()), neverAborted());
 
-    const [request] = server.requests;
+    const [request] = fake.server.requests;
     expect(request?.path).toBe(`/v1beta/models/${MODEL}:generateContent`);
     expect(request?.headers['x-goog-api-key']).toBe('gemini-test-key');
     const body = request?.body;
@@ -129,7 +116,7 @@ describe('gemini: the generateContent wire format', () => {
   });
 
   it('a system message later in the chat goes as user text (Gemini takes system text only first)', async () => {
-    server.reply(textReply('ok'));
+    fake.server.reply(textReply('ok'));
     await completer().complete(
       requestOf([
         { ...userMessage('Hi'), role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
@@ -138,7 +125,7 @@ describe('gemini: the generateContent wire format', () => {
       ]),
       neverAborted(),
     );
-    const body = server.requests[0]?.body;
+    const body = fake.server.requests[0]?.body;
     expect(body.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] });
     expect(body.contents).toEqual([
       { role: 'user', parts: [{ text: 'Hi' }] },
@@ -147,7 +134,7 @@ describe('gemini: the generateContent wire format', () => {
   });
 
   it('reads text, parallel function calls (with ids made up for them) and usage with cached tokens', async () => {
-    server.reply({
+    fake.server.reply({
       json: generateContentResponse(
         [
           { text: 'Adding both.' },
@@ -188,7 +175,7 @@ describe('gemini: the generateContent wire format', () => {
     const error = await failureOf(completer().complete(requestOf(chat), neverAborted()));
     expect(error.code).toBe('model_request_invalid');
     expect(error.retryable).toBe(false);
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
   });
 
   it('streams from streamGenerateContent?alt=sse and returns the same completion', async () => {
@@ -197,7 +184,7 @@ describe('gemini: the generateContent wire format', () => {
       modelVersion: MODEL,
       responseId: 'stream-1',
     });
-    server.reply({
+    fake.server.reply({
       sse: [
         chunk([{ text: 'The answer ' }]),
         chunk([{ text: 'is 5.' }]),
@@ -214,7 +201,7 @@ describe('gemini: the generateContent wire format', () => {
       requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
       neverAborted(),
     );
-    expect(server.requests[0]?.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
+    expect(fake.server.requests[0]?.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
     expect(deltas).toEqual(['The answer ', 'is 5.']);
     expect(completion.parts).toEqual([
       { type: 'text', text: 'The answer is 5.' },

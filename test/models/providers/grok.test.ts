@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  completerOf,
   IMAGE_URL,
   neverAborted,
   PNG_BASE64,
@@ -94,30 +93,18 @@ describeProviderConformance({
 });
 
 describe('grok: the xAI Responses API wire format', () => {
-  let server: FakeProviderServer;
-  const completer = (fields: Record<string, unknown> = {}) =>
-    completerOf('grok', MODEL, {
-      api_key: 'xai-test',
-      base_url: `${server.origin}/v1`,
-      max_tokens: 300,
-      ...fields,
-    });
-
-  beforeAll(async () => {
-    server = await startFakeProviderServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-  });
+  const fake = useFakeProvider('grok', MODEL, (origin) => ({
+    api_key: 'xai-test',
+    base_url: `${origin}/v1`,
+    max_tokens: 300,
+  }));
+  const { completer } = fake;
 
   it('sends the system message, images, function calls and function_call_outputs', async () => {
-    server.reply(textReply('Done.'));
+    fake.server.reply(textReply('Done.'));
     await completer().complete(requestOf(toolRoundChat()), neverAborted());
 
-    const [request] = server.requests;
+    const [request] = fake.server.requests;
     expect(request?.path).toBe('/v1/responses');
     expect(request?.headers.authorization).toBe('Bearer xai-test');
     const body = request?.body;
@@ -165,7 +152,7 @@ describe('grok: the xAI Responses API wire format', () => {
   });
 
   it('reads text, parallel function calls, usage with cached tokens and x-ratelimit headers', async () => {
-    server.reply({
+    fake.server.reply({
       json: response(
         [
           messageItem('Adding both.'),
@@ -260,14 +247,14 @@ describe('grok: the xAI Responses API wire format', () => {
         response: { ...base, status: 'completed', output: [], usage: usage(80, 64, 12) },
       },
     ].map((data) => ({ event: data.type, data }));
-    server.reply({ sse });
+    fake.server.reply({ sse });
 
     const deltas: string[] = [];
     const completion = await completer().complete(
       requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
       neverAborted(),
     );
-    expect(server.requests[0]?.body.stream).toBe(true);
+    expect(fake.server.requests[0]?.body.stream).toBe(true);
     expect(deltas).toEqual(['Two ', 'sums.']);
     expect(completion).toEqual({
       parts: [

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  completerOf,
   failureOf,
   IMAGE_URL,
   neverAborted,
@@ -66,30 +65,18 @@ describeProviderConformance({
 });
 
 describe('openai_compatible: the chat completions wire format', () => {
-  let server: FakeProviderServer;
-  const completer = (fields: Record<string, unknown> = {}) =>
-    completerOf('openai_compatible', MODEL, {
-      base_url: `${server.origin}/v1`,
-      temperature: 0.1,
-      max_tokens: 256,
-      ...fields,
-    });
-
-  beforeAll(async () => {
-    server = await startFakeProviderServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-  });
+  const fake = useFakeProvider('openai_compatible', MODEL, (origin) => ({
+    base_url: `${origin}/v1`,
+    temperature: 0.1,
+    max_tokens: 256,
+  }));
+  const { completer } = fake;
 
   it('sends the system message, image_url parts, tool_calls and one tool-role message per result', async () => {
-    server.reply(textReply('5; 4+5 failed.'));
+    fake.server.reply(textReply('5; 4+5 failed.'));
     await completer({ api_key: 'local-key' }).complete(requestOf(toolRoundChat()), neverAborted());
 
-    const [request] = server.requests;
+    const [request] = fake.server.requests;
     expect(request?.path).toBe('/v1/chat/completions');
     expect(request?.headers.authorization).toBe('Bearer local-key');
     const body = request?.body;
@@ -133,14 +120,14 @@ describe('openai_compatible: the chat completions wire format', () => {
   });
 
   it('needs no API key: a local server gets no authorization header', async () => {
-    server.reply(textReply('hi'));
+    fake.server.reply(textReply('hi'));
     await completer().complete(requestOf([userMessage('Hi')], { tools: [] }), neverAborted());
-    expect(server.requests[0]?.headers.authorization).toBeUndefined();
-    expect(server.requests[0]?.body.tools).toBeUndefined();
+    expect(fake.server.requests[0]?.headers.authorization).toBeUndefined();
+    expect(fake.server.requests[0]?.body.tools).toBeUndefined();
   });
 
   it('reads text, parallel tool calls and usage with cached prompt tokens', async () => {
-    server.reply({
+    fake.server.reply({
       json: chatCompletion(
         {
           content: 'Adding both.',
@@ -167,7 +154,7 @@ describe('openai_compatible: the chat completions wire format', () => {
   });
 
   it('invalid JSON arguments come back as the raw text, for the engine to reject', async () => {
-    server.reply({
+    fake.server.reply({
       json: chatCompletion({ content: null, tool_calls: [toolCall('call_bad', '{"a": 2,')] }, 'tool_calls', {
         prompt_tokens: 5,
         completion_tokens: 5,
@@ -181,7 +168,7 @@ describe('openai_compatible: the chat completions wire format', () => {
   });
 
   it('streams deltas, asks for usage in the stream, and returns the same completion', async () => {
-    server.reply({
+    fake.server.reply({
       sse: [
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: 'Adding ' }),
@@ -225,7 +212,7 @@ describe('openai_compatible: the chat completions wire format', () => {
       requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
       neverAborted(),
     );
-    const body = server.requests[0]?.body;
+    const body = fake.server.requests[0]?.body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
     expect(deltas).toEqual(['Adding ', 'both.']);
@@ -240,7 +227,7 @@ describe('openai_compatible: the chat completions wire format', () => {
   });
 
   it('an error chunk mid-stream fails the request', async () => {
-    server.reply({
+    fake.server.reply({
       sse: [
         chunk({ role: 'assistant', content: 'Hel' }),
         {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  completerOf,
   failureOf,
   IMAGE_URL,
   neverAborted,
@@ -106,31 +105,19 @@ describeProviderConformance({
 });
 
 describe('openai: the Responses API wire format', () => {
-  let server: FakeProviderServer;
-  const completer = (fields: Record<string, unknown> = {}) =>
-    completerOf('openai', MODEL, {
-      api_key: 'sk-openai-test',
-      base_url: `${server.origin}/v1`,
-      max_tokens: 2048,
-      temperature: 0.3,
-      ...fields,
-    });
-
-  beforeAll(async () => {
-    server = await startFakeProviderServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-  });
+  const fake = useFakeProvider('openai', MODEL, (origin) => ({
+    api_key: 'sk-openai-test',
+    base_url: `${origin}/v1`,
+    max_tokens: 2048,
+    temperature: 0.3,
+  }));
+  const { completer } = fake;
 
   it('sends the system message first, images, function calls and one function_call_output per result', async () => {
-    server.reply(textReply('5, and 4+5 failed.'));
+    fake.server.reply(textReply('5, and 4+5 failed.'));
     await completer().complete(requestOf(toolRoundChat()), neverAborted());
 
-    const [request] = server.requests;
+    const [request] = fake.server.requests;
     expect(request?.path).toBe('/v1/responses');
     expect(request?.headers.authorization).toBe('Bearer sk-openai-test');
     const body = request?.body;
@@ -172,7 +159,7 @@ describe('openai: the Responses API wire format', () => {
   });
 
   it('reads text, parallel function calls, usage with cached tokens, and the x-ratelimit headers', async () => {
-    server.reply({
+    fake.server.reply({
       json: response(
         [
           messageItem('Adding both.'),
@@ -205,7 +192,7 @@ describe('openai: the Responses API wire format', () => {
   });
 
   it('a 429 says how long to wait in retry-after-ms and what is left in x-ratelimit', async () => {
-    server.reply({
+    fake.server.reply({
       json: {
         error: {
           message: 'Rate limit reached for gpt-4.1 on tokens per min.',
@@ -332,14 +319,14 @@ describe('openai: the Responses API wire format', () => {
         response: { ...created, status: 'completed', usage: usage(50, 0, 20) },
       },
     ].map((data) => ({ event: data.type, data }));
-    server.reply({ sse, headers: { 'x-ratelimit-remaining-requests': '42' } });
+    fake.server.reply({ sse, headers: { 'x-ratelimit-remaining-requests': '42' } });
 
     const deltas: string[] = [];
     const completion = await completer().complete(
       requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
       neverAborted(),
     );
-    expect(server.requests[0]?.body.stream).toBe(true);
+    expect(fake.server.requests[0]?.body.stream).toBe(true);
     expect(deltas).toEqual(['Adding ', 'both.']);
     expect(completion).toEqual({
       parts: [
