@@ -3,7 +3,8 @@ import type { CompletionContext, CompletionRequest } from '../../src/models/comp
 
 let counter = 0;
 
-function message(role: Message['role'], sender: string, parts: Part[]): Message {
+/** A chat message with a unique id and an increasing time. */
+export function message(role: Message['role'], sender: string, parts: Part[]): Message {
   counter += 1;
   return {
     id: `msg_${counter}`,

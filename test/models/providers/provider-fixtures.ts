@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Message, Part } from '../../../src/chat/index.js';
+import type { Message } from '../../../src/chat/index.js';
 import { RatchetError } from '../../../src/errors/index.js';
 import { createLogger } from '../../../src/log/index.js';
 import {
@@ -8,6 +8,7 @@ import {
   providerKind,
   type ToolDefinition,
 } from '../../../src/models/index.js';
+import { message } from '../chat-builder.js';
 
 /** A 1×1 PNG. */
 export const PNG_BASE64 =
@@ -26,19 +27,6 @@ export const addTool: ToolDefinition = {
     additionalProperties: false,
   },
 };
-
-let counter = 0;
-function message(role: Message['role'], sender: string, parts: Part[]): Message {
-  counter += 1;
-  return {
-    id: `msg_${counter}`,
-    sender,
-    role,
-    parts,
-    metadata: {},
-    created_at: new Date(Date.UTC(2025, 0, 1, 0, 0, counter)).toISOString(),
-  };
-}
 
 export const systemMessage = (text: string): Message => message('system', 'system', [{ type: 'text', text }]);
 export const userMessage = (text: string): Message => message('user', 'user', [{ type: 'text', text }]);
