@@ -94,6 +94,11 @@ function terminal(interactive: boolean) {
   return { terminal: created, input, output: () => text };
 }
 
+/** Follows the test run through the fake API. */
+function follow(api: ReturnType<typeof fakeApi>, term: Terminal, signals = interrupts()) {
+  return followRun({ client: api.client, terminal: term, runId, sessionId, interrupts: signals });
+}
+
 async function until(condition: () => boolean): Promise<void> {
   for (let tries = 0; !condition(); tries += 1) {
     if (tries > 200) throw new Error('timed out waiting');
@@ -108,13 +113,7 @@ describe('followRun', () => {
     input.write('2\n');
     api.push('run_started', { input: 'task' });
     api.push('ask_user', question);
-    const outcome = await followRun({
-      client: api.client,
-      terminal: term,
-      runId,
-      sessionId,
-      interrupts: interrupts(),
-    });
+    const outcome = await follow(api, term);
     expect(outcome).toEqual({ status: 'completed', result: 'you said "words"' });
     expect(api.responses).toEqual([{ questionId: 'q1', response: 'words' }]);
     expect(output()).toContain('❓ assistant asks: Digits or words?');
@@ -127,13 +126,7 @@ describe('followRun', () => {
     const { terminal: term, input, output } = terminal(false);
     input.end();
     api.push('ask_user', question);
-    const outcome = await followRun({
-      client: api.client,
-      terminal: term,
-      runId,
-      sessionId,
-      interrupts: interrupts(),
-    });
+    const outcome = await follow(api, term);
     expect(outcome.status).toBe('completed');
     expect(api.responses).toEqual([{ questionId: 'q1', response: 'digits' }]);
     expect(output()).toContain('(end of input: answering "digits")');
@@ -143,13 +136,7 @@ describe('followRun', () => {
     const api = fakeApi();
     const { terminal: term, input, output } = terminal(false);
     api.push('ask_user', question);
-    const following = followRun({
-      client: api.client,
-      terminal: term,
-      runId,
-      sessionId,
-      interrupts: interrupts(),
-    });
+    const following = follow(api, term);
     await until(() => output().includes('your answer'));
     api.push('question_answered', { question_id: 'q1', answered_by: 'timeout', answer: 'digits' });
     api.push('ask_user', { ...question, question_id: 'q2', question: 'Sure?', options: [] });
@@ -164,9 +151,7 @@ describe('followRun', () => {
     const { terminal: term } = terminal(false);
     api.push('run_failed', { error: { code: 'x', message: 'other run' }, usage, iterations: 1 }, 'run_a_0');
     api.push('run_failed', { error: { code: 'max_iterations', message: 'gave up' }, usage, iterations: 8 });
-    expect(
-      await followRun({ client: api.client, terminal: term, runId, sessionId, interrupts: interrupts() }),
-    ).toEqual({ status: 'failed', message: 'gave up' });
+    expect(await follow(api, term)).toEqual({ status: 'failed', message: 'gave up' });
   });
 
   it('cancels the run on SIGINT without asking when stdin is not a terminal', async () => {
@@ -174,13 +159,7 @@ describe('followRun', () => {
     const { terminal: term, output } = terminal(false);
     const signals = interrupts();
     api.push('run_started', { input: 'task' });
-    const following = followRun({
-      client: api.client,
-      terminal: term,
-      runId,
-      sessionId,
-      interrupts: signals,
-    });
+    const following = follow(api, term, signals);
     await until(() => output().includes('starts'));
     signals.fire();
     expect(await following).toEqual({ status: 'interrupted', cancelled: true });
@@ -191,13 +170,7 @@ describe('followRun', () => {
     const api = fakeApi();
     const { terminal: term, input, output } = terminal(true);
     api.push('ask_user', question);
-    const following = followRun({
-      client: api.client,
-      terminal: term,
-      runId,
-      sessionId,
-      interrupts: interrupts(),
-    });
+    const following = follow(api, term);
     await until(() => output().includes('your answer'));
     input.write('\x03');
     await until(() => output().includes('cancel the run? [y/N] '));
@@ -215,13 +188,7 @@ describe('followRun', () => {
     const api = fakeApi();
     const { terminal: term, input, output } = terminal(true);
     api.push('run_started', { input: 'task' });
-    const following = followRun({
-      client: api.client,
-      terminal: term,
-      runId,
-      sessionId,
-      interrupts: interrupts(),
-    });
+    const following = follow(api, term);
     await until(() => output().includes('starts'));
     input.write('\x03');
     await until(() => output().includes('cancel the run?'));
