@@ -38,18 +38,23 @@ export function toCommitResult(reply: readonly string[]): CommitResult {
   }
 }
 
-export interface CommitRequest<JournalValue> {
+/** What every fenced write of a step names: its run's keys, its chat, its job's lock and token. */
+export interface StepWrite {
   keys: RunKeys;
   chatKey: string;
   lockKey: string;
+  /** The job's lock token: the scripts refuse the write when another worker holds the lock. */
   token: string;
+  eventsMaxLength: number;
+}
+
+export interface CommitRequest<JournalValue> extends StepWrite {
   journalField: string;
   plan: CommitPlan<JournalValue>;
   /** Run revision the plan was computed from; omitted when the commit does not depend on it. */
   expectedRev?: number;
   /** Chat length the plan's message indexes were computed from. */
   expectedChatLength?: number;
-  eventsMaxLength: number;
   /** The agent's usage sums on this shard, when the plan adds usage. */
   agentUsageKey?: string;
 }
@@ -100,12 +105,7 @@ export async function commitStep<JournalValue>(
   return toCommitResult(reply);
 }
 
-export interface ToolOutcomeCommit {
-  keys: RunKeys;
-  chatKey: string;
-  lockKey: string;
-  token: string;
-  eventsMaxLength: number;
+export interface ToolOutcomeCommit extends StepWrite {
   iteration: number;
   index: number;
   calls: number;
@@ -149,12 +149,7 @@ export type BeginToolCallResult =
   | { status: 'interrupted'; intent: string; reply: string }
   | { status: 'started'; reply: string };
 
-export interface BeginToolCall {
-  keys: RunKeys;
-  chatKey: string;
-  lockKey: string;
-  token: string;
-  eventsMaxLength: number;
+export interface BeginToolCall extends StepWrite {
   iteration: number;
   index: number;
   replyIndex: number;

@@ -3,25 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { probeRedis } from '../../src/cli/local-redis.js';
 
-/** Answers PING within a second? */
+/** Answers PING within a second? (The same probe `ratchet dev` uses.) */
 export async function redisAnswers(url: string): Promise<boolean> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 1000,
-  });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
+  return (await probeRedis(url)).status === 'ok';
 }
 
 export async function freePort(): Promise<number> {

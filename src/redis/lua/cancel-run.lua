@@ -21,15 +21,11 @@
 ]]
 local rcall = redis.call
 
---- @include "run-status"
+--- @include "step-guards"
 
-local record = rcall('HGET', KEYS[1], 'record')
-if not record then
-  return {'NO_RUN'}
-end
-local status = runStatus(record)
-if isFinished(status) then
-  return {'RUN_FINISHED', status}
+local refused = runOpen(KEYS[1])
+if refused then
+  return refused
 end
 if rcall('HGET', KEYS[1], 'rev') ~= ARGV[1] then
   return {'CONFLICT', 'run'}

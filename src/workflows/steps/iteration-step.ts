@@ -10,7 +10,7 @@ import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
-import { type CommitRequest, commitStep, decodeChat, execPipeline, parseRun } from '../store.js';
+import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
 import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
@@ -120,7 +120,7 @@ async function commitBudgetRaise(
   data: IterationJobData,
   record: RunRecord,
   rev: number,
-  base: Omit<CommitRequest<unknown>, 'journalField' | 'plan'>,
+  base: StepWrite,
 ): Promise<{ record: RunRecord; rev: number }> {
   const now = context.services.now().toISOString();
   const raised: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };

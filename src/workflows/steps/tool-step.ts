@@ -24,7 +24,14 @@ import {
 import type { ApprovalAnswer } from '../question-record.js';
 import { questionIdOf } from '../questions.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { beginToolCall, type CommitResult, commitToolOutcome, execPipeline, parseRun } from '../store.js';
+import {
+  beginToolCall,
+  type CommitResult,
+  commitToolOutcome,
+  execPipeline,
+  parseRun,
+  type StepWrite,
+} from '../store.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -70,7 +77,7 @@ async function loadCall(context: StepContext, data: ToolJobData): Promise<Loaded
   };
 }
 
-function commitBase(context: StepContext, data: ToolJobData) {
+function commitBase(context: StepContext, data: ToolJobData): StepWrite {
   const keys = runKeys(context.services.space, data.session_id, data.run_id);
   return {
     keys,
