@@ -24,6 +24,28 @@ export interface ToolContext {
   ask(question: AskOptions): Promise<string>;
   /** Reports the run's progress (a progress event; `fraction` in 0..1 when known). */
   reportProgress(progress: { message: string; fraction?: number }): Promise<void>;
+  /**
+   * Runs other agents as child runs, each on a chat of its own holding its task, and resolves with how each
+   * ended, in the order given, once all have finished, or as soon as one has failed (the others are then
+   * cancelled). Until then the step is parked (no worker held) and the handler runs again from the start when
+   * a child finishes: the children are started once, so call it before any side effect.
+   */
+  delegate(tasks: readonly DelegatedTask[]): Promise<DelegationResult[]>;
+}
+
+export interface DelegatedTask {
+  agent: string;
+  task: string;
+}
+
+export interface DelegationResult {
+  agent: string;
+  run_id: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  /** The child's final answer, when it completed. */
+  answer: string | null;
+  /** Why it failed or was cancelled. */
+  error: string | null;
 }
 
 export interface AskOptions {

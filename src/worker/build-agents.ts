@@ -3,7 +3,7 @@ import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
-import { interactionToolbox } from '../tools/builtin/index.js';
+import { delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import type { AgentRuntime } from '../workflows/steps/step-context.js';
 
@@ -41,6 +41,9 @@ export function buildAgents(
     };
   };
   const interaction = interactionToolbox();
+  const delegation = delegationToolbox(
+    config.agents.map((agent) => ({ name: agent.name, description: agent.description })),
+  );
   const agents = new Map<string, AgentRuntime>();
   for (const agent of config.agents) {
     const completer = completers.get(agent.provider);
@@ -51,8 +54,11 @@ export function buildAgents(
       return toolbox;
     });
     agentToolboxes.push(interaction);
+    if (agent.options.delegate ?? config.agents.length > 1) agentToolboxes.push(delegation);
     agents.set(agent.name, {
       name: agent.name,
+      description: agent.description,
+      prefix: agent.prefix,
       instructions: agent.instructions,
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,

@@ -8,6 +8,7 @@ import { sessionIdOfRun, stepJobId } from './ids.js';
 import { journalField, replyEntrySchema } from './journal.js';
 import type { QuestionRecord } from './question-record.js';
 import { pendingQuestions } from './questions.js';
+import { wakeParentStep } from './child-runs.js';
 import { isFinished } from './run-record.js';
 import { encodeEvent, loadRun } from './store.js';
 
@@ -56,9 +57,22 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
       });
     await context.redis.publish(cancelChannel(context.space), runId);
     await removeQueuedSteps(context, keys.shard, keys.journal, runId, stored.record.iteration);
+    await cancelChildren(context, keys.children, runId);
+    await wakeParentStep(context, stored.record);
     return;
   }
   throw new RatchetError('internal', `run ${runId} kept changing while it was cancelled`);
+}
+
+/** A cancelled run's children are cancelled with it (and theirs with them). */
+async function cancelChildren(context: EngineContext, childrenKey: string, runId: string): Promise<void> {
+  for (const childId of await context.redis.smembers(childrenKey)) {
+    try {
+      await cancelRun(context, childId, `its parent run ${runId} was cancelled`);
+    } catch (error) {
+      if (!(error instanceof RatchetError && ['run_finished', 'run_not_found'].includes(error.code))) throw error;
+    }
+  }
 }
 
 /** Removes the steps that may be queued for the run (locked ones finish as no-ops when they see the status). */

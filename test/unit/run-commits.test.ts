@@ -33,6 +33,8 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     cost_usd: 0.5,
     retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: null,
+    parent: null,
+    lineage: [],
     budget_raises: 0,
     result: null,
     error: null,

@@ -55,6 +55,7 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
     toolCallId: 'call_1_0',
     ask: async () => 'an answer',
     reportProgress: async () => {},
+    delegate: async () => [],
   };
 }
 

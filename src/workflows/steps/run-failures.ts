@@ -2,6 +2,7 @@ import { RatchetError } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
 import { runKeys } from '../../redis/keys.js';
 import { failureCommit } from '../core/run-commits.js';
+import { wakeParentStep } from '../child-runs.js';
 import { journalField } from '../journal.js';
 import { isFinished } from '../run-record.js';
 import { type CommitResult, commitStep, loadRun } from '../store.js';
@@ -40,6 +41,7 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
     eventsMaxLength: services.eventsMaxLength,
   });
   ensureOwned(result, `failing run ${ref.run_id}`);
+  await wakeParentStep(services.engine, stored.record);
 }
 
 /** Records a failed attempt as an `error` event, once per attempt. */

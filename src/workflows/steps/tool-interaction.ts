@@ -10,11 +10,23 @@ import { answerQuestion, questionIdOf, readQuestion } from '../questions.js';
 import { encodeEvent } from '../store.js';
 import type { StepContext } from './step-context.js';
 
-/** Parks the step until `wakeAt` (or until an answer promotes it): the worker slot is free meanwhile. */
-export function suspendUntil(wakeAt: number, questionId: string): RatchetError {
-  return new RatchetError('suspended', `waiting for an answer to ${questionId}`, {
-    details: { wake_at: wakeAt },
-  });
+const suspensionRechecks = new WeakMap<RatchetError, () => Promise<boolean>>();
+
+/**
+ * Parks the step until `wakeAt` (or until what it waits for promotes it): the worker slot is free meanwhile.
+ * `recheck`, run once the step is parked, closes the gap between the step's last look and its parking: when
+ * what it waits for happened meanwhile (its wake-up found the step still running), it says so and the step
+ * is woken at once.
+ */
+export function suspendUntil(wakeAt: number, waitingFor: string, recheck?: () => Promise<boolean>): RatchetError {
+  const error = new RatchetError('suspended', `waiting for ${waitingFor}`, { details: { wake_at: wakeAt } });
+  if (recheck) suspensionRechecks.set(error, recheck);
+  return error;
+}
+
+/** The recheck a suspension was given (see suspendUntil). */
+export function suspensionRecheck(error: RatchetError): (() => Promise<boolean>) | undefined {
+  return suspensionRechecks.get(error);
 }
 
 type NewQuestion = Pick<
@@ -56,7 +68,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
     }
     throw suspendUntil(
       Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs),
-      question.id,
+      `an answer to ${question.id}`,
     );
   }
   const now = services.now().toISOString();
@@ -109,7 +121,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
   const wakeAt = timeoutAt
     ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
     : nowMs + services.questionRecheckMs;
-  throw suspendUntil(wakeAt, record.id);
+  throw suspendUntil(wakeAt, `an answer to ${record.id}`);
 }
 
 /** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */

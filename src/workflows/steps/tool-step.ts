@@ -12,7 +12,7 @@ import {
 import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
-import { stepJobId } from '../ids.js';
+import { childRunId, stepJobId } from '../ids.js';
 import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
   journalField,
@@ -32,6 +32,8 @@ import {
   parseRun,
   type StepWrite,
 } from '../store.js';
+import { runAgent } from './agent-runtime.js';
+import { delegateFunction } from './delegation.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -134,11 +136,21 @@ function idempotencyKey(data: ToolJobData): string {
   return stepJobId.tool(data.run_id, data.iteration, data.index);
 }
 
-/** The call's handler asked a question before (so an earlier attempt was parked, not cut short). */
-async function askedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
+/**
+ * The call's handler asked a question or started child runs before: an earlier attempt was parked, not cut
+ * short.
+ */
+async function parkedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
   const { services } = context;
   const questions = sessionKeys(services.space, data.session_id).questions;
-  return (await services.redis.hexists(questions, questionIdOf.ask(context.jobId, 0))) === 1;
+  const children = runKeys(services.space, data.session_id, data.run_id).children;
+  const [asked, delegated] = (await execPipeline(
+    services.redis
+      .pipeline()
+      .hexists(questions, questionIdOf.ask(context.jobId, 0))
+      .sismember(children, childRunId(data.session_id, context.jobId, 0)),
+  )) as [number, number];
+  return asked === 1 || delegated === 1;
 }
 
 function callOf(data: ToolJobData, reply: string): ToolCallPart {
@@ -156,9 +168,7 @@ function callOf(data: ToolJobData, reply: string): ToolCallPart {
  */
 async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const { services } = context;
-  const agent = services.agents.get(data.agent);
-  if (!agent)
-    throw new RatchetError('agent_not_found', `agent "${data.agent}" is not configured on this worker`);
+  const agent = runAgent(services, data.agent, data.lineage);
   // A call that needs approval waits for it before anything is recorded: no intent, no start event yet.
   let approved: ApprovalAnswer | undefined;
   if (agent.approvalTools.has(data.tool_name)) {
@@ -232,7 +242,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const interrupted =
     decision.kind === 'rerun' &&
     decision.intent.token !== context.token &&
-    !(await askedBefore(context, data));
+    !(await parkedBefore(context, data));
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
@@ -244,6 +254,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     toolCallId: call.id,
     ask: askFunction(context, data),
     reportProgress: progressFunction(context, data),
+    delegate: delegateFunction(context, data),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
