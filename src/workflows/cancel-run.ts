@@ -2,13 +2,13 @@ import { RatchetError } from '../errors/index.js';
 import { cancelChannel, runKeys, sessionKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { wakeParentStep } from './child-runs.js';
 import { cancelCommit } from './core/run-commits.js';
 import type { EngineContext } from './engine-context.js';
 import { sessionIdOfRun, stepJobId } from './ids.js';
 import { journalField, replyEntrySchema } from './journal.js';
 import type { QuestionRecord } from './question-record.js';
 import { pendingQuestions } from './questions.js';
-import { wakeParentStep } from './child-runs.js';
 import { isFinished } from './run-record.js';
 import { encodeEvent, loadRun } from './store.js';
 
@@ -70,7 +70,8 @@ async function cancelChildren(context: EngineContext, childrenKey: string, runId
     try {
       await cancelRun(context, childId, `its parent run ${runId} was cancelled`);
     } catch (error) {
-      if (!(error instanceof RatchetError && ['run_finished', 'run_not_found'].includes(error.code))) throw error;
+      if (!(error instanceof RatchetError && ['run_finished', 'run_not_found'].includes(error.code)))
+        throw error;
     }
   }
 }

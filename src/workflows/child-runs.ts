@@ -129,5 +129,8 @@ export async function wakeParentStep(
   run: Pick<RunRecord, 'session_id' | 'parent'>,
 ): Promise<void> {
   if (!run.parent) return;
-  await context.queues.wake(runKeys(context.space, run.session_id, run.parent.run_id).shard, run.parent.job_id);
+  await context.queues.wake(
+    runKeys(context.space, run.session_id, run.parent.run_id).shard,
+    run.parent.job_id,
+  );
 }

@@ -58,6 +58,8 @@ export const runRecordSchema = z.strictObject({
    * name clash).
    */
   lineage: z.array(z.string()).default([]),
+  /** The agent's display prefix, repeated in its agent_start and agent_end events. */
+  prefix: z.string().default('🤖'),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -7,7 +7,13 @@ import { stepJobId } from './ids.js';
 import { type StepQueues, stepJobName } from './step-queues.js';
 import { encodeEvent } from './store.js';
 
-export type RunWriteCode = 'OK' | 'NO_SESSION' | 'SESSION_BUSY' | 'RUN_EXISTS' | 'CONFLICT' | 'PARENT_FINISHED';
+export type RunWriteCode =
+  | 'OK'
+  | 'NO_SESSION'
+  | 'SESSION_BUSY'
+  | 'RUN_EXISTS'
+  | 'CONFLICT'
+  | 'PARENT_FINISHED';
 
 /**
  * Writes a planned run and adds its first step, in one transaction: no crash leaves a run without a step.
@@ -47,13 +53,9 @@ export async function writeRun(input: {
     ...plan.events.map(encodeEvent),
   );
   const jobId = stepJobId.iteration(record.id, 1);
-  await new Job(
-    queue,
-    stepJobName.iteration,
-    plan.firstStep,
-    input.queues.jobOptions(jobId),
-    jobId,
-  ).addJob(transaction);
+  await new Job(queue, stepJobName.iteration, plan.firstStep, input.queues.jobOptions(jobId), jobId).addJob(
+    transaction,
+  );
   const results = await transaction.exec();
   if (!results) throw new RatchetError('redis_unavailable', 'the transaction creating the run was aborted');
   const [createError, createReply] = results[0] ?? [];

@@ -50,7 +50,12 @@ describe('buildAgents', () => {
       '  - { name: a, provider: s, options: { delegate: false } }',
       '  - { name: b, provider: s }',
     ].join('\n');
-    const agents = buildAgents(parseConfigText(text, { env: {}, configDir: '.' }).config, '.', [], silentLogger());
+    const agents = buildAgents(
+      parseConfigText(text, { env: {}, configDir: '.' }).config,
+      '.',
+      [],
+      silentLogger(),
+    );
     expect(agents.get('a')?.tools.map((tool) => tool.name)).toEqual(['ask_user', 'report_progress']);
     expect(agents.get('b')?.tools.map((tool) => tool.name)).toContain('spawn_agents');
   });

@@ -35,6 +35,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     budget: null,
     parent: null,
     lineage: [],
+    prefix: '🤖',
     budget_raises: 0,
     result: null,
     error: null,
@@ -262,7 +263,14 @@ describe('failureCommit', () => {
         time: now,
         data: { error, usage: run.usage, iterations: 3 },
       },
-      { v: 1, kind: 'agent_end', run_id: runId, agent: 'researcher', time: now, data: { status: 'failed' } },
+      {
+        v: 1,
+        kind: 'agent_end',
+        run_id: runId,
+        agent: 'researcher',
+        time: now,
+        data: { status: 'failed', parent_run_id: null, depth: 0, prefix: '🤖' },
+      },
     ]);
     expect(plan.journal).toEqual({ v: 1, at: now });
   });

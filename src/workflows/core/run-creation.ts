@@ -57,6 +57,7 @@ export function planRunCreation(input: {
     budget_raises: 0,
     parent: input.parent ?? null,
     lineage: input.lineage ?? [],
+    prefix: input.prefix ?? '🤖',
     result: null,
     error: null,
     created_at: now,
@@ -76,7 +77,7 @@ export function planRunCreation(input: {
         {
           parent_run_id: record.parent?.run_id ?? null,
           depth: record.parent?.depth ?? 0,
-          prefix: input.prefix ?? '🤖',
+          prefix: record.prefix,
         },
         now,
       ),

@@ -1,8 +1,8 @@
 import { RatchetError } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
 import { runKeys } from '../../redis/keys.js';
-import { failureCommit } from '../core/run-commits.js';
 import { wakeParentStep } from '../child-runs.js';
+import { failureCommit } from '../core/run-commits.js';
 import { journalField } from '../journal.js';
 import { isFinished } from '../run-record.js';
 import { type CommitResult, commitStep, loadRun } from '../store.js';

@@ -18,7 +18,11 @@ const suspensionRechecks = new WeakMap<RatchetError, () => Promise<boolean>>();
  * what it waits for happened meanwhile (its wake-up found the step still running), it says so and the step
  * is woken at once.
  */
-export function suspendUntil(wakeAt: number, waitingFor: string, recheck?: () => Promise<boolean>): RatchetError {
+export function suspendUntil(
+  wakeAt: number,
+  waitingFor: string,
+  recheck?: () => Promise<boolean>,
+): RatchetError {
   const error = new RatchetError('suspended', `waiting for ${waitingFor}`, { details: { wake_at: wakeAt } });
   if (recheck) suspensionRechecks.set(error, recheck);
   return error;
