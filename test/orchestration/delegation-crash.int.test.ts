@@ -142,8 +142,9 @@ describe('a delegation tree survives a SIGKILL anywhere', () => {
     expect(run.status, rescuer.output()).toBe('completed');
     const outcome = await snapshot(h, sessionId, runId);
     expect(outcome).toEqual(reference);
-    // No model call of a step that finished is made again: at most the one the kill cut short.
-    expect(h.modelCalls().length).toBeLessThanOrEqual(referenceModelCalls + 1);
+    // No model call of a step that finished is made again: only those the kill cut short, at most one per
+    // step in flight (the two children run at once).
+    expect(h.modelCalls().length).toBeLessThanOrEqual(referenceModelCalls + 2);
     await rescuer.stop();
   });
 });
