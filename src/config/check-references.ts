@@ -38,10 +38,107 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
     });
   });
 
-  if (typeof raw.entry_agent === 'string' && agentNames && !agentNames.includes(raw.entry_agent)) {
-    problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, agentNames) });
+  const composites = checkComposites(raw, agentNames, problems);
+  entriesOf(raw.teams).forEach((team, index) => {
+    const coordinator = isRecord(team) ? team.coordinator : undefined;
+    const provider = isRecord(coordinator) ? coordinator.provider : undefined;
+    if (typeof provider === 'string' && providerNames && !providerNames.includes(provider))
+      problems.push({
+        path: ['teams', index, 'coordinator', 'provider'],
+        message: unknownReference('provider', provider, providerNames),
+      });
+  });
+  const runnable = agentNames && composites ? [...agentNames, ...composites] : undefined;
+  if (typeof raw.entry_agent === 'string' && runnable && !runnable.includes(raw.entry_agent)) {
+    problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, runnable) });
   }
   return problems;
+}
+
+/**
+ * Handoff groups and teams are run like agents: their names share the agents' namespace, and their members
+ * name agents, groups or teams. A team or group may not contain itself (directly or through others).
+ * Returns the names of the groups and teams, or undefined when a list is not complete.
+ */
+function checkComposites(
+  raw: Record<string, unknown>,
+  agentNames: string[] | undefined,
+  problems: ConfigProblem[],
+): string[] | undefined {
+  const optionalNames = (key: 'handoffs' | 'teams', label: 'handoff group' | 'team') =>
+    raw[key] === undefined || raw[key] === null ? [] : collectNames(raw[key], key, label, problems);
+  const handoffNames = optionalNames('handoffs', 'handoff group');
+  const teamNames = optionalNames('teams', 'team');
+  if (!agentNames || !handoffNames || !teamNames) return undefined;
+  const taken = new Map<string, string>(agentNames.map((name) => [name, 'an agent']));
+  const lists = [
+    ['handoffs', handoffNames, 'a handoff group'],
+    ['teams', teamNames, 'a team'],
+  ] as const;
+  for (const [listKey, names, label] of lists) {
+    names.forEach((name) => {
+      const clash = taken.get(name);
+      if (clash) {
+        const index = entriesOf(raw[listKey]).findIndex((entry) => isRecord(entry) && entry.name === name);
+        problems.push({
+          path: [listKey, index, 'name'],
+          message: `"${name}" is already the name of ${clash}`,
+        });
+      } else taken.set(name, label);
+    });
+  }
+  const known = [...taken.keys()];
+  const membersOf = new Map<string, string[]>();
+  entriesOf(raw.handoffs).forEach((group, index) => {
+    if (!isRecord(group)) return;
+    const members = entriesOf(group.members).filter((member): member is string => typeof member === 'string');
+    membersOf.set(String(group.name), members);
+    members.forEach((member, memberIndex) => {
+      if (!known.includes(member))
+        problems.push({
+          path: ['handoffs', index, 'members', memberIndex],
+          message: unknownReference('agent', member, known),
+        });
+    });
+  });
+  entriesOf(raw.teams).forEach((team, index) => {
+    if (!isRecord(team)) return;
+    const members = entriesOf(team.members).map((member) => (isRecord(member) ? member.agent : undefined));
+    membersOf.set(
+      String(team.name),
+      members.filter((member): member is string => typeof member === 'string'),
+    );
+    members.forEach((member, memberIndex) => {
+      if (typeof member === 'string' && !known.includes(member))
+        problems.push({
+          path: ['teams', index, 'members', memberIndex, 'agent'],
+          message: unknownReference('agent', member, known),
+        });
+    });
+  });
+  for (const [listKey, names] of lists) {
+    names.forEach((name, index) => {
+      if (containsItself(name, membersOf))
+        problems.push({
+          path: [listKey, index, 'members'],
+          message: `"${name}" contains itself through its members: a team or group cannot be its own member`,
+        });
+    });
+  }
+  return [...handoffNames, ...teamNames];
+}
+
+function containsItself(name: string, membersOf: ReadonlyMap<string, string[]>): boolean {
+  const seen = new Set<string>();
+  const pending = [...(membersOf.get(name) ?? [])];
+  while (pending.length > 0) {
+    const next = pending.pop() as string;
+    if (next === name) return true;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    pending.push(...(membersOf.get(next) ?? []));
+  }
+  return false;
 }
 
 /**
@@ -75,7 +172,7 @@ function collectNames(
 }
 
 function unknownReference(
-  label: 'provider' | 'toolbox' | 'agent',
+  label: 'provider' | 'toolbox' | 'agent' | 'handoff group' | 'team',
   name: string,
   known: readonly string[],
 ): string {

@@ -67,6 +67,64 @@ const agentSchema = z.strictObject({
   options: withDefault(agentOptionsSchema, {}),
 });
 
+const memberName = z.string().regex(agentNamePattern, {
+  error: 'must start with a letter and contain only letters, digits, "_" and "-"',
+});
+
+/** Agents sharing one chat and passing control with transfer_to_<name> tools; the first member starts. */
+const handoffSchema = z.strictObject({
+  name: memberName,
+  description: withDefault(z.string(), ''),
+  prefix: withDefault(z.string().min(1).max(16), '🤝'),
+  members: z.array(memberName).min(2, { error: 'a handoff group needs at least two members' }),
+  /** Transfers allowed in one run; a transfer past it is refused (the member must answer itself). */
+  max_handoffs: withDefault(integer(0), 10),
+});
+
+const untilSchema = z
+  .strictObject({
+    /** The team stops once the last shared message contains this text. */
+    contains: z.string().min(1).optional(),
+    /** The team stops once this key exists in the session's shared state. */
+    state_key: z.string().min(1).optional(),
+  })
+  .refine((until) => (until.contains === undefined) !== (until.state_key === undefined), {
+    error: 'give exactly one of `contains` or `state_key`',
+  });
+
+const coordinatorSchema = z.discriminatedUnion('kind', [
+  /** Each member once, in order. */
+  z.strictObject({ kind: z.literal('sequence') }),
+  /** Round robin; fails with a max-rounds error when max_rounds is reached (0 = unlimited). */
+  z.strictObject({ kind: z.literal('loop'), max_rounds: withDefault(integer(0), 3) }),
+  /** Round robin until the condition holds (checked after every member's turn). */
+  z.strictObject({
+    kind: z.literal('round_robin_until'),
+    until: untilSchema,
+    max_rounds: withDefault(integer(0), 10),
+  }),
+  /** Cycles through the roles in the order they first appear; all members of a role act at once. */
+  z.strictObject({ kind: z.literal('role_round_robin'), max_rounds: withDefault(integer(0), 3) }),
+  /** A model picks the next members as JSON {members: [...], done}. */
+  z.strictObject({
+    kind: z.literal('llm'),
+    provider: z.string().min(1),
+    instructions: withDefault(z.string(), ''),
+    max_rounds: withDefault(integer(0), 10),
+  }),
+]);
+
+/** Members with roles, a shared chat, a private chat per member, and a coordinator choosing who acts. */
+const teamSchema = z.strictObject({
+  name: memberName,
+  description: withDefault(z.string(), ''),
+  prefix: withDefault(z.string().min(1).max(16), '👥'),
+  members: z
+    .array(z.strictObject({ agent: memberName, role: withDefault(z.string().min(1), 'member') }))
+    .min(1, { error: 'a team needs at least one member' }),
+  coordinator: coordinatorSchema,
+});
+
 const redisSchema = z.strictObject({
   /** The loader fills a missing url from REDIS_URL (environment, then .env files) before parsing. */
   url: withDefault(
@@ -125,6 +183,8 @@ export const configSchema = z.strictObject({
   providers: z.array(providerConfigSchema).min(1, { error: 'define at least one provider' }),
   agents: z.array(agentSchema).min(1, { error: 'define at least one agent' }),
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
+  handoffs: withDefault(z.array(handoffSchema), []),
+  teams: withDefault(z.array(teamSchema), []),
   /** How deep delegations may nest: a run started by the API is depth 0, the runs it delegates to depth 1. */
   max_delegation_depth: withDefault(integer(0, 100), 5),
   /** Prices per model name, in USD per million tokens: the cost of each request, summed like usage. */
@@ -149,6 +209,9 @@ export const configSchema = z.strictObject({
 
 export type RatchetConfig = z.output<typeof configSchema>;
 export type AgentConfig = z.output<typeof agentSchema>;
+export type HandoffConfig = z.output<typeof handoffSchema>;
+export type TeamConfig = z.output<typeof teamSchema>;
+export type CoordinatorConfig = z.output<typeof coordinatorSchema>;
 export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;

@@ -2,11 +2,14 @@ export { ConfigError } from './config-error.js';
 export {
   type AgentConfig,
   type ApiConfig,
+  type CoordinatorConfig,
   configSchema,
   DEFAULT_REDIS_URL,
   type EventsConfig,
+  type HandoffConfig,
   type RatchetConfig,
   type RedisConfig,
+  type TeamConfig,
   type WorkerConfig,
 } from './config-schema.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
 
@@ -31,6 +32,8 @@ export interface ToolContext {
    * a child finishes: the children are started once, so call it before any side effect.
    */
   delegate(tasks: readonly DelegatedTask[]): Promise<DelegationResult[]>;
+  /** The messages of the chat the run works on, as recorded so far. */
+  chat(): Promise<Message[]>;
 }
 
 export interface DelegatedTask {

@@ -3,9 +3,17 @@ import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
+import type { HandoffGroup } from '../tools/builtin/handoff-toolbox.js';
 import { delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
-import type { AgentRuntime } from '../workflows/steps/step-context.js';
+import type { AgentRuntime, TeamService } from '../workflows/steps/step-context.js';
+
+/** Everything a run can be started with: agents, handoff groups and teams, by name. */
+export interface Registry {
+  agents: Map<string, AgentRuntime>;
+  handoffs: Map<string, HandoffGroup>;
+  teams: Map<string, TeamService>;
+}
 
 /** Builds each provider once and each agent's runtime (model, toolboxes in order, tool definitions). */
 export function buildAgents(
@@ -14,6 +22,16 @@ export function buildAgents(
   toolboxes: readonly ToolBox[],
   logger: Logger,
 ): Map<string, AgentRuntime> {
+  return buildRegistry(config, configDir, toolboxes, logger).agents;
+}
+
+/** The agents (see buildAgents), the handoff groups and the teams of a config. */
+export function buildRegistry(
+  config: RatchetConfig,
+  configDir: string,
+  toolboxes: readonly ToolBox[],
+  logger: Logger,
+): Registry {
   const completers = new Map<string, Completer>();
   for (const provider of config.providers) {
     const kind = providerKind(provider.kind);
@@ -42,12 +60,19 @@ export function buildAgents(
   };
   const interaction = interactionToolbox();
   const delegation = delegationToolbox(
-    config.agents.map((agent) => ({ name: agent.name, description: agent.description })),
+    [...config.agents, ...config.handoffs, ...config.teams].map((entry) => ({
+      name: entry.name,
+      description: entry.description,
+    })),
   );
   const agents = new Map<string, AgentRuntime>();
+  const completerOf = (name: string) => {
+    const completer = completers.get(name);
+    if (!completer) throw new RatchetError('config_invalid', `unknown provider "${name}"`);
+    return completer;
+  };
   for (const agent of config.agents) {
-    const completer = completers.get(agent.provider);
-    if (!completer) throw new RatchetError('config_invalid', `agents: unknown provider "${agent.provider}"`);
+    const completer = completerOf(agent.provider);
     const agentToolboxes = agent.toolboxes.map((name) => {
       const toolbox = toolboxByName.get(name);
       if (!toolbox) throw new RatchetError('config_invalid', `agents: unknown toolbox "${name}"`);
@@ -74,7 +99,55 @@ export function buildAgents(
       ),
     });
   }
-  return agents;
+  const descriptionOf = (name: string) =>
+    [...config.agents, ...config.handoffs, ...config.teams].find((entry) => entry.name === name)
+      ?.description ?? '';
+  const handoffs = new Map<string, HandoffGroup>(
+    config.handoffs.map((group) => [
+      group.name,
+      {
+        name: group.name,
+        members: group.members,
+        maxHandoffs: group.max_handoffs,
+        prefix: group.prefix,
+        describe: descriptionOf,
+      },
+    ]),
+  );
+  const teams = new Map<string, TeamService>(
+    config.teams.map((team) => {
+      const { coordinator } = team;
+      const coordinatorAgent =
+        coordinator.kind === 'llm'
+          ? {
+              name: `${team.name}-coordinator`,
+              description: `chooses who acts next in team ${team.name}`,
+              prefix: team.prefix,
+              instructions: coordinator.instructions,
+              maxIterations: 1,
+              stream: false,
+              budget: undefined,
+              completer: completerOf(coordinator.provider),
+              toolboxes: [],
+              tools: [],
+              provider: providerRuntime(coordinator.provider),
+              approvalTools: new Set<string>(),
+            }
+          : undefined;
+      return [
+        team.name,
+        {
+          name: team.name,
+          description: team.description,
+          prefix: team.prefix,
+          members: team.members,
+          coordinator,
+          coordinatorAgent,
+        },
+      ];
+    }),
+  );
+  return { agents, handoffs, teams };
 }
 
 /** Looks up the tool an agent would call by a name (for checking edited arguments of an approval in the API). */

@@ -10,7 +10,7 @@ import type { RetrySettings } from '../workflows/core/retry-policy.js';
 import type { Engine } from '../workflows/engine.js';
 import { engineFromConfig } from '../workflows/engine-from-config.js';
 import type { StepServices } from '../workflows/steps/step-context.js';
-import { buildAgents, toolLookup } from './build-agents.js';
+import { buildRegistry, toolLookup } from './build-agents.js';
 import { backoffStrategy, createStepProcessor } from './process-step.js';
 import { RunCancellations } from './run-cancellations.js';
 
@@ -36,7 +36,7 @@ export class RatchetWorker {
     const { config, configDir } = this.options.loaded;
     const { logger } = this.options;
     const space: KeySpace = { prefix: config.redis.prefix, shards: config.redis.shards };
-    const agents = buildAgents(config, configDir, this.options.toolboxes, logger);
+    const { agents, handoffs, teams } = buildRegistry(config, configDir, this.options.toolboxes, logger);
     const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
     this.commands = commands;
     const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
@@ -46,6 +46,8 @@ export class RatchetWorker {
       space,
       engine,
       agents,
+      handoffs,
+      teams,
       eventsMaxLength: config.events.max_len,
       questionRecheckMs: config.worker.question_recheck_ms,
       maxDelegationDepth: config.max_delegation_depth,

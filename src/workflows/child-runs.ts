@@ -41,6 +41,8 @@ export async function ensureChildRuns(
   input: {
     parent: RunRecord;
     parentJobId: string;
+    /** The agents above the children, nearest first (see RunRecord.lineage). */
+    lineage: readonly string[];
     tasks: readonly ChildTask[];
     prefixOf: (agent: string) => string;
   },
@@ -66,7 +68,7 @@ export async function ensureChildRuns(
       prefix: input.prefixOf(task.agent),
       ...withBudget(inheritedBudget(parent)),
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
-      lineage: [parent.agent, ...parent.lineage],
+      lineage: [...input.lineage],
     });
     const { code, detail } = await writeRun({
       queues: context.queues,

@@ -30,9 +30,11 @@ export function engineFromConfig(options: {
     space: { prefix: config.redis.prefix, shards: config.redis.shards },
     jobs: stepJobSettings(config),
     eventsMaxLength: config.events.max_len,
-    agents: config.agents.map((agent) => agent.name),
+    agents: [...config.agents, ...config.handoffs, ...config.teams].map((agent) => agent.name),
     defaultAgent: resolveEntryAgent(config),
-    prefixes: Object.fromEntries(config.agents.map((agent) => [agent.name, agent.prefix])),
+    prefixes: Object.fromEntries(
+      [...config.agents, ...config.handoffs, ...config.teams].map((agent) => [agent.name, agent.prefix]),
+    ),
     logger: options.logger,
     ...(options.findTool ? { findTool: options.findTool } : {}),
   });

@@ -102,6 +102,7 @@ export class StepQueues {
           tool_name: toolNames[index] ?? '',
           reply_index: replyIndex,
           ...(data.lineage ? { lineage: data.lineage } : {}),
+          ...(data.group ? { group: data.group } : {}),
         };
         return {
           name: stepJobName.tool,

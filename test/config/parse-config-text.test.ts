@@ -65,6 +65,8 @@ describe('parseConfigText: defaults', () => {
         question_recheck_ms: 60_000,
         keep_completed_jobs_s: 86_400,
       },
+      handoffs: [],
+      teams: [],
       max_delegation_depth: 5,
       pricing: {},
       default_context_windows: {},

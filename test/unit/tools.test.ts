@@ -56,6 +56,7 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
     ask: async () => 'an answer',
     reportProgress: async () => {},
     delegate: async () => [],
+    chat: async () => [],
   };
 }
 

@@ -34,6 +34,8 @@ function messageAddedEvents(run: RunRecord, messages: readonly Message[], chatLe
 
 export function replyCommit(input: {
   run: RunRecord;
+  /** Who wrote the reply when not the run's agent (the member in control of a handoff group). */
+  sender?: string;
   iteration: number;
   parts: Part[];
   usage: Usage;
@@ -48,7 +50,7 @@ export function replyCommit(input: {
   const { run, iteration, parts, decision, chatLength, now } = input;
   const message: Message = {
     id: messageId.reply(run.id, iteration),
-    sender: run.agent,
+    sender: input.sender ?? run.agent,
     role: 'assistant',
     parts,
     // The request's own usage and cost travel with its reply (and so in its message_added event).

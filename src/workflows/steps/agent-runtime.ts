@@ -1,8 +1,11 @@
 import { RatchetError } from '../../errors/index.js';
+import { handoffToolbox } from '../../tools/builtin/handoff-toolbox.js';
 import { type ToolBox, toolDefinitions } from '../../tools/index.js';
 import type { AgentRuntime, StepServices } from './step-context.js';
 
-const inherited = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
+const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
+
+type Registry = Pick<StepServices, 'agents' | 'handoffs' | 'teams'>;
 
 function configured(services: Pick<StepServices, 'agents'>, name: string): AgentRuntime {
   const agent = services.agents.get(name);
@@ -10,27 +13,53 @@ function configured(services: Pick<StepServices, 'agents'>, name: string): Agent
   return agent;
 }
 
+/** Whether a run can be started with this name: an agent, a handoff group or a team. */
+export function isRunnable(services: Registry, name: string): boolean {
+  return services.agents.has(name) || services.handoffs.has(name) || services.teams.has(name);
+}
+
+/** The display prefix of an agent, handoff group or team. */
+export function prefixOf(services: Registry, name: string): string {
+  return (
+    services.agents.get(name)?.prefix ??
+    services.handoffs.get(name)?.prefix ??
+    services.teams.get(name)?.prefix ??
+    '🤖'
+  );
+}
+
+/** Every name a run can be started with. */
+export function runnableNames(services: Registry): string[] {
+  return [...services.agents.keys(), ...services.handoffs.keys(), ...services.teams.keys()];
+}
+
 /**
- * The agent a run works as: a child run's tools are its agent's own toolboxes followed by those of the agents
- * above it, nearest first (its own win on a name clash). Built once per lineage and worker.
+ * The agent a run works as. A child run's tools are its agent's own toolboxes followed by those of the agents
+ * above it, nearest first (its own win on a name clash); a member of a handoff group gets its transfer tools
+ * first. Built once per combination and worker.
  */
 export function runAgent(
-  services: Pick<StepServices, 'agents'>,
+  services: Pick<StepServices, 'agents' | 'handoffs'>,
   name: string,
   lineage: readonly string[] = [],
+  group?: string,
 ): AgentRuntime {
   const own = configured(services, name);
-  if (lineage.length === 0) return own;
-  let cache = inherited.get(services.agents);
+  const ancestors = lineage.filter((ancestor) => services.agents.has(ancestor));
+  if (ancestors.length === 0 && group === undefined) return own;
+  let cache = derived.get(services.agents);
   if (!cache) {
     cache = new Map();
-    inherited.set(services.agents, cache);
+    derived.set(services.agents, cache);
   }
-  const key = [name, ...lineage].join('\u0000');
+  const key = [group ?? '', name, ...ancestors].join('\u0000');
   const cached = cache.get(key);
   if (cached) return cached;
-  const toolboxes: ToolBox[] = [];
-  for (const toolbox of [name, ...lineage].flatMap((agent) => configured(services, agent).toolboxes)) {
+  const handoff = group === undefined ? undefined : services.handoffs.get(group);
+  if (group !== undefined && !handoff)
+    throw new RatchetError('agent_not_found', `handoff group "${group}" is not configured on this worker`);
+  const toolboxes: ToolBox[] = handoff ? [handoffToolbox(handoff, name)] : [];
+  for (const toolbox of [name, ...ancestors].flatMap((agent) => configured(services, agent).toolboxes)) {
     if (!toolboxes.some((known) => known.name === toolbox.name)) toolboxes.push(toolbox);
   }
   const runtime: AgentRuntime = { ...own, toolboxes, tools: toolDefinitions(toolboxes) };

@@ -5,6 +5,7 @@ import { type ChildState, ensureChildRuns } from '../child-runs.js';
 import type { ToolJobData } from '../job-data.js';
 import { isFinished } from '../run-record.js';
 import { loadRun } from '../store.js';
+import { isRunnable, prefixOf, runnableNames } from './agent-runtime.js';
 import type { StepContext } from './step-context.js';
 import { suspendUntil } from './tool-interaction.js';
 
@@ -22,8 +23,10 @@ export function delegateFunction(
     for (const task of tasks) {
       if (task.agent === data.agent)
         throw new Error(`agent "${task.agent}" cannot delegate to itself: do the task yourself`);
-      if (!services.agents.has(task.agent)) {
-        const known = [...services.agents.keys()].filter((name) => name !== data.agent).join(', ');
+      if (!isRunnable(services, task.agent)) {
+        const known = runnableNames(services)
+          .filter((name) => name !== data.agent)
+          .join(', ');
         throw new Error(`unknown agent "${task.agent}" (agents you can delegate to: ${known})`);
       }
     }
@@ -53,8 +56,10 @@ export function delegateFunction(
       ensureChildRuns(children, {
         parent,
         parentJobId: context.jobId,
+        // The agent that delegates (a handoff group's member in control) passes its toolboxes on.
+        lineage: [data.agent, ...parent.lineage],
         tasks,
-        prefixOf: (agent) => services.agents.get(agent)?.prefix ?? '🤖',
+        prefixOf: (agent) => prefixOf(services, agent),
       });
     let states = await ensure();
     const failed = states.find((state) => state.status === 'failed' || state.status === 'cancelled');

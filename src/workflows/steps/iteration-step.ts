@@ -5,6 +5,7 @@ import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
+import { handoffState } from '../core/handoff.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
 import { crashPoint } from '../crash-points.js';
@@ -188,8 +189,13 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   }
 
   let entry = loaded.reply;
+  // Who made the reply: the run's agent, or the member of a handoff group in control then.
+  let sender = entry ? (chat[entry.index]?.sender ?? record.agent) : record.agent;
   if (!entry) {
-    const agent = runAgent(services, record.agent, record.lineage);
+    const group = services.handoffs.get(record.agent);
+    const member = group ? handoffState(chat, record.id, group.members).active : record.agent;
+    const agent = runAgent(services, member, record.lineage, group?.name);
+    sender = agent.name;
     crashPoint('iteration.before_model_call');
     const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
     if (record.budget || agent.budget) {
@@ -244,6 +250,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     const parts = assignToolCallIds(completion.parts, n);
     const plan = replyCommit({
       run: record,
+      sender: agent.name,
       iteration: n,
       parts,
       usage: completion.usage,
@@ -282,7 +289,9 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         v: 1,
         session_id: data.session_id,
         run_id: data.run_id,
-        agent: record.agent,
+        // A handoff group's member in control made the calls: its tools run them.
+        agent: sender,
+        ...(services.handoffs.has(record.agent) ? { group: record.agent } : {}),
         chat_id: record.chat_id,
         iteration: n + 1,
         previous_calls: entry.tool_calls.length,

@@ -5,7 +5,9 @@ import type { Price } from '../../models/pricing.js';
 import type { BaseProviderConfig } from '../../models/provider-registry.js';
 import type { RateLimiter } from '../../models/rate-limiter.js';
 import type { KeySpace } from '../../redis/keys.js';
+import type { HandoffGroup } from '../../tools/builtin/handoff-toolbox.js';
 import type { ToolBox } from '../../tools/index.js';
+import type { TeamRuntime } from '../core/team.js';
 import type { Engine } from '../engine.js';
 import type { Budget } from '../run-record.js';
 
@@ -39,12 +41,21 @@ export interface AgentRuntime {
   approvalTools: ReadonlySet<string>;
 }
 
+/** A team, with the model its `llm` coordinator calls (an agent of its own, without tools). */
+export interface TeamService extends TeamRuntime {
+  coordinatorAgent: AgentRuntime | undefined;
+}
+
 /** Long-lived parts every step uses, built once per worker process. */
 export interface StepServices {
   redis: Redis;
   space: KeySpace;
   engine: Engine;
   agents: ReadonlyMap<string, AgentRuntime>;
+  /** Handoff groups by name (run like agents). */
+  handoffs: ReadonlyMap<string, HandoffGroup>;
+  /** Teams by name (run like agents). */
+  teams: ReadonlyMap<string, TeamService>;
   eventsMaxLength: number;
   limiter: RateLimiter;
   /** How often a step waiting for an answer wakes to check (a safety net: an answer promotes it at once). */

@@ -30,6 +30,7 @@ import {
   commitToolOutcome,
   execPipeline,
   parseRun,
+  readChat,
   type StepWrite,
 } from '../store.js';
 import { runAgent } from './agent-runtime.js';
@@ -168,7 +169,7 @@ function callOf(data: ToolJobData, reply: string): ToolCallPart {
  */
 async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const { services } = context;
-  const agent = runAgent(services, data.agent, data.lineage);
+  const agent = runAgent(services, data.agent, data.lineage, data.group);
   // A call that needs approval waits for it before anything is recorded: no intent, no start event yet.
   let approved: ApprovalAnswer | undefined;
   if (agent.approvalTools.has(data.tool_name)) {
@@ -255,6 +256,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     ask: askFunction(context, data),
     reportProgress: progressFunction(context, data),
     delegate: delegateFunction(context, data),
+    chat: () => readChat(services.redis, chatKey(services.space, data.session_id, data.chat_id), 0),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');

@@ -1,0 +1,137 @@
+import type { Message } from '../../chat/index.js';
+import type { CoordinatorConfig } from '../../config/index.js';
+
+/** A team as the engine runs it. */
+export interface TeamRuntime {
+  name: string;
+  description: string;
+  prefix: string;
+  members: readonly { agent: string; role: string }[];
+  coordinator: CoordinatorConfig;
+}
+
+/** What a team run carries from one turn to the next (journal field `team:<n>`). */
+export interface TeamState {
+  /** Turns taken (coordinator decisions that selected members). */
+  turns: number;
+  /** Per member (by index): how much of the shared chat it has been given. */
+  cursors: number[];
+}
+
+export function initialTeamState(team: TeamRuntime): TeamState {
+  return { turns: 0, cursors: team.members.map(() => 0) };
+}
+
+/** The coordinator's decision: members (indices, in order) to act now, or done, or a failure. */
+export type Selection =
+  | { kind: 'act'; members: number[] }
+  | { kind: 'done' }
+  | { kind: 'failed'; code: string; message: string };
+
+/**
+ * The decision of every coordinator but `llm`: a pure function of the team, its state and the shared chat.
+ * `stateKeyExists` answers the `round_robin_until: {state_key}` condition.
+ */
+export function selectMembers(
+  team: TeamRuntime,
+  state: TeamState,
+  shared: readonly Message[],
+  stateKeyExists: boolean,
+): Selection {
+  const { coordinator } = team;
+  const count = team.members.length;
+  const turn = state.turns;
+  switch (coordinator.kind) {
+    case 'sequence':
+      return turn < count ? { kind: 'act', members: [turn] } : { kind: 'done' };
+    case 'loop':
+    case 'round_robin_until': {
+      if (
+        coordinator.kind === 'round_robin_until' &&
+        turn > 0 &&
+        untilHolds(coordinator.until, shared, stateKeyExists)
+      )
+        return { kind: 'done' };
+      if (coordinator.max_rounds > 0 && turn >= coordinator.max_rounds * count) {
+        return {
+          kind: 'failed',
+          code: 'max_rounds',
+          message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without finishing`,
+        };
+      }
+      return { kind: 'act', members: [turn % count] };
+    }
+    case 'role_round_robin': {
+      const roles = rolesInOrder(team);
+      if (coordinator.max_rounds > 0 && turn >= coordinator.max_rounds * roles.length)
+        return { kind: 'done' };
+      const role = roles[turn % roles.length];
+      return {
+        kind: 'act',
+        members: team.members.flatMap((member, index) => (member.role === role ? [index] : [])),
+      };
+    }
+    default:
+      throw new Error(`the ${coordinator.kind} coordinator decides with a model call, not here`);
+  }
+}
+
+function rolesInOrder(team: TeamRuntime): string[] {
+  return [...new Set(team.members.map((member) => member.role))];
+}
+
+function untilHolds(
+  until: { contains?: string | undefined; state_key?: string | undefined },
+  shared: readonly Message[],
+  stateKeyExists: boolean,
+): boolean {
+  if (until.state_key !== undefined) return stateKeyExists;
+  const last = shared.at(-1);
+  const text = last ? textOf(last) : '';
+  return until.contains !== undefined && text.includes(until.contains);
+}
+
+function textOf(message: Message): string {
+  return message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+/**
+ * A member's view of what happened in the shared chat since it last acted: the new messages, without its
+ * own, as user messages that keep their sender, parts and metadata.
+ */
+export function syncForMember(
+  shared: readonly Message[],
+  cursor: number,
+  agent: string,
+  idOf: (index: number) => string,
+): Message[] {
+  return shared
+    .slice(cursor)
+    .filter((message) => message.sender !== agent)
+    .map((message, index) => ({ ...message, id: idOf(index), role: 'user' as const }));
+}
+
+/** The member answers a team run adds to its shared chat, in selection order. */
+export function answerMessages(input: {
+  runId: string;
+  turn: number;
+  answers: readonly { agent: string; text: string; runId: string }[];
+  now: string;
+}): Message[] {
+  return input.answers.map((answer, index) => ({
+    id: `${input.runId}-t${input.turn}-m${index}`,
+    sender: answer.agent,
+    role: 'assistant',
+    parts: [{ type: 'text', text: answer.text }],
+    metadata: { member_run_id: answer.runId, turn: input.turn },
+    created_at: input.now,
+  }));
+}
+
+/** The team's answer: the last message of the shared chat. */
+export function teamResult(shared: readonly Message[]): string {
+  const last = shared.at(-1);
+  return last ? textOf(last) : '';
+}
+
+export { textOf as messageText };
