@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
+import type { Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
-import { type KeySpace, runKeys } from '../redis/keys.js';
+import { chatKey, type KeySpace, runKeys } from '../redis/keys.js';
 import { inheritedBudget } from './core/budget.js';
 import { planRunCreation } from './core/run-creation.js';
 import { childRunId } from './ids.js';
@@ -11,7 +12,10 @@ import { execPipeline, parseRun } from './store.js';
 
 export interface ChildTask {
   agent: string;
+  /** The child's input, on a chat of its own. */
   task: string;
+  /** A team member's turn instead: the chat it continues (its private chat) and its input messages. */
+  turn?: { chatId: string; messages: (childRunId: string) => Message[] };
 }
 
 /** Where one child run stands. */
@@ -56,14 +60,19 @@ export async function ensureChildRuns(
   for (const index of missing) {
     const task = input.tasks[index] as ChildTask;
     const runId = ids[index] as string;
+    const chatId = task.turn?.chatId ?? runId;
+    const chatLength = task.turn
+      ? await context.redis.llen(chatKey(context.space, parent.session_id, chatId))
+      : 0;
     const plan = planRunCreation({
       sessionId: parent.session_id,
       runId,
       agent: task.agent,
-      chatId: runId,
+      chatId,
       parts: [{ type: 'text', text: task.task }],
+      ...(task.turn ? { messages: task.turn.messages(runId) } : {}),
       newSession: undefined,
-      chatLength: 0,
+      chatLength,
       now: context.now().toISOString(),
       prefix: input.prefixOf(task.agent),
       ...withBudget(inheritedBudget(parent)),
@@ -74,12 +83,14 @@ export async function ensureChildRuns(
       queues: context.queues,
       space: context.space,
       plan,
-      chatLength: 0,
+      chatLength,
       eventsMaxLength: context.eventsMaxLength,
       parent: parentKeys,
     });
     if (code === 'PARENT_FINISHED')
       throw new RatchetError('cancelled', `run ${parent.id} is ${detail}: no child run is started`);
+    // CONFLICT: the private chat grew meanwhile, which only another execution of this step can do: read again.
+    if (code === 'CONFLICT') throw new RatchetError('internal', `child run ${runId}: its chat changed`);
     if (code !== 'OK' && code !== 'RUN_EXISTS')
       throw new RatchetError('internal', `starting child run ${runId}: create-run returned ${code}`);
   }

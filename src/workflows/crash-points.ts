@@ -17,6 +17,8 @@ export const crashPointNames = [
   'tool.mid_call',
   'tool.before_commit',
   'tool.after_commit',
+  'team.before_turn_commit',
+  'team.after_turn_commit',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

@@ -21,9 +21,28 @@ export const journalField = {
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
   modelCalls: (iteration: number) => `calls:${iteration}`,
+  /** A team run's turn n: its members' answers are in the shared chat; the value is the team's state after it. */
+  teamTurn: (turn: number) => `team:${turn}`,
+  /** The members an `llm` coordinator chose for turn n (recorded before they start). */
+  teamSelection: (turn: number) => `team-select:${turn}`,
+  /** Coordinator model calls started for turn n, per try (for retry waste). */
+  teamCoordinatorCalls: (turn: number, tryNumber: number) => `team-calls:${turn}:${tryNumber}`,
   /** The run was finished by a final failure of a step. */
   runFailed: () => 'run-failed',
 };
+
+export const teamStateSchema = z.strictObject({
+  v: z.literal(1),
+  turns: z.number().int().nonnegative(),
+  cursors: z.array(z.number().int().nonnegative()),
+});
+
+export const teamSelectionSchema = z.strictObject({
+  v: z.literal(1),
+  members: z.array(z.number().int().nonnegative()),
+  done: z.boolean(),
+});
+export type TeamSelectionEntry = z.infer<typeof teamSelectionSchema>;
 
 export const replyEntrySchema = z.strictObject({
   v: z.literal(1),

@@ -178,6 +178,33 @@ export function cancelCommit(
   };
 }
 
+/** A team run ends with its answer (the last message of its shared chat); nothing is appended. */
+export function completionCommit<Journal>(
+  run: RunRecord,
+  journal: Journal,
+  result: string,
+  now: string,
+): CommitPlan<Journal> {
+  const record: RunRecord = {
+    ...run,
+    status: 'completed',
+    result,
+    updated_at: now,
+    started_at: run.started_at ?? now,
+    finished_at: now,
+  };
+  return {
+    journal,
+    record,
+    messages: [],
+    events: [
+      buildEvent('run_completed', run, { result, usage: run.usage, iterations: run.iteration }, now),
+      agentEndEvent(run, 'completed', now),
+    ],
+    finished: true,
+  };
+}
+
 /** A step failed for good: the run ends as failed with the error recorded. */
 export function failureCommit(
   run: RunRecord,

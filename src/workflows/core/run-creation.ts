@@ -32,16 +32,13 @@ export function planRunCreation(input: {
   /** For a child run: who started it (see RunRecord.parent) and the agents above it, nearest first. */
   parent?: RunRecord['parent'];
   lineage?: string[];
+  /** The run's input as whole messages (a team member's synced view) instead of `parts`. */
+  messages?: Message[];
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
-  const message: Message = {
-    id: messageId.input(runId),
-    sender: 'user',
-    role: 'user',
-    parts,
-    metadata: {},
-    created_at: now,
-  };
+  const messages: Message[] = input.messages ?? [
+    { id: messageId.input(runId), sender: 'user', role: 'user', parts, metadata: {}, created_at: now },
+  ];
   const record: RunRecord = {
     v: 1,
     id: runId,
@@ -65,10 +62,13 @@ export function planRunCreation(input: {
     started_at: null,
     finished_at: null,
   };
-  const inputText = parts.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+  const inputText = messages
+    .flatMap((message) => message.parts)
+    .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+    .join('\n');
   return {
     record,
-    messages: [message],
+    messages,
     events: [
       buildEvent('run_started', record, { input: inputText }, now),
       buildEvent(
@@ -81,7 +81,14 @@ export function planRunCreation(input: {
         },
         now,
       ),
-      buildEvent('message_added', record, { chat_id: chatId, index: input.chatLength, message }, now),
+      ...messages.map((message, offset) =>
+        buildEvent(
+          'message_added',
+          record,
+          { chat_id: chatId, index: input.chatLength + offset, message },
+          now,
+        ),
+      ),
     ],
     sessionRecord: input.newSession
       ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }

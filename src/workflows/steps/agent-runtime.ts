@@ -28,6 +28,16 @@ export function prefixOf(services: Registry, name: string): string {
   );
 }
 
+/** What an agent, handoff group or team does (its config `description`). */
+export function descriptionOf(services: Registry, name: string): string {
+  return (
+    services.agents.get(name)?.description ??
+    services.handoffs.get(name)?.describe(name) ??
+    services.teams.get(name)?.description ??
+    ''
+  );
+}
+
 /** Every name a run can be started with. */
 export function runnableNames(services: Registry): string[] {
   return [...services.agents.keys(), ...services.handoffs.keys(), ...services.teams.keys()];

@@ -18,6 +18,7 @@ import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
+import { executeTeamTurn } from './team-step.js';
 import { streamTextDeltas } from './text-deltas.js';
 import { raiseBudget } from './tool-interaction.js';
 
@@ -141,6 +142,9 @@ async function commitBudgetRaise(
  */
 async function execute(context: StepContext, data: IterationJobData): Promise<void> {
   const { services } = context;
+  // A team's run is a chain of turns rather than model calls.
+  const team = services.teams.get(data.agent);
+  if (team) return executeTeamTurn(context, data, team);
   const n = data.iteration;
   const loaded = await loadIteration(context, data);
   if (!loaded.run) {

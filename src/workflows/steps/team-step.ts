@@ -1,0 +1,362 @@
+import type { Message } from '../../chat/index.js';
+import { RatchetError } from '../../errors/index.js';
+import { costOf } from '../../models/pricing.js';
+import { addUsage } from '../../models/usage.js';
+import { agentUsageKey, chatKey, runKeys, sessionKeys } from '../../redis/keys.js';
+import { parseJsonRecord } from '../../schemas/parse.js';
+import { type ChildState, ensureChildRuns, wakeParentStep } from '../child-runs.js';
+import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
+import {
+  answerMessages,
+  initialTeamState,
+  type Selection,
+  selectMembers,
+  syncForMember,
+  type TeamState,
+  teamResult,
+} from '../core/team.js';
+import { crashPoint } from '../crash-points.js';
+import type { IterationJobData } from '../job-data.js';
+import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
+import { isFinished, type RunRecord } from '../run-record.js';
+import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
+import { prefixOf } from './agent-runtime.js';
+import { ensureOwned, failRun } from './run-failures.js';
+import type { StepContext, TeamService } from './step-context.js';
+import { chooseMembers } from './team-coordinator.js';
+import { suspendUntil } from './tool-interaction.js';
+
+interface LoadedTurn {
+  record: RunRecord;
+  rev: number;
+  state: TeamState;
+  turnDone: boolean;
+  selection: TeamSelectionEntry | undefined;
+  shared: Message[];
+}
+
+async function loadTurn(
+  context: StepContext,
+  data: IterationJobData,
+  team: TeamService,
+): Promise<LoadedTurn | undefined> {
+  const { services } = context;
+  const keys = runKeys(services.space, data.session_id, data.run_id);
+  const chat = chatKey(services.space, data.session_id, data.chat_id);
+  const n = data.iteration;
+  const [runFields, journal, entries] = (await execPipeline(
+    services.redis
+      .pipeline()
+      .hmget(keys.run, 'record', 'rev')
+      .hmget(
+        keys.journal,
+        journalField.teamTurn(n - 1),
+        journalField.teamTurn(n),
+        journalField.teamSelection(n),
+      )
+      .lrange(chat, 0, -1),
+  )) as [(string | null)[], (string | null)[], string[]];
+  const [record, rev] = runFields;
+  if (!record) return undefined;
+  const [previous, done, selection] = journal;
+  const stored = parseRun(record, rev ?? null, `run ${data.run_id}`);
+  const state = previous
+    ? parseJsonRecord(teamStateSchema, previous, `journal team:${n - 1} of ${data.run_id}`)
+    : { v: 1 as const, ...initialTeamState(team) };
+  return {
+    record: stored.record,
+    rev: stored.rev,
+    state: { turns: state.turns, cursors: state.cursors },
+    turnDone: done !== null && done !== undefined,
+    selection: selection
+      ? parseJsonRecord(teamSelectionSchema, selection, `journal team-select:${n} of ${data.run_id}`)
+      : undefined,
+    shared: decodeChat(entries, chat),
+  };
+}
+
+/**
+ * One turn of a team run: the coordinator chooses members; each acts as a child run on its private chat,
+ * given what happened in the shared chat since its last turn; their final answers go to the shared chat in
+ * selection order; the next turn is enqueued. While members act the step is parked (no worker held).
+ */
+export async function executeTeamTurn(
+  context: StepContext,
+  data: IterationJobData,
+  team: TeamService,
+): Promise<void> {
+  const { services } = context;
+  const n = data.iteration;
+  const loaded = await loadTurn(context, data, team);
+  if (!loaded) {
+    context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
+    return;
+  }
+  const { record, shared } = loaded;
+  if (isFinished(record.status)) {
+    await wakeParentStep(services.engine, record);
+    return;
+  }
+  const keys = runKeys(services.space, data.session_id, data.run_id);
+  const base: StepWrite = {
+    keys,
+    chatKey: chatKey(services.space, data.session_id, data.chat_id),
+    lockKey: context.lockKey,
+    token: context.token,
+    eventsMaxLength: services.eventsMaxLength,
+  };
+  if (!loaded.turnDone) {
+    const selection = await decide(context, data, team, loaded, base);
+    if (selection.kind === 'failed') {
+      await failRun(context, data, new RatchetError(selection.code as 'max_rounds', selection.message));
+      return;
+    }
+    if (selection.kind === 'done') {
+      const now = services.now().toISOString();
+      // The record as the coordinator's commit left it.
+      const plan = completionCommit(loaded.record, { v: 1, at: now }, teamResult(shared), now);
+      const result = await commitStep(services.redis, {
+        ...base,
+        journalField: journalField.teamTurn(n),
+        plan,
+        expectedRev: loaded.rev,
+      });
+      ensureOwned(result, 'finishing the team run');
+      if (result.status === 'conflict')
+        throw new RatchetError('internal', 'finishing the team run: the run changed meanwhile', {
+          retryable: true,
+        });
+      await wakeParentStep(services.engine, record);
+      return;
+    }
+    const states = await startMembers(context, data, team, loaded, selection.members);
+    const failed = states.find((member) => member.status === 'failed' || member.status === 'cancelled');
+    if (failed) {
+      for (const member of states.filter((candidate) => !isFinished(candidate.status))) {
+        await services.engine
+          .cancelRun(member.runId, `cancelled because team member ${failed.agent} ${failed.status}`)
+          .catch(() => undefined);
+      }
+      const why = failed.error ?? `its run ended ${failed.status}`;
+      await failRun(
+        context,
+        data,
+        new RatchetError(
+          'member_failed',
+          `team member ${failed.agent} (run ${failed.runId}) ${failed.status}: ${why}`,
+        ),
+      );
+      return;
+    }
+    if (!states.every((member) => isFinished(member.status))) {
+      const finishedBefore = states.filter((member) => isFinished(member.status)).length;
+      throw suspendUntil(
+        services.now().getTime() + services.questionRecheckMs,
+        `team members ${states.map((member) => member.runId).join(', ')}`,
+        async () =>
+          (await startMembers(context, data, team, loaded, selection.members)).filter((member) =>
+            isFinished(member.status),
+          ).length > finishedBefore,
+      );
+    }
+    crashPoint('team.before_turn_commit');
+    await commitTurn(context, data, loaded, selection.members, states, base);
+    crashPoint('team.after_turn_commit');
+  }
+  await services.engine.queues.addIteration(keys.shard, {
+    v: 1,
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: record.agent,
+    chat_id: record.chat_id,
+    iteration: n + 1,
+    previous_calls: 0,
+    ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
+  });
+}
+
+/** The coordinator's choice for this turn (an `llm` coordinator's is recorded once, before members start). */
+async function decide(
+  context: StepContext,
+  data: IterationJobData,
+  team: TeamService,
+  loaded: LoadedTurn,
+  base: StepWrite,
+): Promise<Selection> {
+  const { services } = context;
+  if (team.coordinator.kind !== 'llm') {
+    const until = team.coordinator.kind === 'round_robin_until' ? team.coordinator.until : undefined;
+    const stateKeyExists =
+      until?.state_key !== undefined &&
+      (await services.redis.hexists(stateKey(context, data), until.state_key)) === 1;
+    return selectMembers(team, loaded.state, loaded.shared, stateKeyExists);
+  }
+  if (loaded.selection) return selectionOf(loaded.selection);
+  const { coordinator } = team;
+  if (coordinator.max_rounds > 0 && loaded.state.turns >= coordinator.max_rounds) {
+    return {
+      kind: 'failed',
+      code: 'max_rounds',
+      message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without its coordinator saying done`,
+    };
+  }
+  const choice = await chooseMembers(context, data, team, loaded.shared);
+  const n = data.iteration;
+  const now = services.now().toISOString();
+  const agent = team.coordinatorAgent;
+  const costUsd = agent ? costOf(choice.usage, agent.provider.price) : 0;
+  const record: RunRecord = {
+    ...loaded.record,
+    usage: addUsage(loaded.record.usage, choice.usage),
+    cost_usd: loaded.record.cost_usd + costUsd,
+    updated_at: now,
+    started_at: loaded.record.started_at ?? now,
+    status: 'running',
+  };
+  const result = await commitStep(services.redis, {
+    ...base,
+    journalField: journalField.teamSelection(n),
+    plan: {
+      journal: choice.entry,
+      record,
+      messages: [],
+      events: [],
+      finished: false,
+      usage: { ...choice.usage, cost_usd: costUsd },
+    },
+    ...(agent ? { agentUsageKey: agentUsageKey(services.space, base.keys.shard, agent.name) } : {}),
+    expectedRev: loaded.rev,
+  });
+  ensureOwned(result, 'recording the coordinator choice');
+  if (result.status === 'ok') {
+    loaded.record = record;
+    loaded.rev += 1;
+    return selectionOf(choice.entry);
+  }
+  if (result.status === 'done')
+    return selectionOf(parseJsonRecord(teamSelectionSchema, result.value, `journal team-select:${n}`));
+  throw new RatchetError('internal', `recording the coordinator choice: ${JSON.stringify(result)}`, {
+    retryable: true,
+  });
+}
+
+function selectionOf(entry: TeamSelectionEntry): Selection {
+  return entry.done || entry.members.length === 0
+    ? { kind: 'done' }
+    : { kind: 'act', members: entry.members };
+}
+
+/** The session's shared state hash (the `state` toolbox's blackboard). */
+function stateKey(context: StepContext, data: IterationJobData): string {
+  return `${sessionKeys(context.services.space, data.session_id).session}:state`;
+}
+
+/** Starts (once) a child run per selected member on its private chat, and reads where each stands. */
+function startMembers(
+  context: StepContext,
+  data: IterationJobData,
+  team: TeamService,
+  loaded: LoadedTurn,
+  selected: readonly number[],
+): Promise<ChildState[]> {
+  const { services } = context;
+  return ensureChildRuns(
+    {
+      redis: services.redis,
+      space: services.space,
+      queues: services.engine.queues,
+      eventsMaxLength: services.eventsMaxLength,
+      now: services.now,
+    },
+    {
+      parent: loaded.record,
+      parentJobId: context.jobId,
+      lineage: [],
+      prefixOf: (agent) => prefixOf(services, agent),
+      tasks: selected.map((index) => {
+        const member = team.members[index];
+        if (!member) throw new RatchetError('record_invalid', `team ${team.name} has no member ${index}`);
+        return {
+          agent: member.agent,
+          task: '',
+          turn: {
+            chatId: `${data.run_id}-m${index}`,
+            messages: (childRunId: string) => {
+              const now = services.now().toISOString();
+              const synced = syncForMember(
+                loaded.shared,
+                loaded.state.cursors[index] ?? 0,
+                member.agent,
+                (position) => `${childRunId}-in${position}`,
+              );
+              return synced.length > 0
+                ? synced
+                : [
+                    {
+                      id: `${childRunId}-in0`,
+                      sender: 'user',
+                      role: 'user',
+                      parts: [{ type: 'text', text: 'Nothing new since your last turn: continue.' }],
+                      metadata: {},
+                      created_at: now,
+                    },
+                  ];
+            },
+          },
+        };
+      }),
+    },
+  );
+}
+
+/** The members' answers go to the shared chat in selection order, with the team's state after the turn. */
+async function commitTurn(
+  context: StepContext,
+  data: IterationJobData,
+  loaded: LoadedTurn,
+  selected: readonly number[],
+  states: readonly ChildState[],
+  base: StepWrite,
+): Promise<void> {
+  const { services } = context;
+  const now = services.now().toISOString();
+  const messages = answerMessages({
+    runId: data.run_id,
+    turn: data.iteration,
+    answers: states.map((member) => ({
+      agent: member.agent,
+      text: member.result ?? '',
+      runId: member.runId,
+    })),
+    now,
+  });
+  const cursors = [...loaded.state.cursors];
+  for (const index of selected) cursors[index] = loaded.shared.length;
+  const record: RunRecord = {
+    ...loaded.record,
+    status: 'running',
+    iteration: data.iteration,
+    updated_at: now,
+    started_at: loaded.record.started_at ?? now,
+  };
+  const result = await commitStep(services.redis, {
+    ...base,
+    journalField: journalField.teamTurn(data.iteration),
+    plan: {
+      journal: { v: 1, turns: loaded.state.turns + 1, cursors },
+      record,
+      messages,
+      events: messages.map((message, offset) =>
+        messageAddedEvent(record, message, loaded.shared.length + offset, now),
+      ),
+      finished: false,
+    },
+    expectedRev: loaded.rev,
+    expectedChatLength: loaded.shared.length,
+  });
+  ensureOwned(result, 'recording the team turn');
+  if (result.status !== 'ok' && result.status !== 'done' && result.status !== 'run_finished')
+    throw new RatchetError('internal', `recording the team turn: ${JSON.stringify(result)}`, {
+      retryable: true,
+    });
+}
