@@ -5,7 +5,7 @@ import { chatKey, type KeySpace, runKeys } from '../redis/keys.js';
 import { inheritedBudget } from './core/budget.js';
 import { planRunCreation } from './core/run-creation.js';
 import { childRunId } from './ids.js';
-import { isFinished, type RunRecord, type RunStatus } from './run-record.js';
+import type { RunRecord, RunStatus } from './run-record.js';
 import { writeRun } from './run-writer.js';
 import type { StepQueues } from './step-queues.js';
 import { execPipeline, parseRun } from './store.js';

@@ -1,6 +1,5 @@
-import { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { encodeChatEntry, type Message, type Part } from '../chat/index.js';
+import type { Message, Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
@@ -14,7 +13,7 @@ import { planRunCreation } from './core/run-creation.js';
 import type { EngineContext } from './engine-context.js';
 import { parseEntries } from './event-entries.js';
 import { followEvents } from './event-follower.js';
-import { newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
+import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
 import { type Budget, isFinished } from './run-record.js';
@@ -22,7 +21,7 @@ import { writeRun } from './run-writer.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues } from './step-queues.js';
-import { encodeEvent, execPipeline, loadRun, readChat } from './store.js';
+import { execPipeline, loadRun, readChat } from './store.js';
 import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
 
 export interface EngineOptions {
@@ -89,7 +88,7 @@ export class Engine {
 
   async startRun(input: StartRunInput): Promise<StartedRun> {
     const sessionId = input.sessionId ?? newSessionId();
-    const session = sessionKeys(this.options.space, sessionId);
+    const _session = sessionKeys(this.options.space, sessionId);
     const sessionAgent = input.sessionId === undefined ? undefined : await this.sessionAgent(sessionId);
     if (input.sessionId !== undefined && sessionAgent === undefined) {
       throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
