@@ -44,12 +44,12 @@ export async function callTool(
 }
 
 /** The parsed result of a call that must have succeeded. */
-// biome-ignore lint/suspicious/noExplicitAny: tests read fields of many result shapes
 export async function callOk(
   toolbox: ToolBox,
   name: string,
   input: unknown,
   context?: ToolContext,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read fields of many result shapes
 ): Promise<any> {
   const outcome = await callTool(toolbox, name, input, context);
   if (outcome.isError) throw new Error(`expected ${name} to succeed, got: ${outcome.content}`);
