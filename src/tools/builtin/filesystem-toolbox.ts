@@ -162,7 +162,8 @@ export function filesystemToolbox(options: FilesystemToolboxOptions): ToolBox {
     description: 'Tells whether a path of the workspace exists, its type, size and modification time.',
     inputSchema: z.strictObject({ path: pathField }),
     idempotent: true,
-    handler: async (_context, input): Promise<JsonValue> => {
+    handler: async (context, input): Promise<JsonValue> => {
+      context.signal.throwIfAborted();
       const target = await resolveInWorkspace(workspace, input.path);
       if (!target.exists) return { path: target.relative, exists: false };
       const info = await stat(target.absolute);
