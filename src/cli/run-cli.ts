@@ -1,6 +1,6 @@
 // Commands import what they need when they run: `config validate` and `--help` load no server code.
 import '../models/index.js';
-import { builtinToolboxes } from '../tools/builtin/index.js';
+import type { ToolBox } from '../tools/index.js';
 import { resolveConfigPath } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { type Command, parseCommandLine, UsageError, usageText } from './command-line.js';
@@ -17,7 +17,8 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
     io.stderr.write(`ratchet: ${error.message}\n\n${usageText}\n`);
     return 2;
   }
-  const toolboxes = builtinToolboxes();
+  // The CLI offers the built-in toolboxes only (built from the config's `tools` section when it loads).
+  const toolboxes: readonly ToolBox[] = [];
   switch (command.name) {
     case 'help':
       io.stdout.write(`${usageText}\n`);

@@ -1,4 +1,5 @@
 import { ConfigError, formatConfigSummary, loadConfig } from '../config/index.js';
+import { knownToolboxNames } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 
 export interface CommandOutput {
@@ -13,7 +14,7 @@ export function validateConfigCommand(
   output: CommandOutput,
 ): number {
   try {
-    const loaded = loadConfig(file, { knownToolboxes: toolboxes.map((toolbox) => toolbox.name) });
+    const loaded = loadConfig(file, { knownToolboxes: knownToolboxNames(toolboxes) });
     output.out('ok');
     output.out(formatConfigSummary(loaded));
     return 0;

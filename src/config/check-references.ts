@@ -7,10 +7,11 @@ export interface ReferenceCheckOptions {
 }
 
 /**
- * Checks what the schema cannot see entry by entry: unique provider and agent names, and that agents'
- * providers and toolboxes and `entry_agent` name something that exists. Works on the raw parsed YAML so it
- * runs even when other parts fail the schema; whatever does not have the expected shape is skipped (the
- * schema reports it), and references are only checked against a complete list of names.
+ * Checks what the schema cannot see entry by entry: unique provider and agent names, that agents'
+ * providers and toolboxes and `entry_agent` name something that exists, and that no agent uses a disabled
+ * `exec` toolbox. Works on the raw parsed YAML so it runs even when other parts fail the schema; whatever
+ * does not have the expected shape is skipped (the schema reports it), and references are only checked
+ * against a complete list of names.
  */
 export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {}): ConfigProblem[] {
   if (!isRecord(raw)) return [];
@@ -26,6 +27,14 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
         message: unknownReference('provider', agent.provider, providerNames),
       });
     }
+    entriesOf(agent.toolboxes).forEach((toolbox, toolboxIndex) => {
+      if (toolbox === 'exec' && !execEnabled(raw)) {
+        problems.push({
+          path: ['agents', index, 'toolboxes', toolboxIndex],
+          message: 'toolbox "exec" is disabled: set tools.exec.enabled: true and list tools.exec.commands',
+        });
+      }
+    });
     const knownToolboxes = options.knownToolboxes;
     if (knownToolboxes === undefined) return;
     entriesOf(agent.toolboxes).forEach((toolbox, toolboxIndex) => {
@@ -180,6 +189,13 @@ function unknownReference(
   if (hint !== '') return `unknown ${label} "${name}"${hint}`;
   const plural = label === 'toolbox' ? 'toolboxes' : `${label}s`;
   return `unknown ${label} "${name}" (known ${plural}: ${known.length > 0 ? known.join(', ') : 'none'})`;
+}
+
+/** Running commands is off unless the config turns it on: an agent listing `exec` otherwise is a mistake. */
+function execEnabled(raw: Record<string, unknown>): boolean {
+  const tools = raw.tools;
+  if (!isRecord(tools) || !isRecord(tools.exec)) return false;
+  return tools.exec.enabled === true;
 }
 
 function entriesOf(list: unknown): unknown[] {

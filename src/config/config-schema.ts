@@ -1,22 +1,7 @@
 import { z } from 'zod';
 import { providerConfigSchema } from './provider-config-schema.js';
-
-/**
- * A section or field that may be left out, or left empty in YAML (`worker:` with every line below it
- * commented out parses as null): both mean "use the defaults".
- */
-function withDefault<T extends z.ZodType>(schema: T, defaultValue: z.input<T>) {
-  return z.preprocess(nullAsMissing, schema.prefault(defaultValue));
-}
-
-function nullAsMissing(value: unknown): unknown {
-  return value === null ? undefined : value;
-}
-
-function integer(minimum: number, maximum?: number) {
-  const atLeast = z.int().min(minimum);
-  return maximum === undefined ? atLeast : atLeast.max(maximum);
-}
+import { integer, nullAsMissing, withDefault } from './schema-helpers.js';
+import { toolsConfigSchema } from './tools-config-schema.js';
 
 const agentNamePattern = /^[a-zA-Z][\w-]*$/;
 const prefixPattern = /^[\w.-]+$/;
@@ -205,6 +190,8 @@ export const configSchema = z.strictObject({
   worker: withDefault(workerSchema, {}),
   api: withDefault(apiSchema, {}),
   events: withDefault(eventsSchema, {}),
+  /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
+  tools: withDefault(toolsConfigSchema, {}),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;

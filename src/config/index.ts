@@ -23,3 +23,4 @@ export {
 export type { ProviderConfig } from './provider-config-schema.js';
 export { resolveEntryAgent } from './resolve-entry-agent.js';
 export { didYouMean, suggest } from './suggest.js';
+export type { ToolsConfig } from './tools-config-schema.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
 import type { HandoffGroup } from '../tools/builtin/handoff-toolbox.js';
-import { delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
+import { builtinToolboxes, delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import type { AgentRuntime, TeamService } from '../workflows/steps/step-context.js';
 
@@ -15,7 +15,10 @@ export interface Registry {
   teams: Map<string, TeamService>;
 }
 
-/** Builds each provider once and each agent's runtime (model, toolboxes in order, tool definitions). */
+/**
+ * Builds each provider once, the built-in toolboxes from the config's `tools` section, and each agent's
+ * runtime (model, toolboxes in order, tool definitions). `toolboxes` are those registered from code.
+ */
 export function buildAgents(
   config: RatchetConfig,
   configDir: string,
@@ -42,7 +45,16 @@ export function buildRegistry(
       kind.create(provider, { configDir, logger: logger.child({ provider: provider.name }) }),
     );
   }
-  const toolboxByName = new Map(toolboxes.map((toolbox) => [toolbox.name, toolbox]));
+  const toolboxByName = new Map<string, ToolBox>();
+  for (const toolbox of [...builtinToolboxes({ tools: config.tools, configDir }), ...toolboxes]) {
+    if (toolboxByName.has(toolbox.name)) {
+      throw new RatchetError(
+        'config_invalid',
+        `two toolboxes are named "${toolbox.name}" (built-in names are taken)`,
+      );
+    }
+    toolboxByName.set(toolbox.name, toolbox);
+  }
   const providerByName = new Map(config.providers.map((provider) => [provider.name, provider]));
   const providerRuntime = (name: string) => {
     const provider = providerByName.get(name);

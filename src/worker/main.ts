@@ -1,5 +1,4 @@
 import '../models/index.js';
-import { builtinToolboxes } from '../tools/builtin/index.js';
 import { startWorkerProcess } from './start-worker-process.js';
 
-await startWorkerProcess({ argv: process.argv.slice(2), toolboxes: builtinToolboxes() });
+await startWorkerProcess({ argv: process.argv.slice(2), toolboxes: [] });

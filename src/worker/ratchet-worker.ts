@@ -16,6 +16,7 @@ import { RunCancellations } from './run-cancellations.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
+  /** Toolboxes registered from code, beside the built-in ones (which the config's `tools` section sets up). */
   toolboxes: readonly ToolBox[];
   logger: Logger;
   /** Overrides `worker.concurrency` of the config. */

@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createLogger } from '../log/index.js';
+import { knownToolboxNames } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from './ratchet-worker.js';
 
 export interface WorkerProcessOptions {
   argv: string[];
+  /** Toolboxes registered from code, beside the built-in ones (which the config's `tools` section sets up). */
   toolboxes: readonly ToolBox[];
 }
 
@@ -23,7 +25,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const logger = createLogger({ name: 'ratchet-worker' });
   let loaded: ReturnType<typeof loadConfig>;
   try {
-    loaded = loadConfig(configPath, { knownToolboxes: options.toolboxes.map((toolbox) => toolbox.name) });
+    loaded = loadConfig(configPath, { knownToolboxes: knownToolboxNames(options.toolboxes) });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

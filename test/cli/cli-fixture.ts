@@ -10,7 +10,6 @@ import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
-import { builtinToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import { deleteKeys } from '../helpers/harness.js';
 
@@ -158,11 +157,11 @@ export function createWorld(options: {
 /** The API and a worker in the test process, listening on a free loopback port. */
 export async function startServer(world: CliWorld): Promise<{ api: ApiProcess; close(): Promise<void> }> {
   const logger = silentLogger();
-  const worker = new RatchetWorker({ loaded: world.loaded, toolboxes: builtinToolboxes(), logger });
+  const worker = new RatchetWorker({ loaded: world.loaded, toolboxes: [], logger });
   await worker.start();
   const api = await startApi({
     loaded: world.loaded,
-    toolboxes: builtinToolboxes(),
+    toolboxes: [],
     logger,
     host: '127.0.0.1',
     port: 0,

@@ -1,10 +1,12 @@
 import './register-fake-provider.js';
+import '../../src/models/index.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { builtinToolboxNames } from '../../src/tools/builtin/index.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
@@ -51,6 +53,13 @@ function loadError(action: () => unknown): ConfigError {
 }
 
 describe('loadConfig', () => {
+  it('loads the example coding-agent config with the built-in toolboxes', () => {
+    const path = join(fixtures, '../../../config/coding-agent.yaml');
+    const loaded = loadConfig(path, { env: {}, cwd: workingDir, knownToolboxes: builtinToolboxNames });
+    expect(loaded.config.agents[0]?.toolboxes).toEqual(['filesystem', 'search', 'exec', 'git', 'http']);
+    expect(loaded.config.tools.exec).toMatchObject({ enabled: true, shell: false });
+  });
+
   it('loads a file and reports where it came from', () => {
     const loaded = loadConfig(join(fixtures, 'minimal.yaml'), { env: {}, cwd: workingDir });
     expect(loaded.path).toBe(join(fixtures, 'minimal.yaml'));

@@ -72,6 +72,21 @@ describe('parseConfigText: defaults', () => {
       default_context_windows: {},
       api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },
       events: { max_len: 10_000 },
+      tools: {
+        workspace: './workspace',
+        filesystem: { read_only: false, max_read_bytes: 1_048_576, max_list_entries: 1_000 },
+        search: { max_results: 200, max_files: 20_000 },
+        exec: { enabled: false, commands: [], timeout_ms: 30_000, max_output_bytes: 65_536, shell: false },
+        git: { timeout_ms: 30_000, max_output_bytes: 262_144 },
+        http: {
+          allow_hosts: [],
+          private_hosts: [],
+          allow_private: false,
+          timeout_ms: 15_000,
+          max_response_bytes: 1_048_576,
+          max_redirects: 5,
+        },
+      },
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
   });
@@ -231,6 +246,36 @@ describe('parseConfigText: problems', () => {
       'agents[0].toolboxes[2]: unknown toolbox "shell" (known toolboxes: search, files)',
     ]);
     expect(parse(text).agents[0]?.toolboxes).toEqual(['search', 'fles', 'shell']);
+  });
+
+  it('refuses an agent using the exec toolbox while exec is disabled, and exec enabled without commands', () => {
+    const withExec = minimal.replace(
+      'provider: default',
+      'provider: default\n    toolboxes: [filesystem, exec]',
+    );
+    expect(problemsOf(withExec)).toEqual([
+      'agents[0].toolboxes[1]: toolbox "exec" is disabled: set tools.exec.enabled: true and list tools.exec.commands',
+    ]);
+    expect(problemsOf(`${withExec}tools:\n  exec: { enabled: true }\n`)).toEqual([
+      'tools.exec.commands: list at least one command when exec is enabled (e.g. commands: [ls, cat])',
+    ]);
+    const enabled = parse(`${withExec}tools:\n  exec: { enabled: true, commands: [ls] }\n`);
+    expect(enabled.tools.exec).toMatchObject({ enabled: true, commands: ['ls'], shell: false });
+  });
+
+  it('checks the tools section: unknown keys, hosts, and no patterns among hosts trusted with private addresses', () => {
+    const text = `${minimal}tools:
+  workspace: ./work
+  filesystem: { read_only: true, max_read_bytes: 0 }
+  http: { allow_hosts: ["*.example.com", "api.example.org", "bad host"], private_hosts: ["*.internal"] }
+  gti: {}
+`;
+    expect(problemsOf(text)).toEqual([
+      'tools.filesystem.max_read_bytes: must be at least 1',
+      'tools.http.allow_hosts[2]: must be a host name ("api.example.com"), an IP address, or "*.example.com"',
+      'tools.http.private_hosts[0]: must name one host exactly (no "*." pattern)',
+      'tools.gti: unknown key (expected one of: workspace, filesystem, search, exec, git, http)',
+    ]);
   });
 
   it('rejects duplicate provider and agent names, pointing at the first one', () => {

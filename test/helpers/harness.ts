@@ -12,7 +12,7 @@ import type { RatchetEvent } from '../../src/events/event.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
-import { builtinToolboxes } from '../../src/tools/builtin/index.js';
+import { builtinToolboxNames } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import type { Engine } from '../../src/workflows/engine.js';
 import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
@@ -115,7 +115,7 @@ export class Harness {
       },
     };
     writeFileSync(this.configPath, JSON.stringify({ ...config, ...options.config }, null, 2));
-    this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'utils', 'alt'] });
+    this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'alt', ...builtinToolboxNames] });
     this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
     this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });
   }
@@ -124,7 +124,7 @@ export class Harness {
   async startWorker(): Promise<RatchetWorker> {
     const worker = new RatchetWorker({
       loaded: this.loaded,
-      toolboxes: [...builtinToolboxes(), testToolbox({ effectLog: this.effectLog }), altToolbox()],
+      toolboxes: [testToolbox({ effectLog: this.effectLog }), altToolbox()],
       logger: silentLogger(),
     });
     this.workers.push(worker);

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import '../../src/models/index.js';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
+import { createToolBox } from '../../src/tools/index.js';
 import { buildAgents } from '../../src/worker/index.js';
+import { toolContext } from '../helpers/tool-calls.js';
 
 const config = (extra: string) =>
   parseConfigText(
@@ -58,5 +60,35 @@ describe('buildAgents', () => {
     );
     expect(agents.get('a')?.tools.map((tool) => tool.name)).toEqual(['ask_user', 'report_progress']);
     expect(agents.get('b')?.tools.map((tool) => tool.name)).toContain('spawn_agents');
+  });
+
+  it('builds the built-in toolboxes from the tools section, for the agents that list them', async () => {
+    const text = [
+      'providers: [{ name: script, kind: scripted, model: m, replies: [{ text: hi }] }]',
+      'agents: [{ name: coder, provider: script, toolboxes: [filesystem, http] }]',
+      'tools: { workspace: ws, filesystem: { read_only: true } }',
+    ].join('\n');
+    const { config: loaded } = parseConfigText(text, { env: {}, configDir: '/configs' });
+    const coder = buildAgents(loaded, '/configs', [], silentLogger()).get('coder');
+    expect(coder?.tools.map((tool) => tool.name)).toEqual([
+      'read_file',
+      'write_file',
+      'edit_file',
+      'list_directory',
+      'stat_path',
+      'http_request',
+      'ask_user',
+      'report_progress',
+    ]);
+    const write = coder?.toolboxes[0]?.tools.find((tool) => tool.name === 'write_file');
+    await expect(write?.handler(toolContext(), { path: 'a', content: 'b' })).rejects.toThrow(
+      'tools.filesystem.read_only',
+    );
+  });
+
+  it('refuses a toolbox registered from code under a built-in name', () => {
+    expect(() => buildAgents(config(''), '.', [createToolBox('filesystem', [])], silentLogger())).toThrow(
+      'two toolboxes are named "filesystem"',
+    );
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger } from '../../src/log/index.js';
 import {
   createToolBox,
   defineTool,
@@ -13,6 +12,7 @@ import {
   toolDefinitionOf,
   toolDefinitions,
 } from '../../src/tools/index.js';
+import { toolContext } from '../helpers/tool-calls.js';
 
 const add = defineTool({
   name: 'add',
@@ -43,21 +43,8 @@ const noInput = defineTool({
   handler: async () => ({ ok: true }),
 });
 
-function context(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return {
-    idempotencyKey: 'key-1',
-    signal,
-    logger: silentLogger(),
-    sessionId: 'ses_0123456789abcdef',
-    runId: 'run_0123456789abcdef_0123456789',
-    agent: 'assistant',
-    iteration: 1,
-    toolCallId: 'call_1_0',
-    ask: async () => 'an answer',
-    reportProgress: async () => {},
-    delegate: async () => [],
-    chat: async () => [],
-  };
+function context(signal?: AbortSignal): ToolContext {
+  return toolContext(signal ? { signal } : {});
 }
 
 function toolReturning(handler: Tool['handler']): Tool {

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { integer, withDefault } from './schema-helpers.js';
+
+/** A host name, an IP address (IPv6 without brackets), or `*.domain` for every subdomain of a domain. */
+const hostPattern = /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^[0-9a-f:.]+$/i;
+const hostSchema = z.string().regex(hostPattern, {
+  error: 'must be a host name ("api.example.com"), an IP address, or "*.example.com"',
+});
+/** Hosts trusted with private addresses are named exactly: a pattern would trust names anyone can add. */
+const exactHostSchema = z
+  .string()
+  .regex(hostPattern, { error: 'must be a host name or an IP address' })
+  .refine((host) => !host.startsWith('*.'), { error: 'must name one host exactly (no "*." pattern)' });
+
+const filesystemSchema = z.strictObject({
+  /** Refuse write_file and edit_file. */
+  read_only: withDefault(z.boolean(), false),
+  /** The most read_file returns at once (a larger file is read in parts with offset/length). */
+  max_read_bytes: withDefault(integer(1), 1_048_576),
+  /** The most entries list_directory returns. */
+  max_list_entries: withDefault(integer(1), 1_000),
+});
+
+const searchSchema = z.strictObject({
+  /** The most paths (glob) or matching lines (grep) one search returns. */
+  max_results: withDefault(integer(1), 200),
+  /** The most files one search looks at, so a huge tree cannot keep a worker busy. */
+  max_files: withDefault(integer(1), 20_000),
+});
+
+const execSchema = z
+  .strictObject({
+    enabled: withDefault(z.boolean(), false),
+    /** Program names (or exact paths) the model may run. */
+    commands: withDefault(z.array(z.string().min(1)), []),
+    timeout_ms: withDefault(integer(100), 30_000),
+    /** Cap of stdout and of stderr each; a process that writes more is killed. */
+    max_output_bytes: withDefault(integer(1), 65_536),
+    /** Run the command line through /bin/sh -c (only its first word is checked against `commands`). */
+    shell: withDefault(z.boolean(), false),
+  })
+  .refine((exec) => !exec.enabled || exec.commands.length > 0, {
+    path: ['commands'],
+    error: 'list at least one command when exec is enabled (e.g. commands: [ls, cat])',
+  });
+
+const gitSchema = z.strictObject({
+  /** The top of the repository git tools work in, relative to the config file; default: the workspace. */
+  work_dir: z.string().min(1).optional(),
+  /** Commit author; default: GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL, else "Ratchet" / "ratchet@localhost". */
+  author_name: z.string().min(1).optional(),
+  author_email: z.string().min(1).optional(),
+  timeout_ms: withDefault(integer(100), 30_000),
+  max_output_bytes: withDefault(integer(1), 262_144),
+});
+
+const httpSchema = z.strictObject({
+  /** When not empty, the only hosts requests (and redirects) may go to. */
+  allow_hosts: withDefault(z.array(hostSchema), []),
+  /** Hosts that may resolve to loopback, private or link-local addresses (e.g. an internal service). */
+  private_hosts: withDefault(z.array(exactHostSchema), []),
+  /** Allow loopback, private and link-local addresses for every host. */
+  allow_private: withDefault(z.boolean(), false),
+  /** For the whole request, redirects included. */
+  timeout_ms: withDefault(integer(100), 15_000),
+  /** The response body is cut at this size (and marked truncated). */
+  max_response_bytes: withDefault(integer(1), 1_048_576),
+  max_redirects: withDefault(integer(0, 20), 5),
+});
+
+/** The `tools:` section: settings of the built-in toolboxes. */
+export const toolsConfigSchema = z.strictObject({
+  /** Root of filesystem, search and exec, relative to the config file's directory. */
+  workspace: withDefault(z.string().min(1), './workspace'),
+  filesystem: withDefault(filesystemSchema, {}),
+  search: withDefault(searchSchema, {}),
+  exec: withDefault(execSchema, {}),
+  git: withDefault(gitSchema, {}),
+  http: withDefault(httpSchema, {}),
+});
+
+export type ToolsConfig = z.output<typeof toolsConfigSchema>;

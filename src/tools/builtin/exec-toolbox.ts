@@ -1,0 +1,102 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import type { ToolsConfig } from '../../config/index.js';
+import { defineTool } from '../tool.js';
+import { createToolBox, type ToolBox } from '../toolbox.js';
+import { minimalEnv, runProcess } from './run-process.js';
+import { resolveInWorkspace } from './workspace-path.js';
+
+export interface ExecToolboxOptions {
+  /** Absolute path of the workspace root. */
+  workspace: string;
+  settings: ToolsConfig['exec'];
+}
+
+/** `exec`: runs allow-listed commands in the workspace (off unless tools.exec.enabled). */
+export function execToolbox(options: ExecToolboxOptions): ToolBox {
+  const { workspace, settings } = options;
+  const allowed = settings.commands.length > 0 ? settings.commands.join(', ') : '(none)';
+  const runCommand = defineTool({
+    name: 'run_command',
+    description: settings.shell
+      ? `Runs a shell command line in the workspace. Its first word must be one of: ${allowed}. ` +
+        'Returns the exit code, stdout and stderr.'
+      : `Runs a program in the workspace, without a shell (no pipes, globs or variables): one of ${allowed}, ` +
+        'with its arguments as a list. Returns the exit code, stdout and stderr.',
+    inputSchema: z.strictObject({
+      command: z
+        .string()
+        .min(1)
+        .describe(settings.shell ? 'the command line' : 'the program to run, e.g. "ls"'),
+      args: z.array(z.string()).optional().describe('its arguments, one per element'),
+      cwd: z.string().min(1).optional().describe('directory to run in, relative to the workspace root'),
+      timeout_ms: z
+        .int()
+        .positive()
+        .max(settings.timeout_ms)
+        .optional()
+        .describe(`time limit (default and maximum ${settings.timeout_ms})`),
+    }),
+    // A command may change anything: after a crash the model is told the outcome is unknown.
+    idempotent: false,
+    handler: async (context, input) => {
+      if (!settings.enabled) {
+        throw new Error('running commands is disabled: set tools.exec.enabled: true in the config');
+      }
+      const invocation = commandLine(input.command, input.args ?? [], settings);
+      const directory = await resolveInWorkspace(workspace, input.cwd ?? '.', 'cwd');
+      if (!directory.exists || !(await stat(directory.absolute)).isDirectory()) {
+        throw new Error(`cwd: "${input.cwd}" is not a directory of the workspace`);
+      }
+      const timeoutMs = input.timeout_ms ?? settings.timeout_ms;
+      const result = await runProcess({
+        ...invocation,
+        cwd: directory.absolute,
+        env: minimalEnv(),
+        timeoutMs,
+        maxOutputBytes: settings.max_output_bytes,
+        signal: context.signal,
+      });
+      const notes = [
+        ...(result.timedOut ? [`killed after ${timeoutMs} ms`] : []),
+        ...(result.truncated
+          ? [`output over ${settings.max_output_bytes} bytes (tools.exec.max_output_bytes): killed and cut`]
+          : []),
+      ];
+      return {
+        exit_code: result.exitCode,
+        ...(result.signal === null ? {} : { signal: result.signal }),
+        stdout: result.stdout,
+        stderr: result.stderr,
+        ...(result.timedOut ? { timed_out: true } : {}),
+        ...(result.truncated ? { truncated: true } : {}),
+        ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+      };
+    },
+  });
+  return createToolBox('exec', [runCommand]);
+}
+
+/** The program and arguments to start, once the command is checked against the allow-list. */
+function commandLine(
+  command: string,
+  args: readonly string[],
+  settings: ToolsConfig['exec'],
+): { command: string; args: readonly string[] } {
+  if (settings.shell) {
+    if (args.length > 0)
+      throw new Error('args: not used with tools.exec.shell: true; put them in the command line');
+    const program = command.trim().split(/\s+/)[0] ?? '';
+    refuseUnlisted(program, settings);
+    return { command: '/bin/sh', args: ['-c', command] };
+  }
+  refuseUnlisted(command, settings);
+  return { command, args };
+}
+
+function refuseUnlisted(program: string, settings: ToolsConfig['exec']): void {
+  if (!settings.commands.includes(program)) {
+    const allowed = settings.commands.length > 0 ? settings.commands.join(', ') : 'none';
+    throw new Error(`command: "${program}" is not allowed (tools.exec.commands allows: ${allowed})`);
+  }
+}

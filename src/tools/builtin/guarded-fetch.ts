@@ -1,0 +1,170 @@
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import {
+  checkDestination,
+  type Destination,
+  type DestinationPolicy,
+  pinnedLookup,
+  type Resolver,
+} from './ssrf-guard.js';
+
+export interface GuardedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface GuardedFetchOptions {
+  policy: DestinationPolicy;
+  resolve: Resolver;
+  maxRedirects: number;
+  maxResponseBytes: number;
+  signal: AbortSignal;
+}
+
+export interface GuardedResponse {
+  /** The URL that answered (after redirects). */
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The body was cut at maxResponseBytes. */
+  truncated: boolean;
+  /** Every URL redirected to, in order. */
+  redirects: string[];
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+/** Sent only to the origin the model addressed: dropped when a redirect leaves it. */
+const credentialHeaders = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/**
+ * Sends one HTTP request and follows redirects by hand, checking the destination of every hop (host
+ * allow-list, resolved addresses) before connecting, and connecting only to the addresses checked.
+ */
+export async function guardedFetch(
+  request: GuardedRequest,
+  options: GuardedFetchOptions,
+): Promise<GuardedResponse> {
+  let url = httpUrl(request.url, 'url');
+  let method = request.method;
+  let body = request.body;
+  let headers = { ...request.headers };
+  const redirects: string[] = [];
+  for (;;) {
+    const destination = await checkDestination(url, options.policy, options.resolve, options.signal);
+    const response = await sendOnce({ url, method, headers, body, destination }, options);
+    const location = response.headers.location;
+    if (!redirectStatuses.has(response.status) || location === undefined) {
+      return { ...response, url: url.href, redirects };
+    }
+    if (redirects.length >= options.maxRedirects) {
+      throw new Error(
+        `too many redirects: more than ${options.maxRedirects} (tools.http.max_redirects); the last pointed to ${location}`,
+      );
+    }
+    const next = httpUrl(new URL(location, url).href, `redirect from ${url.href}`);
+    if (next.origin !== url.origin) headers = without(headers, credentialHeaders);
+    const becomesGet =
+      response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST');
+    if (becomesGet) {
+      method = method === 'HEAD' ? 'HEAD' : 'GET';
+      body = undefined;
+      headers = without(headers, new Set(['content-type']));
+    }
+    redirects.push(next.href);
+    url = next;
+  }
+}
+
+interface Hop {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  destination: Destination;
+}
+
+type HopResponse = Omit<GuardedResponse, 'url' | 'redirects'>;
+
+function sendOnce(hop: Hop, options: GuardedFetchOptions): Promise<HopResponse> {
+  return new Promise((resolve, reject) => {
+    const transport = hop.url.protocol === 'https:' ? https : http;
+    const { hostname } = hop.destination;
+    const request = transport.request({
+      protocol: hop.url.protocol,
+      hostname,
+      ...(hop.url.port === '' ? {} : { port: Number(hop.url.port) }),
+      path: `${hop.url.pathname}${hop.url.search}`,
+      method: hop.method,
+      headers: {
+        ...hop.headers,
+        ...(hop.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(hop.body)) }),
+      },
+      lookup: pinnedLookup(hop.destination),
+      // A fresh connection per hop: a pooled socket could belong to an earlier, differently checked request.
+      agent: false,
+      signal: options.signal,
+      ...(hop.url.protocol === 'https:' && isIP(hostname) === 0 ? { servername: hostname } : {}),
+    });
+    request.once('error', reject);
+    request.once('response', (response) => {
+      const status = response.statusCode ?? 0;
+      const headers = flattenHeaders(response.headers);
+      if (redirectStatuses.has(status) && headers.location !== undefined) {
+        response.resume();
+        resolve({ status, headers, body: '', truncated: false });
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (truncated: boolean) =>
+        resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8'), truncated });
+      response.on('data', (chunk: Buffer) => {
+        const room = options.maxResponseBytes - size;
+        if (chunk.length <= room) {
+          chunks.push(chunk);
+          size += chunk.length;
+          return;
+        }
+        chunks.push(chunk.subarray(0, room));
+        size += room;
+        finish(true);
+        request.destroy();
+      });
+      response.once('end', () => finish(false));
+      response.once('error', reject);
+    });
+    request.end(hop.body);
+  });
+}
+
+function httpUrl(text: string, field: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`${field}: "${text}" is not an absolute URL (e.g. https://example.com/path)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`${field}: only http and https URLs are allowed, not ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new Error(`${field}: credentials in the URL are not allowed; send an authorization header instead`);
+  }
+  return url;
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function without(headers: Record<string, string>, names: ReadonlySet<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase())));
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ToolsConfig, toolsConfigSchema } from '../../src/config/tools-config-schema.js';
+import { silentLogger } from '../../src/log/index.js';
+import {
+  findTool,
+  prepareToolCall,
+  runToolHandler,
+  type ToolBox,
+  type ToolContext,
+  type ToolOutcome,
+} from '../../src/tools/index.js';
+
+/** A tool context as a tool step builds it, with a fresh signal unless one is given. */
+export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    idempotencyKey: 'key-1',
+    signal: new AbortController().signal,
+    logger: silentLogger(),
+    sessionId: 'ses_0123456789abcdef',
+    runId: 'run_0123456789abcdef_0123456789',
+    agent: 'assistant',
+    iteration: 1,
+    toolCallId: 'call_1_0',
+    ask: async () => 'an answer',
+    reportProgress: async () => {},
+    delegate: async () => [],
+    chat: async () => [],
+    ...overrides,
+  };
+}
+
+/** Calls a tool the way a tool step does: arguments as JSON, checked against the schema, then the handler. */
+export async function callTool(
+  toolbox: ToolBox,
+  name: string,
+  input: unknown,
+  context: ToolContext = toolContext(),
+): Promise<ToolOutcome> {
+  const tool = findTool([toolbox], name);
+  const names = toolbox.tools.map((candidate) => candidate.name);
+  const prepared = prepareToolCall({ name, arguments: JSON.stringify(input) }, tool, names);
+  if (!prepared.ok) return prepared.outcome;
+  return runToolHandler(prepared.tool, prepared.input, context);
+}
+
+/** The parsed result of a call that must have succeeded. */
+export async function callOk(
+  toolbox: ToolBox,
+  name: string,
+  input: unknown,
+  context?: ToolContext,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read fields of many result shapes
+): Promise<any> {
+  const outcome = await callTool(toolbox, name, input, context);
+  if (outcome.isError) throw new Error(`expected ${name} to succeed, got: ${outcome.content}`);
+  try {
+    return JSON.parse(outcome.content);
+  } catch {
+    return outcome.content;
+  }
+}
+
+/** The error text of a call that must have failed. */
+export async function callError(toolbox: ToolBox, name: string, input: unknown, context?: ToolContext) {
+  const outcome = await callTool(toolbox, name, input, context);
+  if (!outcome.isError) throw new Error(`expected ${name} to fail, got: ${outcome.content}`);
+  return outcome.content;
+}
+
+/** The `tools:` section with defaults, as the config loader produces it. */
+export function toolsSettings(section: Record<string, unknown> = {}): ToolsConfig {
+  return toolsConfigSchema.parse(section);
+}
+
+/** A temporary directory (real path) removed by the returned cleanup. */
+export function temporaryDirectory(label: string): { path: string; remove(): void } {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), `ratchet-${label}-`)));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}

@@ -1,0 +1,132 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { globToRegExp } from '../../src/tools/builtin/glob-pattern.js';
+import { searchToolbox } from '../../src/tools/builtin/search-toolbox.js';
+import type { ToolBox } from '../../src/tools/index.js';
+import { callError, callOk, temporaryDirectory, toolsSettings } from '../helpers/tool-calls.js';
+
+describe('globToRegExp', () => {
+  const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);
+
+  it('* and ? stay within one path segment', () => {
+    expect(matches('*.ts', 'a.ts')).toBe(true);
+    expect(matches('*.ts', 'src/a.ts')).toBe(false);
+    expect(matches('src/?.ts', 'src/a.ts')).toBe(true);
+    expect(matches('src/?.ts', 'src/ab.ts')).toBe(false);
+  });
+
+  it('** spans any number of directories, including none', () => {
+    expect(matches('**/*.ts', 'a.ts')).toBe(true);
+    expect(matches('**/*.ts', 'src/deep/er/a.ts')).toBe(true);
+    expect(matches('src/**/test.ts', 'src/test.ts')).toBe(true);
+    expect(matches('src/**/test.ts', 'src/a/b/test.ts')).toBe(true);
+    expect(matches('src/**', 'src/a/b.js')).toBe(true);
+    expect(matches('src/**', 'lib/a.js')).toBe(false);
+  });
+
+  it('{a,b} alternatives, nested, and character classes', () => {
+    expect(matches('src/{lib,test}/*.js', 'src/test/x.js')).toBe(true);
+    expect(matches('src/{lib,test}/*.js', 'src/other/x.js')).toBe(false);
+    expect(matches('*.{ts,{m,c}js}', 'x.mjs')).toBe(true);
+    expect(matches('file[0-9].txt', 'file7.txt')).toBe(true);
+    expect(matches('file[!0-9].txt', 'file7.txt')).toBe(false);
+  });
+
+  it('takes regex characters literally and reports an unclosed brace', () => {
+    expect(matches('a+b(1).txt', 'a+b(1).txt')).toBe(true);
+    expect(matches('a.txt', 'abtxt')).toBe(false);
+    expect(() => globToRegExp('src/{a,b')).toThrow('has a "{" without its "}"');
+  });
+});
+
+describe('search toolbox', () => {
+  let directory: ReturnType<typeof temporaryDirectory>;
+  let workspace: string;
+  let search: ToolBox;
+  const toolbox = (section: Record<string, unknown> = {}, maxFileBytes = 1_048_576) =>
+    searchToolbox({ workspace, settings: toolsSettings({ search: section }).search, maxFileBytes });
+
+  beforeEach(() => {
+    directory = temporaryDirectory('search');
+    workspace = join(directory.path, 'workspace');
+    const outside = join(directory.path, 'outside');
+    mkdirSync(join(workspace, 'src', 'lib'), { recursive: true });
+    mkdirSync(join(workspace, '.git'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(workspace, 'README.md'), '# Project\nTODO: write docs\n');
+    writeFileSync(join(workspace, 'src', 'main.ts'), 'import x from "./lib/x";\n// TODO: main\nexport {};\n');
+    writeFileSync(join(workspace, 'src', 'lib', 'x.ts'), 'export default 1; // todo lower\n');
+    writeFileSync(join(workspace, 'src', 'data.bin'), Buffer.from([0x54, 0x4f, 0x44, 0x4f, 0x00]));
+    writeFileSync(join(workspace, '.git', 'config'), 'TODO in git internals\n');
+    writeFileSync(join(outside, 'leak.ts'), '// TODO: outside secret\n');
+    symlinkSync(outside, join(workspace, 'escape'));
+    symlinkSync(join(workspace, 'src'), join(workspace, 'src', 'lib', 'loop'));
+    search = toolbox();
+  });
+  afterEach(() => directory.remove());
+
+  it('glob lists matching files, skipping .git and links that leave the workspace', async () => {
+    expect(await callOk(search, 'glob', { pattern: '**/*.ts' })).toEqual({
+      paths: ['src/main.ts', 'src/lib/x.ts'],
+    });
+    expect(await callOk(search, 'glob', { pattern: '*.md' })).toEqual({ paths: ['README.md'] });
+    expect(await callOk(search, 'glob', { pattern: '*.ts', path: 'src' })).toEqual({
+      paths: ['src/main.ts'],
+    });
+  });
+
+  it('grep finds lines by regular expression, with line numbers, skipping binary files and escapes', async () => {
+    expect(await callOk(search, 'grep', { pattern: 'TODO' })).toEqual({
+      matches: [
+        { path: 'README.md', line: 2, text: 'TODO: write docs' },
+        { path: 'src/main.ts', line: 2, text: '// TODO: main' },
+      ],
+    });
+    const ignoringCase = await callOk(search, 'grep', {
+      pattern: 'todo',
+      ignore_case: true,
+      include: '**/*.ts',
+    });
+    expect(ignoringCase.matches.map((match: { path: string }) => match.path)).toEqual([
+      'src/main.ts',
+      'src/lib/x.ts',
+    ]);
+    expect(await callOk(search, 'grep', { pattern: '^export', path: 'src/lib/x.ts' })).toEqual({
+      matches: [{ path: 'src/lib/x.ts', line: 1, text: 'export default 1; // todo lower' }],
+    });
+  });
+
+  it('caps the number of results and says so', async () => {
+    const capped = toolbox({ max_results: 1 });
+    expect(await callOk(capped, 'grep', { pattern: 'TODO' })).toMatchObject({
+      matches: [{ path: 'README.md' }],
+      truncated: true,
+    });
+    expect(await callOk(capped, 'glob', { pattern: '**' })).toMatchObject({
+      paths: ['README.md'],
+      truncated: true,
+    });
+  });
+
+  it('caps the number of files looked at', async () => {
+    const result = await callOk(toolbox({ max_files: 2 }), 'glob', { pattern: '**' });
+    expect(result.paths).toHaveLength(2);
+    expect(result.note).toContain('tools.search.max_files');
+  });
+
+  it('a bad regular expression is a clear error', async () => {
+    expect(await callError(search, 'grep', { pattern: 'todo(' })).toContain(
+      'pattern: not a valid regular expression',
+    );
+  });
+
+  it('refuses a search path outside the workspace', async () => {
+    expect(await callError(search, 'grep', { pattern: 'TODO', path: '../outside' })).toContain(
+      'is outside the workspace',
+    );
+    expect(await callError(search, 'glob', { pattern: '*', path: 'escape' })).toContain(
+      'through a symbolic link',
+    );
+  });
+});
