@@ -5,6 +5,7 @@ export {
   type InterruptedPolicy,
   interruptedPolicyOf,
   type JsonValue,
+  type SessionAccess,
   type Tool,
   type ToolContext,
   toolDefinitionOf,

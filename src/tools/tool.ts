@@ -1,6 +1,8 @@
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
+import type { KeySpace } from '../redis/keys.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -24,6 +26,29 @@ export interface ToolContext {
   ask(question: AskOptions): Promise<string>;
   /** Reports the run's progress (a progress event; `fraction` in 0..1 when known). */
   reportProgress(progress: { message: string; fraction?: number }): Promise<void>;
+  /** The session's Redis, for tools that keep data shared by the session's agents (state, tasks, notes). */
+  session: SessionAccess;
+}
+
+/**
+ * Redis access of a tool call, scoped by its session: keys come from `sessionDataKeys` (src/redis/keys.ts),
+ * under the session's hash tag, so a script touches one slot.
+ */
+export interface SessionAccess {
+  redis: Redis;
+  space: KeySpace;
+  /** The step job running this call: a parked call is woken by this id. */
+  jobId: string;
+  now(): Date;
+  /** Longest a parked call sleeps before it looks again (`worker.question_recheck_ms`). */
+  recheckMs: number;
+  /**
+   * Parks the call's step until `wakeAt` (ms since the epoch) or until `wake(jobId)`, holding no worker: throw
+   * the error it returns. The handler then runs again from the start, so park only before any side effect.
+   */
+  park(wakeAt: number, waitingFor: string): Promise<Error>;
+  /** Wakes a parked step of this session at once; a step that is not parked is left alone. */
+  wake(jobId: string): Promise<void>;
 }
 
 export interface AskOptions {

@@ -21,6 +21,8 @@ export const journalField = {
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
   modelCalls: (iteration: number) => `calls:${iteration}`,
+  /** A tool call's step parked itself to wait (state_watch), so its next execution is not a crash's rerun. */
+  parked: (jobId: string) => `parked:${jobId}`,
   /** The run was finished by a final failure of a step. */
   runFailed: () => 'run-failed',
 };

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { silentLogger } from '../../src/log/index.js';
@@ -55,6 +56,16 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
     toolCallId: 'call_1_0',
     ask: async () => 'an answer',
     reportProgress: async () => {},
+    // These handlers touch no session data: a client that is never connected.
+    session: {
+      redis: {} as Redis,
+      space: { prefix: 'test', shards: 1 },
+      jobId: 'job-1',
+      now: () => new Date(),
+      recheckMs: 1000,
+      park: async () => new Error('parked'),
+      wake: async () => {},
+    },
   };
 }
 

@@ -10,9 +10,9 @@ import { answerQuestion, questionIdOf, readQuestion } from '../questions.js';
 import { encodeEvent } from '../store.js';
 import type { StepContext } from './step-context.js';
 
-/** Parks the step until `wakeAt` (or until an answer promotes it): the worker slot is free meanwhile. */
-export function suspendUntil(wakeAt: number, questionId: string): RatchetError {
-  return new RatchetError('suspended', `waiting for an answer to ${questionId}`, {
+/** Parks the step until `wakeAt` (or until something promotes it): the worker slot is free meanwhile. */
+export function suspendUntil(wakeAt: number, waitingFor: string): RatchetError {
+  return new RatchetError('suspended', `waiting for ${waitingFor}`, {
     details: { wake_at: wakeAt },
   });
 }
@@ -56,7 +56,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
     }
     throw suspendUntil(
       Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs),
-      question.id,
+      `an answer to ${question.id}`,
     );
   }
   const now = services.now().toISOString();
@@ -109,7 +109,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
   const wakeAt = timeoutAt
     ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
     : nowMs + services.questionRecheckMs;
-  throw suspendUntil(wakeAt, record.id);
+  throw suspendUntil(wakeAt, `an answer to ${record.id}`);
 }
 
 /** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */

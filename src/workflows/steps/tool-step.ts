@@ -1,6 +1,6 @@
 import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { chatKey, runKeys, sessionKeys } from '../../redis/keys.js';
+import { chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -36,6 +36,7 @@ import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
 import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
+import { parkedBefore, sessionAccess } from './tool-session.js';
 
 interface LoadedCall {
   record: RunRecord;
@@ -134,13 +135,6 @@ function idempotencyKey(data: ToolJobData): string {
   return stepJobId.tool(data.run_id, data.iteration, data.index);
 }
 
-/** The call's handler asked a question before (so an earlier attempt was parked, not cut short). */
-async function askedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
-  const { services } = context;
-  const questions = sessionKeys(services.space, data.session_id).questions;
-  return (await services.redis.hexists(questions, questionIdOf.ask(context.jobId, 0))) === 1;
-}
-
 function callOf(data: ToolJobData, reply: string): ToolCallPart {
   const call = toolCallsOf(decodeChatEntry(reply, `chat entry ${data.reply_index} of ${data.run_id}`))[
     data.index
@@ -232,7 +226,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const interrupted =
     decision.kind === 'rerun' &&
     decision.intent.token !== context.token &&
-    !(await askedBefore(context, data));
+    !(await parkedBefore(context, data, questionIdOf.ask(context.jobId, 0)));
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
@@ -244,6 +238,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     toolCallId: call.id,
     ask: askFunction(context, data),
     reportProgress: progressFunction(context, data),
+    session: sessionAccess(context, data),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
