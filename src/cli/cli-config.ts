@@ -15,7 +15,7 @@ export function resolveConfigPath(option: string | undefined, env: NodeJS.Proces
 export function loadCliConfig(option: string | undefined, toolboxes: readonly ToolBox[]): LoadedConfig {
   try {
     return loadConfig(resolveConfigPath(option), {
-      knownToolboxes: toolboxes.map((toolbox) => toolbox.name),
+      knownToolboxes: toolboxes,
     });
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message, 2);

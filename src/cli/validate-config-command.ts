@@ -13,7 +13,7 @@ export function validateConfigCommand(
   output: CommandOutput,
 ): number {
   try {
-    const loaded = loadConfig(file, { knownToolboxes: toolboxes.map((toolbox) => toolbox.name) });
+    const loaded = loadConfig(file, { knownToolboxes: toolboxes });
     output.out('ok');
     output.out(formatConfigSummary(loaded));
     return 0;

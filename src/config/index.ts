@@ -1,3 +1,4 @@
+export type { KnownToolbox } from './check-references.js';
 export { ConfigError } from './config-error.js';
 export {
   type AgentConfig,
@@ -7,6 +8,7 @@ export {
   type EventsConfig,
   type RatchetConfig,
   type RedisConfig,
+  type ToolboxReference,
   type WorkerConfig,
 } from './config-schema.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';

@@ -23,7 +23,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const logger = createLogger({ name: 'ratchet-worker' });
   let loaded: ReturnType<typeof loadConfig>;
   try {
-    loaded = loadConfig(configPath, { knownToolboxes: options.toolboxes.map((toolbox) => toolbox.name) });
+    loaded = loadConfig(configPath, { knownToolboxes: options.toolboxes });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -59,6 +59,16 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  await worker.start();
+  try {
+    await worker.start();
+  } catch (error) {
+    // Skills are read when the worker builds its agents: a bad one is a config problem like any other.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      await worker.close(0);
+      process.exit(2);
+    }
+    throw error;
+  }
   return worker;
 }

@@ -102,7 +102,7 @@ export class Harness {
       },
     };
     writeFileSync(this.configPath, JSON.stringify({ ...config, ...options.config }, null, 2));
-    this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'utils'] });
+    this.loaded = loadConfig(this.configPath, { knownToolboxes: [...builtinToolboxes(), testToolbox()] });
     this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
     this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });
   }
@@ -167,7 +167,14 @@ export class Harness {
   }
 
   /** Lines of the scripted model's call log (one per model request, across processes). */
-  modelCalls(): { run_id: string; iteration: number; attempt: number }[] {
+  modelCalls(): {
+    run_id: string;
+    agent: string;
+    iteration: number;
+    attempt: number;
+    tools: string[];
+    system: string;
+  }[] {
     if (!existsSync(this.callsLog)) return [];
     return readLines(this.callsLog);
   }

@@ -8,6 +8,7 @@ export { interactionToolbox, interactionToolboxName } from './interaction-toolbo
 
 /** The toolboxes every worker offers, by the names the config uses. */
 export function builtinToolboxes(): ToolBox[] {
+  // biome-ignore format: one toolbox a line, so toolboxes added on other branches merge without conflict
   return [
     utilsToolbox(),
     stateToolbox(),

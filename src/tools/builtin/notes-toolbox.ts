@@ -72,7 +72,10 @@ const noteRead = defineTool({
   }),
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const text = await context.session.redis.hget(notesKey(context), fieldOf(context, input.scope, input.name));
+    const text = await context.session.redis.hget(
+      notesKey(context),
+      fieldOf(context, input.scope, input.name),
+    );
     if (text === null) return { found: false, name: input.name, scope: input.scope };
     const note = parseJsonRecord(noteRecordSchema, text, `note "${input.name}"`);
     return {
@@ -98,8 +101,10 @@ const noteList = defineTool({
     const ownPrefix = `agent:${context.agent}:`;
     const notes: { name: string; scope: Scope }[] = [];
     for (const field of fields) {
-      if (field.startsWith('session:')) notes.push({ name: field.slice('session:'.length), scope: 'session' });
-      else if (field.startsWith(ownPrefix)) notes.push({ name: field.slice(ownPrefix.length), scope: 'agent' });
+      if (field.startsWith('session:'))
+        notes.push({ name: field.slice('session:'.length), scope: 'session' });
+      else if (field.startsWith(ownPrefix))
+        notes.push({ name: field.slice(ownPrefix.length), scope: 'agent' });
     }
     return {
       notes: notes

@@ -97,13 +97,7 @@ const stateWatch = defineTool({
       session.redis,
       'state-watch',
       [keys.state, keys.stateWatchers, keys.stateWatchDeadlines],
-      [
-        input.key,
-        session.jobId,
-        context.idempotencyKey,
-        Math.ceil(nowMs + input.timeout_s * 1000),
-        nowMs,
-      ],
+      [input.key, session.jobId, context.idempotencyKey, Math.ceil(nowMs + input.timeout_s * 1000), nowMs],
     );
     if (code === 'FOUND') return { found: true, key: input.key, value: parseValue(detail ?? '', input.key) };
     if (code === 'TIMED_OUT') return { found: false, timed_out: true, key: input.key };

@@ -135,7 +135,9 @@ const taskUpdate = defineTool({
     if (code === 'NOT_FOUND') throw new Error(`no task with id "${input.id}": task_list shows the tasks`);
     const task = parseTask(text ?? '', `task ${input.id}`);
     if (code === 'NOT_YOURS') {
-      throw new Error(`task ${input.id} is claimed by ${describeOwner(task, context)}: only they may update it`);
+      throw new Error(
+        `task ${input.id} is claimed by ${describeOwner(task, context)}: only they may update it`,
+      );
     }
     if (code === 'NOT_CLAIMED') {
       throw new Error(`status "in_progress" comes from claiming: call task_claim with id "${input.id}"`);

@@ -27,13 +27,20 @@ export function sessionAccess(context: StepContext, data: ToolJobData): SessionA
 }
 
 /** The call's handler parked before (asked a question or waited), so an earlier attempt was not cut short. */
-export async function parkedBefore(context: StepContext, data: ToolJobData, questionId: string): Promise<boolean> {
+export async function parkedBefore(
+  context: StepContext,
+  data: ToolJobData,
+  questionId: string,
+): Promise<boolean> {
   const { services } = context;
   const [asked, parked] = (await execPipeline(
     services.redis
       .pipeline()
       .hexists(sessionKeys(services.space, data.session_id).questions, questionId)
-      .hexists(runKeys(services.space, data.session_id, data.run_id).journal, journalField.parked(context.jobId)),
+      .hexists(
+        runKeys(services.space, data.session_id, data.run_id).journal,
+        journalField.parked(context.jobId),
+      ),
   )) as [number, number];
   return asked === 1 || parked === 1;
 }
