@@ -112,7 +112,9 @@ describe('state', () => {
     expect(toolEvents(events, 'tool_call_start', 'watch')).toBeLessThan(
       toolEvents(events, 'tool_call_start', 'set'),
     );
-    expect(toolEvents(events, 'tool_call_end', 'set')).toBeLessThan(toolEvents(events, 'tool_call_end', 'watch'));
+    expect(toolEvents(events, 'tool_call_end', 'set')).toBeLessThan(
+      toolEvents(events, 'tool_call_end', 'watch'),
+    );
     // Woken, not re-run after a crash.
     const end = events[toolEvents(events, 'tool_call_end', 'watch')];
     expect(end?.kind === 'tool_call_end' && end.data.interrupted).toBeUndefined();
@@ -163,7 +165,11 @@ describe('tasks', () => {
           { tool_calls: [{ id: 'create_docs', name: 'task_create', arguments: { title: 'write docs' } }] },
           {
             tool_calls: [
-              { id: 'create_bug', name: 'task_create', arguments: { title: 'fix bug', description: 'in parser' } },
+              {
+                id: 'create_bug',
+                name: 'task_create',
+                arguments: { title: 'fix bug', description: 'in parser' },
+              },
             ],
           },
           {
@@ -175,7 +181,11 @@ describe('tasks', () => {
           },
           {
             tool_calls: [
-              { id: 'complete', name: 'task_update', arguments: { id: '1', status: 'completed', note: 'shipped' } },
+              {
+                id: 'complete',
+                name: 'task_update',
+                arguments: { id: '1', status: 'completed', note: 'shipped' },
+              },
               { id: 'skip_claim', name: 'task_update', arguments: { id: '2', status: 'in_progress' } },
               { id: 'claim_done', name: 'task_claim', arguments: { id: '1' } },
             ],
@@ -190,24 +200,33 @@ describe('tasks', () => {
     expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
 
     const results = resultsById(await h.transcript(sessionId));
-    const ids = [results.get('create_docs'), results.get('create_bug')].map(
-      (result) => (result?.content as { task: { id: string } }).task.id,
-    );
-    expect(ids).toEqual(['1', '2']);
+    expect(results.get('create_docs')?.content).toMatchObject({ task: { id: '1', title: 'write docs' } });
+    expect(results.get('create_bug')?.content).toMatchObject({ task: { id: '2', title: 'fix bug' } });
     const claims = [results.get('claim_a'), results.get('claim_b')];
     const winners = claims.filter((claim) => claim?.is_error === false);
     const losers = claims.filter((claim) => claim?.is_error === true);
     expect(winners).toHaveLength(1);
-    expect(winners[0]?.content).toMatchObject({ claimed: true, task: { status: 'in_progress', assignee: 'agent' } });
+    expect(winners[0]?.content).toMatchObject({
+      claimed: true,
+      task: { status: 'in_progress', assignee: 'agent' },
+    });
     expect(losers[0]?.content).toMatch(/task 1 is already claimed by this run/);
     expect(results.get('skip_claim')).toMatchObject({ is_error: true });
     expect(results.get('skip_claim')?.content).toMatch(/call task_claim with id "2"/);
     expect(results.get('claim_done')?.content).toMatch(/task 1 is already claimed/);
-    const listed = (results.get('list')?.content as { tasks: unknown[] }).tasks;
-    expect(listed).toMatchObject([
-      { id: '1', title: 'write docs', status: 'completed', assignee: 'agent', note: 'shipped' },
-      { id: '2', title: 'fix bug', description: 'in parser', status: 'pending', assignee: null, note: null },
-    ]);
+    expect(results.get('list')?.content).toMatchObject({
+      tasks: [
+        { id: '1', title: 'write docs', status: 'completed', assignee: 'agent', note: 'shipped' },
+        {
+          id: '2',
+          title: 'fix bug',
+          description: 'in parser',
+          status: 'pending',
+          assignee: null,
+          note: null,
+        },
+      ],
+    });
   });
 
   it('task_create re-run after a crash finds the task it created instead of adding another', async () => {
@@ -247,7 +266,11 @@ describe('notes', () => {
         replies: [
           {
             tool_calls: [
-              { id: 'w_shared', name: 'note_write', arguments: { name: 'summary', content: 'the plan is set' } },
+              {
+                id: 'w_shared',
+                name: 'note_write',
+                arguments: { name: 'summary', content: 'the plan is set' },
+              },
               {
                 id: 'w_own',
                 name: 'note_write',
@@ -282,7 +305,11 @@ describe('notes', () => {
 
     const results = resultsById(await h.transcript(first.sessionId));
     expect(results.get('w_own')?.content).toEqual({ written: true, name: 'draft', scope: 'agent' });
-    expect(results.get('r_own')?.content).toMatchObject({ found: true, content: 'half done', written_by: 'writer' });
+    expect(results.get('r_own')?.content).toMatchObject({
+      found: true,
+      content: 'half done',
+      written_by: 'writer',
+    });
     expect(results.get('l_writer')?.content).toEqual({
       notes: [
         { name: 'draft', scope: 'agent' },
