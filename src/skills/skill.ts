@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { configErrorMap } from '../config/config-issues.js';
 import { describeIssues } from '../tools/index.js';
 
 /** A procedure an agent can follow: `<skills dir>/<name>/SKILL.md`. */
@@ -47,7 +48,7 @@ export function parseSkill(text: string, folderName: string, file: string): Skil
   } catch (error) {
     throw new Error(`front-matter is not valid YAML: ${(error as Error).message}`);
   }
-  const parsed = frontMatterSchema.safeParse(data ?? {});
+  const parsed = frontMatterSchema.safeParse(data ?? {}, { error: configErrorMap });
   if (!parsed.success) throw new Error(`front-matter: ${describeIssues(parsed.error.issues)}`);
   if (parsed.data.name !== folderName) {
     throw new Error(`front-matter name "${parsed.data.name}" differs from its folder "${folderName}"`);
