@@ -42,7 +42,7 @@ function toolEvents(events: readonly RatchetEvent[], kind: 'tool_call_start' | '
 }
 
 describe('state', () => {
-  it('sets, gets and lists JSON values shared by the runs of a session', async () => {
+  it('sets, gets and lists JSON values kept by the session for its runs', async () => {
     const h = start({
       script: {
         replies: [
@@ -78,6 +78,12 @@ describe('state', () => {
     expect(results.get('get_missing')?.content).toEqual({ found: false, key: 'nothing' });
     expect(results.get('list')?.content).toEqual({ keys: ['done', 'plan'] });
     expect(results.get('get_later')?.content).toEqual({ found: true, key: 'done', value: false });
+
+    // The state belongs to the session: deleting the session deletes it.
+    const stateKey = sessionDataKeys(h.engine.space, first.sessionId).state;
+    expect(await h.redis.exists(stateKey)).toBe(1);
+    expect(await h.engine.deleteSession(first.sessionId)).toBe(true);
+    expect(await h.redis.exists(stateKey)).toBe(0);
   });
 
   it('state_watch parks until a state_set of its key wakes it, holding no worker slot meanwhile', async () => {
