@@ -28,6 +28,11 @@ const agentOptionsSchema = z.strictObject({
   max_iterations: withDefault(integer(1), 10),
   /** Stream the model's text to the session's events (text_delta) as it is produced. */
   stream: withDefault(z.boolean(), false),
+  /**
+   * Offer list_agents, delegate_to_agent and spawn_agents. Default: on when the config has more than one
+   * agent.
+   */
+  delegate: z.preprocess(nullAsMissing, z.boolean().optional()),
 });
 
 const toolSettingsSchema = z.strictObject({
@@ -58,6 +63,8 @@ const agentSchema = z.strictObject({
     error: 'must start with a letter and contain only letters, digits, "_" and "-"',
   }),
   description: withDefault(z.string(), ''),
+  /** Shown before the agent's name in clients (agent_start events). */
+  prefix: withDefault(z.string().min(1).max(16), '🤖'),
   /** The system prompt. */
   instructions: withDefault(z.string(), ''),
   provider: z.string().min(1),
@@ -139,6 +146,8 @@ export const configSchema = z.strictObject({
   providers: z.array(providerConfigSchema).min(1, { error: 'define at least one provider' }),
   agents: z.array(agentSchema).min(1, { error: 'define at least one agent' }),
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
+  /** How deep delegations may nest: a run started by the API is depth 0, the runs it delegates to depth 1. */
+  max_delegation_depth: withDefault(integer(0, 100), 5),
   /** Prices per model name, in USD per million tokens: the cost of each request, summed like usage. */
   pricing: withDefault(
     z.record(

@@ -16,7 +16,12 @@ export const eventDataSchemas = {
     depth: z.number().int(),
     prefix: z.string(),
   }),
-  agent_end: z.strictObject({ status: z.string() }),
+  agent_end: z.strictObject({
+    status: z.string(),
+    parent_run_id: z.string().nullable(),
+    depth: z.number().int(),
+    prefix: z.string(),
+  }),
   message_added: z.strictObject({ chat_id: z.string(), index: z.number().int(), message: messageSchema }),
   tool_call_start: z.strictObject({
     iteration: z.number().int(),

@@ -114,12 +114,14 @@ export interface RunKeys extends SessionKeys {
   run: string;
   /** Hash: what each step of the run has done (see src/workflows/journal.ts). */
   journal: string;
+  /** Set of the run's child runs (delegations), for cancelling them with it. */
+  children: string;
 }
 
 export function runKeys(space: KeySpace, sessionId: string, runId: string): RunKeys {
   const session = sessionKeys(space, sessionId);
   const base = `${shardPrefix(space, session.shard)}:run:${runId}`;
-  return { ...session, run: base, journal: `${base}:journal` };
+  return { ...session, run: base, journal: `${base}:journal`, children: `${base}:children` };
 }
 
 /** The lock BullMQ holds while a worker processes a job; our commits check its token (fencing). */

@@ -12,7 +12,7 @@ const scriptKeyCounts = {
   'cancel-run': 5,
   'commit-step': 8,
   'commit-tool-outcome': 5,
-  'create-run': 5,
+  'create-run': 7,
   'note-write': 1,
   'rate-limit-admit': 3,
   'rate-limit-settle': 3,

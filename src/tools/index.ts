@@ -1,6 +1,8 @@
 export { type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
 export {
   type AskOptions,
+  type DelegatedTask,
+  type DelegationResult,
   defineTool,
   type InterruptedPolicy,
   interruptedPolicyOf,

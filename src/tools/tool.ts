@@ -26,8 +26,30 @@ export interface ToolContext {
   ask(question: AskOptions): Promise<string>;
   /** Reports the run's progress (a progress event; `fraction` in 0..1 when known). */
   reportProgress(progress: { message: string; fraction?: number }): Promise<void>;
+  /**
+   * Runs other agents as child runs, each on a chat of its own holding its task, and resolves with how each
+   * ended, in the order given, once all have finished, or as soon as one has failed (the others are then
+   * cancelled). Until then the step is parked (no worker held) and the handler runs again from the start when
+   * a child finishes: the children are started once, so call it before any side effect.
+   */
+  delegate(tasks: readonly DelegatedTask[]): Promise<DelegationResult[]>;
   /** The session's Redis, for tools that keep data shared by the session's agents (state, tasks, notes). */
   session: SessionAccess;
+}
+
+export interface DelegatedTask {
+  agent: string;
+  task: string;
+}
+
+export interface DelegationResult {
+  agent: string;
+  run_id: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  /** The child's final answer, when it completed. */
+  answer: string | null;
+  /** Why it failed or was cancelled. */
+  error: string | null;
 }
 
 /**
@@ -45,8 +67,10 @@ export interface SessionAccess {
   /**
    * Parks the call's step until `wakeAt` (ms since the epoch) or until `wake(jobId)`, holding no worker: throw
    * the error it returns. The handler then runs again from the start, so park only before any side effect.
+   * `recheck`, run once the step is parked, says whether what it waits for came meanwhile (a `wake` that found
+   * the step still running): then the step is woken at once.
    */
-  park(wakeAt: number, waitingFor: string): Promise<Error>;
+  park(wakeAt: number, waitingFor: string, recheck?: () => Promise<boolean>): Promise<Error>;
   /** Wakes a parked step of this session at once; a step that is not parked is left alone. */
   wake(jobId: string): Promise<void>;
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
 import { instructionsWithSkills, selectAgentSkills, skillsToolbox } from '../skills/index.js';
-import { interactionToolbox } from '../tools/builtin/index.js';
+import { delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import type { AgentRuntime } from '../workflows/steps/step-context.js';
 
@@ -47,6 +47,9 @@ export function buildAgents(
   };
   const interaction = interactionToolbox();
   const skillsOf = selectAgentSkills(config, configDir);
+  const delegation = delegationToolbox(
+    config.agents.map((agent) => ({ name: agent.name, description: agent.description })),
+  );
   const agents = new Map<string, AgentRuntime>();
   config.agents.forEach((agent, agentIndex) => {
     const completer = completers.get(agent.provider);
@@ -58,8 +61,11 @@ export function buildAgents(
     const skillTools = skillsToolbox(skills);
     if (skillTools) agentToolboxes.push(skillTools);
     agentToolboxes.push(interaction);
+    if (agent.options.delegate ?? config.agents.length > 1) agentToolboxes.push(delegation);
     agents.set(agent.name, {
       name: agent.name,
+      description: agent.description,
+      prefix: agent.prefix,
       instructions: instructionsWithSkills(agent.instructions, skills),
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,

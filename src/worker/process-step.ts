@@ -8,6 +8,7 @@ import { finalFailureHeadroom } from '../workflows/step-queues.js';
 import type { StepContext, StepServices } from '../workflows/steps/step-context.js';
 import type { StepKind } from '../workflows/steps/step-kind.js';
 import { stepKinds } from '../workflows/steps/step-kinds.js';
+import { suspensionRecheck } from '../workflows/steps/tool-interaction.js';
 import type { RunCancellations } from './run-cancellations.js';
 
 /** The delay decided for a failed attempt, read back by BullMQ's backoff strategy. */
@@ -108,6 +109,12 @@ async function handleStepError(
     // Waiting for a person: parked in the delayed set, no attempt spent, woken by the answer.
     const wakeAt = Number(error.details?.wake_at ?? Date.now());
     await job.moveToDelayed(wakeAt, context.token);
+    const recheck = suspensionRecheck(error);
+    if (recheck && (await recheck().catch(() => false))) {
+      const { space, engine } = options.services;
+      const sessionId = (data as { session_id: string }).session_id;
+      await engine.queues.wake(shardOf(space, sessionId), context.jobId);
+    }
     throw new DelayedError();
   }
   if (error.code === 'cancelled' || (context.signal.aborted && !options.isShuttingDown())) {

@@ -48,6 +48,7 @@ export class RatchetWorker {
       agents,
       eventsMaxLength: config.events.max_len,
       questionRecheckMs: config.worker.question_recheck_ms,
+      maxDelegationDepth: config.max_delegation_depth,
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
     };

@@ -2,6 +2,7 @@ import { RatchetError } from '../errors/index.js';
 import { cancelChannel, runKeys, sessionKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { wakeParentStep } from './child-runs.js';
 import { cancelCommit } from './core/run-commits.js';
 import type { EngineContext } from './engine-context.js';
 import { sessionIdOfRun, stepJobId } from './ids.js';
@@ -56,9 +57,23 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
       });
     await context.redis.publish(cancelChannel(context.space), runId);
     await removeQueuedSteps(context, keys.shard, keys.journal, runId, stored.record.iteration);
+    await cancelChildren(context, keys.children, runId);
+    await wakeParentStep(context, stored.record);
     return;
   }
   throw new RatchetError('internal', `run ${runId} kept changing while it was cancelled`);
+}
+
+/** A cancelled run's children are cancelled with it (and theirs with them). */
+async function cancelChildren(context: EngineContext, childrenKey: string, runId: string): Promise<void> {
+  for (const childId of await context.redis.smembers(childrenKey)) {
+    try {
+      await cancelRun(context, childId, `its parent run ${runId} was cancelled`);
+    } catch (error) {
+      if (!(error instanceof RatchetError && ['run_finished', 'run_not_found'].includes(error.code)))
+        throw error;
+    }
+  }
 }
 
 /** Removes the steps that may be queued for the run (locked ones finish as no-ops when they see the status). */

@@ -32,6 +32,7 @@ export function engineFromConfig(options: {
     eventsMaxLength: config.events.max_len,
     agents: config.agents.map((agent) => agent.name),
     defaultAgent: resolveEntryAgent(config),
+    prefixes: Object.fromEntries(config.agents.map((agent) => [agent.name, agent.prefix])),
     logger: options.logger,
     ...(options.findTool ? { findTool: options.findTool } : {}),
   });

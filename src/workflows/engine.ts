@@ -18,9 +18,10 @@ import { newRunId, newSessionId, sessionIdOfRun, stepJobId } from './ids.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
 import { type Budget, isFinished } from './run-record.js';
+import { writeRun } from './run-writer.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
-import { type StepJobSettings, StepQueues, stepJobName } from './step-queues.js';
+import { type StepJobSettings, StepQueues } from './step-queues.js';
 import { encodeEvent, execPipeline, loadRun, readChat } from './store.js';
 import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
 
@@ -35,6 +36,8 @@ export interface EngineOptions {
   defaultAgent: string;
   logger: Logger;
   now?: () => Date;
+  /** Display prefix of each agent in clients (config `prefix`). */
+  prefixes?: Readonly<Record<string, string>>;
   /** The tool an agent would call by that name: lets `respond` check edited arguments of an approval. */
   findTool?: (agent: string, toolName: string) => Tool | undefined;
 }
@@ -96,8 +99,6 @@ export class Engine {
     const chat = chatKey(this.options.space, sessionId, mainChatId);
     const parts: Part[] =
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
-    const queue = this.queues.queue(session.shard);
-    const client = await queue.backend.client;
 
     for (let tries = 0; tries < 5; tries += 1) {
       // A fresh run id on every try: a failed try may have added its first step already (see below).
@@ -111,41 +112,17 @@ export class Engine {
         parts,
         newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
         ...(input.budget ? { budget: input.budget } : {}),
+        prefix: this.options.prefixes?.[agent] ?? '🤖',
         chatLength,
         now: this.now().toISOString(),
       });
-      // The run and its first step are written in one transaction: no crash leaves a run without a step.
-      // When the create-run script refuses, the step is added all the same; it finds no run and ends.
-      const transaction = client.multi();
-      (transaction as unknown as Record<string, (...args: unknown[]) => unknown>).ratchetCreateRun?.(
-        session.session,
-        chat,
-        session.events,
-        runKeys(this.options.space, sessionId, runId).run,
-        session.runs,
-        plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
-        runId,
-        JSON.stringify(plan.record),
+      const { code, detail } = await writeRun({
+        queues: this.queues,
+        space: this.options.space,
+        plan,
         chatLength,
-        this.options.eventsMaxLength,
-        1,
-        encodeChatEntry(plan.message),
-        ...plan.events.map(encodeEvent),
-      );
-      const jobId = stepJobId.iteration(runId, 1);
-      await new Job(
-        queue,
-        stepJobName.iteration,
-        plan.firstStep,
-        this.queues.jobOptions(jobId),
-        jobId,
-      ).addJob(transaction);
-      const results = await transaction.exec();
-      if (!results)
-        throw new RatchetError('redis_unavailable', 'the transaction creating the run was aborted');
-      const [createError, createReply] = results[0] ?? [];
-      if (createError) throw createError;
-      const [code, detail] = createReply as string[];
+        eventsMaxLength: this.options.eventsMaxLength,
+      });
       if (code === 'OK') return { runId, sessionId };
       if (code === 'CONFLICT') continue;
       if (code === 'SESSION_BUSY') {

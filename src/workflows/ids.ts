@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -29,6 +29,19 @@ export function newRunId(sessionId: string): string {
   const match = sessionIdPattern.exec(sessionId);
   if (!match) throw new Error(`not a session id: ${sessionId}`);
   return `run_${match[1]}_${randomToken(10)}`;
+}
+
+/**
+ * The run id of the `index`-th child that the step job `parentJobId` starts: the same every time the step runs,
+ * so a step that runs again finds its children instead of starting new ones.
+ */
+export function childRunId(sessionId: string, parentJobId: string, index: number): string {
+  const match = sessionIdPattern.exec(sessionId);
+  if (!match) throw new Error(`not a session id: ${sessionId}`);
+  const digest = createHash('sha256').update(`${parentJobId}/${index}`).digest();
+  let token = '';
+  for (const byte of digest.subarray(0, 10)) token += alphabet[byte % 32];
+  return `run_${match[1]}_${token}`;
 }
 
 /** The session of a run id, or undefined when the text is not a run id. */

@@ -12,6 +12,8 @@ export const iterationJobDataSchema = z.strictObject({
   iteration: z.number().int().positive(),
   /** Tool calls of the previous iteration, whose results this iteration appends first. */
   previous_calls: z.number().int().nonnegative(),
+  /** A child run's agents above it, nearest first (their toolboxes follow the agent's own); absent for a root run. */
+  lineage: z.array(z.string()).optional(),
 });
 export type IterationJobData = z.infer<typeof iterationJobDataSchema>;
 
@@ -29,5 +31,7 @@ export const toolJobDataSchema = z.strictObject({
   tool_name: z.string(),
   /** Position of the reply that made the call in the chat. */
   reply_index: z.number().int().nonnegative(),
+  /** A child run's agents above it, nearest first (their toolboxes follow the agent's own); absent for a root run. */
+  lineage: z.array(z.string()).optional(),
 });
 export type ToolJobData = z.infer<typeof toolJobDataSchema>;

@@ -48,6 +48,18 @@ export const runRecordSchema = z.strictObject({
   budget: budgetSchema.nullable(),
   /** How often the user raised the budget: every budget counts (1 + raises) times. */
   budget_raises: z.number().int().nonnegative(),
+  /** Set on a child run: the run that started it, the step job that waits for it, and its depth (1 = child). */
+  parent: z
+    .strictObject({ run_id: z.string(), job_id: z.string(), depth: z.number().int().positive() })
+    .nullable()
+    .default(null),
+  /**
+   * The agents above a child run, nearest first: their toolboxes follow the run's own (its own win on a
+   * name clash).
+   */
+  lineage: z.array(z.string()).default([]),
+  /** The agent's display prefix, repeated in its agent_start and agent_end events. */
+  prefix: z.string().default('🤖'),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -101,6 +101,7 @@ export class StepQueues {
           calls: data.previous_calls,
           tool_name: toolNames[index] ?? '',
           reply_index: replyIndex,
+          ...(data.lineage ? { lineage: data.lineage } : {}),
         };
         return {
           name: stepJobName.tool,

@@ -70,14 +70,16 @@ describe('loadConfig', () => {
     expect(config.agents[0]).toEqual({
       name: 'planner',
       description: 'Breaks work into steps',
+      prefix: '🧭',
       instructions: '# Role\nYou plan. Costs are in $ (US dollars).\n',
       provider: 'default',
       toolboxes: ['search', 'files'],
       skills: [],
       tools: { send: { requires_approval: true } },
-      options: { max_iterations: 25, stream: false },
+      options: { max_iterations: 25, stream: false, delegate: true },
     });
     expect(config.entry_agent).toBe('helper');
+    expect(config.max_delegation_depth).toBe(3);
     expect(config.redis).toEqual({
       url: 'redis://:hunter2@redis.internal:6380/2',
       prefix: 'team-a',

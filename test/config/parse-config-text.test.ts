@@ -44,6 +44,7 @@ describe('parseConfigText: defaults', () => {
         {
           name: 'assistant',
           description: '',
+          prefix: '🤖',
           instructions: '',
           provider: 'default',
           toolboxes: [],
@@ -66,6 +67,7 @@ describe('parseConfigText: defaults', () => {
         question_recheck_ms: 60_000,
         keep_completed_jobs_s: 86_400,
       },
+      max_delegation_depth: 5,
       pricing: {},
       default_context_windows: {},
       api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },

@@ -16,12 +16,22 @@ import { builtinToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import type { Engine } from '../../src/workflows/engine.js';
 import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
-import { testToolbox } from '../fixtures/test-tools.js';
+import { altToolbox, testToolbox } from '../fixtures/test-tools.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
-export interface HarnessOptions {
+/** An agent of a multi-agent harness, with a scripted model of its own; other keys go to its config entry. */
+export interface HarnessAgent {
+  name: string;
   script: Script;
+  [key: string]: unknown;
+}
+
+export interface HarnessOptions {
+  /** The script of the one agent `agent` (not used with `agents`). */
+  script?: Script;
+  /** Several agents instead of `agent`, each with a scripted model `model-<name>`; the first is the entry. */
+  agents?: HarnessAgent[];
   maxIterations?: number;
   instructions?: string;
   /** Overrides of the config's `worker` section (tests default to short locks and backoffs). */
@@ -66,8 +76,8 @@ export class Harness {
     this.callsLog = join(this.dir, 'calls.jsonl');
     this.effectLog = join(this.dir, 'effects.jsonl');
     const redisUrl = options.redisUrl ?? inject('redisUrl');
-    writeFileSync(join(this.dir, 'script.json'), JSON.stringify(options.script));
-    const config = {
+    writeFileSync(join(this.dir, 'script.json'), JSON.stringify(options.script ?? { replies: [] }));
+    const scripted = {
       providers: [
         options.providerEntry ?? {
           name: 'model',
@@ -89,6 +99,9 @@ export class Harness {
           ...options.agent,
         },
       ],
+    };
+    const config = {
+      ...(options.agents ? multiAgentEntries(options.agents) : scripted),
       redis: { url: redisUrl, prefix: this.prefix },
       worker: {
         concurrency: 10,
@@ -102,7 +115,9 @@ export class Harness {
       },
     };
     writeFileSync(this.configPath, JSON.stringify({ ...config, ...options.config }, null, 2));
-    this.loaded = loadConfig(this.configPath, { knownToolboxes: [...builtinToolboxes(), testToolbox()] });
+    this.loaded = loadConfig(this.configPath, {
+      knownToolboxes: [...builtinToolboxes(), testToolbox(), altToolbox()],
+    });
     this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
     this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });
   }
@@ -111,7 +126,7 @@ export class Harness {
   async startWorker(): Promise<RatchetWorker> {
     const worker = new RatchetWorker({
       loaded: this.loaded,
-      toolboxes: [...builtinToolboxes(), testToolbox({ effectLog: this.effectLog })],
+      toolboxes: [...builtinToolboxes(), testToolbox({ effectLog: this.effectLog }), altToolbox()],
       logger: silentLogger(),
     });
     this.workers.push(worker);
@@ -200,6 +215,26 @@ export class Harness {
     await closeRedis(this.redis);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function multiAgentEntries(agents: readonly HarnessAgent[]) {
+  return {
+    providers: agents.map((agent) => ({
+      name: `model-${agent.name}`,
+      kind: 'scripted',
+      model: 'test',
+      ...agent.script,
+      record_calls: 'calls.jsonl',
+    })),
+    agents: agents.map(({ name, script: _script, ...extra }) => ({
+      name,
+      description: `the ${name} agent`,
+      instructions: `You are ${name}.`,
+      provider: `model-${name}`,
+      toolboxes: ['test'],
+      ...extra,
+    })),
+  };
 }
 
 function readLines<T>(path: string): T[] {

@@ -44,15 +44,15 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
   const reply = await runScript(
     redis,
     'create-run',
-    [keys.session, chat, keys.events, keys.run, keys.runs],
+    [keys.session, chat, keys.events, keys.run, keys.runs, keys.run, keys.run],
     [
       plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
       runId,
       JSON.stringify(plan.record),
       chatLength,
       1000,
-      1,
-      encodeChatEntry(plan.message),
+      plan.messages.length,
+      ...plan.messages.map(encodeChatEntry),
       ...plan.events.map(encodeEvent),
     ],
   );
@@ -100,6 +100,8 @@ describe('create-run', () => {
         first.keys.events,
         runKeys(space, sessionId, runId).run,
         first.keys.runs,
+        runKeys(space, sessionId, runId).run,
+        runKeys(space, sessionId, runId).run,
       ],
       ['', runId, '{}', 1, 1000, 0],
     );

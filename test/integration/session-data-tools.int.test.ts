@@ -63,6 +63,7 @@ async function call(name: string, input: unknown, options: CallOptions): Promise
     toolCallId: 'call_1_0',
     ask: async () => 'unused',
     reportProgress: async () => {},
+    delegate: async () => [],
     session: {
       redis,
       space,

@@ -32,8 +32,31 @@ describe('buildAgents', () => {
     ]);
   });
 
-  it('gives every agent the interaction tools after its own', () => {
+  it('gives every agent the interaction tools after its own, and the delegation tools when there are others', () => {
     const agents = buildAgents(config(''), '.', [], silentLogger());
+    expect(agents.get('a')?.tools.map((tool) => tool.name)).toEqual([
+      'ask_user',
+      'report_progress',
+      'list_agents',
+      'delegate_to_agent',
+      'spawn_agents',
+    ]);
+  });
+
+  it('leaves the delegation tools out when an agent opts out', () => {
+    const text = [
+      'providers: [{ name: s, kind: scripted, model: m, replies: [{ text: hi }] }]',
+      'agents:',
+      '  - { name: a, provider: s, options: { delegate: false } }',
+      '  - { name: b, provider: s }',
+    ].join('\n');
+    const agents = buildAgents(
+      parseConfigText(text, { env: {}, configDir: '.' }).config,
+      '.',
+      [],
+      silentLogger(),
+    );
     expect(agents.get('a')?.tools.map((tool) => tool.name)).toEqual(['ask_user', 'report_progress']);
+    expect(agents.get('b')?.tools.map((tool) => tool.name)).toContain('spawn_agents');
   });
 });

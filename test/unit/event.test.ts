@@ -17,7 +17,8 @@ const usage = { input_tokens: 1, output_tokens: 2, cached_input_tokens: 0, reque
 const examples: { [Kind in EventKind]: () => StoredEvent } = {
   run_started: () => buildEvent('run_started', run, { input: 'What is 6 * 7?' }, time),
   agent_start: () => buildEvent('agent_start', run, { parent_run_id: null, depth: 0, prefix: '🤖' }, time),
-  agent_end: () => buildEvent('agent_end', run, { status: 'completed' }, time),
+  agent_end: () =>
+    buildEvent('agent_end', run, { status: 'completed', parent_run_id: null, depth: 0, prefix: 'x' }, time),
   ask_user: () =>
     buildEvent(
       'ask_user',

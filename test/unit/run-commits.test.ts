@@ -33,6 +33,9 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     cost_usd: 0.5,
     retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: null,
+    parent: null,
+    lineage: [],
+    prefix: '🤖',
     budget_raises: 0,
     result: null,
     error: null,
@@ -260,7 +263,14 @@ describe('failureCommit', () => {
         time: now,
         data: { error, usage: run.usage, iterations: 3 },
       },
-      { v: 1, kind: 'agent_end', run_id: runId, agent: 'researcher', time: now, data: { status: 'failed' } },
+      {
+        v: 1,
+        kind: 'agent_end',
+        run_id: runId,
+        agent: 'researcher',
+        time: now,
+        data: { status: 'failed', parent_run_id: null, depth: 0, prefix: '🤖' },
+      },
     ]);
     expect(plan.journal).toEqual({ v: 1, at: now });
   });

@@ -56,6 +56,7 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
     toolCallId: 'call_1_0',
     ask: async () => 'an answer',
     reportProgress: async () => {},
+    delegate: async () => [],
     // These handlers touch no session data: a client that is never connected.
     session: {
       redis: {} as Redis,

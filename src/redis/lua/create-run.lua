@@ -7,6 +7,10 @@
   KEYS[3] events stream
   KEYS[4] run hash: record, rev
   KEYS[5] set of the session's run ids
+  KEYS[6] the parent run's hash, for a child run (the parent must not be finished); KEYS[4] for a root run
+  KEYS[7] the parent run's set of children, for a child run; KEYS[4] for a root run
+  A child run works on a chat of its own beside the session's active run: it neither needs nor takes the
+  session's active_run.
 
   ARGV[1] session record JSON: written when the session does not exist ('' = it must exist)
   ARGV[2] run id
@@ -22,9 +26,12 @@
     {'NO_SESSION'}
     {'SESSION_BUSY', activeRunId}
     {'RUN_EXISTS'}
+    {'PARENT_FINISHED', status}
     {'CONFLICT', 'chat'}   the chat grew since it was read: read it again and retry
 ]]
 local rcall = redis.call
+
+--- @include "run-status"
 
 if rcall('HEXISTS', KEYS[1], 'record') == 0 then
   if ARGV[1] == '' then
@@ -33,13 +40,26 @@ if rcall('HEXISTS', KEYS[1], 'record') == 0 then
   rcall('HSET', KEYS[1], 'record', ARGV[1])
 end
 
-local active = rcall('HGET', KEYS[1], 'active_run')
-if active then
-  return {'SESSION_BUSY', active}
-end
+local child = KEYS[6] ~= KEYS[4]
 
 if rcall('EXISTS', KEYS[4]) == 1 then
   return {'RUN_EXISTS'}
+end
+
+if child then
+  local parent = rcall('HGET', KEYS[6], 'record')
+  if not parent then
+    return {'PARENT_FINISHED', 'deleted'}
+  end
+  local status = runStatus(parent)
+  if isFinished(status) then
+    return {'PARENT_FINISHED', status}
+  end
+else
+  local active = rcall('HGET', KEYS[1], 'active_run')
+  if active then
+    return {'SESSION_BUSY', active}
+  end
 end
 
 if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[4]) then
@@ -48,7 +68,11 @@ end
 
 rcall('HSET', KEYS[4], 'record', ARGV[3], 'rev', 1)
 rcall('SADD', KEYS[5], ARGV[2])
-rcall('HSET', KEYS[1], 'active_run', ARGV[2])
+if child then
+  rcall('SADD', KEYS[7], ARGV[2])
+else
+  rcall('HSET', KEYS[1], 'active_run', ARGV[2])
+end
 
 local messageCount = tonumber(ARGV[6])
 for index = 7, 6 + messageCount do

@@ -101,9 +101,15 @@ const stateWatch = defineTool({
     );
     if (code === 'FOUND') return { found: true, key: input.key, value: parseValue(detail ?? '', input.key) };
     if (code === 'TIMED_OUT') return { found: false, timed_out: true, key: input.key };
-    // Parked until the key is set (state_set wakes the step) or the deadline; the recheck is a safety net.
+    // Parked until the key is set (state_set wakes the step) or the deadline. A set between this look and the
+    // parking finds the step still running: the check after parking catches it; the recheck_ms is a safety net.
     const deadline = Number(detail);
-    throw await session.park(Math.min(deadline, nowMs + session.recheckMs), `state key "${input.key}"`);
+    const isSet = async () => (await session.redis.hexists(keys.state, input.key)) === 1;
+    throw await session.park(
+      Math.min(deadline, nowMs + session.recheckMs),
+      `state key "${input.key}"`,
+      isSet,
+    );
   },
 });
 

@@ -49,3 +49,27 @@ export function budgetExceeded(check: BudgetCheck): BudgetExceeded | undefined {
   }
   return undefined;
 }
+
+/**
+ * The budget a child run inherits: what is left of its parent's run budget (raises included) when the child
+ * starts, so a tree of delegations never spends more than its root was given. Null when the parent has none.
+ */
+export function inheritedBudget(parent: {
+  budget: Budget | null;
+  budget_raises: number;
+  usage: { input_tokens: number; output_tokens: number };
+  cost_usd: number;
+}): Budget | null {
+  const { budget } = parent;
+  if (!budget) return null;
+  const times = 1 + parent.budget_raises;
+  const usedTokens = parent.usage.input_tokens + parent.usage.output_tokens;
+  return {
+    // A parent with nothing left still gives its child the smallest budget: the child's first request fails.
+    ...(budget.tokens !== undefined ? { tokens: Math.max(1, budget.tokens * times - usedTokens) } : {}),
+    ...(budget.cost_usd !== undefined
+      ? { cost_usd: Math.max(1e-9, budget.cost_usd * times - parent.cost_usd) }
+      : {}),
+    ...(budget.on_exceeded !== undefined ? { on_exceeded: budget.on_exceeded } : {}),
+  };
+}

@@ -18,6 +18,16 @@ export interface CommitPlan<JournalValue> {
   usage?: Readonly<Record<string, number>>;
 }
 
+/** The end of an agent's run, placed in the run tree like its agent_start. */
+function agentEndEvent(run: RunRecord, status: 'completed' | 'failed' | 'cancelled', now: string) {
+  return buildEvent(
+    'agent_end',
+    run,
+    { status, parent_run_id: run.parent?.run_id ?? null, depth: run.parent?.depth ?? 0, prefix: run.prefix },
+    now,
+  );
+}
+
 function messageAddedEvents(run: RunRecord, messages: readonly Message[], chatLength: number, now: string) {
   return messages.map((message, offset) => messageAddedEvent(run, message, chatLength + offset, now));
 }
@@ -68,12 +78,12 @@ export function replyCommit(input: {
     events.push(
       buildEvent('run_completed', run, { result: decision.result, usage, iterations: iteration }, now),
     );
-    events.push(buildEvent('agent_end', run, { status: 'completed' }, now));
+    events.push(agentEndEvent(run, 'completed', now));
   } else if (decision.kind === 'failed') {
     record.error = { code: decision.code, message: decision.message };
     record.finished_at = now;
     events.push(buildEvent('run_failed', run, { error: record.error, usage, iterations: iteration }, now));
-    events.push(buildEvent('agent_end', run, { status: 'failed' }, now));
+    events.push(agentEndEvent(run, 'failed', now));
   }
   const toolCalls = decision.kind === 'tools' ? decision.calls : [];
   return {
@@ -162,10 +172,7 @@ export function cancelCommit(
       updated_at: now,
       finished_at: now,
     },
-    events: [
-      buildEvent('run_cancelled', run, { reason }, now),
-      buildEvent('agent_end', run, { status: 'cancelled' }, now),
-    ],
+    events: [buildEvent('run_cancelled', run, { reason }, now), agentEndEvent(run, 'cancelled', now)],
   };
 }
 
@@ -182,7 +189,7 @@ export function failureCommit(
     messages: [],
     events: [
       buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now),
-      buildEvent('agent_end', run, { status: 'failed' }, now),
+      agentEndEvent(run, 'failed', now),
     ],
     finished: true,
   };

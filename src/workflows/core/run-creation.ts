@@ -8,7 +8,8 @@ import type { SessionRecord } from '../session-record.js';
 
 export interface RunCreation {
   record: RunRecord;
-  message: Message;
+  /** The run's input, appended to its chat. */
+  messages: Message[];
   events: StoredEvent[];
   /** Written only when the session is new. */
   sessionRecord: SessionRecord | undefined;
@@ -28,6 +29,9 @@ export function planRunCreation(input: {
   /** The agent's display prefix in clients. */
   prefix?: string;
   budget?: Budget;
+  /** For a child run: who started it (see RunRecord.parent) and the agents above it, nearest first. */
+  parent?: RunRecord['parent'];
+  lineage?: string[];
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const message: Message = {
@@ -51,6 +55,9 @@ export function planRunCreation(input: {
     retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.budget ?? null,
     budget_raises: 0,
+    parent: input.parent ?? null,
+    lineage: input.lineage ?? [],
+    prefix: input.prefix ?? '🤖',
     result: null,
     error: null,
     created_at: now,
@@ -61,10 +68,19 @@ export function planRunCreation(input: {
   const inputText = parts.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
   return {
     record,
-    message,
+    messages: [message],
     events: [
       buildEvent('run_started', record, { input: inputText }, now),
-      buildEvent('agent_start', record, { parent_run_id: null, depth: 0, prefix: input.prefix ?? '🤖' }, now),
+      buildEvent(
+        'agent_start',
+        record,
+        {
+          parent_run_id: record.parent?.run_id ?? null,
+          depth: record.parent?.depth ?? 0,
+          prefix: record.prefix,
+        },
+        now,
+      ),
       buildEvent('message_added', record, { chat_id: chatId, index: input.chatLength, message }, now),
     ],
     sessionRecord: input.newSession
@@ -78,6 +94,7 @@ export function planRunCreation(input: {
       chat_id: chatId,
       iteration: 1,
       previous_calls: 0,
+      ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
     },
   };
 }

@@ -3,6 +3,7 @@ import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
+import { wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
@@ -11,6 +12,7 @@ import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
+import { runAgent } from './agent-runtime.js';
 import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
@@ -81,12 +83,6 @@ function systemMessage(agent: AgentRuntime, runId: string, createdAt: string): M
   ];
 }
 
-function agentOf(context: StepContext, name: string): AgentRuntime {
-  const agent = context.services.agents.get(name);
-  if (!agent) throw new RatchetError('agent_not_found', `agent "${name}" is not configured on this worker`);
-  return agent;
-}
-
 /**
  * The results of the previous iteration's calls, when the last outcome commit did not append them (a tool
  * job failed for good without recording anything): what is there, and an error result for what is not.
@@ -151,8 +147,13 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     return;
   }
   let { record, rev } = loaded.run;
-  // A later iteration already committed, or the run is over: this is a stale retry.
-  if (isFinished(record.status) || record.iteration > n) return;
+  // A later iteration already committed, or the run is over: this is a stale retry. A finished child run
+  // wakes its parent again, in case a crash came between its last commit and the wake-up.
+  if (isFinished(record.status)) {
+    await wakeParentStep(services.engine, record);
+    return;
+  }
+  if (record.iteration > n) return;
   const keys = runKeys(services.space, data.session_id, data.run_id);
   const commitBase = {
     keys,
@@ -188,7 +189,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
 
   let entry = loaded.reply;
   if (!entry) {
-    const agent = agentOf(context, record.agent);
+    const agent = runAgent(services, record.agent, record.lineage);
     crashPoint('iteration.before_model_call');
     const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
     if (record.budget || agent.budget) {
@@ -272,6 +273,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     );
     crashPoint('iteration.after_commit');
   }
+  if (entry.decision !== 'tools') await wakeParentStep(services.engine, record);
 
   if (entry.decision === 'tools') {
     await services.engine.queues.addIteration(
@@ -284,6 +286,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
         chat_id: record.chat_id,
         iteration: n + 1,
         previous_calls: entry.tool_calls.length,
+        ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
       },
       entry.index,
       entry.tool_calls.map((call) => call.name),

@@ -1,6 +1,7 @@
 import { RatchetError } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
 import { runKeys } from '../../redis/keys.js';
+import { wakeParentStep } from '../child-runs.js';
 import { failureCommit } from '../core/run-commits.js';
 import { journalField } from '../journal.js';
 import { isFinished } from '../run-record.js';
@@ -40,6 +41,7 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
     eventsMaxLength: services.eventsMaxLength,
   });
   ensureOwned(result, `failing run ${ref.run_id}`);
+  await wakeParentStep(services.engine, stored.record);
 }
 
 /** Records a failed attempt as an `error` event, once per attempt. */

@@ -12,6 +12,10 @@ import type { Budget } from '../run-record.js';
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {
   name: string;
+  /** What the agent does, for other agents choosing whom to delegate to. */
+  description: string;
+  /** Display prefix in clients. */
+  prefix: string;
   instructions: string;
   maxIterations: number;
   /** Stream the model's text as text_delta events. */
@@ -45,6 +49,8 @@ export interface StepServices {
   limiter: RateLimiter;
   /** How often a step waiting for an answer wakes to check (a safety net: an answer promotes it at once). */
   questionRecheckMs: number;
+  /** How deep delegations may nest (a root run is depth 0, its children depth 1). */
+  maxDelegationDepth: number;
   now: () => Date;
 }
 

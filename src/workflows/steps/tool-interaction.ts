@@ -10,11 +10,27 @@ import { answerQuestion, questionIdOf, readQuestion } from '../questions.js';
 import { encodeEvent } from '../store.js';
 import type { StepContext } from './step-context.js';
 
-/** Parks the step until `wakeAt` (or until something promotes it): the worker slot is free meanwhile. */
-export function suspendUntil(wakeAt: number, waitingFor: string): RatchetError {
-  return new RatchetError('suspended', `waiting for ${waitingFor}`, {
-    details: { wake_at: wakeAt },
-  });
+const suspensionRechecks = new WeakMap<RatchetError, () => Promise<boolean>>();
+
+/**
+ * Parks the step until `wakeAt` (or until what it waits for promotes it): the worker slot is free meanwhile.
+ * `recheck`, run once the step is parked, closes the gap between the step's last look and its parking: when
+ * what it waits for happened meanwhile (its wake-up found the step still running), it says so and the step
+ * is woken at once.
+ */
+export function suspendUntil(
+  wakeAt: number,
+  waitingFor: string,
+  recheck?: () => Promise<boolean>,
+): RatchetError {
+  const error = new RatchetError('suspended', `waiting for ${waitingFor}`, { details: { wake_at: wakeAt } });
+  if (recheck) suspensionRechecks.set(error, recheck);
+  return error;
+}
+
+/** The recheck a suspension was given (see suspendUntil). */
+export function suspensionRecheck(error: RatchetError): (() => Promise<boolean>) | undefined {
+  return suspensionRechecks.get(error);
 }
 
 type NewQuestion = Pick<

@@ -1,6 +1,6 @@
 import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { chatKey, runKeys } from '../../redis/keys.js';
+import { chatKey, runKeys, sessionKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -12,7 +12,7 @@ import {
 import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
-import { stepJobId } from '../ids.js';
+import { childRunId, stepJobId } from '../ids.js';
 import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
   journalField,
@@ -32,11 +32,13 @@ import {
   parseRun,
   type StepWrite,
 } from '../store.js';
+import { runAgent } from './agent-runtime.js';
+import { delegateFunction } from './delegation.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
 import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
-import { parkedBefore, sessionAccess } from './tool-session.js';
+import { sessionAccess } from './tool-session.js';
 
 interface LoadedCall {
   record: RunRecord;
@@ -135,6 +137,24 @@ function idempotencyKey(data: ToolJobData): string {
   return stepJobId.tool(data.run_id, data.iteration, data.index);
 }
 
+/**
+ * The call's handler asked a question, started child runs or parked itself (state_watch) before: an earlier
+ * attempt was parked, not cut short.
+ */
+async function parkedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
+  const { services } = context;
+  const questions = sessionKeys(services.space, data.session_id).questions;
+  const keys = runKeys(services.space, data.session_id, data.run_id);
+  const [asked, delegated, parked] = (await execPipeline(
+    services.redis
+      .pipeline()
+      .hexists(questions, questionIdOf.ask(context.jobId, 0))
+      .sismember(keys.children, childRunId(data.session_id, context.jobId, 0))
+      .hexists(keys.journal, journalField.parked(context.jobId)),
+  )) as [number, number, number];
+  return asked === 1 || delegated === 1 || parked === 1;
+}
+
 function callOf(data: ToolJobData, reply: string): ToolCallPart {
   const call = toolCallsOf(decodeChatEntry(reply, `chat entry ${data.reply_index} of ${data.run_id}`))[
     data.index
@@ -150,9 +170,7 @@ function callOf(data: ToolJobData, reply: string): ToolCallPart {
  */
 async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const { services } = context;
-  const agent = services.agents.get(data.agent);
-  if (!agent)
-    throw new RatchetError('agent_not_found', `agent "${data.agent}" is not configured on this worker`);
+  const agent = runAgent(services, data.agent, data.lineage);
   // A call that needs approval waits for it before anything is recorded: no intent, no start event yet.
   let approved: ApprovalAnswer | undefined;
   if (agent.approvalTools.has(data.tool_name)) {
@@ -226,7 +244,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const interrupted =
     decision.kind === 'rerun' &&
     decision.intent.token !== context.token &&
-    !(await parkedBefore(context, data, questionIdOf.ask(context.jobId, 0)));
+    !(await parkedBefore(context, data));
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
@@ -239,6 +257,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     ask: askFunction(context, data),
     reportProgress: progressFunction(context, data),
     session: sessionAccess(context, data),
+    delegate: delegateFunction(context, data),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');

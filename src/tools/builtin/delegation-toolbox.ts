@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { DelegationResult } from '../tool.js';
+import { defineTool } from '../tool.js';
+import { createToolBox, type ToolBox } from '../toolbox.js';
+
+export const delegationToolboxName = 'delegation';
+
+/** An agent another agent may delegate to. */
+export interface RegistryEntry {
+  name: string;
+  description: string;
+}
+
+const taskSchema = z.strictObject({
+  agent: z.string().min(1).describe('the name of the agent (see list_agents)'),
+  task: z.string().min(1).describe('everything the agent needs to know to do the task'),
+});
+
+function failureReport(results: readonly DelegationResult[]): string {
+  return results
+    .map((result, index) => {
+      const outcome = result.status === 'completed' ? 'completed' : `${result.status}: ${result.error}`;
+      return `task ${index + 1} (${result.agent}, run ${result.run_id}): ${outcome}`;
+    })
+    .join('\n');
+}
+
+/**
+ * `list_agents`, `delegate_to_agent` and `spawn_agents`: each delegation is a child run of its own, and the
+ * call's result is the child's final answer. The tools start their children once (see ToolContext.delegate),
+ * so they may run again after a crash.
+ */
+export function delegationToolbox(registry: readonly RegistryEntry[]): ToolBox {
+  const listAgents = defineTool({
+    name: 'list_agents',
+    description: 'Lists the agents you can delegate tasks to, with what each one does.',
+    inputSchema: z.strictObject({}),
+    idempotent: true,
+    handler: async (context) =>
+      registry
+        .filter((entry) => entry.name !== context.agent)
+        .map((entry) => ({ name: entry.name, description: entry.description })),
+  });
+  const delegateToAgent = defineTool({
+    name: 'delegate_to_agent',
+    description:
+      'Gives a task to another agent, which works on it on its own and returns its final answer. ' +
+      'The agent sees only the task: include everything it needs.',
+    inputSchema: taskSchema,
+    idempotent: true,
+    handler: async (context, input) => {
+      const [result] = await context.delegate([input]);
+      if (!result) throw new Error('the delegation returned nothing');
+      if (result.status !== 'completed')
+        throw new Error(`agent "${result.agent}" (run ${result.run_id}) ${result.status}: ${result.error}`);
+      return result.answer ?? '';
+    },
+  });
+  const spawnAgents = defineTool({
+    name: 'spawn_agents',
+    description:
+      'Gives several tasks to agents that work on them at the same time; returns their answers in the ' +
+      'order given. If one fails, the others are stopped.',
+    inputSchema: z.strictObject({
+      tasks: z.array(taskSchema).min(1).max(20).describe('the tasks, each with the agent that does it'),
+    }),
+    idempotent: true,
+    handler: async (context, input) => {
+      const results = await context.delegate(input.tasks);
+      if (results.some((result) => result.status !== 'completed'))
+        throw new Error(`not every task completed:\n${failureReport(results)}`);
+      return results.map((result) => ({ agent: result.agent, answer: result.answer ?? '' }));
+    },
+  });
+  return createToolBox(delegationToolboxName, [listAgents, delegateToAgent, spawnAgents]);
+}

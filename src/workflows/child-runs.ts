@@ -1,0 +1,136 @@
+import type { Redis } from 'ioredis';
+import { RatchetError } from '../errors/index.js';
+import { type KeySpace, runKeys } from '../redis/keys.js';
+import { inheritedBudget } from './core/budget.js';
+import { planRunCreation } from './core/run-creation.js';
+import { childRunId } from './ids.js';
+import { isFinished, type RunRecord, type RunStatus } from './run-record.js';
+import { writeRun } from './run-writer.js';
+import type { StepQueues } from './step-queues.js';
+import { execPipeline, parseRun } from './store.js';
+
+export interface ChildTask {
+  agent: string;
+  task: string;
+}
+
+/** Where one child run stands. */
+export interface ChildState {
+  agent: string;
+  runId: string;
+  status: RunStatus;
+  result: string | null;
+  error: string | null;
+}
+
+interface ChildRunsContext {
+  redis: Redis;
+  space: KeySpace;
+  queues: StepQueues;
+  eventsMaxLength: number;
+  now: () => Date;
+}
+
+/**
+ * Starts the children of one step job (once: their ids derive from the job, and a child that exists is left
+ * as it is) and returns where each stands, in the order of the tasks. A child works on a chat of its own
+ * holding its task, inherits what is left of its parent's budget, and wakes `parentJobId` when it finishes.
+ */
+export async function ensureChildRuns(
+  context: ChildRunsContext,
+  input: {
+    parent: RunRecord;
+    parentJobId: string;
+    tasks: readonly ChildTask[];
+    prefixOf: (agent: string) => string;
+  },
+): Promise<ChildState[]> {
+  const { parent } = input;
+  const ids = input.tasks.map((_task, index) => childRunId(parent.session_id, input.parentJobId, index));
+  let states = await readChildRuns(context, parent.session_id, ids, input.tasks);
+  const missing = states.flatMap((state, index) => (state ? [] : [index]));
+  if (missing.length === 0) return states as ChildState[];
+  const parentKeys = runKeys(context.space, parent.session_id, parent.id);
+  for (const index of missing) {
+    const task = input.tasks[index] as ChildTask;
+    const runId = ids[index] as string;
+    const plan = planRunCreation({
+      sessionId: parent.session_id,
+      runId,
+      agent: task.agent,
+      chatId: runId,
+      parts: [{ type: 'text', text: task.task }],
+      newSession: undefined,
+      chatLength: 0,
+      now: context.now().toISOString(),
+      prefix: input.prefixOf(task.agent),
+      ...withBudget(inheritedBudget(parent)),
+      parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
+      lineage: [parent.agent, ...parent.lineage],
+    });
+    const { code, detail } = await writeRun({
+      queues: context.queues,
+      space: context.space,
+      plan,
+      chatLength: 0,
+      eventsMaxLength: context.eventsMaxLength,
+      parent: parentKeys,
+    });
+    if (code === 'PARENT_FINISHED')
+      throw new RatchetError('cancelled', `run ${parent.id} is ${detail}: no child run is started`);
+    if (code !== 'OK' && code !== 'RUN_EXISTS')
+      throw new RatchetError('internal', `starting child run ${runId}: create-run returned ${code}`);
+  }
+  states = await readChildRuns(context, parent.session_id, ids, input.tasks);
+  return states.map((state, index) => {
+    if (!state) throw new RatchetError('internal', `child run ${ids[index]} was not recorded`);
+    return state;
+  });
+}
+
+async function readChildRuns(
+  context: ChildRunsContext,
+  sessionId: string,
+  ids: readonly string[],
+  tasks: readonly ChildTask[],
+): Promise<(ChildState | undefined)[]> {
+  const pipeline = context.redis.pipeline();
+  for (const id of ids) pipeline.hmget(runKeys(context.space, sessionId, id).run, 'record', 'rev');
+  const replies = (await execPipeline(pipeline)) as (string | null)[][];
+  return replies.map(([record, rev], index) => {
+    if (!record) return undefined;
+    const run = parseRun(record, rev ?? null, `run ${ids[index]}`).record;
+    return {
+      agent: (tasks[index] as ChildTask).agent,
+      runId: run.id,
+      status: run.status,
+      result: run.result,
+      error: run.error ? run.error.message : null,
+    };
+  });
+}
+
+function withBudget(budget: RunRecord['budget']) {
+  return budget ? { budget } : {};
+}
+
+/** The ids of a run's children (every delegation it made). */
+export async function childRunIds(context: Pick<ChildRunsContext, 'redis' | 'space'>, run: RunRecord) {
+  return context.redis.smembers(runKeys(context.space, run.session_id, run.id).children);
+}
+
+/**
+ * Wakes the step that waits for this run, when it is a child run. Called when the run finishes, and again by
+ * a step that finds it finished (a crash may have come between the two). Safe to call any time: a step not
+ * parked is left alone, and a woken step that finds its children still running parks again.
+ */
+export async function wakeParentStep(
+  context: Pick<ChildRunsContext, 'queues' | 'space'>,
+  run: Pick<RunRecord, 'session_id' | 'parent'>,
+): Promise<void> {
+  if (!run.parent) return;
+  await context.queues.wake(
+    runKeys(context.space, run.session_id, run.parent.run_id).shard,
+    run.parent.job_id,
+  );
+}
