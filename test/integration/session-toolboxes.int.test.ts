@@ -128,6 +128,84 @@ describe('state', () => {
     expect(await h.redis.hlen(sessionDataKeys(h.engine.space, sessionId).stateWatchers)).toBe(0);
   });
 
+  it('state_watch in one child run is woken by state_set in another run of the session', async () => {
+    // Two child runs of one session, on one worker slot: the watcher parks, the setter runs and wakes it.
+    const h = new Harness({
+      worker: { concurrency: 1, question_recheck_ms: 60_000 },
+      agents: [
+        {
+          name: 'lead',
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'both finished' } }],
+            replies: [
+              {
+                tool_calls: [
+                  {
+                    name: 'spawn_agents',
+                    arguments: {
+                      tasks: [
+                        { agent: 'waiter', task: 'wait for the report' },
+                        { agent: 'writer', task: 'write the report' },
+                      ],
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        },
+        {
+          name: 'waiter',
+          toolboxes: ['state'],
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'got it' } }],
+            replies: [
+              {
+                tool_calls: [
+                  { id: 'watch', name: 'state_watch', arguments: { key: 'report', timeout_s: 60 } },
+                ],
+              },
+            ],
+          },
+        },
+        {
+          name: 'writer',
+          toolboxes: ['state'],
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'written' } }],
+            replies: [
+              { tool_calls: [{ name: 'state_set', arguments: { key: 'report', value: { pages: 3 } } }] },
+            ],
+          },
+        },
+      ],
+    });
+    harness = h;
+    await h.startWorker();
+    const { runId, sessionId } = await h.engine.startRun({ input: 'coordinate' });
+    expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
+
+    const events = await h.events(sessionId);
+    const watchEnd = events.find(
+      (event) => event.kind === 'tool_call_end' && event.data.name === 'state_watch',
+    );
+    const setEnd = events.findIndex(
+      (event) => event.kind === 'tool_call_end' && event.data.name === 'state_set',
+    );
+    const watchStart = events.findIndex(
+      (event) => event.kind === 'tool_call_start' && event.data.name === 'state_watch',
+    );
+    expect(watchEnd?.kind === 'tool_call_end' && JSON.parse(watchEnd.data.content)).toEqual({
+      found: true,
+      key: 'report',
+      value: { pages: 3 },
+    });
+    // The watch waited in one run while the set ran in another.
+    expect(watchStart).toBeLessThan(setEnd);
+    expect(setEnd).toBeLessThan(events.indexOf(watchEnd as RatchetEvent));
+    expect(new Set([watchEnd?.run_id, events[setEnd]?.run_id, runId]).size).toBe(3);
+  });
+
   it('state_watch times out at a deadline fixed once, while another run uses the only worker slot', async () => {
     const h = start({
       // Rechecks every 300 ms: each wake-up runs the handler again, and none may move the deadline.
