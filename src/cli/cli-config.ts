@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/index.js';
-import { knownToolboxNames } from '../tools/builtin/index.js';
+import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { CliError } from './cli-error.js';
 
@@ -16,7 +16,7 @@ export function resolveConfigPath(option: string | undefined, env: NodeJS.Proces
 export function loadCliConfig(option: string | undefined, toolboxes: readonly ToolBox[]): LoadedConfig {
   try {
     return loadConfig(resolveConfigPath(option), {
-      knownToolboxes: knownToolboxNames(toolboxes),
+      knownToolboxes: knownToolboxes(toolboxes),
     });
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message, 2);

@@ -1,9 +1,15 @@
 import type { ConfigProblem } from './config-issues.js';
 import { didYouMean } from './suggest.js';
 
+/**
+ * A toolbox that exists: its name, or its name and tools (a ToolBox fits) so that agents' tool lists can
+ * be checked too.
+ */
+export type KnownToolbox = string | { name: string; tools?: readonly { name: string }[] };
+
 export interface ReferenceCheckOptions {
   /** When given, every agent toolbox must be one of these. */
-  knownToolboxes?: readonly string[] | undefined;
+  knownToolboxes?: readonly KnownToolbox[] | undefined;
 }
 
 /**
@@ -27,23 +33,39 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
         message: unknownReference('provider', agent.provider, providerNames),
       });
     }
-    entriesOf(agent.toolboxes).forEach((toolbox, toolboxIndex) => {
-      if (toolbox === 'exec' && !execEnabled(raw)) {
+    entriesOf(agent.toolboxes).forEach((reference, toolboxIndex) => {
+      const name = isRecord(reference) ? reference.name : reference;
+      if (name === 'exec' && !execEnabled(raw)) {
         problems.push({
           path: ['agents', index, 'toolboxes', toolboxIndex],
           message: 'toolbox "exec" is disabled: set tools.exec.enabled: true and list tools.exec.commands',
         });
       }
     });
-    const knownToolboxes = options.knownToolboxes;
-    if (knownToolboxes === undefined) return;
-    entriesOf(agent.toolboxes).forEach((toolbox, toolboxIndex) => {
-      if (typeof toolbox === 'string' && !knownToolboxes.includes(toolbox)) {
-        problems.push({
-          path: ['agents', index, 'toolboxes', toolboxIndex],
-          message: unknownReference('toolbox', toolbox, knownToolboxes),
-        });
+    if (options.knownToolboxes === undefined) return;
+    const known = new Map(
+      options.knownToolboxes.map((toolbox) =>
+        typeof toolbox === 'string'
+          ? [toolbox, undefined]
+          : [toolbox.name, toolbox.tools?.map((tool) => tool.name)],
+      ),
+    );
+    entriesOf(agent.toolboxes).forEach((reference, toolboxIndex) => {
+      const path = ['agents', index, 'toolboxes', toolboxIndex];
+      const name = isRecord(reference) ? reference.name : reference;
+      if (typeof name !== 'string') return;
+      if (!known.has(name)) {
+        const pathOfName = isRecord(reference) ? [...path, 'name'] : path;
+        problems.push({ path: pathOfName, message: unknownReference('toolbox', name, [...known.keys()]) });
+        return;
       }
+      const tools = known.get(name);
+      if (!isRecord(reference) || tools === undefined) return;
+      entriesOf(reference.tools).forEach((tool, toolIndex) => {
+        if (typeof tool === 'string' && !tools.includes(tool)) {
+          problems.push({ path: [...path, 'tools', toolIndex], message: unknownTool(tool, name, tools) });
+        }
+      });
     });
   });
 
@@ -196,6 +218,12 @@ function execEnabled(raw: Record<string, unknown>): boolean {
   const tools = raw.tools;
   if (!isRecord(tools) || !isRecord(tools.exec)) return false;
   return tools.exec.enabled === true;
+}
+
+function unknownTool(tool: string, toolbox: string, known: readonly string[]): string {
+  const hint = didYouMean(tool, known);
+  if (hint !== '') return `unknown tool "${tool}" in toolbox "${toolbox}"${hint}`;
+  return `unknown tool "${tool}" in toolbox "${toolbox}" (its tools: ${known.join(', ') || 'none'})`;
 }
 
 function entriesOf(list: unknown): unknown[] {

@@ -25,6 +25,24 @@ const toolSettingsSchema = z.strictObject({
   requires_approval: withDefault(z.boolean(), false),
 });
 
+/** A toolbox an agent uses: its name, or its name with the only tools of it the agent gets. */
+const toolboxReferenceSchema = z.union(
+  [
+    z.string().min(1),
+    z.strictObject({
+      name: z.string().min(1),
+      /** Only these tools of the toolbox; absent = all of them. */
+      tools: z.array(z.string().min(1)).min(1).optional(),
+    }),
+  ],
+  { error: 'expected a toolbox name, or {name, tools: [tool names]} for some of its tools' },
+);
+
+const skillsSchema = z.strictObject({
+  /** Folder of skills (`<dir>/<name>/SKILL.md`), relative to the config file's directory. */
+  dir: withDefault(z.string().min(1), '.ratchet/skills'),
+});
+
 const agentSchema = z.strictObject({
   name: z.string().regex(agentNamePattern, {
     error: 'must start with a letter and contain only letters, digits, "_" and "-"',
@@ -35,7 +53,10 @@ const agentSchema = z.strictObject({
   /** The system prompt. */
   instructions: withDefault(z.string(), ''),
   provider: z.string().min(1),
-  toolboxes: withDefault(z.array(z.string().min(1)), []),
+  /** Toolbox names, or `{name, tools}` to offer only some tools of a toolbox; searched in order. */
+  toolboxes: withDefault(z.array(toolboxReferenceSchema), []),
+  /** Skills this agent gets (names of folders under `skills.dir`); empty = every skill. */
+  skills: withDefault(z.array(z.string().min(1)), []),
   /** Limits of each run of this agent (input + output tokens, USD); a run's own budget applies too. */
   budget: z.preprocess(
     nullAsMissing,
@@ -192,6 +213,7 @@ export const configSchema = z.strictObject({
   events: withDefault(eventsSchema, {}),
   /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
   tools: withDefault(toolsConfigSchema, {}),
+  skills: withDefault(skillsSchema, {}),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;
@@ -203,3 +225,4 @@ export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;
 export type ApiConfig = z.output<typeof apiSchema>;
+export type ToolboxReference = z.output<typeof toolboxReferenceSchema>;

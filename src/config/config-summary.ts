@@ -1,3 +1,4 @@
+import type { ToolboxReference } from './config-schema.js';
 import type { LoadedConfig } from './load-config.js';
 import { resolveEntryAgent } from './resolve-entry-agent.js';
 
@@ -10,7 +11,7 @@ export function formatConfigSummary(loaded: LoadedConfig): string {
   }
   lines.push('agents:');
   for (const agent of config.agents) {
-    const toolboxes = agent.toolboxes.length > 0 ? agent.toolboxes.join(', ') : 'none';
+    const toolboxes = agent.toolboxes.length > 0 ? agent.toolboxes.map(describeToolbox).join(', ') : 'none';
     lines.push(
       `  ${agent.name}: provider ${agent.provider}, toolboxes ${toolboxes}, ` +
         `max_iterations ${agent.options.max_iterations}`,
@@ -23,6 +24,12 @@ export function formatConfigSummary(loaded: LoadedConfig): string {
     `worker: concurrency ${config.worker.concurrency}`,
   );
   return lines.join('\n');
+}
+
+/** `git`, or `git (git_status, git_diff)` for a toolbox narrowed to some tools. */
+function describeToolbox(reference: ToolboxReference): string {
+  if (typeof reference === 'string') return reference;
+  return reference.tools ? `${reference.name} (${reference.tools.join(', ')})` : reference.name;
 }
 
 /** The URL with any password replaced by `***`; a URL that does not parse is hidden entirely. */

@@ -1,3 +1,4 @@
+export type { KnownToolbox } from './check-references.js';
 export { ConfigError } from './config-error.js';
 export {
   type AgentConfig,
@@ -10,6 +11,7 @@ export {
   type RatchetConfig,
   type RedisConfig,
   type TeamConfig,
+  type ToolboxReference,
   type WorkerConfig,
 } from './config-schema.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';

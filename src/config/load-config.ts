@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import dotenv from 'dotenv';
 import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
-import { checkReferences } from './check-references.js';
+import { checkReferences, type KnownToolbox } from './check-references.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigProblem, configErrorMap, formatProblem, issuesToProblems } from './config-issues.js';
 import { configSchema, type RatchetConfig } from './config-schema.js';
@@ -21,15 +21,15 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Where to look for the second .env file; defaults to process.cwd(). */
   cwd?: string;
-  /** Names of the toolboxes that exist; when given, agents may only use these. */
-  knownToolboxes?: readonly string[];
+  /** The toolboxes that exist (names, or toolboxes with their tools); when given, agents may only use these. */
+  knownToolboxes?: readonly KnownToolbox[];
 }
 
 export interface ParseConfigOptions {
   /** The complete environment used for `${VAR}` expansion and the REDIS_URL default. */
   env: NodeJS.ProcessEnv;
   configDir: string;
-  knownToolboxes?: readonly string[];
+  knownToolboxes?: readonly KnownToolbox[];
   /** Names the text in error messages; defaults to "<config>". */
   sourceName?: string;
 }

@@ -65,6 +65,34 @@ export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
   };
 }
 
+export interface SessionDataKeys {
+  /** Hash: state key -> JSON value (the `state` toolbox's blackboard). */
+  state: string;
+  /** Hash: state key -> JSON array of the ids of the step jobs parked until that key is set. */
+  stateWatchers: string;
+  /** Hash: idempotency key of a state_watch call -> its deadline (ms since the epoch), fixed once. */
+  stateWatchDeadlines: string;
+  /** Hash: task id -> task JSON (the `tasks` toolbox's board). */
+  tasks: string;
+  /** Hash: `seq` (the last task number) and `created:<idempotency key>` -> the task that call created. */
+  taskIndex: string;
+  /** Hash: `session:<name>` or `agent:<agent>:<name>` -> note JSON (the `notes` toolbox). */
+  notes: string;
+}
+
+/** What the built-in session toolboxes keep: under the session's hash tag, deleted with the session. */
+export function sessionDataKeys(space: KeySpace, sessionId: string): SessionDataKeys {
+  const base = sessionKeys(space, sessionId).session;
+  return {
+    state: `${base}:state`,
+    stateWatchers: `${base}:state-watchers`,
+    stateWatchDeadlines: `${base}:state-watch-deadlines`,
+    tasks: `${base}:tasks`,
+    taskIndex: `${base}:task-index`,
+    notes: `${base}:notes`,
+  };
+}
+
 /** Every chat of a session shares this prefix (for deletion). */
 export function chatKeyPattern(space: KeySpace, sessionId: string): string {
   return `${sessionKeys(space, sessionId).session}:chat:*`;

@@ -13,9 +13,15 @@ const scriptKeyCounts = {
   'commit-step': 8,
   'commit-tool-outcome': 5,
   'create-run': 7,
+  'note-write': 1,
   'rate-limit-admit': 3,
   'rate-limit-settle': 3,
   'report-progress': 4,
+  'state-set': 2,
+  'state-watch': 3,
+  'task-claim': 1,
+  'task-create': 2,
+  'task-update': 1,
 } as const;
 
 export type ScriptName = keyof typeof scriptKeyCounts;
@@ -44,9 +50,15 @@ const commandNames: Record<ScriptName, string> = {
   'commit-step': 'ratchetCommitStep',
   'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',
+  'note-write': 'ratchetNoteWrite',
   'rate-limit-admit': 'ratchetRateLimitAdmit',
   'rate-limit-settle': 'ratchetRateLimitSettle',
   'report-progress': 'ratchetReportProgress',
+  'state-set': 'ratchetStateSet',
+  'state-watch': 'ratchetStateWatch',
+  'task-claim': 'ratchetTaskClaim',
+  'task-create': 'ratchetTaskCreate',
+  'task-update': 'ratchetTaskUpdate',
 };
 
 /** Registers every script on a client (EVALSHA with automatic fallback to EVAL). */

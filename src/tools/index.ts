@@ -7,6 +7,7 @@ export {
   type InterruptedPolicy,
   interruptedPolicyOf,
   type JsonValue,
+  type SessionAccess,
   type Tool,
   type ToolContext,
   toolDefinitionOf,

@@ -1,7 +1,9 @@
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
+import type { KeySpace } from '../redis/keys.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -34,6 +36,8 @@ export interface ToolContext {
   delegate(tasks: readonly DelegatedTask[]): Promise<DelegationResult[]>;
   /** The messages of the chat the run works on, as recorded so far. */
   chat(): Promise<Message[]>;
+  /** The session's Redis, for tools that keep data shared by the session's agents (state, tasks, notes). */
+  session: SessionAccess;
 }
 
 export interface DelegatedTask {
@@ -49,6 +53,29 @@ export interface DelegationResult {
   answer: string | null;
   /** Why it failed or was cancelled. */
   error: string | null;
+}
+
+/**
+ * Redis access of a tool call, scoped by its session: keys come from `sessionDataKeys` (src/redis/keys.ts),
+ * under the session's hash tag, so a script touches one slot.
+ */
+export interface SessionAccess {
+  redis: Redis;
+  space: KeySpace;
+  /** The step job running this call: a parked call is woken by this id. */
+  jobId: string;
+  now(): Date;
+  /** Longest a parked call sleeps before it looks again (`worker.question_recheck_ms`). */
+  recheckMs: number;
+  /**
+   * Parks the call's step until `wakeAt` (ms since the epoch) or until `wake(jobId)`, holding no worker: throw
+   * the error it returns. The handler then runs again from the start, so park only before any side effect.
+   * `recheck`, run once the step is parked, says whether what it waits for came meanwhile (a `wake` that found
+   * the step still running): then the step is woken at once.
+   */
+  park(wakeAt: number, waitingFor: string, recheck?: () => Promise<boolean>): Promise<Error>;
+  /** Wakes a parked step of this session at once; a step that is not parked is left alone. */
+  wake(jobId: string): Promise<void>;
 }
 
 export interface AskOptions {

@@ -1,11 +1,12 @@
-import type { RatchetConfig } from '../config/index.js';
+import { ConfigError, type RatchetConfig, type ToolboxReference } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
+import { instructionsWithSkills, selectAgentSkills, skillsToolbox } from '../skills/index.js';
 import type { HandoffGroup } from '../tools/builtin/handoff-toolbox.js';
 import { builtinToolboxes, delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
-import { findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
+import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import type { AgentRuntime, TeamService } from '../workflows/steps/step-context.js';
 
 /** Everything a run can be started with: agents, handoff groups and teams, by name. */
@@ -17,7 +18,9 @@ export interface Registry {
 
 /**
  * Builds each provider once, the built-in toolboxes from the config's `tools` section, and each agent's
- * runtime (model, toolboxes in order, tool definitions). `toolboxes` are those registered from code.
+ * runtime: model, toolboxes in order (narrowed to the tools the agent lists), its skills (described ones
+ * behind `load_skill`, the others in its instructions), the interaction tools last. `toolboxes` are those
+ * registered from code. Throws ConfigError for skills that are malformed or unknown.
  */
 export function buildAgents(
   config: RatchetConfig,
@@ -71,6 +74,7 @@ export function buildRegistry(
     };
   };
   const interaction = interactionToolbox();
+  const skillsOf = selectAgentSkills(config, configDir);
   const delegation = delegationToolbox(
     [...config.agents, ...config.handoffs, ...config.teams].map((entry) => ({
       name: entry.name,
@@ -83,20 +87,21 @@ export function buildRegistry(
     if (!completer) throw new RatchetError('config_invalid', `unknown provider "${name}"`);
     return completer;
   };
-  for (const agent of config.agents) {
+  config.agents.forEach((agent, agentIndex) => {
     const completer = completerOf(agent.provider);
-    const agentToolboxes = agent.toolboxes.map((name) => {
-      const toolbox = toolboxByName.get(name);
-      if (!toolbox) throw new RatchetError('config_invalid', `agents: unknown toolbox "${name}"`);
-      return toolbox;
-    });
+    const agentToolboxes = agent.toolboxes.map((reference, toolboxIndex) =>
+      resolveToolbox(reference, toolboxByName, `agents[${agentIndex}].toolboxes[${toolboxIndex}]`),
+    );
+    const skills = skillsOf.get(agent.name) ?? [];
+    const skillTools = skillsToolbox(skills);
+    if (skillTools) agentToolboxes.push(skillTools);
     agentToolboxes.push(interaction);
     if (agent.options.delegate ?? config.agents.length > 1) agentToolboxes.push(delegation);
     agents.set(agent.name, {
       name: agent.name,
       description: agent.description,
       prefix: agent.prefix,
-      instructions: agent.instructions,
+      instructions: instructionsWithSkills(agent.instructions, skills),
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,
       budget: agent.budget,
@@ -110,7 +115,7 @@ export function buildRegistry(
           .map(([name]) => name),
       ),
     });
-  }
+  });
   const descriptionOf = (name: string) =>
     [...config.agents, ...config.handoffs, ...config.teams].find((entry) => entry.name === name)
       ?.description ?? '';
@@ -160,6 +165,30 @@ export function buildRegistry(
     }),
   );
   return { agents, handoffs, teams };
+}
+
+/** A toolbox an agent refers to, narrowed to the tools it lists. */
+function resolveToolbox(
+  reference: ToolboxReference,
+  toolboxByName: ReadonlyMap<string, ToolBox>,
+  path: string,
+): ToolBox {
+  const name = typeof reference === 'string' ? reference : reference.name;
+  const toolbox = toolboxByName.get(name);
+  if (!toolbox) throw new RatchetError('config_invalid', `${path}: unknown toolbox "${name}"`);
+  if (typeof reference === 'string' || reference.tools === undefined) return toolbox;
+  const listed = reference.tools;
+  // The loader checks tool names when it knows the toolbox's tools; this covers toolboxes it did not.
+  const unknown = listed.flatMap((tool, index) =>
+    toolbox.tools.some((candidate) => candidate.name === tool)
+      ? []
+      : [`${path}.tools[${index}]: unknown tool "${tool}" in toolbox "${name}"`],
+  );
+  if (unknown.length > 0) throw new ConfigError('agents', unknown);
+  return createToolBox(
+    name,
+    toolbox.tools.filter((tool) => listed.includes(tool.name)),
+  );
 }
 
 /** Looks up the tool an agent would call by a name (for checking edited arguments of an approval in the API). */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createLogger } from '../log/index.js';
-import { knownToolboxNames } from '../tools/builtin/index.js';
+import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from './ratchet-worker.js';
 
@@ -25,7 +25,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const logger = createLogger({ name: 'ratchet-worker' });
   let loaded: ReturnType<typeof loadConfig>;
   try {
-    loaded = loadConfig(configPath, { knownToolboxes: knownToolboxNames(options.toolboxes) });
+    loaded = loadConfig(configPath, { knownToolboxes: knownToolboxes(options.toolboxes) });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -61,6 +61,16 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  await worker.start();
+  try {
+    await worker.start();
+  } catch (error) {
+    // Skills are read when the worker builds its agents: a bad one is a config problem like any other.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      await worker.close(0);
+      process.exit(2);
+    }
+    throw error;
+  }
   return worker;
 }

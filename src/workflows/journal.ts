@@ -27,6 +27,8 @@ export const journalField = {
   teamSelection: (turn: number) => `team-select:${turn}`,
   /** Coordinator model calls started for turn n, per try (for retry waste). */
   teamCoordinatorCalls: (turn: number, tryNumber: number) => `team-calls:${turn}:${tryNumber}`,
+  /** A tool call's step parked itself to wait (state_watch), so its next execution is not a crash's rerun. */
+  parked: (jobId: string) => `parked:${jobId}`,
   /** The run was finished by a final failure of a step. */
   runFailed: () => 'run-failed',
 };

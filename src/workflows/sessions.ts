@@ -1,5 +1,5 @@
 import { RatchetError } from '../errors/index.js';
-import { chatKeyPattern, runKeys, sessionKeys } from '../redis/keys.js';
+import { chatKeyPattern, runKeys, sessionDataKeys, sessionKeys } from '../redis/keys.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { cancelRun } from './cancel-run.js';
 import type { EngineContext } from './engine-context.js';
@@ -54,7 +54,15 @@ export async function deleteSession(context: EngineContext, sessionId: string): 
   }
   const keys = sessionKeys(context.space, sessionId);
   const runIds = await context.redis.smembers(keys.runs);
-  const doomed = [keys.session, keys.events, keys.runs, keys.questions, keys.pending, keys.usage];
+  const doomed = [
+    keys.session,
+    keys.events,
+    keys.runs,
+    keys.questions,
+    keys.pending,
+    keys.usage,
+    ...Object.values(sessionDataKeys(context.space, sessionId)),
+  ];
   for (const runId of runIds) {
     const run = runKeys(context.space, sessionId, runId);
     doomed.push(run.run, run.journal);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,28 @@ describe('ratchet config validate', () => {
     expect(stderr).toContain('worker.concurrency: must be at least 1');
     expect(stderr).toContain('colour: unknown key');
     expect(stderr).toContain('4 problems');
+  });
+
+  it('checks narrowed tool lists and skills too', async () => {
+    const path = join(dir, 'skills.yaml');
+    writeFileSync(
+      path,
+      [
+        'providers:',
+        '  - { name: default, kind: scripted, model: m, replies: [{ text: hi }] }',
+        'agents:',
+        '  - { name: a, provider: default, toolboxes: [{ name: utils, tools: [calculat] }], skills: [review] }',
+      ].join('\n'),
+    );
+    const first = await runCli(['config', 'validate', path], { cwd: dir });
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain(
+      'agents[0].toolboxes[0].tools[0]: unknown tool "calculat" in toolbox "utils" (did you mean "calculate"?)',
+    );
+    writeFileSync(path, readFileSync(path, 'utf8').replace('calculat]', 'calculate]'));
+    const second = await runCli(['config', 'validate', path], { cwd: dir });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('agents[0].skills[0]: unknown skill "review" (no skills in');
   });
 
   it('says so when the file cannot be read', async () => {

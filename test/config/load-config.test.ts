@@ -83,6 +83,7 @@ describe('loadConfig', () => {
       instructions: '# Role\nYou plan. Costs are in $ (US dollars).\n',
       provider: 'default',
       toolboxes: ['search', 'files'],
+      skills: [],
       tools: { send: { requires_approval: true } },
       options: { max_iterations: 25, stream: false, delegate: true },
     });

@@ -48,11 +48,13 @@ describe('parseConfigText: defaults', () => {
           instructions: '',
           provider: 'default',
           toolboxes: [],
+          skills: [],
           tools: {},
           options: { max_iterations: 10, stream: false },
         },
       ],
       redis: { url: DEFAULT_REDIS_URL, prefix: 'ratchet', shards: 1 },
+      skills: { dir: '.ratchet/skills' },
       worker: {
         concurrency: 10,
         lock_duration_ms: 10_000,

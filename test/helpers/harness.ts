@@ -12,7 +12,7 @@ import type { RatchetEvent } from '../../src/events/event.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
-import { builtinToolboxNames } from '../../src/tools/builtin/index.js';
+import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import type { Engine } from '../../src/workflows/engine.js';
 import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
@@ -115,7 +115,9 @@ export class Harness {
       },
     };
     writeFileSync(this.configPath, JSON.stringify({ ...config, ...options.config }, null, 2));
-    this.loaded = loadConfig(this.configPath, { knownToolboxes: ['test', 'alt', ...builtinToolboxNames] });
+    this.loaded = loadConfig(this.configPath, {
+      knownToolboxes: knownToolboxes([testToolbox(), altToolbox()]),
+    });
     this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
     this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });
   }
@@ -180,7 +182,14 @@ export class Harness {
   }
 
   /** Lines of the scripted model's call log (one per model request, across processes). */
-  modelCalls(): { run_id: string; iteration: number; attempt: number }[] {
+  modelCalls(): {
+    run_id: string;
+    agent: string;
+    iteration: number;
+    attempt: number;
+    tools: string[];
+    system: string;
+  }[] {
     if (!existsSync(this.callsLog)) return [];
     return readLines(this.callsLog);
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import { type ToolsConfig, toolsConfigSchema } from '../../src/config/tools-config-schema.js';
 import { silentLogger } from '../../src/log/index.js';
 import {
@@ -27,6 +28,16 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     reportProgress: async () => {},
     delegate: async () => [],
     chat: async () => [],
+    // Tools under these tests touch no session data: a client that is never connected.
+    session: {
+      redis: {} as Redis,
+      space: { prefix: 'test', shards: 1 },
+      jobId: 'job-1',
+      now: () => new Date(),
+      recheckMs: 1000,
+      park: async () => new Error('parked'),
+      wake: async () => {},
+    },
     ...overrides,
   };
 }

@@ -39,7 +39,10 @@ const fallbackOnly: readonly CrashPointName[] = [
   'iteration.before_results_commit',
   'iteration.after_results_commit',
 ];
-const mainPathPoints = crashPointNames.filter((point) => !fallbackOnly.includes(point));
+/** Team turns are not on a single agent's path: test/orchestration/team-crash.int.test.ts covers them. */
+const mainPathPoints = crashPointNames.filter(
+  (point) => !fallbackOnly.includes(point) && !point.startsWith('team.'),
+);
 
 let reference: Reference;
 const harnesses: Harness[] = [];

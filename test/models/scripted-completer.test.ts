@@ -273,7 +273,7 @@ describe('scripted model: record_calls', () => {
     directory = undefined;
   });
 
-  it('appends one JSON line per call, failed and exhausted calls included', async () => {
+  it('appends one JSON line per call (with the tools and system prompt sent), failed and exhausted calls included', async () => {
     directory = mkdtempSync(join(tmpdir(), 'ratchet-scripted-'));
     const file = join(directory, 'nested', 'calls.jsonl');
     const model = createScriptedCompleter(
@@ -282,9 +282,11 @@ describe('scripted model: record_calls', () => {
     );
     await rejectionOf(model.complete(request([user('a')], { attempt: 1 }), neverAborted()));
     await model.complete(request([user('a')], { attempt: 2 }), neverAborted());
-    await rejectionOf(
-      model.complete(request([user('a'), assistant('ok'), user('b')], { iteration: 2 }), neverAborted()),
-    );
+    const withToolsAndSystem = {
+      ...request([system('Be brief.'), user('a'), assistant('ok'), user('b')], { iteration: 2 }),
+      tools: [{ name: 'add', description: 'Adds.', inputSchema: {} }],
+    };
+    await rejectionOf(model.complete(withToolsAndSystem, neverAborted()));
 
     const lines = readFileSync(file, 'utf8')
       .trimEnd()
@@ -299,6 +301,8 @@ describe('scripted model: record_calls', () => {
         iteration: 1,
         attempt: 1,
         position: 0,
+        tools: [],
+        system: '',
       },
       {
         time: expect.any(String),
@@ -308,6 +312,8 @@ describe('scripted model: record_calls', () => {
         iteration: 1,
         attempt: 2,
         position: 0,
+        tools: [],
+        system: '',
       },
       {
         time: expect.any(String),
@@ -317,6 +323,8 @@ describe('scripted model: record_calls', () => {
         iteration: 2,
         attempt: 1,
         position: 1,
+        tools: ['add'],
+        system: 'Be brief.',
       },
     ]);
     expect(Number.isNaN(Date.parse(lines[0].time))).toBe(false);

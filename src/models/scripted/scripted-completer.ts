@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Completer, CompletionContext } from '../completer.js';
+import { textOf } from '../../chat/index.js';
+import type { Completer, CompletionRequest } from '../completer.js';
 import { completionOf } from './completion-of.js';
 import { errorOf, failureFor } from './injected-failure.js';
 import { parseScript } from './load-script.js';
@@ -10,7 +11,8 @@ import { scriptPosition, selectReply } from './select-reply.js';
 export interface ScriptedCompleterOptions {
   /**
    * A JSON-lines file that gets one line per call, `{time, session_id, run_id, agent, iteration, attempt,
-   * position}`, written synchronously before the reply so a SIGKILL right after still leaves it.
+   * position, tools (names offered), system (the system prompt)}`, written synchronously before the reply so
+   * a SIGKILL right after still leaves it.
    */
   recordCallsTo?: string;
 }
@@ -28,7 +30,7 @@ export function createScriptedCompleter(script: Script, options: ScriptedComplet
     async complete(request, signal) {
       signal.throwIfAborted();
       if (recordCallsTo !== undefined) {
-        recordCall(recordCallsTo, request.context, scriptPosition(request.messages));
+        recordCall(recordCallsTo, request, scriptPosition(request.messages));
       }
       const { reply, position } = selectReply(checked, request.messages);
       if (reply.delay_ms !== undefined && reply.delay_ms > 0) await sleep(reply.delay_ms, signal);
@@ -43,7 +45,9 @@ export function createScriptedCompleter(script: Script, options: ScriptedComplet
   };
 }
 
-function recordCall(path: string, context: CompletionContext, position: number): void {
+function recordCall(path: string, request: CompletionRequest, position: number): void {
+  const { context } = request;
+  const system = request.messages[0]?.role === 'system' ? request.messages[0] : undefined;
   const line = {
     time: new Date().toISOString(),
     session_id: context.sessionId,
@@ -52,6 +56,8 @@ function recordCall(path: string, context: CompletionContext, position: number):
     iteration: context.iteration,
     attempt: context.attempt,
     position,
+    tools: request.tools.map((tool) => tool.name),
+    system: system ? textOf(system) : '',
   };
   appendFileSync(path, `${JSON.stringify(line)}\n`);
 }

@@ -1,11 +1,15 @@
 import { resolve } from 'node:path';
 import type { ToolsConfig } from '../../config/index.js';
+import { toolsConfigSchema } from '../../config/tools-config-schema.js';
 import type { ToolBox } from '../toolbox.js';
 import { execToolbox } from './exec-toolbox.js';
 import { filesystemToolbox } from './filesystem-toolbox.js';
 import { gitToolbox } from './git-toolbox.js';
 import { httpToolbox } from './http-toolbox.js';
+import { notesToolbox } from './notes-toolbox.js';
 import { searchToolbox } from './search-toolbox.js';
+import { stateToolbox } from './state-toolbox.js';
+import { tasksToolbox } from './tasks-toolbox.js';
 import { utilsToolbox } from './utils-toolbox.js';
 
 export {
@@ -45,6 +49,9 @@ const builtinFactories = {
       settings: settings.tools.git,
     }),
   http: (settings) => httpToolbox({ settings: settings.tools.http }),
+  state: () => stateToolbox(),
+  tasks: () => tasksToolbox(),
+  notes: () => notesToolbox(),
 } satisfies Record<string, BuiltinFactory>;
 
 /** Names of the built-in toolboxes (for checking a config's agents before anything is built). */
@@ -55,9 +62,12 @@ export function builtinToolboxes(settings: BuiltinToolboxSettings): ToolBox[] {
   return Object.values(builtinFactories).map((create: BuiltinFactory) => create(settings));
 }
 
-/** The toolbox names a config may use: the built-in ones and those registered from code. */
-export function knownToolboxNames(extraToolboxes: readonly ToolBox[]): string[] {
-  return [...builtinToolboxNames, ...extraToolboxes.map((toolbox) => toolbox.name)];
+/**
+ * The toolboxes a config may use, with their tools (for checking narrowed toolboxes at load): the built-in
+ * ones, built with default settings (building one has no effect), and those registered from code.
+ */
+export function knownToolboxes(extraToolboxes: readonly ToolBox[]): ToolBox[] {
+  return [...builtinToolboxes({ tools: toolsConfigSchema.parse({}), configDir: '.' }), ...extraToolboxes];
 }
 
 function workspaceOf(settings: BuiltinToolboxSettings): string {

@@ -2,7 +2,7 @@ import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { addUsage } from '../../models/usage.js';
-import { agentUsageKey, chatKey, runKeys, sessionKeys } from '../../redis/keys.js';
+import { agentUsageKey, chatKey, runKeys, sessionDataKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { type ChildState, ensureChildRuns, wakeParentStep } from '../child-runs.js';
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
@@ -248,7 +248,7 @@ function selectionOf(entry: TeamSelectionEntry): Selection {
 
 /** The session's shared state hash (the `state` toolbox's blackboard). */
 function stateKey(context: StepContext, data: IterationJobData): string {
-  return `${sessionKeys(context.services.space, data.session_id).session}:state`;
+  return sessionDataKeys(context.services.space, data.session_id).state;
 }
 
 /** Starts (once) a child run per selected member on its private chat, and reads where each stands. */

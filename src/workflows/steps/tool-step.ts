@@ -39,6 +39,7 @@ import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
 import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
+import { sessionAccess } from './tool-session.js';
 
 interface LoadedCall {
   record: RunRecord;
@@ -138,20 +139,21 @@ function idempotencyKey(data: ToolJobData): string {
 }
 
 /**
- * The call's handler asked a question or started child runs before: an earlier attempt was parked, not cut
- * short.
+ * The call's handler asked a question, started child runs or parked itself (state_watch) before: an earlier
+ * attempt was parked, not cut short.
  */
 async function parkedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
   const { services } = context;
   const questions = sessionKeys(services.space, data.session_id).questions;
-  const children = runKeys(services.space, data.session_id, data.run_id).children;
-  const [asked, delegated] = (await execPipeline(
+  const keys = runKeys(services.space, data.session_id, data.run_id);
+  const [asked, delegated, parked] = (await execPipeline(
     services.redis
       .pipeline()
       .hexists(questions, questionIdOf.ask(context.jobId, 0))
-      .sismember(children, childRunId(data.session_id, context.jobId, 0)),
-  )) as [number, number];
-  return asked === 1 || delegated === 1;
+      .sismember(keys.children, childRunId(data.session_id, context.jobId, 0))
+      .hexists(keys.journal, journalField.parked(context.jobId)),
+  )) as [number, number, number];
+  return asked === 1 || delegated === 1 || parked === 1;
 }
 
 function callOf(data: ToolJobData, reply: string): ToolCallPart {
@@ -255,6 +257,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     toolCallId: call.id,
     ask: askFunction(context, data),
     reportProgress: progressFunction(context, data),
+    session: sessionAccess(context, data),
     delegate: delegateFunction(context, data),
     chat: () => readChat(services.redis, chatKey(services.space, data.session_id, data.chat_id), 0),
   });

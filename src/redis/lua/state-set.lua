@@ -1,0 +1,28 @@
+--[[
+  Sets a key of a session's shared state (the `state` toolbox) and hands back the steps parked until that
+  key is set (state_watch); the caller wakes them.
+
+  KEYS[1] state hash
+  KEYS[2] state watchers hash
+
+  ARGV[1] state key
+  ARGV[2] value JSON
+  ARGV[3] most keys the state may hold (a new key beyond it is refused)
+
+  Returns {'OK', watchersJson} (a JSON array of job ids, '[]' when none waits) | {'FULL', count}
+]]
+local rcall = redis.call
+
+if rcall('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+  local count = rcall('HLEN', KEYS[1])
+  if count >= tonumber(ARGV[3]) then
+    return {'FULL', tostring(count)}
+  end
+end
+rcall('HSET', KEYS[1], ARGV[1], ARGV[2])
+local watchers = rcall('HGET', KEYS[2], ARGV[1])
+if watchers then
+  rcall('HDEL', KEYS[2], ARGV[1])
+  return {'OK', watchers}
+end
+return {'OK', '[]'}

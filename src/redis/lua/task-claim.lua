@@ -1,0 +1,37 @@
+--[[
+  Claims a pending task for one call, atomically: of two calls claiming a task, exactly one wins. The winner
+  running again (same claim key) finds its own claim and succeeds again.
+
+  KEYS[1] tasks hash
+
+  ARGV[1] task id
+  ARGV[2] claim key: the idempotency key of the claiming call
+  ARGV[3] assignee JSON {agent, run_id}
+  ARGV[4] now (ISO time)
+
+  Returns {'CLAIMED', taskJson} | {'NOT_FOUND'} | {'TAKEN', taskJson} (claimed by another call) |
+    {'NOT_PENDING', taskJson} (completed or failed)
+]]
+local rcall = redis.call
+
+local text = rcall('HGET', KEYS[1], ARGV[1])
+if not text then
+  return {'NOT_FOUND'}
+end
+local task = cjson.decode(text)
+if task['claim_key'] == ARGV[2] then
+  return {'CLAIMED', text}
+end
+if task['status'] ~= 'pending' then
+  if task['assignee'] ~= cjson.null then
+    return {'TAKEN', text}
+  end
+  return {'NOT_PENDING', text}
+end
+task['status'] = 'in_progress'
+task['assignee'] = cjson.decode(ARGV[3])
+task['claim_key'] = ARGV[2]
+task['updated_at'] = ARGV[4]
+text = cjson.encode(task)
+rcall('HSET', KEYS[1], ARGV[1], text)
+return {'CLAIMED', text}

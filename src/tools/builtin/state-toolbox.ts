@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { sessionDataKeys } from '../../redis/keys.js';
+import { runScript } from '../../redis/scripts.js';
+import { defineTool, type JsonValue, type ToolContext } from '../tool.js';
+import { createToolBox, type ToolBox } from '../toolbox.js';
+import { boundedJson, nameSchema, sessionDataLimits } from './session-data.js';
+
+const keyInput = nameSchema('state key').describe('the key');
+
+function keysOf(context: ToolContext) {
+  return sessionDataKeys(context.session.space, context.sessionId);
+}
+
+/** Values are stored as the JSON the tool wrote; anything else under the key is a broken record. */
+function parseValue(text: string, key: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new Error(`the value of state key "${key}" is not valid JSON`);
+  }
+}
+
+const stateGet = defineTool({
+  name: 'state_get',
+  description: "Reads a key of the session's shared state (a blackboard every agent of the session sees).",
+  inputSchema: z.strictObject({ key: keyInput }),
+  idempotent: true,
+  handler: async (context, input): Promise<JsonValue> => {
+    const text = await context.session.redis.hget(keysOf(context).state, input.key);
+    if (text === null) return { found: false, key: input.key };
+    return { found: true, key: input.key, value: parseValue(text, input.key) };
+  },
+});
+
+const stateSet = defineTool({
+  name: 'state_set',
+  description:
+    "Sets a key of the session's shared state to a JSON value (replacing what was there); agents waiting " +
+    'for the key with state_watch get it at once.',
+  inputSchema: z.strictObject({
+    key: keyInput,
+    value: z.unknown().describe('any JSON value'),
+  }),
+  // Setting the same value again changes nothing.
+  idempotent: true,
+  handler: async (context, input): Promise<JsonValue> => {
+    const keys = keysOf(context);
+    const [code, detail] = await runScript(
+      context.session.redis,
+      'state-set',
+      [keys.state, keys.stateWatchers],
+      [input.key, boundedJson(input.value, 'value'), sessionDataLimits.stateKeys],
+    );
+    if (code === 'FULL') {
+      throw new Error(
+        `the session's state holds ${detail} keys, the most it may: overwrite an existing key instead of ` +
+          `adding "${input.key}"`,
+      );
+    }
+    for (const jobId of JSON.parse(detail ?? '[]') as string[]) await context.session.wake(jobId);
+    return { ok: true, key: input.key };
+  },
+});
+
+const stateList = defineTool({
+  name: 'state_list',
+  description: "Lists the keys of the session's shared state.",
+  inputSchema: z.strictObject({}),
+  idempotent: true,
+  handler: async (context) => {
+    const keys = await context.session.redis.hkeys(keysOf(context).state);
+    return { keys: keys.sort() };
+  },
+});
+
+const stateWatch = defineTool({
+  name: 'state_watch',
+  description:
+    "Waits until a key of the session's shared state is set (by another agent), then returns its value. " +
+    'Returns at once when it is set already; waiting holds no resources.',
+  inputSchema: z.strictObject({
+    key: keyInput,
+    timeout_s: z
+      .number()
+      .positive()
+      .max(sessionDataLimits.watchTimeoutS)
+      .default(300)
+      .describe('give up after this many seconds (default 300)'),
+  }),
+  // Only looks: every execution of the call waits for the same deadline and finds the same value.
+  idempotent: true,
+  handler: async (context, input): Promise<JsonValue> => {
+    const keys = keysOf(context);
+    const { session } = context;
+    const nowMs = session.now().getTime();
+    const [code, detail] = await runScript(
+      session.redis,
+      'state-watch',
+      [keys.state, keys.stateWatchers, keys.stateWatchDeadlines],
+      [input.key, session.jobId, context.idempotencyKey, Math.ceil(nowMs + input.timeout_s * 1000), nowMs],
+    );
+    if (code === 'FOUND') return { found: true, key: input.key, value: parseValue(detail ?? '', input.key) };
+    if (code === 'TIMED_OUT') return { found: false, timed_out: true, key: input.key };
+    // Parked until the key is set (state_set wakes the step) or the deadline. A set between this look and the
+    // parking finds the step still running: the check after parking catches it; the recheck_ms is a safety net.
+    const deadline = Number(detail);
+    const isSet = async () => (await session.redis.hexists(keys.state, input.key)) === 1;
+    throw await session.park(
+      Math.min(deadline, nowMs + session.recheckMs),
+      `state key "${input.key}"`,
+      isSet,
+    );
+  },
+});
+
+/** `state`: a key-value blackboard shared by the agents of one session, kept in Redis. */
+export function stateToolbox(): ToolBox {
+  return createToolBox('state', [stateGet, stateSet, stateList, stateWatch]);
+}
