@@ -2,7 +2,7 @@ import type { ConfigProblem } from './config-issues.js';
 import { didYouMean } from './suggest.js';
 
 export interface ReferenceCheckOptions {
-  /** When given, every agent toolbox must be one of these. */
+  /** When given, every agent toolbox must be one of these or an MCP server's name. */
   knownToolboxes?: readonly string[] | undefined;
 }
 
@@ -17,6 +17,8 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
   const problems: ConfigProblem[] = [];
   const providerNames = collectNames(raw.providers, 'providers', 'provider', problems);
   const agentNames = collectNames(raw.agents, 'agents', 'agent', problems);
+  const mcpServerNames = collectNames(raw.mcp_servers ?? [], 'mcp_servers', 'MCP server', problems);
+  const knownToolboxes = toolboxNames(raw.mcp_servers, mcpServerNames, options.knownToolboxes, problems);
 
   entriesOf(raw.agents).forEach((agent, index) => {
     if (!isRecord(agent)) return;
@@ -26,7 +28,6 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
         message: unknownReference('provider', agent.provider, providerNames),
       });
     }
-    const knownToolboxes = options.knownToolboxes;
     if (knownToolboxes === undefined) return;
     entriesOf(agent.toolboxes).forEach((toolbox, toolboxIndex) => {
       if (typeof toolbox === 'string' && !knownToolboxes.includes(toolbox)) {
@@ -42,6 +43,29 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
     problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, agentNames) });
   }
   return problems;
+}
+
+/**
+ * Every toolbox an agent may name: the built-in ones and one per MCP server. A server may not take a
+ * built-in toolbox's name (agents could not tell them apart). Undefined when the list is not complete.
+ */
+function toolboxNames(
+  mcpServers: unknown,
+  mcpServerNames: readonly string[] | undefined,
+  builtin: readonly string[] | undefined,
+  problems: ConfigProblem[],
+): string[] | undefined {
+  if (builtin === undefined) return undefined;
+  entriesOf(mcpServers).forEach((server, index) => {
+    if (isRecord(server) && typeof server.name === 'string' && builtin.includes(server.name)) {
+      problems.push({
+        path: ['mcp_servers', index, 'name'],
+        message: `"${server.name}" is the name of a built-in toolbox: give the MCP server another name`,
+      });
+    }
+  });
+  if (mcpServerNames === undefined) return undefined;
+  return [...builtin, ...mcpServerNames.filter((name) => !builtin.includes(name))];
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 
 /**
@@ -136,6 +137,8 @@ export const configSchema = z.strictObject({
   worker: withDefault(workerSchema, {}),
   api: withDefault(apiSchema, {}),
   events: withDefault(eventsSchema, {}),
+  /** MCP servers whose tools become toolboxes named after them; each worker connects to every one. */
+  mcp_servers: withDefault(z.array(mcpServerConfigSchema), []),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;
