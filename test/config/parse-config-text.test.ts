@@ -68,6 +68,7 @@ describe('parseConfigText: defaults', () => {
       default_context_windows: {},
       api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },
       events: { max_len: 10_000 },
+      mcp_servers: [],
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
   });
