@@ -68,7 +68,12 @@ describe('mcpToolOf', () => {
     const tool = mcpToolOf(
       {
         name: 'conditional',
-        inputSchema: { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } },
+        // draft-07 `definitions`, which zod's converter does not resolve
+        inputSchema: {
+          type: 'object',
+          properties: { a: { $ref: '#/definitions/count' } },
+          definitions: { count: { type: 'integer' } },
+        },
       },
       unused,
     );
