@@ -1,11 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type Message, toolResultsOf } from '../../src/chat/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
+import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { builtinToolboxes } from '../../src/tools/builtin/index.js';
+import { RatchetWorker } from '../../src/worker/index.js';
+import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { type McpHttpServer, startMcpHttpServer } from '../fixtures/mcp-http-server.js';
-import { Harness } from '../helpers/harness.js';
+import { deleteKeys, Harness } from '../helpers/harness.js';
 
 const everythingStdio = resolve(import.meta.dirname, '../fixtures/mcp-everything-stdio.mjs');
 
@@ -151,6 +158,36 @@ describe('MCP servers as toolboxes in a run', () => {
       { content: 'Echo: three', is_error: false },
     ]);
     expect(httpServer.sessions()).toBe(2);
+  });
+});
+
+describe('config/mcp.yaml', () => {
+  it('runs as shipped: the scripted agent calls two tools of server-everything', async () => {
+    const toolboxes = builtinToolboxes();
+    const loaded = loadConfig(resolve(import.meta.dirname, '../../config/mcp.yaml'), {
+      env: { ...process.env, REDIS_URL: inject('redisUrl') },
+      knownToolboxes: toolboxes.map((toolbox) => toolbox.name),
+    });
+    const prefix = `t-${randomBytes(6).toString('hex')}`;
+    const config = { ...loaded.config, redis: { ...loaded.config.redis, prefix } };
+    const redis = createRedis({ url: config.redis.url, logger: silentLogger(), name: 'test' });
+    const engine = engineFromConfig({ config, redis, logger: silentLogger() });
+    const worker = new RatchetWorker({ loaded: { ...loaded, config }, toolboxes, logger: silentLogger() });
+    try {
+      await worker.start();
+      const { runId, sessionId } = await engine.startRun({ input: 'say hello' });
+      const run = await engine.waitForRun(runId, { timeoutMs: 30_000 });
+      expect(run.status).toBe('completed');
+      expect(toolResults(await engine.readChat(sessionId))).toEqual([
+        { content: 'Echo: Hello over MCP', is_error: false },
+        { content: 'The sum of 17 and 25 is 42.', is_error: false },
+      ]);
+    } finally {
+      await worker.close(2000);
+      await engine.close();
+      await deleteKeys(redis, prefix);
+      await closeRedis(redis);
+    }
   });
 });
 
