@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log/index.js';
+import { createLogger, silentLogger } from '../../src/log/index.js';
 import { McpConnection } from '../../src/mcp/client/index.js';
 import { findTool, runToolHandler, type ToolContext } from '../../src/tools/index.js';
 import { type McpHttpServer, startMcpHttpServer } from '../fixtures/mcp-http-server.js';
@@ -159,6 +159,27 @@ describe('an MCP server over stdio (server-everything)', () => {
     expect((await call(connection, 'echo', { message: 'still here' })).content).toBe('Echo: still here');
   });
 
+  it('never logs the configured secrets, even when the server prints them', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const connection = new McpConnection({
+      server: stdioServer({
+        args: ['-e', 'console.error("my key is " + process.env.SERVICE_KEY); process.exit(3)'],
+        env: { SERVICE_KEY: 'sk-live-very-secret' },
+      }),
+      configDir: repoRoot,
+      logger,
+    });
+    cleanups.push(() => connection.close());
+    await connection.start();
+    const failure = lines.find((line) => line.includes('MCP server connection failed'));
+    expect(failure).toContain('my key is [redacted]');
+    expect(lines.join('\n')).not.toContain('sk-live-very-secret');
+  });
+
   it('starts without a server that cannot be started, and says so on every call', async () => {
     const connection = connect(stdioServer({ command: join(repoRoot, 'no-such-mcp-server') }));
     await connection.start();
@@ -193,6 +214,19 @@ describe('an MCP server over HTTP', () => {
     });
     expect(server.headersSeen.length).toBeGreaterThan(0);
     for (const headers of server.headersSeen) expect(headers.authorization).toBe('Bearer test-token-123456');
+  });
+
+  it('offers the tools a server adds while connected, once it announces the change', async () => {
+    server = await startMcpHttpServer('streamable');
+    const connection = connect(httpServer(server.url));
+    await connection.start();
+    server.addTool('late_tool');
+    const deadline = Date.now() + 10_000;
+    while (!connection.toolbox.tools.some((tool) => tool.name === 'late_tool')) {
+      if (Date.now() > deadline) throw new Error('the new tool was never listed');
+      await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+    }
+    expect(await call(connection, 'late_tool', {})).toEqual({ content: 'late_tool ran', isError: false });
   });
 
   it('gives an error while the server is down and reconnects when it is back', async () => {

@@ -77,11 +77,10 @@ export class McpConnection {
     }
   }
 
+  /** Ends the session; a connection still being opened ends itself when it completes (see open()). */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    const pending = this.connecting;
-    await pending?.catch(() => undefined);
     const session = this.session;
     this.session = undefined;
     if (session) await this.endSession(session);
