@@ -2,7 +2,7 @@ import { createApiServer } from '../api/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
-import type { ToolBox } from '../tools/index.js';
+import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
 import { engineFromConfig } from '../workflows/engine-from-config.js';
 import { CliError } from './cli-error.js';
@@ -28,7 +28,9 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
   const { config } = loaded;
   // Requests fail fast (503) while Redis is away instead of hanging; event followers use their own connection.
   const redis = createRedis({ url: config.redis.url, logger, name: 'ratchet-api', maxRetriesPerRequest: 1 });
-  const agents = buildAgents(config, loaded.configDir, options.toolboxes, logger);
+  // The API runs no tools: an MCP server's toolbox is known here by its name only.
+  const mcpToolboxes = config.mcp_servers.map((server) => createToolBox(server.name, []));
+  const agents = buildAgents(config, loaded.configDir, [...options.toolboxes, ...mcpToolboxes], logger);
   const engine = engineFromConfig({ config, redis, logger, findTool: toolLookup(agents) });
   const release = async () => {
     try {

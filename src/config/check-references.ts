@@ -8,7 +8,7 @@ import { didYouMean } from './suggest.js';
 export type KnownToolbox = string | { name: string; tools?: readonly { name: string }[] };
 
 export interface ReferenceCheckOptions {
-  /** When given, every agent toolbox must be one of these. */
+  /** When given, every agent toolbox must be one of these or an MCP server's name. */
   knownToolboxes?: readonly KnownToolbox[] | undefined;
 }
 
@@ -24,6 +24,8 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
   const problems: ConfigProblem[] = [];
   const providerNames = collectNames(raw.providers, 'providers', 'provider', problems);
   const agentNames = collectNames(raw.agents, 'agents', 'agent', problems);
+  const mcpServerNames = collectNames(raw.mcp_servers ?? [], 'mcp_servers', 'MCP server', problems);
+  const knownToolboxes = toolboxNames(raw.mcp_servers, mcpServerNames, options.knownToolboxes, problems);
 
   entriesOf(raw.agents).forEach((agent, index) => {
     if (!isRecord(agent)) return;
@@ -42,14 +44,8 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
         });
       }
     });
-    if (options.knownToolboxes === undefined) return;
-    const known = new Map(
-      options.knownToolboxes.map((toolbox) =>
-        typeof toolbox === 'string'
-          ? [toolbox, undefined]
-          : [toolbox.name, toolbox.tools?.map((tool) => tool.name)],
-      ),
-    );
+    const known = knownToolboxes;
+    if (known === undefined) return;
     entriesOf(agent.toolboxes).forEach((reference, toolboxIndex) => {
       const path = ['agents', index, 'toolboxes', toolboxIndex];
       const name = isRecord(reference) ? reference.name : reference;
@@ -170,6 +166,38 @@ function containsItself(name: string, membersOf: ReadonlyMap<string, string[]>):
     pending.push(...(membersOf.get(next) ?? []));
   }
   return false;
+}
+
+/**
+ * Every toolbox an agent may name: the built-in ones and one per MCP server. A server may not take a
+ * built-in toolbox's name (agents could not tell them apart). Undefined when the list is not complete.
+ */
+function toolboxNames(
+  mcpServers: unknown,
+  mcpServerNames: readonly string[] | undefined,
+  builtin: readonly KnownToolbox[] | undefined,
+  problems: ConfigProblem[],
+): Map<string, string[] | undefined> | undefined {
+  if (builtin === undefined) return undefined;
+  const known = new Map(
+    builtin.map((toolbox) =>
+      typeof toolbox === 'string'
+        ? [toolbox, undefined]
+        : [toolbox.name, toolbox.tools?.map((tool) => tool.name)],
+    ),
+  );
+  entriesOf(mcpServers).forEach((server, index) => {
+    if (isRecord(server) && typeof server.name === 'string' && known.has(server.name)) {
+      problems.push({
+        path: ['mcp_servers', index, 'name'],
+        message: `"${server.name}" is the name of a built-in toolbox: give the MCP server another name`,
+      });
+    }
+  });
+  if (mcpServerNames === undefined) return undefined;
+  // A server's tools are known only once it is connected.
+  for (const name of mcpServerNames) if (!known.has(name)) known.set(name, undefined);
+  return known;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 import { integer, nullAsMissing, withDefault } from './schema-helpers.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
@@ -214,6 +215,8 @@ export const configSchema = z.strictObject({
   /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
   tools: withDefault(toolsConfigSchema, {}),
   skills: withDefault(skillsSchema, {}),
+  /** MCP servers whose tools become toolboxes named after them; each worker connects to every one. */
+  mcp_servers: withDefault(z.array(mcpServerConfigSchema), []),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;

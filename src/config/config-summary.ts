@@ -17,6 +17,14 @@ export function formatConfigSummary(loaded: LoadedConfig): string {
         `max_iterations ${agent.options.max_iterations}`,
     );
   }
+  if (config.mcp_servers.length > 0) {
+    // Names and where they run only: env, headers and URLs may carry secrets.
+    lines.push('mcp servers:');
+    for (const server of config.mcp_servers) {
+      const where = server.transport === 'stdio' ? server.command : hostOf(server.url);
+      lines.push(`  ${server.name}: ${server.transport} (${where})`);
+    }
+  }
   const { redis } = config;
   lines.push(
     `entry agent: ${resolveEntryAgent(config)}`,
@@ -42,4 +50,12 @@ export function redactUrl(url: string): string {
   }
   if (parsed.password !== '') parsed.password = '***';
   return parsed.toString();
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(unparseable url)';
+  }
 }

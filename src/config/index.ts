@@ -22,6 +22,11 @@ export {
   type ParseConfigOptions,
   parseConfigText,
 } from './load-config.js';
+export type {
+  HttpMcpServerConfig,
+  McpServerConfig,
+  StdioMcpServerConfig,
+} from './mcp-config-schema.js';
 export type { ProviderConfig } from './provider-config-schema.js';
 export { resolveEntryAgent } from './resolve-entry-agent.js';
 export { didYouMean, suggest } from './suggest.js';

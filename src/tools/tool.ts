@@ -97,6 +97,11 @@ export interface Tool<Input = unknown> {
   name: string;
   description: string;
   inputSchema: z.ZodType<Input>;
+  /**
+   * The JSON Schema the model is offered, when the tool's schema comes from elsewhere (an MCP server's):
+   * sent as given rather than generated from `inputSchema`, which still checks the arguments.
+   */
+  jsonSchema?: Record<string, unknown>;
   /** Safe to run again with the same idempotency key. Decides the default InterruptedPolicy. */
   idempotent: boolean;
   /** Overrides the policy the `idempotent` flag implies. */
@@ -120,11 +125,18 @@ export function interruptedPolicyOf(tool: Pick<Tool, 'idempotent' | 'onInterrupt
   return tool.onInterrupted ?? (tool.idempotent ? 'rerun' : 'outcome_unknown');
 }
 
+// Tool lists can change while a worker runs (an MCP server reconnects), so definitions are computed per
+// request; a tool is immutable, so its definition is computed once.
+const definitions = new WeakMap<Tool, ToolDefinition>();
+
 export function toolDefinitionOf(tool: Tool): ToolDefinition {
-  const jsonSchema = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
+  const known = definitions.get(tool);
+  if (known) return known;
+  const jsonSchema = tool.jsonSchema
+    ? { ...tool.jsonSchema }
+    : (z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
   delete jsonSchema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema: jsonSchema };
+  const definition = { name: tool.name, description: tool.description, inputSchema: jsonSchema };
+  definitions.set(tool, definition);
+  return definition;
 }

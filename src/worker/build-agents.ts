@@ -107,7 +107,10 @@ export function buildRegistry(
       budget: agent.budget,
       completer,
       toolboxes: agentToolboxes,
-      tools: toolDefinitions(agentToolboxes),
+      // A getter: an MCP server's toolbox changes when the server reconnects or its tool list changes.
+      get tools() {
+        return toolDefinitions(agentToolboxes);
+      },
       provider: providerRuntime(agent.provider),
       approvalTools: new Set(
         Object.entries(agent.tools)

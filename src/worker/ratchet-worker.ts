@@ -2,6 +2,7 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { McpServers } from '../mcp/client/index.js';
 import { RateLimiter } from '../models/rate-limiter.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
 import { cancelChannel, type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
@@ -29,6 +30,7 @@ export class RatchetWorker {
   private commands: Redis | undefined;
   private subscriber: Redis | undefined;
   private engine: Engine | undefined;
+  private mcpServers: McpServers | undefined;
   private shuttingDown = false;
 
   constructor(private readonly options: RatchetWorkerOptions) {}
@@ -37,7 +39,16 @@ export class RatchetWorker {
     const { config, configDir } = this.options.loaded;
     const { logger } = this.options;
     const space: KeySpace = { prefix: config.redis.prefix, shards: config.redis.shards };
-    const { agents, handoffs, teams } = buildRegistry(config, configDir, this.options.toolboxes, logger);
+    // MCP servers are connected before the first step runs, so their tools are offered from the start.
+    const mcpServers = new McpServers({ servers: config.mcp_servers, configDir, logger });
+    this.mcpServers = mcpServers;
+    await mcpServers.start();
+    const { agents, handoffs, teams } = buildRegistry(
+      config,
+      configDir,
+      [...this.options.toolboxes, ...mcpServers.toolboxes],
+      logger,
+    );
     const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
     this.commands = commands;
     const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
@@ -132,6 +143,7 @@ export class RatchetWorker {
     } finally {
       clearTimeout(abortTimer);
       await this.engine?.close();
+      await this.mcpServers?.close();
       if (this.subscriber) await closeRedis(this.subscriber);
       if (this.commands) await closeRedis(this.commands);
       logger.info('worker closed');

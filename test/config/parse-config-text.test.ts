@@ -89,6 +89,7 @@ describe('parseConfigText: defaults', () => {
           max_redirects: 5,
         },
       },
+      mcp_servers: [],
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

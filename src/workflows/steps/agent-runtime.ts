@@ -72,7 +72,14 @@ export function runAgent(
   for (const toolbox of [name, ...ancestors].flatMap((agent) => configured(services, agent).toolboxes)) {
     if (!toolboxes.some((known) => known.name === toolbox.name)) toolboxes.push(toolbox);
   }
-  const runtime: AgentRuntime = { ...own, toolboxes, tools: toolDefinitions(toolboxes) };
+  const runtime: AgentRuntime = {
+    ...own,
+    toolboxes,
+    // A getter, as for the agent itself: an MCP server's toolbox changes when its tool list does.
+    get tools() {
+      return toolDefinitions(toolboxes);
+    },
+  };
   cache.set(key, runtime);
   return runtime;
 }
