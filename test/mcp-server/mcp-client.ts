@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -39,5 +40,15 @@ export async function callTool(
     isError: result.isError === true,
     text: content.map((part) => part.text ?? '').join(''),
     value: result.structuredContent,
+  };
+}
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+
+/** `ratchet mcp --config <file>`, as an MCP client starts it. */
+export function ratchetMcpCommand(configPath: string): { command: string; args: string[] } {
+  return {
+    command: process.execPath,
+    args: [join(repoRoot, 'bin/ratchet.mjs'), 'mcp', '--config', configPath],
   };
 }

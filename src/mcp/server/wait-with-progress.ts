@@ -104,7 +104,8 @@ async function reportEvents(
       for (const event of rest) sendEvent(event);
     }
   } catch (error) {
-    if (!options.clientGone.aborted) options.logger.warn({ err: error }, 'wait_run stopped reporting progress');
+    if (!options.clientGone.aborted)
+      options.logger.warn({ err: error }, 'wait_run stopped reporting progress');
   } finally {
     clearInterval(heartbeat);
     await sending;
