@@ -233,7 +233,10 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
   });
 
   it('needs the bearer token when api.tokens is set (401 without it)', async () => {
-    api = await ApiHarness.start({ script: { default: { text: 'ok' } }, api: { tokens: ['s3cret-token'] } });
+    api = await ApiHarness.start({
+      script: { default: { text: 'ok' } },
+      api: { tokens: ['mcp-test-token-0123456789'] },
+    });
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -251,7 +254,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     expect(wrong.status).toBe(401);
     await expect(connectClient(httpTransport(api.url))).rejects.toThrow();
 
-    client = await connectClient(httpTransport(api.url, 's3cret-token'));
+    client = await connectClient(httpTransport(api.url, 'mcp-test-token-0123456789'));
     const submitted = await callTool(client, 'submit_task', { input: 'hi' });
     const waited = await callTool(client, 'wait_run', { run_id: submitted.value.run_id, timeout_s: 20 });
     expect(waited.value.run).toMatchObject({ status: 'completed', result: 'ok' });

@@ -71,13 +71,13 @@ describe('the MCP Inspector CLI as an outside client', () => {
   });
 
   it('submits a task to /mcp over HTTP with a bearer token and gets the result', async () => {
-    api = await ApiHarness.start({ script, api: { tokens: ['inspector-token'] } });
+    api = await ApiHarness.start({ script, api: { tokens: ['inspector-token-0123456789'] } });
     const endpoint = [
       `${api.url}/mcp`,
       '--transport',
       'http',
       '--header',
-      'Authorization: Bearer inspector-token',
+      'Authorization: Bearer inspector-token-0123456789',
     ];
     const submitted = await inspect([
       ...endpoint,
