@@ -96,6 +96,8 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const messages = progress.map((update) => update.message);
     expect(messages).toContain('agent: slow_echo returned');
     expect(messages).toContain('agent: run completed');
+    // Only what happened after the wait began: the run had started before it (submit_task commits that).
+    expect(messages).not.toContain('agent: run started');
     expect(progress.map((update) => update.progress)).toEqual(progress.map((_, index) => index + 1));
 
     const got = await callTool(mcp, 'get_run', { run_id: submitted.value.run_id });
