@@ -15,5 +15,6 @@ export type ApiEngine = Pick<
   | 'readChat'
   | 'readEvents'
   | 'followEvents'
+  | 'lastEventId'
   | 'agentUsage'
 >;

@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RatchetConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { mcpHttpRoutes } from '../mcp/server/index.js';
 import type { ApiEngine } from './api-engine.js';
 import { bearerAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
@@ -54,5 +55,11 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(runRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: options.config.agents, engine: options.engine });
+  app.register(mcpHttpRoutes, {
+    engine: options.engine,
+    agents: options.config.agents,
+    logger: options.logger,
+    authenticated: api.tokens.length > 0,
+  });
   return app;
 }

@@ -6,6 +6,7 @@ export type Command =
   | { name: 'dev'; config: string | undefined; port: number | undefined }
   | { name: 'api'; config: string | undefined; port: number | undefined }
   | { name: 'worker'; config: string | undefined; concurrency: number | undefined }
+  | { name: 'mcp'; config: string | undefined }
   | {
       name: 'run';
       task: string;
@@ -30,6 +31,7 @@ Commands:
   dev [--config F] [--port N]            API and worker in one process (starts redis-server if needed)
   api [--config F] [--port N]            the HTTP API
   worker [--config F] [--concurrency N]  a worker; run as many as you like
+  mcp [--config F]                       an MCP server on stdio (the API's /mcp serves it over HTTP)
   run "<task>" [--agent A] [--url URL]   submit a task, stream its events, answer its questions
   config validate F                      check a config file: each problem with its path, or a summary
 
@@ -60,6 +62,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
     case 'api': {
       const { values } = parse(name, rest, { ...configOption, ...portOption }, 0);
       return { name, config: values.config, port: optionalInteger('--port', values.port, 0, 65_535) };
+    }
+    case 'mcp': {
+      const { values } = parse(name, rest, configOption, 0);
+      return { name, config: values.config };
     }
     case 'worker': {
       const { values } = parse(name, rest, { ...configOption, concurrency: { type: 'string' } }, 0);

@@ -40,6 +40,10 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
       const { apiCommand } = await import('./server-commands.js');
       return apiCommand({ config: command.config, port: command.port, toolboxes }, io);
     }
+    case 'mcp': {
+      const { mcpCommand } = await import('./mcp-command.js');
+      return mcpCommand({ config: command.config, toolboxes }, io);
+    }
     case 'worker': {
       // The worker process handles its own signals and exits by itself.
       const { startWorkerProcess } = await import('../worker/index.js');

@@ -1,9 +1,11 @@
+import type { Redis } from 'ioredis';
 import { createApiServer } from '../api/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
 import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
+import type { Engine } from '../workflows/engine.js';
 import { engineFromConfig } from '../workflows/engine-from-config.js';
 import { CliError } from './cli-error.js';
 
@@ -26,19 +28,7 @@ export interface StartApiOptions {
 export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
   const { loaded, logger } = options;
   const { config } = loaded;
-  // Requests fail fast (503) while Redis is away instead of hanging; event followers use their own connection.
-  const redis = createRedis({ url: config.redis.url, logger, name: 'ratchet-api', maxRetriesPerRequest: 1 });
-  // The API runs no tools: an MCP server's toolbox is known here by its name only.
-  const mcpToolboxes = config.mcp_servers.map((server) => createToolBox(server.name, []));
-  const agents = buildAgents(config, loaded.configDir, [...options.toolboxes, ...mcpToolboxes], logger);
-  const engine = engineFromConfig({ config, redis, logger, findTool: toolLookup(agents) });
-  const release = async () => {
-    try {
-      await engine.close();
-    } finally {
-      await closeRedis(redis);
-    }
-  };
+  const { engine, redis, close: release } = openApiEngine({ ...options, name: 'ratchet-api' });
   let app: ReturnType<typeof createApiServer>;
   try {
     app = createApiServer({
@@ -72,6 +62,46 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
       } finally {
         clearTimeout(drop);
         await release();
+      }
+    },
+  };
+}
+
+/** An engine as the API uses it, on a connection of its own. */
+export interface ApiEngineConnection {
+  engine: Engine;
+  redis: Redis;
+  /** Closes the engine, then the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The engine a client-facing process (the API, `ratchet mcp`) records and reads with. Requests fail fast
+ * (503, or a tool error) while Redis is away instead of hanging; event followers use their own connection.
+ */
+export function openApiEngine(options: {
+  loaded: LoadedConfig;
+  toolboxes: readonly ToolBox[];
+  logger: Logger;
+  /** The connection's name (CLIENT LIST). */
+  name: string;
+}): ApiEngineConnection {
+  const { loaded, logger } = options;
+  const { config } = loaded;
+  const redis = createRedis({ url: config.redis.url, logger, name: options.name, maxRetriesPerRequest: 1 });
+  // The agents' tools, so that an answer that edits an approved call's arguments is checked.
+  // The API runs no tools: an MCP server's toolbox is known here by its name only.
+  const mcpToolboxes = config.mcp_servers.map((server) => createToolBox(server.name, []));
+  const agents = buildAgents(config, loaded.configDir, [...options.toolboxes, ...mcpToolboxes], logger);
+  const engine = engineFromConfig({ config, redis, logger, findTool: toolLookup(agents) });
+  return {
+    engine,
+    redis,
+    async close() {
+      try {
+        await engine.close();
+      } finally {
+        await closeRedis(redis);
       }
     },
   };

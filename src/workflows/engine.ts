@@ -284,6 +284,13 @@ export class Engine {
     return parseEntries(entries, sessionId);
   }
 
+  /** The id of the session's newest event (undefined when it has none): follow from it to get only new ones. */
+  async lastEventId(sessionId: string): Promise<string | undefined> {
+    const key = sessionKeys(this.options.space, sessionId).events;
+    const [newest] = await this.options.redis.xrevrange(key, '+', '-', 'COUNT', 1);
+    return newest?.[0];
+  }
+
   private assertAgent(agent: string): void {
     if (!this.options.agents.includes(agent)) {
       throw new RatchetError(

@@ -29,6 +29,8 @@ describe('parseCommandLine', () => {
       config: undefined,
       concurrency: 4,
     });
+    expect(parseCommandLine(['mcp'])).toEqual({ name: 'mcp', config: undefined });
+    expect(parseCommandLine(['mcp', '--config', 'c.yaml'])).toEqual({ name: 'mcp', config: 'c.yaml' });
     expect(parseCommandLine(['config', 'validate', 'x.yaml'])).toEqual({
       name: 'config-validate',
       file: 'x.yaml',
@@ -73,6 +75,7 @@ describe('parseCommandLine', () => {
     expect(usageError(['deploy'])).toBe('unknown command "deploy"');
     expect(usageError(['dev', '--bogus'])).toBe("dev: Unknown option '--bogus'");
     expect(usageError(['dev', 'extra'])).toBe('dev: unexpected argument "extra"');
+    expect(usageError(['mcp', '--port', '1'])).toBe("mcp: Unknown option '--port'");
     expect(usageError(['worker', '--concurrency', '0'])).toMatch(
       /--concurrency: must be a whole number from 1/,
     );

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { ApiEngine } from '../api-engine.js';
 import { agentListSchema, errorResponses } from '../schemas.js';
 
@@ -21,14 +22,22 @@ export const agentRoutes: FastifyPluginAsyncZod<{
         response: { 200: agentListSchema, ...errorResponses(401) },
       },
     },
-    async () => ({
-      agents: await Promise.all(
-        agents.map(async ({ name, description }) => ({
-          name,
-          description,
-          usage: await engine.agentUsage(name),
-        })),
-      ),
-    }),
+    async () => listAgents(engine, agents),
   );
 };
+
+/** The configured agents with their usage, as the wire shows them (the HTTP route and the MCP tool). */
+export async function listAgents(
+  engine: ApiEngine,
+  agents: readonly AgentSummary[],
+): Promise<z.infer<typeof agentListSchema>> {
+  return {
+    agents: await Promise.all(
+      agents.map(async ({ name, description }) => ({
+        name,
+        description,
+        usage: await engine.agentUsage(name),
+      })),
+    ),
+  };
+}

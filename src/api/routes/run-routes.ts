@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { RatchetError } from '../../errors/index.js';
 import type { ApiEngine } from '../api-engine.js';
+import { cancelRun, requireRun, submitRun, waitForRun } from '../run-requests.js';
 import {
   acceptedRunSchema,
   cancelRunBodySchema,
@@ -10,12 +10,8 @@ import {
   runSchema,
   waitQuerySchema,
 } from '../schemas.js';
-import { toWireRun } from '../wire-views.js';
 
 const tags = ['runs'];
-
-/** How often a wait request looks at its run. */
-const waitPollMs = 200;
 
 /** Runs: one-shot submission, state, long-poll, cancellation. */
 export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (app, { engine }) => {
@@ -29,17 +25,7 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
         response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 404, 409, 413) },
       },
     },
-    async (request, reply) => {
-      const { input, agent, session_id, metadata, budget } = request.body;
-      const started = await engine.startRun({
-        input,
-        ...(agent === undefined ? {} : { agent }),
-        ...(session_id === undefined ? {} : { sessionId: session_id }),
-        ...(metadata === undefined ? {} : { metadata }),
-        ...(budget === undefined ? {} : { budget }),
-      });
-      return reply.status(202).send({ run_id: started.runId, session_id: started.sessionId });
-    },
+    async (request, reply) => reply.status(202).send(await submitRun(engine, request.body)),
   );
 
   app.get(
@@ -52,11 +38,7 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
         response: { 200: runSchema, ...errorResponses(401, 404) },
       },
     },
-    async (request) => {
-      const run = await engine.getRun(request.params.id);
-      if (!run) throw new RatchetError('run_not_found', `unknown run ${request.params.id}`);
-      return toWireRun(run);
-    },
+    async (request) => requireRun(engine, request.params.id),
   );
 
   app.get(
@@ -74,12 +56,11 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
       // The response closes before it is sent only when the client went away.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      const run = await engine.waitForRun(request.params.id, {
-        timeoutMs: request.query.timeout_s * 1000,
-        pollMs: waitPollMs,
+      const { run } = await waitForRun(engine, request.params.id, {
+        timeoutS: request.query.timeout_s,
         signal: gone.signal,
       });
-      return toWireRun(run);
+      return run;
     },
   );
 
@@ -95,11 +76,7 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
       },
     },
     async (request, reply) => {
-      const reason = request.body?.reason;
-      const run = await (reason === undefined
-        ? engine.cancelRun(request.params.id)
-        : engine.cancelRun(request.params.id, reason));
-      return reply.status(202).send(toWireRun(run));
+      return reply.status(202).send(await cancelRun(engine, request.params.id, request.body?.reason));
     },
   );
 };

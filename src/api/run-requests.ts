@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import { RatchetError } from '../errors/index.js';
+import type { QuestionResponse } from '../workflows/question-record.js';
+import { sessionOfQuestion } from '../workflows/questions.js';
+import { isFinished } from '../workflows/run-record.js';
+import type { ApiEngine } from './api-engine.js';
+import type { acceptedRunSchema, createRunBodySchema, respondAcceptedSchema, WireRun } from './schemas.js';
+import { toWireRun } from './wire-views.js';
+
+/**
+ * What a client may do with runs, as the wire sees it: the HTTP routes and the MCP tools both answer
+ * through these, so a submission, a wait or a cancel means the same on either face.
+ */
+
+export type CreateRunBody = z.infer<typeof createRunBodySchema>;
+export type AcceptedRun = z.infer<typeof acceptedRunSchema>;
+export type RespondAccepted = z.infer<typeof respondAcceptedSchema>;
+
+/** How often a wait looks at its run. */
+const waitPollMs = 200;
+
+/** Starts a run (on a new session unless `session_id` is given). */
+export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise<AcceptedRun> {
+  const { input, agent, session_id, metadata, budget } = body;
+  const started = await engine.startRun({
+    input,
+    ...(agent === undefined ? {} : { agent }),
+    ...(session_id === undefined ? {} : { sessionId: session_id }),
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(budget === undefined ? {} : { budget }),
+  });
+  return { run_id: started.runId, session_id: started.sessionId };
+}
+
+/** The run, or run_not_found (also for text that cannot be a run id). */
+export async function requireRun(engine: ApiEngine, runId: string): Promise<WireRun> {
+  const run = await engine.getRun(runId);
+  if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  return toWireRun(run);
+}
+
+export interface RunWait {
+  run: WireRun;
+  /** false: the timeout passed (or the waiter went away) before the run finished. */
+  finished: boolean;
+}
+
+/** Waits until the run is finished or `timeoutS` passes; the signal ends the wait early (a client left). */
+export async function waitForRun(
+  engine: ApiEngine,
+  runId: string,
+  options: { timeoutS: number; signal?: AbortSignal },
+): Promise<RunWait> {
+  const run = await engine.waitForRun(runId, {
+    timeoutMs: options.timeoutS * 1000,
+    pollMs: waitPollMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { run: toWireRun(run), finished: run.status !== 'waiting_input' && isFinished(run.status) };
+}
+
+/** Cancels the run (and its children); run_finished when it is already finished. */
+export async function cancelRun(engine: ApiEngine, runId: string, reason?: string): Promise<WireRun> {
+  const run = await (reason === undefined ? engine.cancelRun(runId) : engine.cancelRun(runId, reason));
+  return toWireRun(run);
+}
+
+/** Which question an answer is for: by its id, or the pending question of a run. */
+export type QuestionTarget = { question_id: string } | { run_id: string };
+
+/**
+ * Answers a pending question (ask_user, approval, budget); the branch that asked resumes. A run with
+ * several pending questions (parallel tool calls) gets the first one answered; name the question to choose.
+ */
+export async function respondToQuestion(
+  engine: ApiEngine,
+  target: QuestionTarget,
+  response: QuestionResponse,
+): Promise<RespondAccepted> {
+  let questionId: string;
+  let sessionId: string | undefined;
+  if ('question_id' in target) {
+    questionId = target.question_id;
+    sessionId = sessionOfQuestion(questionId);
+    if (sessionId === undefined)
+      throw new RatchetError('question_not_found', `unknown question ${questionId}`);
+  } else {
+    const run = await requireRun(engine, target.run_id);
+    if (run.pending_question === null) {
+      throw new RatchetError(
+        'question_not_found',
+        `run ${run.id} has no pending question (its status is ${run.status})`,
+      );
+    }
+    questionId = run.pending_question.id;
+    sessionId = run.session_id;
+  }
+  await engine.respond(sessionId, questionId, response);
+  return { session_id: sessionId, question_id: questionId };
+}

@@ -1,0 +1,84 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { createRatchetMcpServer, type RatchetMcpServerOptions } from './ratchet-mcp-server.js';
+
+export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
+  /**
+   * Whether the API needs bearer tokens. Without them, a browser request (it has an Origin header) is
+   * accepted only from a loopback origin: a web page must not drive a local server (DNS rebinding).
+   */
+  authenticated: boolean;
+}
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * `/mcp`: Ratchet's MCP server over Streamable HTTP, behind the API's bearer tokens (the API's onRequest
+ * hook). Stateless: every POST gets a server and a transport of its own, closed when its response ends.
+ * Nothing is kept between requests (no MCP session to route to the same API instance, to expire or to
+ * lose in a restart), because everything a tool reads is in Redis; progress notifications of a wait_run
+ * travel on that request's own SSE response. With no session there is no standalone stream: GET and
+ * DELETE answer 405.
+ */
+export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (app, options) => {
+  const open = new Set<StreamableHTTPServerTransport>();
+  // An open wait_run would hold the API's close until its timeout: closing the transport ends it.
+  app.addHook('preClose', async () => {
+    await Promise.allSettled([...open].map((transport) => transport.close()));
+  });
+
+  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    if (!options.authenticated && !fromAllowedOrigin(request.headers.origin)) {
+      return sendRpcError(reply, 403, -32000, 'requests from this origin are refused (set api.tokens)');
+    }
+    const server = createRatchetMcpServer(options);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    open.add(transport);
+    reply.raw.once('close', () => {
+      open.delete(transport);
+      // Closing aborts the request handlers still running (a wait_run whose client went away).
+      transport.close().catch(() => {});
+      server.close().catch(() => {});
+    });
+    await server.connect(transport);
+    reply.hijack();
+    try {
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) sendRawRpcError(reply, 500, -32603, 'internal server error');
+      else reply.raw.end();
+    }
+    return reply;
+  });
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      schema: { hide: true },
+      handler: async (_request, reply) =>
+        sendRpcError(reply, 405, -32000, 'method not allowed: this MCP endpoint is stateless (POST only)'),
+    });
+  }
+};
+
+function fromAllowedOrigin(origin: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    return loopbackHosts.has(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON-RPC error answer (what an MCP client reads), before the transport took the response. */
+function sendRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  if (status === 405) reply.header('allow', 'POST');
+  return reply.status(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function sendRawRpcError(reply: FastifyReply, status: number, code: number, message: string): void {
+  reply.raw.writeHead(status, { 'content-type': 'application/json' });
+  reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,214 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ApiEngine } from '../../api/api-engine.js';
+import { type AgentSummary, listAgents } from '../../api/routes/agent-routes.js';
+import { cancelRun, requireRun, respondToQuestion, submitRun } from '../../api/run-requests.js';
+import {
+  acceptedRunSchema,
+  agentListSchema,
+  createRunBodySchema,
+  maxWaitSeconds,
+  respondAcceptedSchema,
+  runSchema,
+} from '../../api/schemas.js';
+import type { Logger } from '../../log/index.js';
+import { questionResponseSchema } from '../../workflows/question-record.js';
+import { toolAnswer } from './tool-answer.js';
+import { waitWithProgress } from './wait-with-progress.js';
+
+export interface RatchetMcpServerOptions {
+  engine: ApiEngine;
+  /** The configured agents (list_agents). */
+  agents: readonly AgentSummary[];
+  logger: Logger;
+  /** wait_run's heartbeat when no event comes (default 10 s). */
+  heartbeatMs?: number;
+}
+
+const defaultHeartbeatMs = 10_000;
+
+/**
+ * An output schema must be an object schema at its top; the API's named schemas (`Run` …) would become a
+ * `$ref`. The same fields, without the name.
+ */
+function outputOf<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) {
+  return z.strictObject(schema.shape);
+}
+
+/** The run as the API shows it, as a tool's output. */
+const runOutputSchema = outputOf(runSchema);
+
+const runIdSchema = z.string().min(1).max(200).describe('The run id (run_…) that submit_task returned.');
+
+const instructions =
+  'Ratchet runs tasks with durable LLM agents. submit_task starts a run and returns its run_id at once; ' +
+  'wait_run waits for it (call again while `finished` is false). A run whose status is waiting_input has ' +
+  'a pending_question: answer it with respond, and the run goes on. list_agents shows who can work on a task.';
+
+/**
+ * Ratchet as an MCP server: the same operations as the HTTP API (through the same shared functions), as
+ * tools. It keeps no state of its own: every answer is read from Redis, so a server per request (stateless
+ * HTTP) and a long-lived one (stdio) behave alike.
+ */
+export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpServer {
+  const { engine, logger } = options;
+  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
+  // The version of the tool interface, like the HTTP API's.
+  const server = new McpServer(
+    { name: 'ratchet', version: '1' },
+    { capabilities: { tools: {} }, instructions },
+  );
+
+  server.registerTool(
+    'submit_task',
+    {
+      title: 'Submit a task',
+      description:
+        'Starts a run of an agent on the task and returns {run_id, session_id} at once (the run goes on in ' +
+        "Ratchet's workers). Give session_id to continue a session's conversation (one active run per session).",
+      inputSchema: createRunBodySchema,
+      outputSchema: outputOf(acceptedRunSchema),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    (input) => toolAnswer('submit_task', logger, () => submitRun(engine, input)),
+  );
+
+  server.registerTool(
+    'get_run',
+    {
+      title: 'Get a run',
+      description:
+        'A run now: status (queued, running, waiting_input, completed, failed, cancelled), result or error, ' +
+        'usage, progress and the pending question.',
+      inputSchema: z.strictObject({ run_id: runIdSchema }),
+      outputSchema: runOutputSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ run_id }) => toolAnswer('get_run', logger, () => requireRun(engine, run_id)),
+  );
+
+  server.registerTool(
+    'wait_run',
+    {
+      title: 'Wait for a run',
+      description:
+        'Waits until the run is finished or timeout_s passes, and returns {finished, run}: finished is false ' +
+        'when the timeout passed first (call again to keep waiting). With a progressToken, each event of the ' +
+        'run (iterations, tool calls, questions) is sent as a progress notification while it waits.',
+      inputSchema: z.strictObject({
+        run_id: runIdSchema,
+        timeout_s: z
+          .number()
+          .min(0)
+          .max(maxWaitSeconds)
+          .default(30)
+          .describe(`Seconds to wait for the run to finish (at most ${maxWaitSeconds}).`),
+      }),
+      outputSchema: z.strictObject({
+        finished: z.boolean().describe('false: the timeout passed before the run finished.'),
+        run: runOutputSchema,
+      }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ run_id, timeout_s }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      const report =
+        progressToken === undefined
+          ? undefined
+          : (progress: number, message: string) =>
+              extra.sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress, message },
+              });
+      return toolAnswer('wait_run', logger, async () => {
+        const { finished, run } = await waitWithProgress(engine, run_id, {
+          timeoutS: timeout_s,
+          signal: extra.signal,
+          report,
+          heartbeatMs,
+          logger,
+        });
+        return { finished, run };
+      });
+    },
+  );
+
+  server.registerTool(
+    'respond',
+    {
+      title: 'Answer a question',
+      description:
+        "Answers an agent's pending question (ask_user), a tool approval or a budget question; the run goes " +
+        "on. Name the question by question_id, or give run_id to answer that run's pending question. answer: " +
+        'text for ask_user; "approve" / "reject" or {decision, reason?, arguments?} for an approval; "raise" / ' +
+        '"stop" for a budget.',
+      inputSchema: z
+        .strictObject({
+          question_id: z
+            .string()
+            .min(1)
+            .optional()
+            .describe('The question (pending_question.id of the run).'),
+          run_id: runIdSchema.optional().describe("Answer this run's pending question."),
+          answer: questionResponseSchema,
+        })
+        .refine((input) => (input.question_id === undefined) !== (input.run_id === undefined), {
+          message: 'give either question_id or run_id',
+        }),
+      outputSchema: outputOf(respondAcceptedSchema),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ question_id, run_id, answer }) =>
+      toolAnswer('respond', logger, () =>
+        respondToQuestion(
+          engine,
+          question_id === undefined ? { run_id: run_id ?? '' } : { question_id },
+          answer,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'cancel_run',
+    {
+      title: 'Cancel a run',
+      description: 'Cancels the run (and its child runs): it stops at once. Returns the run.',
+      inputSchema: z.strictObject({
+        run_id: runIdSchema,
+        reason: z.string().min(1).max(1000).optional().describe('Recorded in the run_cancelled event.'),
+      }),
+      outputSchema: runOutputSchema,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ run_id, reason }) => toolAnswer('cancel_run', logger, () => cancelRun(engine, run_id, reason)),
+  );
+
+  server.registerTool(
+    'list_agents',
+    {
+      title: 'List the agents',
+      description: 'The agents a task may be submitted to, with what each does and its usage so far.',
+      inputSchema: z.strictObject({}),
+      outputSchema: outputOf(agentListSchema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => toolAnswer('list_agents', logger, () => listAgents(engine, options.agents)),
+  );
+
+  return server;
+}
