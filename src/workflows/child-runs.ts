@@ -15,7 +15,7 @@ export interface ChildTask {
   /** The child's input, on a chat of its own. */
   task: string;
   /** A team member's turn instead: the chat it continues (its private chat) and its input messages. */
-  turn?: { chatId: string; messages: (childRunId: string) => Message[] };
+  turn?: { chatId?: string; messages: (childRunId: string) => Message[] };
 }
 
 /** Where one child run stands. */

@@ -84,6 +84,35 @@ describe('handoff groups', () => {
     expect(JSON.stringify(refused)).toContain('max_handoffs');
   });
 
+  it('hands over to a team member, which answers as one member from a child run of its own', async () => {
+    harness = new Harness({
+      agents: [
+        {
+          name: 'triage',
+          script: { rules: [{ when: { role: 'user', contains: 'study' }, reply: transfer('desk') }] },
+        },
+        {
+          name: 'analyst',
+          script: { rules: [{ when: { contains: 'study' }, reply: { text: 'analysis done' } }] },
+        },
+      ],
+      config: {
+        teams: [{ name: 'desk', members: [{ agent: 'analyst' }], coordinator: { kind: 'sequence' } }],
+        handoffs: [{ name: 'front', members: ['triage', 'desk'] }],
+      },
+    });
+    await harness.startWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'study this', agent: 'front' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 20_000 });
+    expect(run.status).toBe('completed');
+    expect(run.result).toBe('analysis done');
+    const chat = await harness.transcript(sessionId);
+    expect(chat.filter((message) => message.role === 'assistant').map((message) => message.sender)).toEqual([
+      'triage',
+      'desk',
+    ]);
+  });
+
   it('fails the config when a member is unknown', async () => {
     expect(
       () =>

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {

@@ -14,6 +14,7 @@ import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
 import { runAgent } from './agent-runtime.js';
+import { compositeReply, type ReplyOfTurn } from './composite-member.js';
 import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
@@ -136,6 +137,81 @@ async function commitBudgetRaise(
   });
 }
 
+/** One model request of the iteration, within the run's and the agent's budget (which the user may raise). */
+async function modelReply(
+  context: StepContext,
+  data: IterationJobData,
+  agent: AgentRuntime,
+  stored: { record: RunRecord; rev: number },
+  chat: Message[],
+  commitBase: StepWrite,
+): Promise<{ reply: ReplyOfTurn; record: RunRecord; rev: number }> {
+  const n = data.iteration;
+  let { record, rev } = stored;
+  const keys = commitBase.keys;
+  crashPoint('iteration.before_model_call');
+  const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
+  if (record.budget || agent.budget) {
+    const nextTokens = estimateInputTokens(messages);
+    const exceeded = budgetExceeded({
+      raises: record.budget_raises,
+      usedTokens: record.usage.input_tokens + record.usage.output_tokens,
+      usedCostUsd: record.cost_usd,
+      nextTokens,
+      nextCostUsd: costOf(
+        { input_tokens: nextTokens, output_tokens: 0, cached_input_tokens: 0, requests: 1 },
+        agent.provider.price,
+      ),
+      runBudget: record.budget,
+      agentBudget: agent.budget,
+    });
+    if (exceeded) {
+      const raised =
+        exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
+      if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
+      ({ record, rev } = await commitBudgetRaise(context, data, record, rev, commitBase));
+    }
+  }
+  const deltas = agent.stream
+    ? streamTextDeltas(context, {
+        sessionId: data.session_id,
+        runId: data.run_id,
+        agent: agent.name,
+        iteration: n,
+      })
+    : undefined;
+  const completion = await callModel(
+    context,
+    agent,
+    {
+      messages,
+      tools: agent.tools,
+      options: {},
+      context: {
+        sessionId: data.session_id,
+        runId: data.run_id,
+        agent: agent.name,
+        iteration: n,
+        attempt: context.attempt,
+      },
+      ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
+    },
+    { journalKey: keys.journal, field: journalField.modelCalls(n) },
+  );
+  await deltas?.flush();
+  crashPoint('iteration.after_model_call');
+  return {
+    reply: {
+      parts: completion.parts,
+      usage: completion.usage,
+      costUsd: costOf(completion.usage, agent.provider.price),
+      maxIterations: agent.maxIterations,
+    },
+    record,
+    rev,
+  };
+}
+
 /**
  * One ReAct iteration: append the previous iteration's tool results (in call order), call the model once,
  * record its reply, and enqueue what comes next. Each part is journaled, so running it again does nothing twice.
@@ -198,69 +274,25 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   if (!entry) {
     const group = services.handoffs.get(record.agent);
     const member = group ? handoffState(chat, record.id, group.members).active : record.agent;
-    const agent = runAgent(services, member, record.lineage, group?.name);
-    sender = agent.name;
-    crashPoint('iteration.before_model_call');
-    const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
-    if (record.budget || agent.budget) {
-      const nextTokens = estimateInputTokens(messages);
-      const exceeded = budgetExceeded({
-        raises: record.budget_raises,
-        usedTokens: record.usage.input_tokens + record.usage.output_tokens,
-        usedCostUsd: record.cost_usd,
-        nextTokens,
-        nextCostUsd: costOf(
-          { input_tokens: nextTokens, output_tokens: 0, cached_input_tokens: 0, requests: 1 },
-          agent.provider.price,
-        ),
-        runBudget: record.budget,
-        agentBudget: agent.budget,
-      });
-      if (exceeded) {
-        const raised =
-          exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
-        if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
-        ({ record, rev } = await commitBudgetRaise(context, data, record, rev, commitBase));
-      }
+    sender = member;
+    let reply: ReplyOfTurn;
+    if (group && !services.agents.has(member)) {
+      // A team or group in control of a handoff group answers as one member: a child run of its own.
+      reply = await compositeReply(context, record, member, chat);
+    } else {
+      const agent = runAgent(services, member, record.lineage, group?.name);
+      ({ reply, record, rev } = await modelReply(context, data, agent, { record, rev }, chat, commitBase));
     }
-    const deltas = agent.stream
-      ? streamTextDeltas(context, {
-          sessionId: data.session_id,
-          runId: data.run_id,
-          agent: agent.name,
-          iteration: n,
-        })
-      : undefined;
-    const completion = await callModel(
-      context,
-      agent,
-      {
-        messages,
-        tools: agent.tools,
-        options: {},
-        context: {
-          sessionId: data.session_id,
-          runId: data.run_id,
-          agent: agent.name,
-          iteration: n,
-          attempt: context.attempt,
-        },
-        ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
-      },
-      { journalKey: keys.journal, field: journalField.modelCalls(n) },
-    );
-    await deltas?.flush();
-    crashPoint('iteration.after_model_call');
-    const parts = assignToolCallIds(completion.parts, n);
+    const parts = assignToolCallIds(reply.parts, n);
     const plan = replyCommit({
       run: record,
-      sender: agent.name,
+      sender: member,
       iteration: n,
       parts,
-      usage: completion.usage,
-      costUsd: costOf(completion.usage, agent.provider.price),
+      usage: reply.usage,
+      costUsd: reply.costUsd,
       wastedCalls: loaded.modelCalls,
-      decision: decideReply(parts, n, agent.maxIterations),
+      decision: decideReply(parts, n, reply.maxIterations),
       chatLength: chat.length,
       now: services.now().toISOString(),
     });
@@ -268,7 +300,9 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       ...commitBase,
       journalField: journalField.reply(n),
       plan,
-      agentUsageKey: agentUsageKey(services.space, keys.shard, agent.name),
+      ...(services.agents.has(member)
+        ? { agentUsageKey: agentUsageKey(services.space, keys.shard, member) }
+        : {}),
       expectedRev: rev,
       expectedChatLength: chat.length,
     });

@@ -1,0 +1,82 @@
+import type { Message, Part } from '../../chat/index.js';
+import { RatchetError } from '../../errors/index.js';
+import { type Usage, zeroUsage } from '../../models/usage.js';
+import { ensureChildRuns } from '../child-runs.js';
+import { isFinished, type RunRecord } from '../run-record.js';
+import { prefixOf } from './agent-runtime.js';
+import type { StepContext } from './step-context.js';
+import { suspendUntil } from './tool-interaction.js';
+
+/** What an iteration records as its reply, from a model or from a child run. */
+export interface ReplyOfTurn {
+  parts: Part[];
+  usage: Usage;
+  costUsd: number;
+  /** The max_iterations of whoever replied. */
+  maxIterations: number;
+}
+
+/**
+ * The reply of a team or handoff group that is in control of a handoff group: it runs as a child run on a
+ * chat of its own, given the conversation so far as user messages (text only, senders kept), and its final
+ * answer is the member's reply. It has no transfer tools, so its answer ends the group's run. Until it
+ * finishes the step is parked (no worker held).
+ */
+export async function compositeReply(
+  context: StepContext,
+  record: RunRecord,
+  member: string,
+  chat: readonly Message[],
+): Promise<ReplyOfTurn> {
+  const { services } = context;
+  const read = () =>
+    ensureChildRuns(
+      {
+        redis: services.redis,
+        space: services.space,
+        queues: services.engine.queues,
+        eventsMaxLength: services.eventsMaxLength,
+        now: services.now,
+      },
+      {
+        parent: record,
+        parentJobId: context.jobId,
+        lineage: [],
+        prefixOf: (name) => prefixOf(services, name),
+        tasks: [
+          { agent: member, task: '', turn: { messages: (childRunId) => conversationOf(chat, childRunId) } },
+        ],
+      },
+    );
+  const [child] = await read();
+  if (!child) throw new RatchetError('internal', `no child run for member ${member}`);
+  if (child.status === 'failed' || child.status === 'cancelled') {
+    throw new RatchetError(
+      'member_failed',
+      `member ${member} (run ${child.runId}) ${child.status}: ${child.error ?? 'no reason given'}`,
+    );
+  }
+  if (!isFinished(child.status)) {
+    throw suspendUntil(
+      services.now().getTime() + services.questionRecheckMs,
+      `member run ${child.runId}`,
+      async () => (await read()).some((state) => isFinished(state.status)),
+    );
+  }
+  return {
+    parts: [{ type: 'text', text: child.result ?? '' }],
+    usage: { ...zeroUsage },
+    costUsd: 0,
+    maxIterations: Number.MAX_SAFE_INTEGER,
+  };
+}
+
+function conversationOf(chat: readonly Message[], childRunId: string): Message[] {
+  return chat
+    .flatMap((message) => {
+      const parts = message.parts.filter((part) => part.type === 'text');
+      if (message.role === 'system' || message.role === 'tool' || parts.length === 0) return [];
+      return [{ ...message, role: 'user' as const, parts }];
+    })
+    .map((message, index) => ({ ...message, id: `${childRunId}-in${index}` }));
+}
