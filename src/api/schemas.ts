@@ -178,6 +178,17 @@ export const runSchema = z
     id: z.string(),
     session_id: z.string(),
     agent: z.string(),
+    parent_run_id: z
+      .string()
+      .nullable()
+      .describe(
+        'The run that started this one by delegation or as a team member (null for a run started by a client).',
+      ),
+    depth: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('0 for a run started by a client, 1 for its children, and so on.'),
     status: z.enum(['queued', 'running', 'waiting', 'waiting_input', 'completed', 'failed', 'cancelled']),
     result: z.string().nullable(),
     error: runErrorSchema.nullable(),

@@ -43,6 +43,8 @@ export function toWireRun(run: RunView): WireRun {
     id: run.id,
     session_id: run.session_id,
     agent: run.agent,
+    parent_run_id: run.parent?.run_id ?? null,
+    depth: run.parent?.depth ?? 0,
     status: run.status,
     result: run.result,
     error: run.error,

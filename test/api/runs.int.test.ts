@@ -44,6 +44,8 @@ describe('runs', () => {
       id: submitted.body.run_id,
       session_id: submitted.body.session_id,
       agent: 'agent',
+      parent_run_id: null,
+      depth: 0,
       status: 'completed',
       result: 'The answer.',
       error: null,
