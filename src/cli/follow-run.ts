@@ -2,7 +2,7 @@ import { runEndKinds } from '../events/event.js';
 import type { ApiClient } from './api-client.js';
 import { followSessionEvents } from './follow-events.js';
 import { QuestionAsker } from './question-asker.js';
-import { renderEvent } from './render-event.js';
+import { createTreeRenderer } from './render-event.js';
 import type { Terminal } from './terminal.js';
 
 export type RunOutcome =
@@ -67,6 +67,7 @@ async function streamRun(context: RunContext & { cancelling: () => boolean }): P
       onReconnect: (error, delayMs) =>
         terminal.print(`  … event stream lost (${(error as Error).message}); reconnecting in ${delayMs} ms`),
     });
+    const render = createTreeRenderer(runId);
     for await (const streamedEvent of events) {
       if (!streamedEvent.known) {
         if (streamedEvent.problem) {
@@ -77,7 +78,7 @@ async function streamRun(context: RunContext & { cancelling: () => boolean }): P
         continue;
       }
       const { event } = streamedEvent;
-      const line = renderEvent(event);
+      const line = render(event);
       if (line) terminal.print(line);
       if (event.kind === 'ask_user') asker.add(event.data);
       if (event.kind === 'question_answered') asker.withdraw(event.data.question_id);

@@ -19,9 +19,11 @@ export function renderEvent(event: RatchetEvent): string | undefined {
     case 'message_added': {
       const { message } = event.data;
       if (message.role !== 'assistant') return undefined;
+      // A team member's answer copied to the team's shared chat was shown by the member's own run.
+      if (message.metadata.member_run_id !== undefined) return undefined;
       // A reply with only tool calls is shown by its calls' lines.
       const text = textOf(message);
-      return text === '' ? undefined : `🤖 ${event.agent}: ${cut(text)}`;
+      return text === '' ? undefined : `🤖 ${message.sender}: ${cut(text)}`;
     }
     case 'tool_call_start':
       if (interactionTools.has(event.data.name)) return undefined;
@@ -55,6 +57,46 @@ export function renderEvent(event: RatchetEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Renders the events of a session's run tree: each run's lines are indented by its depth (delegations and
+ * team members arrive on the same stream with their own run ids), and show the agent's display prefix. The
+ * followed run's start is printed at once; another run's when its agent_start arrives (right after
+ * run_started, in the same commit), since that event says where the run sits in the tree.
+ */
+export function createTreeRenderer(rootRunId: string): (event: RatchetEvent) => string | undefined {
+  const runs = new Map<string, { depth: number; prefix: string }>();
+  const starts = new Map<string, string>();
+  return (event) => {
+    if (event.kind === 'run_started') {
+      if (event.run_id === rootRunId) return renderEvent(event);
+      starts.set(event.run_id, cut(event.data.input));
+      return undefined;
+    }
+    if (event.kind === 'agent_start') {
+      const { depth, prefix } = event.data;
+      runs.set(event.run_id, { depth, prefix });
+      const input = starts.get(event.run_id);
+      starts.delete(event.run_id);
+      if (input === undefined) return undefined;
+      const line =
+        depth === 0 ? `▶ ${event.agent} starts: ${input}` : `↳ ${prefix} ${event.agent} starts: ${input}`;
+      return indent(line, depth);
+    }
+    const line = renderEvent(event);
+    const run = runs.get(event.run_id);
+    if (line === undefined || !run) return line;
+    return indent(line.replace(/^🤖 /, `${run.prefix} `), run.depth);
+  };
+}
+
+function indent(text: string, depth: number): string {
+  const pad = '    '.repeat(depth);
+  return text
+    .split('\n')
+    .map((line) => `${pad}${line}`)
+    .join('\n');
 }
 
 function renderQuestion(agent: string, question: EventData<'ask_user'>): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeAnswer, progressBar, renderEvent } from '../../src/cli/render-event.js';
+import { createTreeRenderer, describeAnswer, progressBar, renderEvent } from '../../src/cli/render-event.js';
 import { buildEvent, type EventData, type RatchetEvent } from '../../src/events/event.js';
 
 const run = { id: 'run_x', agent: 'assistant' };
@@ -128,5 +128,52 @@ describe('renderEvent: tool calls', () => {
       );
     expect(reply('Let me see.')).toBe('🤖 assistant: Let me see.');
     expect(reply('')).toBeUndefined();
+  });
+});
+
+describe('createTreeRenderer', () => {
+  const at = (kind: string, runId: string, agent: string, data: unknown) =>
+    ({ id: '1-0', v: 1, kind, run_id: runId, agent, time: '2024-01-01T00:00:00.000Z', data }) as RatchetEvent;
+
+  it('indents the runs below the followed one by depth, with their prefix', () => {
+    const render = createTreeRenderer('run_root');
+    const lines = [
+      at('run_started', 'run_root', 'lead', { input: 'go' }),
+      at('agent_start', 'run_root', 'lead', { parent_run_id: null, depth: 0, prefix: '🧭' }),
+      at('run_started', 'run_child', 'helper', { input: 'the task' }),
+      at('agent_start', 'run_child', 'helper', { parent_run_id: 'run_root', depth: 1, prefix: '🔎' }),
+      at('message_added', 'run_child', 'helper', {
+        chat_id: 'c',
+        index: 1,
+        message: {
+          id: 'm',
+          sender: 'helper',
+          role: 'assistant',
+          parts: [{ type: 'text', text: 'found it' }],
+          metadata: {},
+          created_at: '2024-01-01T00:00:00.000Z',
+        },
+      }),
+      at('message_added', 'run_root', 'lead', {
+        chat_id: 'main',
+        index: 3,
+        message: {
+          id: 'n',
+          sender: 'lead',
+          role: 'assistant',
+          parts: [{ type: 'text', text: 'done' }],
+          metadata: {},
+          created_at: '2024-01-01T00:00:00.000Z',
+        },
+      }),
+    ].map(render);
+    expect(lines).toEqual([
+      '▶ lead starts: go',
+      undefined,
+      undefined,
+      '    ↳ 🔎 helper starts: the task',
+      '    🔎 helper: found it',
+      '🧭 lead: done',
+    ]);
   });
 });
