@@ -129,6 +129,86 @@ describe('reactor teams', () => {
     expect(shared.slice(1).map(text)).toEqual(['draft 1', 'needs work', 'draft 2', 'APPROVED']);
   });
 
+  it('round_robin_until: stops once a key exists in the session state', async () => {
+    const { run, shared } = await runTeam(
+      [
+        { name: 'worker', script: { default: { text: 'working' } } },
+        {
+          name: 'checker',
+          toolboxes: ['state'],
+          script: {
+            // The checker sets the key on its second turn (its private chat then holds one earlier reply).
+            rules: [{ when: { role: 'tool' }, reply: { text: 'marked done' } }],
+            replies: [
+              { text: 'not yet' },
+              { tool_calls: [{ name: 'state_set', arguments: { key: 'done', value: true } }] },
+            ],
+          },
+        },
+      ],
+      [
+        {
+          name: 'shift',
+          members: [{ agent: 'worker' }, { agent: 'checker' }],
+          coordinator: { kind: 'round_robin_until', until: { state_key: 'done' }, max_rounds: 5 },
+        },
+      ],
+      'shift',
+    );
+    expect(run.status).toBe('completed');
+    expect(shared.slice(1).map(text)).toEqual(['working', 'not yet', 'working', 'marked done']);
+  });
+
+  it('takes a handoff group as a member, and a handoff group as a delegation target', async () => {
+    const { h, run, runId, sessionId, shared } = await runTeam(
+      [
+        {
+          name: 'front',
+          script: {
+            rules: [
+              {
+                when: { role: 'user' },
+                reply: { tool_calls: [{ name: 'transfer_to_back', arguments: {} }] },
+              },
+            ],
+          },
+        },
+        {
+          name: 'back',
+          script: { rules: [{ when: { role: 'tool' }, reply: { text: 'back office answer' } }] },
+        },
+        {
+          name: 'boss',
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'boss saw: back office answer' } }],
+            replies: [
+              {
+                tool_calls: [{ name: 'delegate_to_agent', arguments: { agent: 'desk', task: 'handle it' } }],
+              },
+            ],
+          },
+        },
+      ],
+      [
+        {
+          name: 'office',
+          members: [{ agent: 'desk' }, { agent: 'boss' }],
+          coordinator: { kind: 'sequence' },
+        },
+      ],
+      'office',
+      { config: { handoffs: [{ name: 'desk', members: ['front', 'back'] }] } },
+    );
+    expect(run.status).toBe('completed');
+    expect(shared.slice(1).map(says)).toEqual([
+      ['desk', 'assistant', 'back office answer'],
+      ['boss', 'assistant', 'boss saw: back office answer'],
+    ]);
+    const boss = (await childRuns(h, sessionId, runId)).find((member) => member.agent === 'boss');
+    const [delegated] = await childRuns(h, sessionId, boss?.id ?? '');
+    expect(delegated).toMatchObject({ agent: 'desk', status: 'completed', result: 'back office answer' });
+  });
+
   it('role_round_robin: members of a role act at once; answers keep the selection order', async () => {
     const { h, run, runId, sessionId, shared } = await runTeam(
       [

@@ -1,7 +1,7 @@
 import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
-import { addUsage } from '../../models/usage.js';
+import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
 import { agentUsageKey, chatKey, runKeys, sessionDataKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { type ChildState, ensureChildRuns, wakeParentStep } from '../child-runs.js';
@@ -175,7 +175,11 @@ export async function executeTeamTurn(
   });
 }
 
-/** The coordinator's choice for this turn (an `llm` coordinator's is recorded once, before members start). */
+/**
+ * The coordinator's choice for this turn, recorded once before any member starts: a step that runs again
+ * (after a crash, or woken when members finish) acts on the same choice, even when what it was made from
+ * (the session's state, a model's answer) has changed since.
+ */
 async function decide(
   context: StepContext,
   data: IterationJobData,
@@ -184,23 +188,28 @@ async function decide(
   base: StepWrite,
 ): Promise<Selection> {
   const { services } = context;
-  if (team.coordinator.kind !== 'llm') {
-    const until = team.coordinator.kind === 'round_robin_until' ? team.coordinator.until : undefined;
+  if (loaded.selection) return selectionOf(loaded.selection);
+  const { coordinator } = team;
+  let choice: { entry: TeamSelectionEntry; usage: Usage };
+  if (coordinator.kind !== 'llm') {
+    const until = coordinator.kind === 'round_robin_until' ? coordinator.until : undefined;
     const stateKeyExists =
       until?.state_key !== undefined &&
       (await services.redis.hexists(stateKey(context, data), until.state_key)) === 1;
-    return selectMembers(team, loaded.state, loaded.shared, stateKeyExists);
+    const selection = selectMembers(team, loaded.state, loaded.shared, stateKeyExists);
+    // Ending the run is itself recorded once: only a choice of members needs remembering.
+    if (selection.kind !== 'act') return selection;
+    choice = { entry: { v: 1, members: selection.members, done: false }, usage: { ...zeroUsage } };
+  } else {
+    if (coordinator.max_rounds > 0 && loaded.state.turns >= coordinator.max_rounds) {
+      return {
+        kind: 'failed',
+        code: 'max_rounds',
+        message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without its coordinator saying done`,
+      };
+    }
+    choice = await chooseMembers(context, data, team, loaded.shared);
   }
-  if (loaded.selection) return selectionOf(loaded.selection);
-  const { coordinator } = team;
-  if (coordinator.max_rounds > 0 && loaded.state.turns >= coordinator.max_rounds) {
-    return {
-      kind: 'failed',
-      code: 'max_rounds',
-      message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without its coordinator saying done`,
-    };
-  }
-  const choice = await chooseMembers(context, data, team, loaded.shared);
   const n = data.iteration;
   const now = services.now().toISOString();
   const agent = team.coordinatorAgent;
@@ -222,7 +231,7 @@ async function decide(
       messages: [],
       events: [],
       finished: false,
-      usage: { ...choice.usage, cost_usd: costUsd },
+      ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
     },
     ...(agent ? { agentUsageKey: agentUsageKey(services.space, base.keys.shard, agent.name) } : {}),
     expectedRev: loaded.rev,
