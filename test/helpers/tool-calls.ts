@@ -9,6 +9,7 @@ import {
   findTool,
   prepareToolCall,
   runToolHandler,
+  type SessionAccess,
   type ToolBox,
   type ToolContext,
   type ToolOutcome,
@@ -29,16 +30,24 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     reportProgress: async () => {},
     delegate: async () => [],
     chat: async () => [],
-    // Tools under these tests touch no session data: a client that is never connected.
-    session: {
-      redis: {} as Redis,
-      space: { prefix: 'test', shards: 1 },
-      jobId: 'job-1',
-      now: () => new Date(),
-      recheckMs: 1000,
-      park: async () => new Error('parked'),
-      wake: async () => {},
-    },
+    session: sessionAccess(),
+    ...overrides,
+  };
+}
+
+/**
+ * The `session` of a tool context. By default for tools that touch no session data: a Redis client that is
+ * never connected; tests of session data give their Redis, key space and what parking and waking do.
+ */
+export function sessionAccess(overrides: Partial<SessionAccess> = {}): SessionAccess {
+  return {
+    redis: {} as Redis,
+    space: { prefix: 'test', shards: 1 },
+    jobId: 'job-1',
+    now: () => new Date(),
+    recheckMs: 1000,
+    park: async () => new Error('parked'),
+    wake: async () => {},
     ...overrides,
   };
 }
