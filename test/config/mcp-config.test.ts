@@ -1,13 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 import './register-fake-provider.js';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  formatConfigSummary,
-  type ParseConfigOptions,
-  parseConfigText,
-  type RatchetConfig,
-} from '../../src/config/index.js';
+import { formatConfigSummary, parseConfigText } from '../../src/config/index.js';
+import { configParser } from './config-parser.js';
+
+const { parse, problemsOf } = configParser({ knownToolboxes: ['utils'] });
 
 const base = `
 providers:
@@ -17,21 +14,6 @@ agents:
     provider: default
     toolboxes: [utils, everything]
 `;
-
-function parse(text: string, options: Partial<ParseConfigOptions> = {}): RatchetConfig {
-  return parseConfigText(text, { env: {}, configDir: '/configs', knownToolboxes: ['utils'], ...options })
-    .config;
-}
-
-function problemsOf(text: string, options: Partial<ParseConfigOptions> = {}): string[] {
-  try {
-    parse(text, options);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the config to be rejected');
-}
 
 describe('mcp_servers', () => {
   it('reads stdio and HTTP servers with their defaults, expanding ${VAR} in env and headers', () => {

@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   DEFAULT_REDIS_URL,
-  type ParseConfigOptions,
   parseConfigText,
-  type RatchetConfig,
   resolveEntryAgent,
 } from '../../src/config/index.js';
 import { RatchetError } from '../../src/errors/index.js';
+import { configParser } from './config-parser.js';
+
+const { parse, problemsOf } = configParser();
 
 const minimal = `
 providers:
@@ -20,21 +21,6 @@ agents:
   - name: assistant
     provider: default
 `;
-
-function parse(text: string, options: Partial<ParseConfigOptions> = {}): RatchetConfig {
-  return parseConfigText(text, { env: {}, configDir: '/configs', ...options }).config;
-}
-
-/** The problems a config is rejected with; fails the test when it is accepted. */
-function problemsOf(text: string, options: Partial<ParseConfigOptions> = {}): string[] {
-  try {
-    parse(text, options);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the config to be rejected');
-}
 
 describe('parseConfigText: defaults', () => {
   it('fills every default', () => {

@@ -1,11 +1,7 @@
 import './register-fake-provider.js';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  type KnownToolbox,
-  parseConfigText,
-  type RatchetConfig,
-} from '../../src/config/index.js';
+import type { KnownToolbox } from '../../src/config/index.js';
+import { configParser } from './config-parser.js';
 
 const known: KnownToolbox[] = [
   'utils',
@@ -13,6 +9,8 @@ const known: KnownToolbox[] = [
   // A toolbox whose tools are not known when the config loads (an MCP server, say).
   { name: 'remote' },
 ];
+
+const { parse, problemsOf } = configParser({ knownToolboxes: known });
 
 function configWith(toolboxes: string, extra = ''): string {
   return `
@@ -23,20 +21,6 @@ agents:
     provider: default
     toolboxes: ${toolboxes}
 ${extra}`;
-}
-
-function parse(text: string): RatchetConfig {
-  return parseConfigText(text, { env: {}, configDir: '/configs', knownToolboxes: known }).config;
-}
-
-function problemsOf(text: string): string[] {
-  try {
-    parse(text);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the config to be rejected');
 }
 
 describe('toolbox narrowing in agents', () => {

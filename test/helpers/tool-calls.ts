@@ -2,12 +2,14 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
+import { afterEach, beforeEach } from 'vitest';
 import { type ToolsConfig, toolsConfigSchema } from '../../src/config/tools-config-schema.js';
 import { silentLogger } from '../../src/log/index.js';
 import {
   findTool,
   prepareToolCall,
   runToolHandler,
+  type SessionAccess,
   type ToolBox,
   type ToolContext,
   type ToolOutcome,
@@ -28,16 +30,24 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     reportProgress: async () => {},
     delegate: async () => [],
     chat: async () => [],
-    // Tools under these tests touch no session data: a client that is never connected.
-    session: {
-      redis: {} as Redis,
-      space: { prefix: 'test', shards: 1 },
-      jobId: 'job-1',
-      now: () => new Date(),
-      recheckMs: 1000,
-      park: async () => new Error('parked'),
-      wake: async () => {},
-    },
+    session: sessionAccess(),
+    ...overrides,
+  };
+}
+
+/**
+ * The `session` of a tool context. By default for tools that touch no session data: a Redis client that is
+ * never connected; tests of session data give their Redis, key space and what parking and waking do.
+ */
+export function sessionAccess(overrides: Partial<SessionAccess> = {}): SessionAccess {
+  return {
+    redis: {} as Redis,
+    space: { prefix: 'test', shards: 1 },
+    jobId: 'job-1',
+    now: () => new Date(),
+    recheckMs: 1000,
+    park: async () => new Error('parked'),
+    wake: async () => {},
     ...overrides,
   };
 }
@@ -85,8 +95,23 @@ export function toolsSettings(section: Record<string, unknown> = {}): ToolsConfi
   return toolsConfigSchema.parse(section);
 }
 
-/** A temporary directory (real path) removed by the returned cleanup. */
-export function temporaryDirectory(label: string): { path: string; remove(): void } {
-  const path = realpathSync(mkdtempSync(join(tmpdir(), `ratchet-${label}-`)));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+/**
+ * A fresh temporary directory (real path) for each test of the file or describe block that calls this,
+ * removed after the test. It is made before the `beforeEach` hooks registered after this call run.
+ */
+export function useTemporaryDirectory(label: string): { readonly path: string } {
+  let current: string | undefined;
+  beforeEach(() => {
+    current = realpathSync(mkdtempSync(join(tmpdir(), `ratchet-${label}-`)));
+  });
+  afterEach(() => {
+    if (current !== undefined) rmSync(current, { recursive: true, force: true });
+    current = undefined;
+  });
+  return {
+    get path(): string {
+      if (current === undefined) throw new Error('the temporary directory exists only while a test runs');
+      return current;
+    },
+  };
 }

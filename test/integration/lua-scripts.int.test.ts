@@ -207,3 +207,29 @@ describe('commit-step', () => {
     expect(result).toEqual({ status: 'no_run' });
   });
 });
+
+describe('note-write and state-set (a hash bounded in size)', () => {
+  it('refuse a new field once the hash holds the most it may, and always rewrite a field it holds', async () => {
+    const notes = `${space.prefix}:{bounded}:notes`;
+    expect(await runScript(redis, 'note-write', [notes], ['a', '"1"', 2])).toEqual(['OK']);
+    expect(await runScript(redis, 'note-write', [notes], ['b', '"2"', 2])).toEqual(['OK']);
+    expect(await runScript(redis, 'note-write', [notes], ['c', '"3"', 2])).toEqual(['FULL', '2']);
+    expect(await runScript(redis, 'note-write', [notes], ['a', '"4"', 2])).toEqual(['OK']);
+    expect(await redis.hgetall(notes)).toEqual({ a: '"4"', b: '"2"' });
+
+    const state = `${space.prefix}:{bounded}:state`;
+    const watchers = `${space.prefix}:{bounded}:watchers`;
+    await redis.hset(watchers, 'b', '["job-1"]');
+    expect(await runScript(redis, 'state-set', [state, watchers], ['a', '1', 1])).toEqual(['OK', '[]']);
+    expect(await runScript(redis, 'state-set', [state, watchers], ['b', '2', 1])).toEqual(['FULL', '1']);
+    // A refused set wakes nobody: the watchers of b still wait.
+    expect(await redis.hget(watchers, 'b')).toBe('["job-1"]');
+    await redis.hset(watchers, 'a', '["job-2"]');
+    expect(await runScript(redis, 'state-set', [state, watchers], ['a', '3', 1])).toEqual([
+      'OK',
+      '["job-2"]',
+    ]);
+    expect(await redis.hgetall(state)).toEqual({ a: '3' });
+    expect(await redis.hgetall(watchers)).toEqual({ b: '["job-1"]' });
+  });
+});

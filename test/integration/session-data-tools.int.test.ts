@@ -8,8 +8,9 @@ import { type KeySpace, sessionDataKeys } from '../../src/redis/keys.js';
 import { defineScripts } from '../../src/redis/scripts.js';
 import { stateToolbox } from '../../src/tools/builtin/state-toolbox.js';
 import { tasksToolbox } from '../../src/tools/builtin/tasks-toolbox.js';
-import type { AnyTool, ToolContext } from '../../src/tools/index.js';
+import type { AnyTool } from '../../src/tools/index.js';
 import { deleteKeys } from '../helpers/harness.js';
+import { sessionAccess, toolContext } from '../helpers/tool-calls.js';
 
 // The handlers against a real Redis, with contexts as a worker builds them: two runs of one session, retried
 // calls (same idempotency key) and parked watches.
@@ -52,20 +53,12 @@ async function call(name: string, input: unknown, options: CallOptions): Promise
   if (!tool) throw new Error(`no tool ${name}`);
   const runId = options.runId ?? 'run_a';
   const key = options.key ?? `${runId}-${name}-${randomBytes(4).toString('hex')}`;
-  const context: ToolContext = {
+  const context = toolContext({
     idempotencyKey: key,
-    signal: new AbortController().signal,
-    logger: silentLogger(),
     sessionId: options.sessionId,
     runId,
     agent: options.agent ?? 'agent',
-    iteration: 1,
-    toolCallId: 'call_1_0',
-    ask: async () => 'unused',
-    reportProgress: async () => {},
-    delegate: async () => [],
-    chat: async () => [],
-    session: {
+    session: sessionAccess({
       redis,
       space,
       jobId: key,
@@ -78,8 +71,8 @@ async function call(name: string, input: unknown, options: CallOptions): Promise
       wake: async (jobId) => {
         options.woken?.push(jobId);
       },
-    },
-  };
+    }),
+  });
   return tool.handler(context, tool.inputSchema.parse(input));
 }
 

@@ -52,3 +52,21 @@ export function ratchetMcpCommand(configPath: string): { command: string; args: 
     args: [join(repoRoot, 'bin/ratchet.mjs'), 'mcp', '--config', configPath],
   };
 }
+
+/** The tools Ratchet's MCP server offers, sorted by name. */
+export const ratchetMcpToolNames = [
+  'cancel_run',
+  'get_run',
+  'list_agents',
+  'respond',
+  'submit_task',
+  'wait_run',
+];
+
+/** A raw JSON-RPC `initialize` request, for tests that speak the wire format without the SDK client. */
+export const rawInitializeRequest = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};

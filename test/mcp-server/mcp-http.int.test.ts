@@ -6,7 +6,14 @@ import { toolResultsOf } from '../../src/chat/index.js';
 import type { Script } from '../../src/models/index.js';
 import { ApiHarness, type ApiHarnessOptions } from '../api/api-harness.js';
 import { waitFor } from '../helpers/crash-scenario.js';
-import { callTool, connectClient, httpTransport } from './mcp-client.js';
+import {
+  callTool,
+  connectClient,
+  httpTransport,
+  ratchetMcpToolNames,
+  rawInitializeRequest,
+  type ToolOutcome,
+} from './mcp-client.js';
 
 let api: ApiHarness | undefined;
 let client: Client | undefined;
@@ -33,20 +40,25 @@ const askScript: Script = {
   ],
 };
 
+/** Submits the ask script's task and waits until the run asks its question. */
+async function submitAndAwaitQuestion(mcp: Client): Promise<{ submitted: ToolOutcome; runId: string }> {
+  const submitted = await callTool(mcp, 'submit_task', { input: 'paint it' });
+  const runId: string = submitted.value.run_id;
+  await waitFor(
+    async () => (await api?.engine.getRun(runId))?.status === 'waiting_input',
+    20_000,
+    'the question',
+  );
+  return { submitted, runId };
+}
+
 const unknownRun = 'run_0000000000000000_0000000000';
 
 describe('MCP over Streamable HTTP (/mcp)', () => {
   it('lists the six tools and the agents', async () => {
     const mcp = await start({ default: { text: 'ok' } });
     const { tools } = await mcp.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'cancel_run',
-      'get_run',
-      'list_agents',
-      'respond',
-      'submit_task',
-      'wait_run',
-    ]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(ratchetMcpToolNames);
     const submit = tools.find((tool) => tool.name === 'submit_task');
     expect(submit?.inputSchema.required).toEqual(['input']);
     const agents = await callTool(mcp, 'list_agents', {});
@@ -106,13 +118,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it("wait_run says when the timeout passed first; respond answers the agent's question and the run goes on", async () => {
     const mcp = await start(askScript);
-    const submitted = await callTool(mcp, 'submit_task', { input: 'paint it' });
-    const runId: string = submitted.value.run_id;
-    await waitFor(
-      async () => (await api?.engine.getRun(runId))?.status === 'waiting_input',
-      20_000,
-      'the question',
-    );
+    const { submitted, runId } = await submitAndAwaitQuestion(mcp);
 
     const waiting = await callTool(mcp, 'wait_run', { run_id: runId, timeout_s: 0.3 });
     expect(waiting.value.finished).toBe(false);
@@ -145,13 +151,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it('respond by question_id resumes the run that asked', async () => {
     const mcp = await start(askScript);
-    const submitted = await callTool(mcp, 'submit_task', { input: 'paint it' });
-    const runId: string = submitted.value.run_id;
-    await waitFor(
-      async () => (await api?.engine.getRun(runId))?.status === 'waiting_input',
-      20_000,
-      'the question',
-    );
+    const { runId } = await submitAndAwaitQuestion(mcp);
     const run = await callTool(mcp, 'get_run', { run_id: runId });
     const answered = await callTool(mcp, 'respond', {
       question_id: run.value.pending_question.id,
@@ -164,13 +164,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it('cancel_run cancels a run once; a second cancel is a conflict', async () => {
     const mcp = await start(askScript);
-    const submitted = await callTool(mcp, 'submit_task', { input: 'paint it' });
-    const runId: string = submitted.value.run_id;
-    await waitFor(
-      async () => (await api?.engine.getRun(runId))?.status === 'waiting_input',
-      20_000,
-      'the question',
-    );
+    const { submitted, runId } = await submitAndAwaitQuestion(mcp);
     const cancelled = await callTool(mcp, 'cancel_run', { run_id: runId, reason: 'changed my mind' });
     expect(cancelled.isError).toBe(false);
     expect(cancelled.value).toMatchObject({ id: runId, status: 'cancelled' });
@@ -239,18 +233,12 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       script: { default: { text: 'ok' } },
       api: { tokens: ['mcp-test-token-0123456789'] },
     });
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    };
     const headers = { accept: 'application/json, text/event-stream' };
-    const anonymous = await api.request('POST', '/mcp', { body: initialize, headers });
+    const anonymous = await api.request('POST', '/mcp', { body: rawInitializeRequest, headers });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
     const wrong = await api.request('POST', '/mcp', {
-      body: initialize,
+      body: rawInitializeRequest,
       headers: { ...headers, authorization: 'Bearer wrong' },
     });
     expect(wrong.status).toBe(401);
@@ -264,15 +252,9 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it('refuses browser requests from other origins without tokens, and answers GET with 405', async () => {
     api = await ApiHarness.start({ script: { default: { text: 'ok' } } });
-    const body = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    };
     const accept = 'application/json, text/event-stream';
     const foreign = await api.request('POST', '/mcp', {
-      body,
+      body: rawInitializeRequest,
       headers: { accept, origin: 'http://attacker.example' },
     });
     expect(foreign.status).toBe(403);
@@ -280,7 +262,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const local = await fetch(`${api.url}/mcp`, {
       method: 'POST',
       headers: { accept, origin: 'http://localhost:6274', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      body: JSON.stringify(rawInitializeRequest),
     });
     expect(local.status).toBe(200);
     expect(await local.text()).toMatch(/"serverInfo":\{"name":"ratchet"/);

@@ -6,7 +6,14 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
 import { Harness } from '../helpers/harness.js';
-import { callTool, connectClient, ratchetMcpCommand, repoRoot } from './mcp-client.js';
+import {
+  callTool,
+  connectClient,
+  ratchetMcpCommand,
+  ratchetMcpToolNames,
+  rawInitializeRequest,
+  repoRoot,
+} from './mcp-client.js';
 
 let harness: Harness | undefined;
 let client: Client | undefined;
@@ -50,14 +57,7 @@ describe('ratchet mcp (stdio)', () => {
     client.onerror = (error) => protocolErrors.push(error);
 
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'cancel_run',
-      'get_run',
-      'list_agents',
-      'respond',
-      'submit_task',
-      'wait_run',
-    ]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(ratchetMcpToolNames);
     const submitted = await callTool(client, 'submit_task', { input: 'What is 17 × 23 + 5?' });
     expect(submitted.isError).toBe(false);
     const progress: Progress[] = [];
@@ -103,12 +103,7 @@ describe('ratchet mcp (stdio)', () => {
       });
     });
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    });
+    send(rawInitializeRequest);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_agents', arguments: {} } });
     await listed;

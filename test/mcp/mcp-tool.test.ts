@@ -8,15 +8,17 @@ import { createRedactor } from '../../src/mcp/client/redactor.js';
 import { type AnyTool, prepareToolCall, type ToolBox, toolDefinitionOf } from '../../src/tools/index.js';
 import { buildAgents } from '../../src/worker/index.js';
 
+/** The echo tool's input schema as the model is offered it: the server's own, less its `$schema`. */
+const echoSchema = {
+  type: 'object' as const,
+  properties: { message: { type: 'string', description: 'Message to echo' } },
+  required: ['message'],
+};
+
 const echoListing: ListedTool = {
   name: 'echo',
   description: 'Echoes back the input string',
-  inputSchema: {
-    type: 'object',
-    properties: { message: { type: 'string', description: 'Message to echo' } },
-    required: ['message'],
-    $schema: 'http://json-schema.org/draft-07/schema#',
-  },
+  inputSchema: { ...echoSchema, $schema: 'http://json-schema.org/draft-07/schema#' },
   annotations: { readOnlyHint: true },
 };
 
@@ -27,11 +29,7 @@ describe('mcpToolOf', () => {
     expect(toolDefinitionOf(mcpToolOf(echoListing, unused))).toEqual({
       name: 'echo',
       description: 'Echoes back the input string',
-      inputSchema: {
-        type: 'object',
-        properties: { message: { type: 'string', description: 'Message to echo' } },
-        required: ['message'],
-      },
+      inputSchema: echoSchema,
     });
     expect(
       toolDefinitionOf(mcpToolOf({ ...echoListing, description: undefined, title: 'Echo' }, unused)),

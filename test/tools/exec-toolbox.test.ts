@@ -1,19 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { execToolbox } from '../../src/tools/builtin/exec-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,
   callOk,
   callTool,
-  temporaryDirectory,
   toolContext,
   toolsSettings,
+  useTemporaryDirectory,
 } from '../helpers/tool-calls.js';
 
-let directory: ReturnType<typeof temporaryDirectory>;
+const directory = useTemporaryDirectory('exec');
 let exec: ToolBox;
 
 function toolbox(section: Record<string, unknown> = {}): ToolBox {
@@ -40,10 +40,8 @@ const spawnsGrandchild =
   "require('fs').writeFileSync('grandchild.pid',String(c.pid));setInterval(()=>{},1000)";
 
 beforeEach(() => {
-  directory = temporaryDirectory('exec');
   exec = toolbox();
 });
-afterEach(() => directory.remove());
 
 describe('exec: running allow-listed commands', () => {
   it('returns the exit code, stdout and stderr', async () => {

@@ -1,18 +1,18 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { filesystemToolbox } from '../../src/tools/builtin/filesystem-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,
   callOk,
   callTool,
-  temporaryDirectory,
   toolContext,
   toolsSettings,
+  useTemporaryDirectory,
 } from '../helpers/tool-calls.js';
 
-let directory: ReturnType<typeof temporaryDirectory>;
+const directory = useTemporaryDirectory('fs');
 let workspace: string;
 let outside: string;
 let files: ToolBox;
@@ -22,7 +22,6 @@ function toolbox(filesystem: Record<string, unknown> = {}): ToolBox {
 }
 
 beforeEach(() => {
-  directory = temporaryDirectory('fs');
   workspace = join(directory.path, 'workspace');
   outside = join(directory.path, 'outside');
   mkdirSync(join(workspace, 'sub'), { recursive: true });
@@ -35,7 +34,6 @@ beforeEach(() => {
   symlinkSync(join(workspace, 'sub', 'inner.txt'), join(workspace, 'inner-link'));
   files = toolbox();
 });
-afterEach(() => directory.remove());
 
 describe('filesystem: reading and writing inside the workspace', () => {
   it('writes a file (creating directories) and reads it back', async () => {

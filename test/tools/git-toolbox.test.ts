@@ -1,12 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { gitToolbox } from '../../src/tools/builtin/git-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
-import { callError, callOk, temporaryDirectory, toolContext, toolsSettings } from '../helpers/tool-calls.js';
+import {
+  callError,
+  callOk,
+  toolContext,
+  toolsSettings,
+  useTemporaryDirectory,
+} from '../helpers/tool-calls.js';
 
-let directory: ReturnType<typeof temporaryDirectory>;
+const directory = useTemporaryDirectory('git');
 let repo: string;
 let git: ToolBox;
 
@@ -19,13 +25,11 @@ function commitCount(): number {
 }
 
 beforeEach(() => {
-  directory = temporaryDirectory('git');
   repo = join(directory.path, 'repo');
   mkdirSync(repo);
   execFileSync('git', ['init', '-q', repo]);
   git = toolbox(repo);
 });
-afterEach(() => directory.remove());
 
 describe('git: status, add, diff, commit, log in a fresh repository', () => {
   it('goes from an untracked file to a commit by the configured default author', async () => {

@@ -1,10 +1,10 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { globToRegExp } from '../../src/tools/builtin/glob-pattern.js';
 import { searchToolbox } from '../../src/tools/builtin/search-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
-import { callError, callOk, temporaryDirectory, toolsSettings } from '../helpers/tool-calls.js';
+import { callError, callOk, toolsSettings, useTemporaryDirectory } from '../helpers/tool-calls.js';
 
 describe('globToRegExp', () => {
   const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);
@@ -41,14 +41,13 @@ describe('globToRegExp', () => {
 });
 
 describe('search toolbox', () => {
-  let directory: ReturnType<typeof temporaryDirectory>;
+  const directory = useTemporaryDirectory('search');
   let workspace: string;
   let search: ToolBox;
   const toolbox = (section: Record<string, unknown> = {}, maxFileBytes = 1_048_576) =>
     searchToolbox({ workspace, settings: toolsSettings({ search: section }).search, maxFileBytes });
 
   beforeEach(() => {
-    directory = temporaryDirectory('search');
     workspace = join(directory.path, 'workspace');
     const outside = join(directory.path, 'outside');
     mkdirSync(join(workspace, 'src', 'lib'), { recursive: true });
@@ -64,7 +63,6 @@ describe('search toolbox', () => {
     symlinkSync(join(workspace, 'src'), join(workspace, 'src', 'lib', 'loop'));
     search = toolbox();
   });
-  afterEach(() => directory.remove());
 
   it('glob lists matching files, skipping .git and links that leave the workspace', async () => {
     expect(await callOk(search, 'glob', { pattern: '**/*.ts' })).toEqual({

@@ -10,13 +10,10 @@
 
   Returns {'OK'} | {'FULL', count}
 ]]
-local rcall = redis.call
+--- @include "bounded-hash"
 
-if rcall('HEXISTS', KEYS[1], ARGV[1]) == 0 then
-  local count = rcall('HLEN', KEYS[1])
-  if count >= tonumber(ARGV[3]) then
-    return {'FULL', tostring(count)}
-  end
+local full = boundedHashSet(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+if full then
+  return full
 end
-rcall('HSET', KEYS[1], ARGV[1], ARGV[2])
 return {'OK'}

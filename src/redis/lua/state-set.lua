@@ -13,13 +13,12 @@
 ]]
 local rcall = redis.call
 
-if rcall('HEXISTS', KEYS[1], ARGV[1]) == 0 then
-  local count = rcall('HLEN', KEYS[1])
-  if count >= tonumber(ARGV[3]) then
-    return {'FULL', tostring(count)}
-  end
+--- @include "bounded-hash"
+
+local full = boundedHashSet(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+if full then
+  return full
 end
-rcall('HSET', KEYS[1], ARGV[1], ARGV[2])
 local watchers = rcall('HGET', KEYS[2], ARGV[1])
 if watchers then
   rcall('HDEL', KEYS[2], ARGV[1])

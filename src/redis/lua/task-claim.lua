@@ -12,13 +12,12 @@
   Returns {'CLAIMED', taskJson} | {'NOT_FOUND'} | {'TAKEN', taskJson} (claimed by another call) |
     {'NOT_PENDING', taskJson} (completed or failed)
 ]]
-local rcall = redis.call
+--- @include "task-record"
 
-local text = rcall('HGET', KEYS[1], ARGV[1])
+local text, task = readTask(KEYS[1], ARGV[1])
 if not text then
   return {'NOT_FOUND'}
 end
-local task = cjson.decode(text)
 if task['claim_key'] == ARGV[2] then
   return {'CLAIMED', text}
 end
@@ -31,7 +30,4 @@ end
 task['status'] = 'in_progress'
 task['assignee'] = cjson.decode(ARGV[3])
 task['claim_key'] = ARGV[2]
-task['updated_at'] = ARGV[4]
-text = cjson.encode(task)
-rcall('HSET', KEYS[1], ARGV[1], text)
-return {'CLAIMED', text}
+return {'CLAIMED', writeTask(KEYS[1], ARGV[1], task, ARGV[4])}

@@ -15,13 +15,12 @@
 
   Returns {'OK', taskJson} | {'NOT_FOUND'} | {'NOT_YOURS', taskJson} | {'NOT_CLAIMED', taskJson}
 ]]
-local rcall = redis.call
+--- @include "task-record"
 
-local text = rcall('HGET', KEYS[1], ARGV[1])
+local text, task = readTask(KEYS[1], ARGV[1])
 if not text then
   return {'NOT_FOUND'}
 end
-local task = cjson.decode(text)
 if task['update_key'] == ARGV[6] then
   return {'OK', text}
 end
@@ -42,7 +41,4 @@ if ARGV[2] == 'pending' then
 end
 task['updated_by'] = cjson.decode(ARGV[4])
 task['update_key'] = ARGV[6]
-task['updated_at'] = ARGV[7]
-text = cjson.encode(task)
-rcall('HSET', KEYS[1], ARGV[1], text)
-return {'OK', text}
+return {'OK', writeTask(KEYS[1], ARGV[1], task, ARGV[7])}
