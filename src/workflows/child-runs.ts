@@ -49,6 +49,8 @@ export async function ensureChildRuns(
     lineage: readonly string[];
     tasks: readonly ChildTask[];
     prefixOf: (agent: string) => string;
+    /** Whether an agent name is a team's (its run is a chain of team turns). */
+    isTeam: (agent: string) => boolean;
   },
 ): Promise<ChildState[]> {
   const { parent } = input;
@@ -75,6 +77,7 @@ export async function ensureChildRuns(
       chatLength,
       now: context.now().toISOString(),
       prefix: input.prefixOf(task.agent),
+      team: input.isTeam(task.agent),
       ...withBudget(inheritedBudget(parent)),
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],

@@ -32,6 +32,7 @@ export function engineFromConfig(options: {
     eventsMaxLength: config.events.max_len,
     agents: [...config.agents, ...config.handoffs, ...config.teams].map((agent) => agent.name),
     defaultAgent: resolveEntryAgent(config),
+    teams: config.teams.map((team) => team.name),
     prefixes: Object.fromEntries(
       [...config.agents, ...config.handoffs, ...config.teams].map((agent) => [agent.name, agent.prefix]),
     ),

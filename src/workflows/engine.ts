@@ -35,6 +35,8 @@ export interface EngineOptions {
   defaultAgent: string;
   logger: Logger;
   now?: () => Date;
+  /** The names among `agents` that are teams (their runs are chains of team turns). */
+  teams?: readonly string[];
   /** Display prefix of each agent in clients (config `prefix`). */
   prefixes?: Readonly<Record<string, string>>;
   /** The tool an agent would call by that name: lets `respond` check edited arguments of an approval. */
@@ -112,6 +114,7 @@ export class Engine {
         newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
         ...(input.budget ? { budget: input.budget } : {}),
         prefix: this.options.prefixes?.[agent] ?? '🤖',
+        team: this.options.teams?.includes(agent) ?? false,
         chatLength,
         now: this.now().toISOString(),
       });

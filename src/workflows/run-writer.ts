@@ -4,7 +4,7 @@ import { RatchetError } from '../errors/index.js';
 import { chatKey, type KeySpace, type RunKeys, runKeys } from '../redis/keys.js';
 import type { RunCreation } from './core/run-creation.js';
 import { stepJobId } from './ids.js';
-import { type StepQueues, stepJobName } from './step-queues.js';
+import type { StepQueues } from './step-queues.js';
 import { encodeEvent } from './store.js';
 
 export type RunWriteCode =
@@ -53,7 +53,7 @@ export async function writeRun(input: {
     ...plan.events.map(encodeEvent),
   );
   const jobId = stepJobId.iteration(record.id, 1);
-  await new Job(queue, stepJobName.iteration, plan.firstStep, input.queues.jobOptions(jobId), jobId).addJob(
+  await new Job(queue, plan.firstStepKind, plan.firstStep, input.queues.jobOptions(jobId), jobId).addJob(
     transaction,
   );
   const results = await transaction.exec();

@@ -7,7 +7,8 @@ import { stepJobId } from './ids.js';
 import type { IterationJobData, ToolJobData } from './job-data.js';
 
 /** Names of BullMQ jobs = step kinds. */
-export const stepJobName = { iteration: 'iteration', tool: 'tool' } as const;
+export const stepJobName = { iteration: 'iteration', tool: 'tool', teamTurn: 'team-turn' } as const;
+export type StepJobName = (typeof stepJobName)[keyof typeof stepJobName];
 
 export interface StepJobSettings {
   /** BullMQ attempts: the configured step attempts plus headroom for committing a final failure. */
@@ -117,6 +118,12 @@ export class StepQueues {
         };
       }),
     });
+  }
+
+  /** Adds turn n of a team's run (a team has no tool calls of its own: no flow). */
+  async addTeamTurn(shard: number, data: IterationJobData): Promise<void> {
+    const jobId = stepJobId.iteration(data.run_id, data.iteration);
+    await this.queue(shard).add(stepJobName.teamTurn, data, this.jobOptions(jobId));
   }
 
   /** Wakes a step parked in the delayed set (a question was answered); a step not parked is left alone. */

@@ -14,6 +14,8 @@ export interface RunCreation {
   /** Written only when the session is new. */
   sessionRecord: SessionRecord | undefined;
   firstStep: IterationJobData;
+  /** The step kind of the first step (its BullMQ job name). */
+  firstStepKind: 'iteration' | 'team-turn';
 }
 
 /** Everything a new run writes: its record, its input message, its first events and its first step. */
@@ -34,6 +36,8 @@ export function planRunCreation(input: {
   lineage?: string[];
   /** The run's input as whole messages (a team member's synced view) instead of `parts`. */
   messages?: Message[];
+  /** A team's run is a chain of team turns; any other run a chain of iterations. */
+  team?: boolean;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -93,6 +97,7 @@ export function planRunCreation(input: {
     sessionRecord: input.newSession
       ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }
       : undefined,
+    firstStepKind: input.team ? 'team-turn' : 'iteration',
     firstStep: {
       v: 1,
       session_id: sessionId,

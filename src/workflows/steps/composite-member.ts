@@ -43,6 +43,7 @@ export async function compositeReply(
         parentJobId: context.jobId,
         lineage: [],
         prefixOf: (name) => prefixOf(services, name),
+        isTeam: (name) => services.teams.has(name),
         tasks: [
           { agent: member, task: '', turn: { messages: (childRunId) => conversationOf(chat, childRunId) } },
         ],

@@ -60,6 +60,7 @@ export function delegateFunction(
         lineage: [data.agent, ...parent.lineage],
         tasks,
         prefixOf: (agent) => prefixOf(services, agent),
+        isTeam: (agent) => services.teams.has(agent),
       });
     let states = await ensure();
     const failed = states.find((state) => state.status === 'failed' || state.status === 'cancelled');

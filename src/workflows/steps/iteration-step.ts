@@ -19,7 +19,6 @@ import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
-import { executeTeamTurn } from './team-step.js';
 import { streamTextDeltas } from './text-deltas.js';
 import { raiseBudget } from './tool-interaction.js';
 
@@ -218,9 +217,6 @@ async function modelReply(
  */
 async function execute(context: StepContext, data: IterationJobData): Promise<void> {
   const { services } = context;
-  // A team's run is a chain of turns rather than model calls.
-  const team = services.teams.get(data.agent);
-  if (team) return executeTeamTurn(context, data, team);
   const n = data.iteration;
   const loaded = await loadIteration(context, data);
   if (!loaded.run) {

@@ -16,13 +16,14 @@ import {
   teamResult,
 } from '../core/team.js';
 import { crashPoint } from '../crash-points.js';
-import type { IterationJobData } from '../job-data.js';
+import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
 import { prefixOf } from './agent-runtime.js';
-import { ensureOwned, failRun } from './run-failures.js';
+import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
+import type { StepKind } from './step-kind.js';
 import { chooseMembers } from './team-coordinator.js';
 import { suspendUntil } from './tool-interaction.js';
 
@@ -80,12 +81,11 @@ async function loadTurn(
  * given what happened in the shared chat since its last turn; their final answers go to the shared chat in
  * selection order; the next turn is enqueued. While members act the step is parked (no worker held).
  */
-export async function executeTeamTurn(
-  context: StepContext,
-  data: IterationJobData,
-  team: TeamService,
-): Promise<void> {
+async function executeTeamTurn(context: StepContext, data: IterationJobData): Promise<void> {
   const { services } = context;
+  const team = services.teams.get(data.agent);
+  if (!team)
+    throw new RatchetError('agent_not_found', `team "${data.agent}" is not configured on this worker`);
   const n = data.iteration;
   const loaded = await loadTurn(context, data, team);
   if (!loaded) {
@@ -163,7 +163,7 @@ export async function executeTeamTurn(
     await commitTurn(context, data, loaded, selection.members, states, base);
     crashPoint('team.after_turn_commit');
   }
-  await services.engine.queues.addIteration(keys.shard, {
+  await services.engine.queues.addTeamTurn(keys.shard, {
     v: 1,
     session_id: data.session_id,
     run_id: data.run_id,
@@ -282,6 +282,7 @@ function startMembers(
       parentJobId: context.jobId,
       lineage: [],
       prefixOf: (agent) => prefixOf(services, agent),
+      isTeam: (agent) => services.teams.has(agent),
       tasks: selected.map((index) => {
         const member = team.members[index];
         if (!member) throw new RatchetError('record_invalid', `team ${team.name} has no member ${index}`);
@@ -369,3 +370,19 @@ async function commitTurn(
       retryable: true,
     });
 }
+
+/** A team's turn: its own step kind, with a run's failure semantics (a final failure fails the team's run). */
+export const teamTurnStep: StepKind<IterationJobData> = {
+  name: 'team-turn',
+  dataSchema: iterationJobDataSchema,
+  describe: (data) => ({
+    run_id: data.run_id,
+    session_id: data.session_id,
+    team: data.agent,
+    turn: data.iteration,
+  }),
+  execute: executeTeamTurn,
+  fail: (context, data, error) => failRun(context, data, error),
+  announceFailure: (context, data, error, retryInMs) =>
+    announceAttemptFailure(context, { ...data, step: `team turn ${data.iteration}` }, error, retryInMs),
+};
