@@ -116,12 +116,20 @@ export interface RunKeys extends SessionKeys {
   journal: string;
   /** Set of the run's child runs (delegations), for cancelling them with it. */
   children: string;
+  /** Hash: usage sums of the run and every run below it (kept on a tree's root, for its run budget). */
+  treeUsage: string;
 }
 
 export function runKeys(space: KeySpace, sessionId: string, runId: string): RunKeys {
   const session = sessionKeys(space, sessionId);
   const base = `${shardPrefix(space, session.shard)}:run:${runId}`;
-  return { ...session, run: base, journal: `${base}:journal`, children: `${base}:children` };
+  return {
+    ...session,
+    run: base,
+    journal: `${base}:journal`,
+    children: `${base}:children`,
+    treeUsage: `${base}:tree-usage`,
+  };
 }
 
 /** The lock BullMQ holds while a worker processes a job; our commits check its token (fencing). */

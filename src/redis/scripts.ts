@@ -10,7 +10,7 @@ const scriptKeyCounts = {
   'ask-question': 5,
   'begin-tool-call': 5,
   'cancel-run': 5,
-  'commit-step': 8,
+  'commit-step': 9,
   'commit-tool-outcome': 5,
   'create-run': 7,
   'note-write': 1,

@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import { chatKey, type KeySpace, runKeys } from '../redis/keys.js';
-import { inheritedBudget } from './core/budget.js';
 import { planRunCreation } from './core/run-creation.js';
 import { childRunId } from './ids.js';
 import type { RunRecord, RunStatus } from './run-record.js';
@@ -38,7 +37,7 @@ interface ChildRunsContext {
 /**
  * Starts the children of one step job (once: their ids derive from the job, and a child that exists is left
  * as it is) and returns where each stands, in the order of the tasks. A child works on a chat of its own
- * holding its task, inherits what is left of its parent's budget, and wakes `parentJobId` when it finishes.
+ * holding its task, shares its tree root's run budget, and wakes `parentJobId` when it finishes.
  */
 export async function ensureChildRuns(
   context: ChildRunsContext,
@@ -78,7 +77,10 @@ export async function ensureChildRuns(
       now: context.now().toISOString(),
       prefix: input.prefixOf(task.agent),
       team: input.isTeam(task.agent),
-      ...withBudget(inheritedBudget(parent)),
+      // The tree shares its root's run budget: every run's usage is summed on the root (RunKeys.treeUsage).
+      ...withBudget(parent.budget),
+      budgetRaises: parent.budget_raises,
+      rootRunId: parent.root_run_id ?? parent.id,
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],
     });

@@ -58,6 +58,8 @@ export const runRecordSchema = z.strictObject({
    * name clash).
    */
   lineage: z.array(z.string()).default([]),
+  /** The root of a child run's tree, whose run budget the whole tree shares; null for a root run. */
+  root_run_id: z.string().nullable().default(null),
   /** The agent's display prefix, repeated in its agent_start and agent_end events. */
   prefix: z.string().default('🤖'),
   result: z.string().nullable(),

@@ -65,7 +65,7 @@ export async function deleteSession(context: EngineContext, sessionId: string): 
   ];
   for (const runId of runIds) {
     const run = runKeys(context.space, sessionId, runId);
-    doomed.push(run.run, run.journal);
+    doomed.push(run.run, run.journal, run.children, run.treeUsage);
   }
   let cursor = '0';
   do {

@@ -57,6 +57,8 @@ export interface CommitRequest<JournalValue> extends StepWrite {
   expectedChatLength?: number;
   /** The agent's usage sums on this shard, when the plan adds usage. */
   agentUsageKey?: string;
+  /** The usage sums of the run's tree (RunKeys.treeUsage of its root), when the plan adds usage. */
+  treeUsageKey?: string;
 }
 
 /** `field=amount,...` for the commit script's usage sums. */
@@ -85,6 +87,7 @@ export async function commitStep<JournalValue>(
       keys.session,
       keys.usage,
       request.agentUsageKey ?? keys.usage,
+      request.treeUsageKey ?? keys.run,
     ],
     [
       request.token,

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { runKeys } from '../../src/redis/keys.js';
-import { loadRun } from '../../src/workflows/store.js';
 import { Harness, type HarnessAgent, type HarnessOptions } from '../helpers/harness.js';
 
 let harness: Harness | undefined;
@@ -296,36 +295,43 @@ describe('delegation', () => {
     ).toEqual({ reason: `its parent run ${runId} was cancelled` });
   });
 
-  it('gives a child what is left of its parent run budget', async () => {
+  it("shares the root run's budget with the whole tree: a child's spending counts against it", async () => {
     const h = await start([
       {
         name: 'lead',
         script: {
-          rules: [{ when: { role: 'tool' }, reply: { text: 'ok' } }],
+          rules: [{ when: { role: 'tool' }, reply: { text: 'never reached' } }],
           replies: [
             {
-              ...call('delegate_to_agent', { agent: 'helper', task: 'small job' }),
-              usage: { input_tokens: 300, output_tokens: 100 },
+              tool_calls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'big job' } }],
+              usage: { input_tokens: 300, output_tokens: 0 },
             },
           ],
         },
       },
       {
         name: 'helper',
-        script: { default: { text: 'done', usage: { input_tokens: 10, output_tokens: 5 } } },
+        script: {
+          rules: [{ when: { role: 'tool' }, reply: { text: 'never reached' } }],
+          replies: [
+            {
+              tool_calls: [{ name: 'add', arguments: { a: 1, b: 1 } }],
+              usage: { input_tokens: 700, output_tokens: 0 },
+            },
+          ],
+        },
       },
     ]);
-    const { runId, sessionId } = await h.engine.startRun({
-      input: 'go',
-      budget: { tokens: 1000, cost_usd: 2, on_exceeded: 'fail' },
-    });
-    expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
+    const { runId, sessionId } = await h.engine.startRun({ input: 'go', budget: { tokens: 1000 } });
+    const run = await h.engine.waitForRun(runId, { timeoutMs: 20_000 });
+    // 300 (lead) + 700 (helper) leave nothing for either's next request: the helper fails first, then the
+    // lead, whose own usage alone (300) would still have fitted.
     const [child] = await childrenOf(h, sessionId, runId);
-    const stored = await loadRun(
-      h.redis,
-      runKeys(h.engine.space, sessionId, child?.id ?? ''),
-      child?.id ?? '',
-    );
-    expect(stored?.record.budget).toEqual({ tokens: 600, cost_usd: 2, on_exceeded: 'fail' });
+    expect(child).toMatchObject({ status: 'failed', budget: { tokens: 1000 }, root_run_id: runId });
+    expect(child?.error?.code).toBe('budget_exceeded');
+    expect(child?.error?.message).toMatch(/the run and the runs it delegated to have used 1000 tokens/);
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('budget_exceeded');
+    expect(run.usage.input_tokens).toBe(300);
   });
 });

@@ -35,6 +35,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     budget: null,
     parent: null,
     lineage: [],
+    root_run_id: null,
     prefix: '🤖',
     budget_raises: 0,
     result: null,

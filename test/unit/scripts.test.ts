@@ -73,7 +73,7 @@ describe('loadScriptSource', () => {
   });
 
   it('runScript refuses to run a script that was not defined on the client', async () => {
-    const keys = Array.from({ length: 8 }, (_unused, index) => `key${index}`);
+    const keys = Array.from({ length: 9 }, (_unused, index) => `key${index}`);
     await expect(runScript({} as Redis, 'commit-step', keys, [])).rejects.toThrow('call defineScripts first');
   });
 });

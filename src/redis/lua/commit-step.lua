@@ -9,7 +9,8 @@
   KEYS[5] events stream
   KEYS[6] session hash: active_run
   KEYS[7] session usage hash (sums of every run of the session)
-  KEYS[8] agent usage hash of this shard (sums of every run of the agent on the shard)
+  KEYS[8] agent usage hash of this shard (sums of every run of the agent on the shard); KEYS[7] = none
+  KEYS[9] usage hash of the run's tree, on its root run (for the root's run budget); KEYS[2] = none
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -20,7 +21,7 @@
   ARGV[7]  run id
   ARGV[8]  '1' when the new record finishes the run: the session's active run is released
   ARGV[9]  events stream max length (approximate trimming)
-  ARGV[10] usage to add to both sums: "field=amount,field=amount" ('' = none)
+  ARGV[10] usage to add to the sums: "field=amount,field=amount" ('' = none)
   ARGV[11] number of chat entries M
   ARGV[12 .. 11+M]   chat entries (JSON)
   ARGV[12+M .. #ARGV] events (JSON)
@@ -63,7 +64,12 @@ rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 
 for field, amount in string.gmatch(ARGV[10], '([%w_]+)=([%d.eE+-]+)') do
   rcall('HINCRBYFLOAT', KEYS[7], field, amount)
-  rcall('HINCRBYFLOAT', KEYS[8], field, amount)
+  if KEYS[8] ~= KEYS[7] then
+    rcall('HINCRBYFLOAT', KEYS[8], field, amount)
+  end
+  if KEYS[9] ~= KEYS[2] then
+    rcall('HINCRBYFLOAT', KEYS[9], field, amount)
+  end
 end
 
 if ARGV[5] ~= '' then

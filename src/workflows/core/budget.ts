@@ -1,9 +1,14 @@
 import type { Budget } from '../run-record.js';
 
 export interface BudgetCheck {
-  /** Tokens used so far (input + output) and what they cost. */
+  /** Tokens the run used so far (input + output) and what they cost. */
   usedTokens: number;
   usedCostUsd: number;
+  /**
+   * What the run's whole tree used (the run and every child run below its root), when the run budget is a
+   * tree's: the run budget is checked against this, the agent budget against the run's own use.
+   */
+  tree?: { tokens: number; costUsd: number };
   /** The next request's estimated input tokens and cost. */
   nextTokens: number;
   nextCostUsd: number;
@@ -32,44 +37,25 @@ export function budgetExceeded(check: BudgetCheck): BudgetExceeded | undefined {
   for (const [owner, budget] of limits) {
     if (!budget) continue;
     const ask = budget.on_exceeded === 'ask';
-    const tokens = check.usedTokens + check.nextTokens;
+    const { usedTokens, usedCostUsd } =
+      owner === 'run' && check.tree
+        ? { usedTokens: check.tree.tokens, usedCostUsd: check.tree.costUsd }
+        : check;
+    const whose = owner === 'run' && check.tree ? 'the run and the runs it delegated to have' : 'the run has';
+    const tokens = usedTokens + check.nextTokens;
     if (budget.tokens !== undefined && tokens > budget.tokens * times) {
       const message =
-        `budget exceeded: the run has used ${check.usedTokens} tokens and the next model request needs about ` +
+        `budget exceeded: ${whose} used ${usedTokens} tokens and the next model request needs about ` +
         `${check.nextTokens} more, over the ${owner} budget of ${budget.tokens * times} tokens`;
       return { message, ask };
     }
-    const cost = check.usedCostUsd + check.nextCostUsd;
+    const cost = usedCostUsd + check.nextCostUsd;
     if (budget.cost_usd !== undefined && cost > budget.cost_usd * times) {
       const message =
-        `budget exceeded: the run has cost $${check.usedCostUsd.toFixed(6)} and the next model request about ` +
+        `budget exceeded: ${whose} cost $${usedCostUsd.toFixed(6)} and the next model request about ` +
         `$${check.nextCostUsd.toFixed(6)} more, over the ${owner} budget of $${budget.cost_usd * times}`;
       return { message, ask };
     }
   }
   return undefined;
-}
-
-/**
- * The budget a child run inherits: what is left of its parent's run budget (raises included) when the child
- * starts, so a tree of delegations never spends more than its root was given. Null when the parent has none.
- */
-export function inheritedBudget(parent: {
-  budget: Budget | null;
-  budget_raises: number;
-  usage: { input_tokens: number; output_tokens: number };
-  cost_usd: number;
-}): Budget | null {
-  const { budget } = parent;
-  if (!budget) return null;
-  const times = 1 + parent.budget_raises;
-  const usedTokens = parent.usage.input_tokens + parent.usage.output_tokens;
-  return {
-    // A parent with nothing left still gives its child the smallest budget: the child's first request fails.
-    ...(budget.tokens !== undefined ? { tokens: Math.max(1, budget.tokens * times - usedTokens) } : {}),
-    ...(budget.cost_usd !== undefined
-      ? { cost_usd: Math.max(1e-9, budget.cost_usd * times - parent.cost_usd) }
-      : {}),
-    ...(budget.on_exceeded !== undefined ? { on_exceeded: budget.on_exceeded } : {}),
-  };
 }

@@ -38,6 +38,9 @@ export function planRunCreation(input: {
   messages?: Message[];
   /** A team's run is a chain of team turns; any other run a chain of iterations. */
   team?: boolean;
+  /** A child run shares its tree root's budget, raises included. */
+  budgetRaises?: number;
+  rootRunId?: string;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -55,8 +58,9 @@ export function planRunCreation(input: {
     cost_usd: 0,
     retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.budget ?? null,
-    budget_raises: 0,
+    budget_raises: input.budgetRaises ?? 0,
     parent: input.parent ?? null,
+    root_run_id: input.rootRunId ?? null,
     lineage: input.lineage ?? [],
     prefix: input.prefix ?? '🤖',
     result: null,

@@ -1,7 +1,7 @@
 import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
-import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
+import { agentUsageKey, chatKey, type KeySpace, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
@@ -136,6 +136,29 @@ async function commitBudgetRaise(
   });
 }
 
+/** Where the usage of a run's whole tree is summed: on its root run. */
+export function treeUsageKeyOf(
+  space: KeySpace,
+  run: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>,
+): string {
+  return runKeys(space, run.session_id, run.root_run_id ?? run.id).treeUsage;
+}
+
+/** What the run's whole tree has used so far (its root's run budget applies to all of it). */
+async function treeUsage(
+  context: StepContext,
+  record: RunRecord,
+): Promise<{ tokens: number; costUsd: number }> {
+  const sums = await context.services.redis.hmget(
+    treeUsageKeyOf(context.services.space, record),
+    'input_tokens',
+    'output_tokens',
+    'cost_usd',
+  );
+  const [input = 0, output = 0, cost = 0] = sums.map((value) => Number(value ?? 0));
+  return { tokens: input + output, costUsd: cost };
+}
+
 /** One model request of the iteration, within the run's and the agent's budget (which the user may raise). */
 async function modelReply(
   context: StepContext,
@@ -152,10 +175,12 @@ async function modelReply(
   const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
   if (record.budget || agent.budget) {
     const nextTokens = estimateInputTokens(messages);
+    const tree = record.budget ? await treeUsage(context, record) : undefined;
     const exceeded = budgetExceeded({
       raises: record.budget_raises,
       usedTokens: record.usage.input_tokens + record.usage.output_tokens,
       usedCostUsd: record.cost_usd,
+      ...(tree ? { tree } : {}),
       nextTokens,
       nextCostUsd: costOf(
         { input_tokens: nextTokens, output_tokens: 0, cached_input_tokens: 0, requests: 1 },
@@ -299,6 +324,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       ...(services.agents.has(member)
         ? { agentUsageKey: agentUsageKey(services.space, keys.shard, member) }
         : {}),
+      treeUsageKey: treeUsageKeyOf(services.space, record),
       expectedRev: rev,
       expectedChatLength: chat.length,
     });

@@ -21,6 +21,7 @@ import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSc
 import { isFinished, type RunRecord } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
 import { prefixOf } from './agent-runtime.js';
+import { treeUsageKeyOf } from './iteration-step.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
 import type { StepKind } from './step-kind.js';
@@ -234,6 +235,7 @@ async function decide(
       ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
     },
     ...(agent ? { agentUsageKey: agentUsageKey(services.space, base.keys.shard, agent.name) } : {}),
+    treeUsageKey: treeUsageKeyOf(services.space, loaded.record),
     expectedRev: loaded.rev,
   });
   ensureOwned(result, 'recording the coordinator choice');
