@@ -16,7 +16,7 @@ import { followEvents } from './event-follower.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
-import { type Budget, isFinished } from './run-record.js';
+import { type Budget, isFinished, type RunRecord } from './run-record.js';
 import { writeRun } from './run-writer.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
@@ -153,9 +153,7 @@ export class Engine {
     const record = stored.record;
     const pending =
       record.status === 'running' || record.status === 'queued'
-        ? (await pendingQuestions(this.options.redis, this.options.space, sessionId)).filter(
-            (question) => question.run_id === runId,
-          )
+        ? await this.questionsOfTree(sessionId, record)
         : [];
     return {
       ...record,
@@ -163,6 +161,26 @@ export class Engine {
       pending_question: pending[0] ?? null,
       progress: progress ? (JSON.parse(progress) as Progress) : null,
     };
+  }
+
+  /**
+   * The pending questions a run waits for: its own, and for a root run those of the runs below it (a
+   * delegated agent or a team member asking the user holds up the whole tree).
+   */
+  private async questionsOfTree(sessionId: string, run: RunRecord): Promise<QuestionRecord[]> {
+    const pending = await pendingQuestions(this.options.redis, this.options.space, sessionId);
+    const roots = await Promise.all(
+      pending.map(async (question) => {
+        if (question.run_id === run.id || run.parent !== null) return question.run_id;
+        const asker = await loadRun(
+          this.options.redis,
+          runKeys(this.options.space, sessionId, question.run_id),
+          question.run_id,
+        );
+        return asker?.record.root_run_id ?? question.run_id;
+      }),
+    );
+    return pending.filter((_question, index) => roots[index] === run.id);
   }
 
   /** Resolves when the run is finished, or with its current state when the timeout passes. */

@@ -335,3 +335,40 @@ describe('delegation', () => {
     expect(run.usage.input_tokens).toBe(300);
   });
 });
+
+describe('questions asked below the root', () => {
+  it('shows the root run waiting for input while a delegated agent asks, and goes on when answered', async () => {
+    const h = await start([
+      {
+        name: 'lead',
+        script: {
+          rules: [{ when: { role: 'tool' }, reply: { text: 'the helper heard: blue' } }],
+          replies: [
+            { tool_calls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'ask' } }] },
+          ],
+        },
+      },
+      {
+        name: 'helper',
+        script: {
+          rules: [{ when: { role: 'tool' }, reply: { text: 'blue' } }],
+          replies: [{ tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] }],
+        },
+      },
+    ]);
+    const { runId, sessionId } = await h.engine.startRun({ input: 'go' });
+    let waiting = await h.engine.getRun(runId);
+    const deadline = Date.now() + 20_000;
+    while (waiting?.status !== 'waiting_input' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      waiting = await h.engine.getRun(runId);
+    }
+    expect(waiting?.status).toBe('waiting_input');
+    expect(waiting?.pending_question?.question).toBe('Which colour?');
+    expect(waiting?.pending_question?.agent).toBe('helper');
+    await h.engine.respond(sessionId, waiting?.pending_question?.id ?? '', 'blue');
+    const run = await h.engine.waitForRun(runId, { timeoutMs: 20_000 });
+    expect(run.status).toBe('completed');
+    expect(run.result).toBe('the helper heard: blue');
+  });
+});
