@@ -98,6 +98,11 @@ export function chatKeyPattern(space: KeySpace, sessionId: string): string {
   return `${sessionKeys(space, sessionId).session}:chat:*`;
 }
 
+/** Hash: MCP server name -> its tools as last listed by any worker (JSON), for workers that start while it is down. */
+export function mcpToolListingsKey(space: KeySpace): string {
+  return `${space.prefix}:mcp-tools`;
+}
+
 /** Pub/sub channel on which cancellations reach every worker. */
 export function cancelChannel(space: KeySpace): string {
   return `${space.prefix}:cancel`;

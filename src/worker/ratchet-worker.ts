@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { McpServers } from '../mcp/client/index.js';
+import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { RateLimiter } from '../models/rate-limiter.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
 import { cancelChannel, type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
@@ -39,8 +39,15 @@ export class RatchetWorker {
     const { config, configDir } = this.options.loaded;
     const { logger } = this.options;
     const space: KeySpace = { prefix: config.redis.prefix, shards: config.redis.shards };
+    const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
+    this.commands = commands;
     // MCP servers are connected before the first step runs, so their tools are offered from the start.
-    const mcpServers = new McpServers({ servers: config.mcp_servers, configDir, logger });
+    const mcpServers = new McpServers({
+      servers: config.mcp_servers,
+      configDir,
+      logger,
+      listings: redisToolListings(commands, space),
+    });
     this.mcpServers = mcpServers;
     await mcpServers.start();
     const { agents, handoffs, teams } = buildRegistry(
@@ -49,8 +56,6 @@ export class RatchetWorker {
       [...this.options.toolboxes, ...mcpServers.toolboxes],
       logger,
     );
-    const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
-    this.commands = commands;
     const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
     this.engine = engine;
     const services: StepServices = {

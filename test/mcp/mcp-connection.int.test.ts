@@ -1,12 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { McpServerConfig } from '../../src/config/index.js';
 import { createLogger, silentLogger } from '../../src/log/index.js';
-import { McpConnection } from '../../src/mcp/client/index.js';
+import { McpConnection, type McpToolListings, redisToolListings } from '../../src/mcp/client/index.js';
+import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { findTool, runToolHandler, type ToolContext } from '../../src/tools/index.js';
 import { type McpHttpServer, startMcpHttpServer } from '../fixtures/mcp-http-server.js';
+import { deleteKeys } from '../helpers/harness.js';
 import { toolContext } from '../helpers/tool-calls.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -17,12 +20,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function connect(server: McpServerConfig): McpConnection {
+function connect(server: McpServerConfig, listings?: McpToolListings): McpConnection {
   const connection = new McpConnection({
     server,
     configDir: repoRoot,
     logger: silentLogger(),
     reconnectDelayMs: { initial: 100, max: 500 },
+    ...(listings ? { listings } : {}),
   });
   cleanups.push(() => connection.close());
   return connection;
@@ -181,6 +185,29 @@ describe('an MCP server over stdio (server-everything)', () => {
     await expect(connection.callTool('echo', {}, context())).rejects.toThrow(
       /MCP server "everything" is unavailable: .*ENOENT/,
     );
+  });
+
+  it('offers the tools another worker listed last when the server is down at start; calls get an error result', async () => {
+    const redis = createRedis({ url: inject('redisUrl'), logger: silentLogger(), name: 'test' });
+    const space = { prefix: `t-${randomBytes(6).toString('hex')}`, shards: 1 };
+    cleanups.push(async () => {
+      await deleteKeys(redis, space.prefix);
+      await closeRedis(redis);
+    });
+    const listings = redisToolListings(redis, space);
+    const first = connect(stdioServer(), listings);
+    await first.start();
+    const listed = first.toolbox.tools.map((tool) => tool.name);
+    expect(listed).toContain('echo');
+    await first.close();
+
+    const second = connect(stdioServer({ command: join(repoRoot, 'no-such-mcp-server') }), listings);
+    await second.start();
+    expect(second.connected).toBe(false);
+    expect(second.toolbox.tools.map((tool) => tool.name)).toEqual(listed);
+    const outcome = await call(second, 'echo', { message: 'hi' });
+    expect(outcome.isError).toBe(true);
+    expect(outcome.content).toMatch(/MCP server "everything" is unavailable/);
   });
 });
 

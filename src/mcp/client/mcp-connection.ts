@@ -4,7 +4,8 @@ import type { McpServerConfig } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import type { AnyTool, JsonValue, ToolBox, ToolContext } from '../../tools/index.js';
 import { toolOutputOfMcpResult } from './mcp-result.js';
-import { listedToolSchema, mcpToolOf } from './mcp-tool.js';
+import { type ListedTool, listedToolSchema, mcpToolOf } from './mcp-tool.js';
+import type { McpToolListings } from './mcp-tool-listings.js';
 import { type OpenedClient, openMcpClient } from './open-mcp-client.js';
 import { createRedactor, type Redactor } from './redactor.js';
 
@@ -14,6 +15,8 @@ export interface McpConnectionOptions {
   logger: Logger;
   /** Backoff between background reconnection attempts after a failure or a lost connection. */
   reconnectDelayMs?: { initial: number; max: number };
+  /** Where tool lists are shared between workers (see McpToolListings). */
+  listings?: McpToolListings;
 }
 
 interface Session extends OpenedClient {
@@ -73,7 +76,16 @@ export class McpConnection {
     try {
       await this.connect();
     } catch {
-      // connect() logged it and scheduled the retry: a server that is down must not stop the worker.
+      // connect() logged it and scheduled the retry: a server that is down must not stop the worker. Its tools
+      // as some worker last listed them are offered meanwhile (their calls fail until it is back).
+      const listed = await this.options.listings?.load(this.name).catch(() => undefined);
+      if (listed && this.tools.length === 0 && !this.session) {
+        this.tools = listed.map((entry) => this.toolOf(entry));
+        this.logger.info(
+          { tools: listed.map((entry) => entry.name) },
+          'MCP server down: its last listed tools are offered',
+        );
+      }
     }
   }
 
@@ -217,8 +229,13 @@ export class McpConnection {
     if (session === this.session) this.tools = tools;
   }
 
+  private toolOf(entry: ListedTool): AnyTool {
+    return mcpToolOf(entry, (name, input, context) => this.callTool(name, input, context));
+  }
+
   private async listTools(session: Session): Promise<AnyTool[]> {
     const tools: AnyTool[] = [];
+    const listedTools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < maxToolPages; page += 1) {
       const result = await session.client.listTools(cursor === undefined ? {} : { cursor }, {
@@ -230,11 +247,15 @@ export class McpConnection {
           this.logger.warn({ tool: (entry as { name?: unknown }).name }, 'MCP tool skipped: invalid listing');
           continue;
         }
-        tools.push(mcpToolOf(listed.data, (name, input, context) => this.callTool(name, input, context)));
+        listedTools.push(listed.data);
+        tools.push(this.toolOf(listed.data));
       }
       cursor = result.nextCursor;
       if (cursor === undefined) break;
     }
+    await this.options.listings
+      ?.save(this.name, listedTools)
+      .catch((error: unknown) => this.logger.warn({ error: describe(error) }, 'MCP tool list not shared'));
     return tools;
   }
 

@@ -2,6 +2,7 @@ import type { McpServerConfig } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import type { ToolBox } from '../../tools/index.js';
 import { McpConnection } from './mcp-connection.js';
+import type { McpToolListings } from './mcp-tool-listings.js';
 
 export interface McpServersOptions {
   servers: readonly McpServerConfig[];
@@ -10,6 +11,8 @@ export interface McpServersOptions {
   logger: Logger;
   /** Backoff of background reconnections (tests shorten it). */
   reconnectDelayMs?: { initial: number; max: number };
+  /** Tool lists shared between workers, for servers down when a worker starts. */
+  listings?: McpToolListings;
 }
 
 /** A worker process's connections to the config's MCP servers: one toolbox per server, named after it. */
@@ -24,6 +27,7 @@ export class McpServers {
           configDir: options.configDir,
           logger: options.logger,
           ...(options.reconnectDelayMs ? { reconnectDelayMs: options.reconnectDelayMs } : {}),
+          ...(options.listings ? { listings: options.listings } : {}),
         }),
     );
   }
