@@ -8,7 +8,7 @@ import type { ApiEngine } from './api-engine.js';
 import { bearerAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
-import { agentRoutes } from './routes/agent-routes.js';
+import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { runRoutes } from './routes/run-routes.js';
@@ -54,10 +54,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(sessionRoutes, { ...v1, engine: options.engine });
   app.register(runRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
-  app.register(agentRoutes, { ...v1, agents: options.config.agents, engine: options.engine });
+  app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
   app.register(mcpHttpRoutes, {
     engine: options.engine,
-    agents: options.config.agents,
+    agents: runnableSummaries(options.config),
     logger: options.logger,
     authenticated: api.tokens.length > 0,
   });

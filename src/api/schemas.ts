@@ -221,7 +221,16 @@ export const chatMessageSchema = messageSchema
 export const messageListSchema = z.strictObject({ messages: z.array(chatMessageSchema) });
 
 export const agentListSchema = z.strictObject({
-  agents: z.array(z.strictObject({ name: z.string(), description: z.string(), usage: usageTotalsSchema })),
+  agents: z.array(
+    z.strictObject({
+      name: z.string(),
+      description: z.string(),
+      kind: z
+        .enum(['agent', 'handoff', 'team'])
+        .describe('An agent, a handoff group or a team: each can be started like an agent.'),
+      usage: usageTotalsSchema,
+    }),
+  ),
 });
 
 export const healthSchema = z.strictObject({ status: z.literal('ok') });

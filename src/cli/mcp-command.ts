@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { runnableSummaries } from '../api/index.js';
 import { createLogger } from '../log/index.js';
 import { createRatchetMcpServer } from '../mcp/server/index.js';
 import type { ToolBox } from '../tools/index.js';
@@ -25,7 +26,11 @@ export async function mcpCommand(options: McpCommandOptions, io: ProcessIo): Pro
     destination: io.stderr,
   });
   const connection = openApiEngine({ loaded, toolboxes: options.toolboxes, logger, name: 'ratchet-mcp' });
-  const server = createRatchetMcpServer({ engine: connection.engine, agents: loaded.config.agents, logger });
+  const server = createRatchetMcpServer({
+    engine: connection.engine,
+    agents: runnableSummaries(loaded.config),
+    logger,
+  });
   const transport = new StdioServerTransport(io.stdin as Readable, io.stdout as Writable);
   const ended = new Promise<void>((resolve) => {
     const removeInterrupt = io.interrupts.on(done);

@@ -64,7 +64,12 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const agents = await callTool(mcp, 'list_agents', {});
     expect(agents.isError).toBe(false);
     expect(agents.value.agents).toEqual([
-      { name: 'agent', description: 'the agent under test', usage: expect.objectContaining({ requests: 0 }) },
+      {
+        name: 'agent',
+        description: 'the agent under test',
+        kind: 'agent',
+        usage: expect.objectContaining({ requests: 0 }),
+      },
     ]);
   });
 
