@@ -17,6 +17,19 @@ export function formatConfigSummary(loaded: LoadedConfig): string {
         `max_iterations ${agent.options.max_iterations}`,
     );
   }
+  if (config.handoffs.length > 0) {
+    lines.push('handoff groups:');
+    for (const group of config.handoffs) {
+      lines.push(`  ${group.name}: ${group.members.join(' ⇄ ')}, max_handoffs ${group.max_handoffs}`);
+    }
+  }
+  if (config.teams.length > 0) {
+    lines.push('teams:');
+    for (const team of config.teams) {
+      const members = team.members.map((member) => `${member.agent} (${member.role})`).join(', ');
+      lines.push(`  ${team.name}: ${members}, coordinator ${team.coordinator.kind}`);
+    }
+  }
   if (config.mcp_servers.length > 0) {
     // Names and where they run only: env, headers and URLs may carry secrets.
     lines.push('mcp servers:');

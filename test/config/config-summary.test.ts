@@ -41,3 +41,20 @@ describe('redactUrl', () => {
     expect(redactUrl('not a url')).toBe('(unparseable url)');
   });
 });
+
+describe('formatConfigSummary with handoff groups and teams', () => {
+  it('lists each group with its members and each team with its members, roles and coordinator', () => {
+    const text = [
+      'providers: [{ name: s, kind: fake, model: m }]',
+      'agents: [{ name: a, provider: s }, { name: b, provider: s }]',
+      'handoffs: [{ name: desk, members: [a, b], max_handoffs: 3 }]',
+      'teams: [{ name: crew, members: [{ agent: a, role: lead }, { agent: desk }], coordinator: { kind: sequence } }]',
+    ].join('\n');
+    const summary = formatConfigSummary({
+      ...parseConfigText(text, { env: {}, configDir: '.' }),
+      path: 'ratchet.yaml',
+    });
+    expect(summary).toContain('handoff groups:\n  desk: a ⇄ b, max_handoffs 3\n');
+    expect(summary).toContain('teams:\n  crew: a (lead), desk (member), coordinator sequence\n');
+  });
+});
