@@ -7,6 +7,8 @@ export type AnyTool = Tool<any>;
 export interface ToolBox {
   name: string;
   tools: readonly AnyTool[];
+  /** The tools change while the worker runs (an MCP server's, listed when it connects and when it says so). */
+  dynamic?: boolean;
 }
 
 export function createToolBox(name: string, tools: readonly AnyTool[]): ToolBox {

@@ -181,6 +181,17 @@ function resolveToolbox(
   if (!toolbox) throw new RatchetError('config_invalid', `${path}: unknown toolbox "${name}"`);
   if (typeof reference === 'string' || reference.tools === undefined) return toolbox;
   const listed = reference.tools;
+  if (toolbox.dynamic) {
+    // An MCP server's tools are known once it is reached (it may be down at start): narrow what it lists
+    // whenever it is read; a listed name the server does not have is simply not offered.
+    return {
+      name,
+      dynamic: true,
+      get tools() {
+        return toolbox.tools.filter((tool) => listed.includes(tool.name));
+      },
+    };
+  }
   // The loader checks tool names when it knows the toolbox's tools; this covers toolboxes it did not.
   const unknown = listed.flatMap((tool, index) =>
     toolbox.tools.some((candidate) => candidate.name === tool)

@@ -2,10 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import '../../src/models/index.js';
 import { ConfigError, parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { loadSkills, parseSkill } from '../../src/skills/index.js';
+import { type AnyTool, defineTool, type ToolBox } from '../../src/tools/index.js';
 import { buildAgents } from '../../src/worker/index.js';
 
 let directory: string | undefined;
@@ -159,5 +161,35 @@ describe('buildAgents with skills and narrowed toolboxes', () => {
         silentLogger(),
       ),
     ).toThrow('agents[0].toolboxes[0].tools[0]: unknown tool "count" in toolbox "utils"');
+  });
+
+  it('narrows a toolbox whose tools change (an MCP server that may be down at start) whenever it is read', () => {
+    const listed: AnyTool[] = [];
+    const remote: ToolBox = {
+      name: 'remote',
+      dynamic: true,
+      get tools() {
+        return listed;
+      },
+    };
+    const tool = (name: string) =>
+      defineTool({
+        name,
+        description: name,
+        inputSchema: z.strictObject({}),
+        idempotent: true,
+        handler: async () => name,
+      });
+    // Nothing listed yet: the worker still starts, and the agent is offered none of the server's tools.
+    const agents = buildAgents(
+      config('  - { name: a, provider: script, toolboxes: [{ name: remote, tools: [search] }] }'),
+      '.',
+      [remote],
+      silentLogger(),
+    );
+    const names = () => agents.get('a')?.tools.map((definition) => definition.name);
+    expect(names()).toEqual(['ask_user', 'report_progress']);
+    listed.push(tool('search'), tool('delete_everything'));
+    expect(names()).toEqual(['search', 'ask_user', 'report_progress']);
   });
 });

@@ -49,6 +49,7 @@ export class McpConnection {
     const connection = this;
     this.toolbox = {
       name: options.server.name,
+      dynamic: true,
       get tools() {
         return connection.tools;
       },
