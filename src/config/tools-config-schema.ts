@@ -26,6 +26,11 @@ const searchSchema = z.strictObject({
   max_results: withDefault(integer(1), 200),
   /** The most files one search looks at, so a huge tree cannot keep a worker busy. */
   max_files: withDefault(integer(1), 20_000),
+  /**
+   * The longest one grep may spend matching. A pattern that backtracks catastrophically (`(a+)+$`) would
+   * otherwise block the worker's event loop and stall every step it runs.
+   */
+  regex_timeout_ms: withDefault(integer(10, 60_000), 2_000),
 });
 
 const execSchema = z

@@ -63,7 +63,7 @@ describe('parseConfigText: defaults', () => {
       tools: {
         workspace: './workspace',
         filesystem: { read_only: false, max_read_bytes: 1_048_576, max_list_entries: 1_000 },
-        search: { max_results: 200, max_files: 20_000 },
+        search: { max_results: 200, max_files: 20_000, regex_timeout_ms: 2_000 },
         exec: { enabled: false, commands: [], timeout_ms: 30_000, max_output_bytes: 65_536, shell: false },
         git: { timeout_ms: 30_000, max_output_bytes: 262_144 },
         http: {

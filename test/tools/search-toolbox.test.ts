@@ -119,6 +119,20 @@ describe('search toolbox', () => {
     );
   });
 
+  it('stops a regular expression that backtracks catastrophically at regex_timeout_ms, with a clear error', async () => {
+    writeFileSync(join(workspace, 'evil.txt'), `${'a'.repeat(40)}!\n`);
+    const started = Date.now();
+    const message = await callError(toolbox({ regex_timeout_ms: 200 }), 'grep', {
+      pattern: '(a+)+$',
+      path: 'evil.txt',
+    });
+    expect(message).toContain('took too long (the regular expression may backtrack catastrophically');
+    // Interrupted at the deadline, not after the ~2^40 steps the pattern would take.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The same toolbox keeps working afterwards.
+    expect(await callOk(search, 'grep', { pattern: 'write docs' })).toMatchObject({ matches: [{ line: 2 }] });
+  });
+
   it('refuses a search path outside the workspace', async () => {
     expect(await callError(search, 'grep', { pattern: 'TODO', path: '../outside' })).toContain(
       'is outside the workspace',

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { createContext, Script } from 'node:vm';
 import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool, type JsonValue } from '../tool.js';
@@ -75,6 +76,7 @@ export function searchToolbox(options: SearchToolboxOptions): ToolBox {
     idempotent: true,
     handler: async (context, input) => {
       const regex = compileRegex(input.pattern, input.ignore_case === true);
+      const matcher = lineMatcher(regex, input.pattern, Date.now() + settings.regex_timeout_ms);
       const include = input.include === undefined ? undefined : globToRegExp(input.include);
       const base = await searchBase(workspace, input.path);
       const matches: { path: string; line: number; text: string }[] = [];
@@ -82,8 +84,8 @@ export function searchToolbox(options: SearchToolboxOptions): ToolBox {
       const searchFile = async (file: WalkedFile): Promise<boolean> => {
         if (include && !include.test(relativeToBase(base, file))) return true;
         const lines = await textLines(file.absolute, options.maxFileBytes, context.signal);
-        for (const [index, line] of lines.entries()) {
-          if (!regex.test(line)) continue;
+        for (const index of matcher(lines)) {
+          const line = lines[index] ?? '';
           if (matches.length >= settings.max_results) {
             truncated = true;
             return false;
@@ -142,6 +144,40 @@ function compileRegex(pattern: string, ignoreCase: boolean): RegExp {
         'escape special characters such as ( [ { . * + ? with a backslash',
     );
   }
+}
+
+const matchScript = new Script(
+  '(() => { const hits = []; for (let i = 0; i < lines.length; i += 1) if (regex.test(lines[i])) hits.push(i); return hits; })()',
+);
+
+/**
+ * The indexes of the lines a file's lines the regex matches, all under one grep's deadline. Matching runs in
+ * a vm script with a timeout, which V8 interrupts even inside a regex that backtracks catastrophically: the
+ * worker's event loop is never blocked for longer than the deadline. One context per grep (making one costs
+ * about a millisecond).
+ */
+function lineMatcher(
+  regex: RegExp,
+  pattern: string,
+  deadline: number,
+): (lines: readonly string[]) => number[] {
+  const sandbox = createContext({ regex, lines: [] as readonly string[] });
+  const tooSlow = () =>
+    new Error(
+      `pattern: matching "${pattern}" took too long (the regular expression may backtrack catastrophically, ` +
+        'e.g. nested quantifiers like (a+)+); simplify it or narrow the search with path or include',
+    );
+  return (lines) => {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw tooSlow();
+    sandbox.lines = lines;
+    try {
+      return Array.from(matchScript.runInContext(sandbox, { timeout: remaining }) as ArrayLike<number>);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw tooSlow();
+      throw error;
+    }
+  };
 }
 
 /** The lines of a text file; none for a file too large to search or one that looks binary. */
