@@ -1,10 +1,11 @@
-import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool, type JsonValue } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
-import { resolveInWorkspace, type WorkspacePath } from './workspace-path.js';
+import { openInWorkspace, resolveInWorkspace, type WorkspacePath } from './workspace-path.js';
 
 export interface FilesystemToolboxOptions {
   /** Absolute path of the workspace root. */
@@ -31,12 +32,18 @@ export function filesystemToolbox(options: FilesystemToolboxOptions): ToolBox {
     idempotent: true,
     handler: async (context, input) => {
       const file = await existingFile(workspace, input.path);
-      const size = (await stat(file.absolute)).size;
-      const offset = input.offset ?? 0;
-      const wanted = Math.min(input.length ?? settings.max_read_bytes, settings.max_read_bytes);
-      const length = Math.max(0, Math.min(wanted, size - offset));
       context.signal.throwIfAborted();
-      const bytes = await readRange(file.absolute, offset, length);
+      const handle = await openInWorkspace(workspace, file, constants.O_RDONLY);
+      let size: number;
+      let bytes: Buffer;
+      const offset = input.offset ?? 0;
+      try {
+        size = (await handle.stat()).size;
+        const wanted = Math.min(input.length ?? settings.max_read_bytes, settings.max_read_bytes);
+        bytes = await readRange(handle, offset, Math.max(0, Math.min(wanted, size - offset)));
+      } finally {
+        await handle.close();
+      }
       if (bytes.includes(0)) {
         throw new Error(
           `path: "${file.relative}" looks binary (it contains NUL bytes); read_file reads text`,
@@ -67,8 +74,16 @@ export function filesystemToolbox(options: FilesystemToolboxOptions): ToolBox {
       if (file.exists && (await stat(file.absolute)).isDirectory()) {
         throw new Error(`path: "${file.relative}" is a directory; name a file`);
       }
+      context.signal.throwIfAborted();
       await mkdir(dirname(file.absolute), { recursive: true });
-      await writeFile(file.absolute, input.content, { signal: context.signal });
+      // Opened without truncating, checked, then replaced: a file outside is never emptied.
+      const handle = await openInWorkspace(workspace, file, constants.O_WRONLY | constants.O_CREAT);
+      try {
+        await handle.truncate(0);
+        await handle.writeFile(input.content, { signal: context.signal });
+      } finally {
+        await handle.close();
+      }
       return { path: file.relative, bytes: Buffer.byteLength(input.content) };
     },
   });
@@ -100,26 +115,13 @@ export function filesystemToolbox(options: FilesystemToolboxOptions): ToolBox {
             '(tools.filesystem.max_read_bytes); edit it another way',
         );
       }
-      const text = await readFile(file.absolute, { encoding: 'utf8', signal: context.signal });
-      const occurrences = text.split(input.old_string).length - 1;
-      if (occurrences === 0) {
-        throw new Error(
-          `old_string: not found in "${file.relative}"; copy the exact text (whitespace included) from read_file`,
-        );
+      context.signal.throwIfAborted();
+      const handle = await openInWorkspace(workspace, file, constants.O_RDWR);
+      try {
+        return await editOpenFile(handle, file, input, context.signal);
+      } finally {
+        await handle.close();
       }
-      if (occurrences > 1 && input.replace_all !== true) {
-        throw new Error(
-          `old_string: occurs ${occurrences} times in "${file.relative}"; include more surrounding text to ` +
-            'make it unique, or set replace_all: true',
-        );
-      }
-      // split/join and slicing: String.replace would interpret `$&` and friends in new_string.
-      const updated =
-        occurrences === 1
-          ? replaceOnce(text, input.old_string, input.new_string)
-          : text.split(input.old_string).join(input.new_string);
-      await writeFile(file.absolute, updated, { signal: context.signal });
-      return { path: file.relative, replacements: occurrences };
     },
   });
 
@@ -220,13 +222,38 @@ function replaceOnce(text: string, search: string, replacement: string): string 
   return text.slice(0, index) + replacement + text.slice(index + search.length);
 }
 
-async function readRange(path: string, offset: number, length: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, offset);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+async function readRange(handle: FileHandle, offset: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, offset);
+  return buffer.subarray(0, bytesRead);
+}
+
+/** edit_file on the opened file: read, replace, write back through the same handle. */
+async function editOpenFile(
+  handle: FileHandle,
+  file: WorkspacePath,
+  input: { old_string: string; new_string: string; replace_all?: boolean | undefined },
+  signal: AbortSignal,
+) {
+  const text = await handle.readFile({ encoding: 'utf8', signal });
+  const occurrences = text.split(input.old_string).length - 1;
+  if (occurrences === 0) {
+    throw new Error(
+      `old_string: not found in "${file.relative}"; copy the exact text (whitespace included) from read_file`,
+    );
   }
+  if (occurrences > 1 && input.replace_all !== true) {
+    throw new Error(
+      `old_string: occurs ${occurrences} times in "${file.relative}"; include more surrounding text to ` +
+        'make it unique, or set replace_all: true',
+    );
+  }
+  // split/join and slicing: String.replace would interpret `$&` and friends in new_string.
+  const updated =
+    occurrences === 1
+      ? replaceOnce(text, input.old_string, input.new_string)
+      : text.split(input.old_string).join(input.new_string);
+  await handle.truncate(0);
+  await handle.write(updated, 0, 'utf8');
+  return { path: file.relative, replacements: occurrences };
 }

@@ -1,4 +1,5 @@
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** A path the model named, resolved inside the workspace with every symbolic link followed. */
@@ -59,6 +60,37 @@ export async function resolveInWorkspace(
     throw new Error(`${field}: "${userPath}" leads outside the workspace through a symbolic link`);
   }
   return { absolute: real, relative: realRelative === '' ? '.' : realRelative, exists: missing.length === 0 };
+}
+
+/**
+ * Opens a file resolved by resolveInWorkspace and checks, on the open handle, that what was opened is still
+ * inside the workspace. This closes the window between the path check and the use: a symbolic link swapped
+ * in meanwhile as the file itself is refused by O_NOFOLLOW, and one swapped in as a directory on the way is
+ * caught by the opened file's real path (/proc/self/fd on Linux; elsewhere the path is resolved again).
+ */
+export async function openInWorkspace(root: string, file: WorkspacePath, flags: number): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file.absolute, flags | constants.O_NOFOLLOW, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new Error(
+        `path: "${file.relative}" became a symbolic link while it was being opened; it is refused`,
+      );
+    }
+    throw error;
+  }
+  try {
+    const realRoot = await workspaceRoot(root);
+    const opened = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(file.absolute));
+    if (relativeInside(realRoot, opened) === undefined) {
+      throw new Error(`path: "${file.relative}" leads outside the workspace through a symbolic link`);
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 /** `target` relative to `base` when it is `base` or below it ("" for `base` itself); undefined otherwise. */
