@@ -132,9 +132,12 @@ function withBudget(budget: RunRecord['budget']) {
   return budget ? { budget } : {};
 }
 
-/** The ids of a run's children (every delegation it made). */
-export async function childRunIds(context: Pick<ChildRunsContext, 'redis' | 'space'>, run: RunRecord) {
-  return context.redis.smembers(runKeys(context.space, run.session_id, run.id).children);
+/** Where the usage of a run's whole tree is summed: on its root run (its run budget covers the tree). */
+export function treeUsageKeyOf(
+  space: KeySpace,
+  run: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>,
+): string {
+  return runKeys(space, run.session_id, run.root_run_id ?? run.id).treeUsage;
 }
 
 /**

@@ -1,11 +1,9 @@
 import type { Message, Part } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { type Usage, zeroUsage } from '../../models/usage.js';
-import { ensureChildRuns } from '../child-runs.js';
-import { isFinished, type RunRecord } from '../run-record.js';
-import { prefixOf } from './agent-runtime.js';
+import type { RunRecord } from '../run-record.js';
+import { awaitChildRuns } from './child-wait.js';
 import type { StepContext } from './step-context.js';
-import { suspendUntil } from './tool-interaction.js';
 
 /** What an iteration records as its reply, from a model or from a child run. */
 export interface ReplyOfTurn {
@@ -28,40 +26,19 @@ export async function compositeReply(
   member: string,
   chat: readonly Message[],
 ): Promise<ReplyOfTurn> {
-  const { services } = context;
-  const read = () =>
-    ensureChildRuns(
-      {
-        redis: services.redis,
-        space: services.space,
-        queues: services.engine.queues,
-        eventsMaxLength: services.eventsMaxLength,
-        now: services.now,
-      },
-      {
-        parent: record,
-        parentJobId: context.jobId,
-        lineage: [],
-        prefixOf: (name) => prefixOf(services, name),
-        isTeam: (name) => services.teams.has(name),
-        tasks: [
-          { agent: member, task: '', turn: { messages: (childRunId) => conversationOf(chat, childRunId) } },
-        ],
-      },
-    );
-  const [child] = await read();
+  const outcome = await awaitChildRuns(context, {
+    parent: record,
+    lineage: [],
+    tasks: [
+      { agent: member, task: '', turn: { messages: (childRunId) => conversationOf(chat, childRunId) } },
+    ],
+  });
+  const [child] = outcome.states;
   if (!child) throw new RatchetError('internal', `no child run for member ${member}`);
-  if (child.status === 'failed' || child.status === 'cancelled') {
+  if (outcome.kind === 'failed') {
     throw new RatchetError(
       'member_failed',
       `member ${member} (run ${child.runId}) ${child.status}: ${child.error ?? 'no reason given'}`,
-    );
-  }
-  if (!isFinished(child.status)) {
-    throw suspendUntil(
-      services.now().getTime() + services.questionRecheckMs,
-      `member run ${child.runId}`,
-      async () => (await read()).some((state) => isFinished(state.status)),
     );
   }
   return {

@@ -1,13 +1,13 @@
 import { RatchetError } from '../../errors/index.js';
 import { runKeys } from '../../redis/keys.js';
 import type { DelegatedTask, DelegationResult } from '../../tools/index.js';
-import { type ChildState, ensureChildRuns } from '../child-runs.js';
+import type { ChildState } from '../child-runs.js';
 import type { ToolJobData } from '../job-data.js';
 import { isFinished } from '../run-record.js';
 import { loadRun } from '../store.js';
-import { isRunnable, prefixOf, runnableNames } from './agent-runtime.js';
+import { isRunnable, runnableNames } from './agent-runtime.js';
+import { awaitChildRuns } from './child-wait.js';
 import type { StepContext } from './step-context.js';
-import { suspendUntil } from './tool-interaction.js';
 
 /**
  * ToolContext.delegate for one execution of a tool handler. Refusals (unknown agent, itself, too deep) are
@@ -45,46 +45,13 @@ export function delegateFunction(
           `is ${services.maxDelegationDepth}; do the task yourself`,
       );
     }
-    const children = {
-      redis: services.redis,
-      space: services.space,
-      queues: services.engine.queues,
-      eventsMaxLength: services.eventsMaxLength,
-      now: services.now,
-    };
-    const ensure = () =>
-      ensureChildRuns(children, {
-        parent,
-        parentJobId: context.jobId,
-        // The agent that delegates (a handoff group's member in control) passes its toolboxes on.
-        lineage: [data.agent, ...parent.lineage],
-        tasks,
-        prefixOf: (agent) => prefixOf(services, agent),
-        isTeam: (agent) => services.teams.has(agent),
-      });
-    let states = await ensure();
-    const failed = states.find((state) => state.status === 'failed' || state.status === 'cancelled');
-    if (failed) {
-      for (const state of states.filter((candidate) => !isFinished(candidate.status))) {
-        try {
-          await services.engine.cancelRun(
-            state.runId,
-            `cancelled because child run ${failed.runId} (${failed.agent}) ${failed.status}`,
-          );
-        } catch (error) {
-          if (!(error instanceof RatchetError && error.code === 'run_finished')) throw error;
-        }
-      }
-      states = await ensure();
-    }
-    if (failed || states.every((state) => isFinished(state.status))) return states.map(resultOf);
-    const finishedBefore = states.filter((state) => isFinished(state.status)).length;
-    const running = states.filter((state) => !isFinished(state.status)).map((state) => state.runId);
-    throw suspendUntil(
-      services.now().getTime() + services.questionRecheckMs,
-      `child runs ${running.join(', ')}`,
-      async () => (await ensure()).filter((state) => isFinished(state.status)).length > finishedBefore,
-    );
+    // The agent that delegates (a handoff group's member in control) passes its toolboxes on.
+    const outcome = await awaitChildRuns(context, {
+      parent,
+      lineage: [data.agent, ...parent.lineage],
+      tasks,
+    });
+    return outcome.states.map(resultOf);
   };
 }
 

@@ -1,9 +1,9 @@
 import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
-import { agentUsageKey, chatKey, type KeySpace, runKeys } from '../../redis/keys.js';
+import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { wakeParentStep } from '../child-runs.js';
+import { treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
 import { handoffState } from '../core/handoff.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
@@ -134,14 +134,6 @@ async function commitBudgetRaise(
   throw new RatchetError('internal', `raising the budget of ${data.run_id}: ${JSON.stringify(result)}`, {
     retryable: true,
   });
-}
-
-/** Where the usage of a run's whole tree is summed: on its root run. */
-export function treeUsageKeyOf(
-  space: KeySpace,
-  run: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>,
-): string {
-  return runKeys(space, run.session_id, run.root_run_id ?? run.id).treeUsage;
 }
 
 /** What the run's whole tree has used so far (its root's run budget applies to all of it). */

@@ -4,7 +4,7 @@ import { costOf } from '../../models/pricing.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
 import { agentUsageKey, chatKey, runKeys, sessionDataKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { type ChildState, ensureChildRuns, wakeParentStep } from '../child-runs.js';
+import { type ChildState, type ChildTask, treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
 import {
   answerMessages,
@@ -20,13 +20,11 @@ import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
-import { prefixOf } from './agent-runtime.js';
-import { treeUsageKeyOf } from './iteration-step.js';
+import { awaitChildRuns } from './child-wait.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
 import type { StepKind } from './step-kind.js';
 import { chooseMembers } from './team-coordinator.js';
-import { suspendUntil } from './tool-interaction.js';
 
 interface LoadedTurn {
   record: RunRecord;
@@ -130,14 +128,13 @@ async function executeTeamTurn(context: StepContext, data: IterationJobData): Pr
       await wakeParentStep(services.engine, record);
       return;
     }
-    const states = await startMembers(context, data, team, loaded, selection.members);
-    const failed = states.find((member) => member.status === 'failed' || member.status === 'cancelled');
-    if (failed) {
-      for (const member of states.filter((candidate) => !isFinished(candidate.status))) {
-        await services.engine
-          .cancelRun(member.runId, `cancelled because team member ${failed.agent} ${failed.status}`)
-          .catch(() => undefined);
-      }
+    const outcome = await awaitChildRuns(context, {
+      parent: loaded.record,
+      lineage: [],
+      tasks: memberTurns(context, data, team, loaded, selection.members),
+    });
+    if (outcome.kind === 'failed') {
+      const { failed } = outcome;
       const why = failed.error ?? `its run ended ${failed.status}`;
       await failRun(
         context,
@@ -149,17 +146,7 @@ async function executeTeamTurn(context: StepContext, data: IterationJobData): Pr
       );
       return;
     }
-    if (!states.every((member) => isFinished(member.status))) {
-      const finishedBefore = states.filter((member) => isFinished(member.status)).length;
-      throw suspendUntil(
-        services.now().getTime() + services.questionRecheckMs,
-        `team members ${states.map((member) => member.runId).join(', ')}`,
-        async () =>
-          (await startMembers(context, data, team, loaded, selection.members)).filter((member) =>
-            isFinished(member.status),
-          ).length > finishedBefore,
-      );
-    }
+    const { states } = outcome;
     crashPoint('team.before_turn_commit');
     await commitTurn(context, data, loaded, selection.members, states, base);
     crashPoint('team.after_turn_commit');
@@ -262,63 +249,47 @@ function stateKey(context: StepContext, data: IterationJobData): string {
   return sessionDataKeys(context.services.space, data.session_id).state;
 }
 
-/** Starts (once) a child run per selected member on its private chat, and reads where each stands. */
-function startMembers(
+/** The turn of each selected member: a child run on its private chat, given its synced view. */
+function memberTurns(
   context: StepContext,
   data: IterationJobData,
   team: TeamService,
   loaded: LoadedTurn,
   selected: readonly number[],
-): Promise<ChildState[]> {
+): ChildTask[] {
   const { services } = context;
-  return ensureChildRuns(
-    {
-      redis: services.redis,
-      space: services.space,
-      queues: services.engine.queues,
-      eventsMaxLength: services.eventsMaxLength,
-      now: services.now,
-    },
-    {
-      parent: loaded.record,
-      parentJobId: context.jobId,
-      lineage: [],
-      prefixOf: (agent) => prefixOf(services, agent),
-      isTeam: (agent) => services.teams.has(agent),
-      tasks: selected.map((index) => {
-        const member = team.members[index];
-        if (!member) throw new RatchetError('record_invalid', `team ${team.name} has no member ${index}`);
-        return {
-          agent: member.agent,
-          task: '',
-          turn: {
-            chatId: `${data.run_id}-m${index}`,
-            messages: (childRunId: string) => {
-              const now = services.now().toISOString();
-              const synced = syncForMember(
-                loaded.shared,
-                loaded.state.cursors[index] ?? 0,
-                member.agent,
-                (position) => `${childRunId}-in${position}`,
-              );
-              return synced.length > 0
-                ? synced
-                : [
-                    {
-                      id: `${childRunId}-in0`,
-                      sender: 'user',
-                      role: 'user',
-                      parts: [{ type: 'text', text: 'Nothing new since your last turn: continue.' }],
-                      metadata: {},
-                      created_at: now,
-                    },
-                  ];
-            },
-          },
-        };
-      }),
-    },
-  );
+  return selected.map((index) => {
+    const member = team.members[index];
+    if (!member) throw new RatchetError('record_invalid', `team ${team.name} has no member ${index}`);
+    return {
+      agent: member.agent,
+      task: '',
+      turn: {
+        chatId: `${data.run_id}-m${index}`,
+        messages: (childRunId: string) => {
+          const now = services.now().toISOString();
+          const synced = syncForMember(
+            loaded.shared,
+            loaded.state.cursors[index] ?? 0,
+            member.agent,
+            (position) => `${childRunId}-in${position}`,
+          );
+          return synced.length > 0
+            ? synced
+            : [
+                {
+                  id: `${childRunId}-in0`,
+                  sender: 'user',
+                  role: 'user',
+                  parts: [{ type: 'text', text: 'Nothing new since your last turn: continue.' }],
+                  metadata: {},
+                  created_at: now,
+                },
+              ];
+        },
+      },
+    };
+  });
 }
 
 /** The members' answers go to the shared chat in selection order, with the team's state after the turn. */
