@@ -1,10 +1,10 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/chat/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { runKeys } from '../../src/redis/keys.js';
 import type { RunView } from '../../src/workflows/views.js';
 import { waitForExit } from './crash-scenario.js';
-import type { Harness } from './harness.js';
+import { Harness, type HarnessOptions } from './harness.js';
 
 /** A run and every run below it (delegations, team members), as comparable data. */
 export interface TreeSnapshot {
@@ -114,4 +114,48 @@ export async function referenceTree(
 
 function isDone(run: RunView): boolean {
   return run.status === 'completed' || run.status === 'failed';
+}
+
+export interface TreeCrashScenario {
+  title: string;
+  options: HarnessOptions;
+  start: { input: string; agent?: string };
+  /** Checks of the run without faults, the oracle of every crash. */
+  checkReference(reference: TreeSnapshot): void;
+  /** Crash points (`point@N`) with what is happening there. */
+  points: [crashAt: string, what: string][];
+  /** Model calls beyond the reference's allowed after a kill: one per step in flight when it came. */
+  extraModelCalls: number;
+}
+
+/**
+ * A crash suite for a run tree: the scenario once without faults, then once per crash point with a worker
+ * SIGKILLed there and a fresh one taking over. Each must end as the reference did, nothing duplicated, and
+ * no model call of a finished step made again.
+ */
+export function describeTreeCrashes(scenario: TreeCrashScenario): void {
+  let reference: TreeSnapshot;
+  let referenceModelCalls = 0;
+  const harnesses: Harness[] = [];
+  const harness = () => {
+    const h = new Harness(scenario.options);
+    harnesses.push(h);
+    return h;
+  };
+  beforeAll(async () => {
+    const h = harness();
+    reference = await referenceTree(h, scenario.start);
+    referenceModelCalls = h.modelCalls().length;
+    scenario.checkReference(reference);
+  });
+  afterAll(async () => {
+    await Promise.allSettled(harnesses.map((h) => h.close()));
+  });
+  describe(scenario.title, () => {
+    it.each(scenario.points)('%s (%s)', async (crashAt) => {
+      const h = harness();
+      expect(await crashTreeAndTakeOver(h, scenario.start, crashAt)).toEqual(reference);
+      expect(h.modelCalls().length).toBeLessThanOrEqual(referenceModelCalls + scenario.extraModelCalls);
+    });
+  });
 }

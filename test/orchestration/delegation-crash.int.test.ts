@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness, type HarnessAgent } from '../helpers/harness.js';
-import { crashTreeAndTakeOver, referenceTree, type TreeSnapshot } from '../helpers/run-tree.js';
+import { expect } from 'vitest';
+import type { HarnessAgent } from '../helpers/harness.js';
+import { describeTreeCrashes } from '../helpers/run-tree.js';
 
 /**
  * A lead spawns two children: `alpha` calls a tool and answers, `beta` answers at once. The worker is
@@ -40,26 +40,16 @@ const agents: HarnessAgent[] = [
 ];
 const start = { input: 'split the work' };
 
-let reference: TreeSnapshot;
-let referenceModelCalls = 0;
-const harnesses: Harness[] = [];
-
-beforeAll(async () => {
-  const h = new Harness({ agents });
-  harnesses.push(h);
-  reference = await referenceTree(h, start);
-  referenceModelCalls = h.modelCalls().length;
-  expect(reference.result).toBe('all done');
-  expect(Object.keys(reference.runs)).toEqual(['root', 'root/alpha', 'root/beta']);
-  expect(reference.runCount).toBe(3);
-});
-
-afterAll(async () => {
-  await Promise.allSettled(harnesses.map((h) => h.close()));
-});
-
-describe('a delegation tree survives a SIGKILL anywhere', () => {
-  it.each([
+describeTreeCrashes({
+  title: 'a delegation tree survives a SIGKILL anywhere',
+  options: { agents },
+  start,
+  checkReference: (reference) => {
+    expect(reference.result).toBe('all done');
+    expect(Object.keys(reference.runs)).toEqual(['root', 'root/alpha', 'root/beta']);
+    expect(reference.runCount).toBe(3);
+  },
+  points: [
     // Model calls: 1 = lead, 2 and 3 = the children's first iterations.
     ['iteration.before_model_call@2', 'a child run is mid-iteration, both children running'],
     ['iteration.after_model_call@3', 'a child got its model reply but did not record it'],
@@ -68,12 +58,7 @@ describe('a delegation tree survives a SIGKILL anywhere', () => {
     ['iteration.after_commit@3', 'a child just committed, the parent has not resumed'],
     ['iteration.after_commit@4', 'the last child just finished, the parent has not resumed'],
     ['tool.after_commit@2', "the parent's spawn call just recorded the children's answers"],
-  ])('%s (%s)', async (crashAt) => {
-    const h = new Harness({ agents });
-    harnesses.push(h);
-    expect(await crashTreeAndTakeOver(h, start, crashAt)).toEqual(reference);
-    // No model call of a step that finished is made again: only those the kill cut short, at most one per
-    // step in flight (the two children run at once).
-    expect(h.modelCalls().length).toBeLessThanOrEqual(referenceModelCalls + 2);
-  });
+  ],
+  // The two children run at once: each may lose one model call to the kill.
+  extraModelCalls: 2,
 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness, type HarnessAgent } from '../helpers/harness.js';
-import { crashTreeAndTakeOver, referenceTree, type TreeSnapshot } from '../helpers/run-tree.js';
+import { expect } from 'vitest';
+import type { HarnessAgent } from '../helpers/harness.js';
+import { describeTreeCrashes } from '../helpers/run-tree.js';
 
 /**
  * A handoff chain (triage → flights → hotels) killed at a crash point around a transfer: who is in control
@@ -25,28 +25,17 @@ const agents: HarnessAgent[] = [
 const config = { handoffs: [{ name: 'support', members: ['triage', 'flights', 'hotels'] }] };
 const start = { input: 'book a trip', agent: 'support' };
 
-let reference: TreeSnapshot;
-const harnesses: Harness[] = [];
-
-beforeAll(async () => {
-  const h = new Harness({ agents, config });
-  harnesses.push(h);
-  reference = await referenceTree(h, start);
-  expect(reference.result).toBe('all booked');
-});
-
-afterAll(async () => {
-  await Promise.allSettled(harnesses.map((h) => h.close()));
-});
-
-describe('a handoff chain survives a SIGKILL around a transfer', () => {
-  it.each([
+describeTreeCrashes({
+  title: 'a handoff chain survives a SIGKILL around a transfer',
+  options: { agents, config },
+  start,
+  checkReference: (reference) => {
+    expect(reference.result).toBe('all booked');
+  },
+  points: [
     ['tool.before_commit@1', 'the first transfer ran, its result not recorded'],
     ['tool.after_commit@1', 'the first transfer recorded, the next member not yet called'],
     ['iteration.after_model_call@2', 'the new member got its reply, not recorded'],
-  ])('%s (%s)', async (crashAt) => {
-    const h = new Harness({ agents, config });
-    harnesses.push(h);
-    expect(await crashTreeAndTakeOver(h, start, crashAt)).toEqual(reference);
-  });
+  ],
+  extraModelCalls: 1,
 });
