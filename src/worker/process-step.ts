@@ -1,9 +1,10 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
 import { RatchetError, toRatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { jobLockKey, shardOf } from '../redis/keys.js';
+import { jobLockKey, runKeys, shardOf } from '../redis/keys.js';
 import { parseRecord } from '../schemas/parse.js';
 import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core/retry-policy.js';
+import { journalField } from '../workflows/journal.js';
 import { finalFailureHeadroom } from '../workflows/step-queues.js';
 import type { StepContext, StepServices } from '../workflows/steps/step-context.js';
 import type { StepKind } from '../workflows/steps/step-kind.js';
@@ -106,14 +107,21 @@ async function handleStepError(
     throw error;
   }
   if (error.code === 'suspended') {
-    // Waiting for a person: parked in the delayed set, no attempt spent, woken by the answer.
+    // Waiting (for an answer, child runs, a state key, a rate limit): parked in the delayed set, no attempt
+    // spent, woken by what it waits for. Marked in the journal first, so its next execution is known for a
+    // wake-up rather than the rerun of a step a crash cut short.
     const wakeAt = Number(error.details?.wake_at ?? Date.now());
+    const { session_id: sessionId, run_id: runId } = data as { session_id: string; run_id: string };
+    const { space, redis } = options.services;
+    await redis.hset(
+      runKeys(space, sessionId, runId).journal,
+      journalField.parked(context.jobId),
+      String(wakeAt),
+    );
     await job.moveToDelayed(wakeAt, context.token);
     const recheck = suspensionRecheck(error);
     if (recheck && (await recheck().catch(() => false))) {
-      const { space, engine } = options.services;
-      const sessionId = (data as { session_id: string }).session_id;
-      await engine.queues.wake(shardOf(space, sessionId), context.jobId);
+      await options.services.engine.queues.wake(shardOf(space, sessionId), context.jobId);
     }
     throw new DelayedError();
   }

@@ -27,7 +27,10 @@ export const journalField = {
   teamSelection: (turn: number) => `team-select:${turn}`,
   /** Coordinator model calls started for turn n, per try (for retry waste). */
   teamCoordinatorCalls: (turn: number, tryNumber: number) => `team-calls:${turn}:${tryNumber}`,
-  /** A tool call's step parked itself to wait (state_watch), so its next execution is not a crash's rerun. */
+  /**
+   * A step parked itself to wait (a question, child runs, a state key, a rate limit): its next execution is a
+   * wake-up, not the rerun of a step a crash cut short.
+   */
   parked: (jobId: string) => `parked:${jobId}`,
   /** The run was finished by a final failure of a step. */
   runFailed: () => 'run-failed',

@@ -1,6 +1,6 @@
 import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { chatKey, runKeys, sessionKeys } from '../../redis/keys.js';
+import { chatKey, runKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -12,7 +12,7 @@ import {
 import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
-import { childRunId, stepJobId } from '../ids.js';
+import { stepJobId } from '../ids.js';
 import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
   journalField,
@@ -22,7 +22,6 @@ import {
   toolOutcomeSchema,
 } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
-import { questionIdOf } from '../questions.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import {
   beginToolCall,
@@ -144,16 +143,8 @@ function idempotencyKey(data: ToolJobData): string {
  */
 async function parkedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
   const { services } = context;
-  const questions = sessionKeys(services.space, data.session_id).questions;
-  const keys = runKeys(services.space, data.session_id, data.run_id);
-  const [asked, delegated, parked] = (await execPipeline(
-    services.redis
-      .pipeline()
-      .hexists(questions, questionIdOf.ask(context.jobId, 0))
-      .sismember(keys.children, childRunId(data.session_id, context.jobId, 0))
-      .hexists(keys.journal, journalField.parked(context.jobId)),
-  )) as [number, number, number];
-  return asked === 1 || delegated === 1 || parked === 1;
+  const journal = runKeys(services.space, data.session_id, data.run_id).journal;
+  return (await services.redis.hexists(journal, journalField.parked(context.jobId))) === 1;
 }
 
 function callOf(data: ToolJobData, reply: string): ToolCallPart {
