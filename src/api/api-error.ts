@@ -73,6 +73,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   max_rounds: 'internal',
   member_failed: 'internal',
   coordinator_invalid: 'internal',
+  step_stalled: 'internal',
   model_rate_limited: 'internal',
   model_server_error: 'internal',
   model_network_error: 'internal',

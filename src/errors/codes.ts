@@ -20,6 +20,7 @@ export const errorCodes = {
   max_rounds: { retryable: false },
   member_failed: { retryable: false },
   coordinator_invalid: { retryable: false },
+  step_stalled: { retryable: false },
   model_rate_limited: { retryable: true },
   model_server_error: { retryable: true },
   model_network_error: { retryable: true },

@@ -1,1 +1,8 @@
-export { createLogger, type Logger, type LoggerOptions, redactedPaths, silentLogger } from './logger.js';
+export {
+  createLogger,
+  type Logger,
+  type LoggerOptions,
+  lazyChild,
+  redactedPaths,
+  silentLogger,
+} from './logger.js';

@@ -43,3 +43,24 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+const levelMethods = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const ignore = () => undefined;
+
+/**
+ * A child logger built on first use: building one costs more than most steps log. A call at a level the
+ * parent does not log builds nothing at all.
+ */
+export function lazyChild(logger: Logger, bindings: () => Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  return new Proxy(logger, {
+    get(_target, property) {
+      if (!child && typeof property === 'string' && levelMethods.has(property)) {
+        if (!logger.isLevelEnabled(property)) return ignore;
+      }
+      child ??= logger.child(bindings());
+      const value = Reflect.get(child, property, child);
+      return typeof value === 'function' ? value.bind(child) : value;
+    },
+  });
+}

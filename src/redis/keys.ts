@@ -125,16 +125,31 @@ export interface RunKeys extends SessionKeys {
   treeUsage: string;
 }
 
-export function runKeys(space: KeySpace, sessionId: string, runId: string): RunKeys {
+/** Recently built run keys per key space: every step of a run asks for them several times. */
+const recentRunKeys = new WeakMap<KeySpace, Map<string, Readonly<RunKeys>>>();
+const recentRunKeysLimit = 4096;
+
+export function runKeys(space: KeySpace, sessionId: string, runId: string): Readonly<RunKeys> {
+  let recent = recentRunKeys.get(space);
+  if (!recent) {
+    recent = new Map();
+    recentRunKeys.set(space, recent);
+  }
+  const id = `${sessionId} ${runId}`;
+  const known = recent.get(id);
+  if (known) return known;
   const session = sessionKeys(space, sessionId);
   const base = `${shardPrefix(space, session.shard)}:run:${runId}`;
-  return {
+  const keys = Object.freeze({
     ...session,
     run: base,
     journal: `${base}:journal`,
     children: `${base}:children`,
     treeUsage: `${base}:tree-usage`,
-  };
+  });
+  if (recent.size >= recentRunKeysLimit) recent.clear();
+  recent.set(id, keys);
+  return keys;
 }
 
 /** The lock BullMQ holds while a worker processes a job; our commits check its token (fencing). */

@@ -1,6 +1,6 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
 import { RatchetError, toRatchetError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { type Logger, lazyChild } from '../log/index.js';
 import { jobLockKey, runKeys, shardOf } from '../redis/keys.js';
 import { parseRecord } from '../schemas/parse.js';
 import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core/retry-policy.js';
@@ -21,7 +21,18 @@ export interface StepProcessorOptions {
   retry: RetrySettings;
   logger: Logger;
   isShuttingDown: () => boolean;
+  /** `worker.max_stalled_count`: a step taken over more often than this fails, recorded (see stallHeadroom). */
+  maxStalledCount: number;
 }
+
+/**
+ * BullMQ's own stall limit is set this much above `worker.max_stalled_count`, so a step that keeps killing
+ * its workers (a poison step) reaches the processor again and fails through its kind, which records the
+ * failure (a tool call gets an error result and the run goes on; an iteration fails its run) instead of
+ * BullMQ failing the job without a trace and leaving its run waiting for ever. More than one, so a crash
+ * while the failure is recorded is taken over too.
+ */
+export const stallHeadroom = 3;
 
 /** BullMQ's custom backoff: the delay our retry policy decided (it honours retry-after). */
 export function backoffStrategy(retry: RetrySettings) {
@@ -47,7 +58,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     }
     const { services } = options;
     // Aborted by BullMQ (shutdown) or by a cancellation of the run broadcast to every worker.
-    const cancellation = options.cancellations.watch(data.run_id);
+    const cancellation = options.cancellations.watch(data.run_id, signal);
     const context: StepContext = {
       services,
       jobId: job.id,
@@ -55,7 +66,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
       lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
-      signal: signal ? AbortSignal.any([signal, cancellation.signal]) : cancellation.signal,
+      signal: cancellation.signal,
       logger: lazyChild(options.logger, () => ({
         job_id: job.id,
         step: job.name,
@@ -69,6 +80,12 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
         await kind.fail(context, data as never, new RatchetError('internal', reason));
         return;
       }
+      if (job.stalledCounter > options.maxStalledCount) {
+        const reason = `the step was cut short ${job.stalledCounter} times (the workers running it died or stalled; worker.max_stalled_count is ${options.maxStalledCount})`;
+        context.logger.error({ stalled: job.stalledCounter }, 'step stalled too often: failing it');
+        await kind.fail(context, data as never, new RatchetError('step_stalled', reason));
+        return;
+      }
       await kind.execute(context, data as never);
     } catch (thrown) {
       await handleStepError(kind, context, data, job, thrown, options);
@@ -76,21 +93,6 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       cancellation.release();
     }
   };
-}
-
-/**
- * A child logger costs more than most steps log: build it on first use. Every line about a step carries the
- * step's bindings (run, session, agent, iteration, job).
- */
-function lazyChild(logger: Logger, bindings: () => Record<string, unknown>): Logger {
-  let child: Logger | undefined;
-  return new Proxy(logger, {
-    get(_target, property) {
-      child ??= logger.child(bindings());
-      const value = Reflect.get(child, property, child);
-      return typeof value === 'function' ? value.bind(child) : value;
-    },
-  });
 }
 
 async function handleStepError(

@@ -12,7 +12,7 @@ import type { Engine } from '../workflows/engine.js';
 import { engineFromConfig } from '../workflows/engine-from-config.js';
 import type { StepServices } from '../workflows/steps/step-context.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
-import { backoffStrategy, createStepProcessor } from './process-step.js';
+import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { RunCancellations } from './run-cancellations.js';
 
 export interface RatchetWorkerOptions {
@@ -96,6 +96,7 @@ export class RatchetWorker {
       retry,
       logger,
       isShuttingDown: () => this.shuttingDown,
+      maxStalledCount: config.worker.max_stalled_count,
     });
     const concurrency = this.options.concurrency ?? config.worker.concurrency;
     for (let shard = 0; shard < space.shards; shard += 1) {
@@ -109,7 +110,7 @@ export class RatchetWorker {
         concurrency,
         lockDuration: config.worker.lock_duration_ms,
         stalledInterval: config.worker.stalled_interval_ms,
-        maxStalledCount: config.worker.max_stalled_count,
+        maxStalledCount: config.worker.max_stalled_count + stallHeadroom,
         settings: { backoffStrategy: backoffStrategy(retry) },
         autorun: false,
       });

@@ -16,6 +16,7 @@ export const crashPointNames = [
   'tool.before_intent',
   'tool.mid_call',
   'tool.before_commit',
+  'tool.before_next_iteration',
   'tool.after_commit',
   'team.before_turn_commit',
   'team.after_turn_commit',

@@ -39,3 +39,40 @@ export const toolJobDataSchema = z.strictObject({
   lineage: z.array(z.string()).optional(),
 });
 export type ToolJobData = z.infer<typeof toolJobDataSchema>;
+
+/** What every step job of a run carries about where it runs. */
+type RunPlace = Pick<IterationJobData, 'session_id' | 'run_id' | 'agent' | 'chat_id' | 'group' | 'lineage'>;
+
+function placeOf(data: RunPlace): RunPlace {
+  return {
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: data.agent,
+    chat_id: data.chat_id,
+    ...(data.group ? { group: data.group } : {}),
+    ...(data.lineage && data.lineage.length > 0 ? { lineage: data.lineage } : {}),
+  };
+}
+
+/** The jobs of the tool calls of iteration n's reply (at chat position `replyIndex`), in call order. */
+export function toolJobsOf(
+  place: RunPlace,
+  iteration: number,
+  replyIndex: number,
+  toolNames: readonly string[],
+): ToolJobData[] {
+  return toolNames.map((toolName, index) => ({
+    v: 1,
+    ...placeOf(place),
+    iteration,
+    index,
+    calls: toolNames.length,
+    tool_name: toolName,
+    reply_index: replyIndex,
+  }));
+}
+
+/** The iteration that follows a batch of tool calls: it appends nothing itself (the batch is in the chat). */
+export function iterationAfterTools(tool: ToolJobData): IterationJobData {
+  return { v: 1, ...placeOf(tool), iteration: tool.iteration + 1, previous_calls: tool.calls };
+}

@@ -1,4 +1,4 @@
-import { FlowProducer, type JobsOptions, Queue } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/index.js';
 import type { KeySpace } from '../redis/keys.js';
@@ -19,10 +19,9 @@ export interface StepJobSettings {
 /** Extra BullMQ attempts beyond `worker.step_attempts`, used only to record a step's final failure. */
 export const finalFailureHeadroom = 3;
 
-/** The step queue and flow producer of each shard. */
+/** The step queue of each shard. */
 export class StepQueues {
   readonly queues: Queue[];
-  readonly flows: FlowProducer[];
 
   constructor(
     connection: Redis,
@@ -31,7 +30,6 @@ export class StepQueues {
     logger: Logger,
   ) {
     this.queues = [];
-    this.flows = [];
     let lastErrorLogged = 0;
     const onError = (error: Error) => {
       // The shared connection reports the same outage once per client: log it at most every 5 s.
@@ -42,11 +40,8 @@ export class StepQueues {
     for (let shard = 0; shard < space.shards; shard += 1) {
       const prefix = shardPrefix(space, shard);
       const queue = new Queue(stepQueueName, { connection, prefix });
-      const flow = new FlowProducer({ connection, prefix });
       queue.on('error', onError);
-      flow.on('error', onError);
       this.queues.push(queue);
-      this.flows.push(flow);
     }
   }
 
@@ -67,60 +62,28 @@ export class StepQueues {
   }
 
   /**
-   * Adds iteration n; when the previous iteration asked for tools, the tool calls are added as its children
-   * in one atomic flow, and iteration n waits for them without holding a worker (waiting-children).
-   * `replyIndex` is the chat position of the reply that made the calls, `toolNames` their tools in order.
+   * Adds iteration n. After an iteration that asked for tools, the tool job whose outcome completes the
+   * batch adds it (see `continueAfterTools`): no iteration job waits in the queue while its tools run.
    */
-  async addIteration(
-    shard: number,
-    data: IterationJobData,
-    replyIndex = 0,
-    toolNames: readonly string[] = [],
-  ): Promise<void> {
+  async addIteration(shard: number, data: IterationJobData): Promise<void> {
     const jobId = stepJobId.iteration(data.run_id, data.iteration);
-    if (data.previous_calls === 0) {
-      await this.queue(shard).add(stepJobName.iteration, data, this.jobOptions(jobId));
-      return;
-    }
-    const flow = this.flows[shard];
-    if (!flow) throw new Error(`no flow producer for shard ${shard}`);
-    const toolIteration = data.iteration - 1;
-    await flow.add({
-      name: stepJobName.iteration,
-      queueName: stepQueueName,
-      data,
-      opts: this.jobOptions(jobId),
-      children: Array.from({ length: data.previous_calls }, (_unused, index) => {
-        const toolData: ToolJobData = {
-          v: 1,
-          session_id: data.session_id,
-          run_id: data.run_id,
-          agent: data.agent,
-          chat_id: data.chat_id,
-          iteration: toolIteration,
-          index,
-          calls: data.previous_calls,
-          tool_name: toolNames[index] ?? '',
-          reply_index: replyIndex,
-          ...(data.lineage ? { lineage: data.lineage } : {}),
-          ...(data.group ? { group: data.group } : {}),
-        };
-        return {
-          name: stepJobName.tool,
-          queueName: stepQueueName,
-          data: toolData,
-          // A tool job that fails for good must not park its iteration for ever: the iteration resumes
-          // and reports the missing outcome to the model as an error result.
-          opts: {
-            ...this.jobOptions(stepJobId.tool(data.run_id, toolIteration, index)),
-            ignoreDependencyOnFailure: true,
-          },
-        };
-      }),
-    });
+    await this.queue(shard).add(stepJobName.iteration, data, this.jobOptions(jobId));
   }
 
-  /** Adds turn n of a team's run (a team has no tool calls of its own: no flow). */
+  /** Adds one job per tool call of a reply; they run in parallel. */
+  async addToolCalls(shard: number, calls: readonly ToolJobData[]): Promise<void> {
+    const jobs = calls.map((data) => ({
+      name: stepJobName.tool,
+      data,
+      opts: this.jobOptions(stepJobId.tool(data.run_id, data.iteration, data.index)),
+    }));
+    const [only] = jobs;
+    // One call (the common case) needs no MULTI.
+    if (jobs.length === 1 && only) await this.queue(shard).add(only.name, only.data, only.opts);
+    else await this.queue(shard).addBulk(jobs);
+  }
+
+  /** Adds turn n of a team's run. */
   async addTeamTurn(shard: number, data: IterationJobData): Promise<void> {
     const jobId = stepJobId.iteration(data.run_id, data.iteration);
     await this.queue(shard).add(stepJobName.teamTurn, data, this.jobOptions(jobId));
@@ -138,9 +101,6 @@ export class StepQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([
-      ...this.queues.map((queue) => queue.close()),
-      ...this.flows.map((flow) => flow.close()),
-    ]);
+    await Promise.allSettled(this.queues.map((queue) => queue.close()));
   }
 }

@@ -10,7 +10,7 @@ import { journalField, type ToolIntent, type ToolOutcomeEntry } from './journal.
 import { type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
 
 export type CommitResult =
-  | { status: 'ok'; eventIds: string[]; appendedBatch?: boolean }
+  | { status: 'ok'; eventIds: string[]; completedBatch?: boolean }
   | { status: 'done'; value: string }
   | { status: 'lock_lost' }
   | { status: 'no_run' }
@@ -143,7 +143,7 @@ export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit)
     ],
   );
   if (reply[0] !== 'OK') return toCommitResult(reply);
-  return { status: 'ok', appendedBatch: reply[1] === '1', eventIds: reply.slice(2) };
+  return { status: 'ok', completedBatch: reply[1] !== '0', eventIds: reply.slice(2) };
 }
 
 export type BeginToolCallResult =

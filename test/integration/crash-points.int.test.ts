@@ -32,8 +32,8 @@ const script: Script = {
 
 /**
  * The results of an iteration's tool calls are appended by the commit of the last call to finish; the
- * iteration's own results commit is the fallback for a call that left nothing (its job failed for good).
- * Its two crash points are exercised by the scenario that reaches it, in tool-job-failure.int.test.ts.
+ * iteration's own results commit is the fallback for a call that left nothing (its job was lost). Its two
+ * crash points are exercised by the scenario that reaches it, in tool-job-failure.int.test.ts.
  */
 const fallbackOnly: readonly CrashPointName[] = [
   'iteration.before_results_commit',

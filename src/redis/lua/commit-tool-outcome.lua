@@ -23,7 +23,9 @@
   ARGV[11] this call's message_added event JSON (its index is ARGV[9] + k)
   ARGV[12 ..] events to add now (tool_call_end, and tool_call_start when the call never started)
 
-  Returns the replies of stepGuards, or {'OK', appended ('1' when this commit appended the batch), eventId...}
+  Returns the replies of stepGuards, or {'OK', batch, eventId...} where batch is '1' when this commit
+  appended the batch, '2' when it completed the batch but the chat had moved (nothing appended), else '0'.
+  The commit that completes the batch is the one whose job adds the next iteration.
 ]]
 local rcall = redis.call
 
@@ -43,7 +45,7 @@ for index = 12, #ARGV do
   result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[index])
 end
 
-if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 or rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[9]) then
+if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 then
   return result
 end
 local entryFields, addedFields = {}, {}
@@ -56,6 +58,11 @@ for k = 1, count do
   if not entries[k] then
     return result
   end
+end
+if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[9]) then
+  -- Complete, but the chat moved: the next iteration appends what the journal holds (its fallback).
+  result[2] = '2'
+  return result
 end
 local added = rcall('HMGET', KEYS[3], unpack(addedFields))
 rcall('RPUSH', KEYS[4], unpack(entries))

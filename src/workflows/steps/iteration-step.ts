@@ -9,7 +9,7 @@ import { handoffState } from '../core/handoff.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
 import { crashPoint } from '../crash-points.js';
-import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
+import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
@@ -86,8 +86,8 @@ function systemMessage(agent: AgentRuntime, runId: string, createdAt: string): M
 }
 
 /**
- * The results of the previous iteration's calls, when the last outcome commit did not append them (a tool
- * job failed for good without recording anything): what is there, and an error result for what is not.
+ * The results of the previous iteration's calls, when no outcome commit appended them (a tool job was lost
+ * without recording anything and the run was driven on): what is there, and an error result for what is not.
  */
 function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: string): Message[] {
   const previous = loaded.previousReply;
@@ -105,7 +105,7 @@ function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: s
       iteration: data.iteration - 1,
       index,
       call,
-      content: `the call of tool "${call.name}" could not be completed (its job failed after all retries)`,
+      content: `the call of tool "${call.name}" could not be completed (its job ended without an outcome)`,
       isError: true,
       now,
     });
@@ -335,22 +335,23 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   if (entry.decision !== 'tools') await wakeParentStep(services.engine, record);
 
   if (entry.decision === 'tools') {
-    await services.engine.queues.addIteration(
+    const place = {
+      session_id: data.session_id,
+      run_id: data.run_id,
+      // A handoff group's member in control made the calls: its tools run them.
+      agent: sender,
+      ...(services.handoffs.has(record.agent) ? { group: record.agent } : {}),
+      chat_id: record.chat_id,
+      lineage: record.lineage,
+    };
+    await services.engine.queues.addToolCalls(
       keys.shard,
-      {
-        v: 1,
-        session_id: data.session_id,
-        run_id: data.run_id,
-        // A handoff group's member in control made the calls: its tools run them.
-        agent: sender,
-        ...(services.handoffs.has(record.agent) ? { group: record.agent } : {}),
-        chat_id: record.chat_id,
-        iteration: n + 1,
-        previous_calls: entry.tool_calls.length,
-        ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
-      },
-      entry.index,
-      entry.tool_calls.map((call) => call.name),
+      toolJobsOf(
+        place,
+        n,
+        entry.index,
+        entry.tool_calls.map((call) => call.name),
+      ),
     );
     crashPoint('iteration.after_enqueue');
   }

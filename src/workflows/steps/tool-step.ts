@@ -1,6 +1,7 @@
 import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { chatKey, runKeys } from '../../redis/keys.js';
+import { lazyChild } from '../../log/index.js';
+import { chatKey, runKeys, shardOf } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -13,7 +14,7 @@ import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } fr
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
 import { crashPoint } from '../crash-points.js';
 import { stepJobId } from '../ids.js';
-import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
+import { iterationAfterTools, type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
   journalField,
   type ToolIntent,
@@ -130,6 +131,33 @@ async function commitOutcome(
     events,
   });
   ensureOwned(result, `recording the outcome of ${call.name}`);
+  if (result.status === 'ok' && result.completedBatch) await addNextIteration(context, data);
+  else if (result.status === 'done') await continueAfterTools(context, data);
+}
+
+async function addNextIteration(context: StepContext, data: ToolJobData): Promise<void> {
+  const { services } = context;
+  crashPoint('tool.before_next_iteration');
+  await services.engine.queues.addIteration(
+    shardOf(services.space, data.session_id),
+    iterationAfterTools(data),
+  );
+}
+
+/**
+ * This call's outcome was recorded by an earlier attempt, which may have died before adding the next
+ * iteration: add it when the batch is complete (adding is idempotent: the job id is fixed).
+ */
+async function continueAfterTools(context: StepContext, data: ToolJobData): Promise<void> {
+  const { services } = context;
+  const fields = [journalField.results(data.iteration)];
+  for (let index = 0; index < data.calls; index += 1)
+    fields.push(journalField.toolOutcome(data.iteration, index));
+  const [results, ...outcomes] = await services.redis.hmget(
+    runKeys(services.space, data.session_id, data.run_id).journal,
+    ...fields,
+  );
+  if (results || outcomes.every((outcome) => outcome !== null)) await addNextIteration(context, data);
 }
 
 /** The same on every attempt of the call: derived from the run, the iteration and the call's position. */
@@ -167,7 +195,11 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   let approved: ApprovalAnswer | undefined;
   if (agent.approvalTools.has(data.tool_name)) {
     const loaded = await loadCall(context, data);
-    if (!loaded || isFinished(loaded.record.status) || loaded.outcome) return;
+    if (!loaded || isFinished(loaded.record.status)) return;
+    if (loaded.outcome) {
+      await continueAfterTools(context, data);
+      return;
+    }
     approved = await approvalOf(context, data, loaded.call);
     if (approved.decision === 'reject') {
       const reason = approved.reason ? `: ${approved.reason}` : '';
@@ -198,6 +230,10 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
       'record_invalid',
       `the reply at chat position ${data.reply_index} of ${data.run_id} is missing`,
     );
+  }
+  if (begun.status === 'done') {
+    await continueAfterTools(context, data);
+    return;
   }
   if (begun.status !== 'started' && begun.status !== 'interrupted') return;
   const recorded = callOf(data, begun.reply);
@@ -231,7 +267,10 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     );
     return;
   }
-  if (decision.kind === 'reuse') return;
+  if (decision.kind === 'reuse') {
+    await continueAfterTools(context, data);
+    return;
+  }
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
   const interrupted =
     decision.kind === 'rerun' &&
@@ -240,7 +279,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
-    logger: context.logger.child({ tool: prepared.tool.name, tool_call_id: call.id }),
+    logger: lazyChild(context.logger, () => ({ tool: prepared.tool.name, tool_call_id: call.id })),
     sessionId: data.session_id,
     runId: data.run_id,
     agent: agent.name,
@@ -269,7 +308,11 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
 /** A tool job that failed for good still gives the model a result, so the run goes on. */
 async function fail(context: StepContext, data: ToolJobData, error: RatchetError): Promise<void> {
   const loaded = await loadCall(context, data);
-  if (!loaded || isFinished(loaded.record.status) || loaded.outcome) return;
+  if (!loaded || isFinished(loaded.record.status)) return;
+  if (loaded.outcome) {
+    await continueAfterTools(context, data);
+    return;
+  }
   const content = `the call of tool "${loaded.call.name}" could not be completed: ${error.message}`;
   await commitOutcome(context, data, loaded.call, { content, isError: true }, loaded.intent === undefined);
 }
