@@ -48,7 +48,9 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
   return async (job: Job, token?: string, signal?: AbortSignal) => {
     const kind = stepKinds.get(job.name);
     if (!kind) throw new UnrecoverableError(`unknown step kind "${job.name}"`);
-    if (!token || !job.id) throw new UnrecoverableError('a step job needs an id and a lock token');
+    if (!token || !job.id || !signal) {
+      throw new UnrecoverableError('a step job needs an id, a lock token and an abort signal');
+    }
     let data: { session_id: string; run_id: string };
     try {
       data = parseRecord(kind.dataSchema, job.data, `data of job ${job.id}`) as typeof data;
@@ -57,8 +59,8 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       throw new UnrecoverableError((error as Error).message);
     }
     const { services } = options;
-    // Aborted by BullMQ (shutdown) or by a cancellation of the run broadcast to every worker.
-    const cancellation = options.cancellations.watch(data.run_id, signal);
+    // BullMQ's signal: aborted on shutdown, or by a cancellation of the run broadcast to every worker.
+    const release = options.cancellations.watch(data.run_id, job.id);
     const context: StepContext = {
       services,
       jobId: job.id,
@@ -66,7 +68,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
       lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
-      signal: cancellation.signal,
+      signal,
       logger: lazyChild(options.logger, () => ({
         job_id: job.id,
         step: job.name,
@@ -90,7 +92,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     } catch (thrown) {
       await handleStepError(kind, context, data, job, thrown, options);
     } finally {
-      cancellation.release();
+      release();
     }
   };
 }

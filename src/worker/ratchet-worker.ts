@@ -76,7 +76,9 @@ export class RatchetWorker {
       backoffBaseMs: config.worker.backoff_base_ms,
       backoffMaxMs: config.worker.backoff_max_ms,
     };
-    const cancellations = new RunCancellations();
+    const cancellations = new RunCancellations((jobId, reason) => {
+      for (const worker of this.workers) worker.cancelJob(jobId, reason);
+    });
     const subscriber = createRedis({
       url: config.redis.url,
       logger,

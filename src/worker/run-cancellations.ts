@@ -1,39 +1,31 @@
 /**
- * The steps running in this process, by run: a cancellation broadcast (pub/sub) aborts the signals of the
- * run's in-flight steps, so model requests and tool handlers stop at once.
+ * The steps running in this process, by run: a cancellation broadcast (pub/sub) aborts the signals BullMQ
+ * gave the run's in-flight steps (through `abortJob`), so model requests and tool handlers stop at once.
+ * One signal per step, BullMQ's own: no controller of ours to create and link on every step.
  */
 export class RunCancellations {
-  private readonly running = new Map<string, Set<AbortController>>();
+  private readonly running = new Map<string, Set<string>>();
 
-  /**
-   * A signal for one step of a run, aborted by a cancellation of the run or by `outer` (BullMQ's, on
-   * shutdown); call release() when the step ends. (Cheaper than AbortSignal.any, which every step would pay.)
-   */
-  watch(runId: string, outer?: AbortSignal): { signal: AbortSignal; release: () => void } {
-    const controller = new AbortController();
-    let controllers = this.running.get(runId);
-    if (!controllers) {
-      controllers = new Set();
-      this.running.set(runId, controllers);
+  constructor(private readonly abortJob: (jobId: string, reason: string) => void) {}
+
+  /** Registers a step (its job) of a run; call the returned release() when the step ends. */
+  watch(runId: string, jobId: string): () => void {
+    let jobs = this.running.get(runId);
+    if (!jobs) {
+      jobs = new Set();
+      this.running.set(runId, jobs);
     }
-    controllers.add(controller);
-    const forward = () => controller.abort(outer?.reason);
-    if (outer?.aborted) forward();
-    else outer?.addEventListener('abort', forward, { once: true });
-    return {
-      signal: controller.signal,
-      release: () => {
-        outer?.removeEventListener('abort', forward);
-        controllers.delete(controller);
-        if (controllers.size === 0) this.running.delete(runId);
-      },
+    jobs.add(jobId);
+    return () => {
+      jobs.delete(jobId);
+      if (jobs.size === 0) this.running.delete(runId);
     };
   }
 
   cancel(runId: string): number {
-    const controllers = this.running.get(runId);
-    if (!controllers) return 0;
-    for (const controller of controllers) controller.abort(new Error(`run ${runId} was cancelled`));
-    return controllers.size;
+    const jobs = this.running.get(runId);
+    if (!jobs) return 0;
+    for (const jobId of jobs) this.abortJob(jobId, `run ${runId} was cancelled`);
+    return jobs.size;
   }
 }
