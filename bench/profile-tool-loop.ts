@@ -4,7 +4,7 @@ import { measureRatchetRuns } from './ratchet-runs.js';
 const result = await measureRatchetRuns({
   url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   iterations: 10,
-  parallel: 50,
+  parallel: Number(process.env.BENCH_PARALLEL ?? 50),
   units: Number(process.env.BENCH_RUNS ?? 400),
   warmup: 50,
   concurrency: 50,

@@ -149,8 +149,8 @@ export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit)
 export type BeginToolCallResult =
   | Exclude<CommitResult, { status: 'ok' } | { status: 'conflict' }>
   | { status: 'no_reply' }
-  | { status: 'interrupted'; intent: string; reply: string }
-  | { status: 'started'; reply: string };
+  | { status: 'interrupted'; intent: string; call: string }
+  | { status: 'started'; call: string };
 
 export interface BeginToolCall extends StepWrite {
   iteration: number;
@@ -184,8 +184,8 @@ export async function beginToolCall(redis: Redis, begin: BeginToolCall): Promise
     ],
   );
   const [code, first, second] = reply;
-  if (code === 'STARTED') return { status: 'started', reply: first ?? '' };
-  if (code === 'INTERRUPTED') return { status: 'interrupted', intent: first ?? '', reply: second ?? '' };
+  if (code === 'STARTED') return { status: 'started', call: first ?? '' };
+  if (code === 'INTERRUPTED') return { status: 'interrupted', intent: first ?? '', call: second ?? '' };
   if (code === 'NO_REPLY') return { status: 'no_reply' };
   const result = toCommitResult(reply);
   if (result.status === 'ok' || result.status === 'conflict') {

@@ -24,9 +24,9 @@
   Returns
     {'LOCK_LOST'} | {'NO_RUN'} | {'RUN_FINISHED', status} | {'NO_REPLY'}
     {'DONE', outcomeJson}                 the call finished before
-    {'INTERRUPTED', intentJson, reply}    an intent without outcome: an earlier attempt was cut short
-    {'STARTED', reply, eventId}           the intent is recorded now
-  where reply is the chat entry of the reply.
+    {'INTERRUPTED', intentJson, call}     an intent without outcome: an earlier attempt was cut short
+    {'STARTED', call, eventId}            the intent is recorded now
+  where call is the JSON of the tool_call part, from the recorded reply.
 ]]
 local rcall = redis.call
 
@@ -44,10 +44,6 @@ local reply = rcall('LINDEX', KEYS[4], tonumber(ARGV[4]))
 if not reply then
   return {'NO_REPLY'}
 end
-local intent = rcall('HGET', KEYS[3], ARGV[2])
-if intent then
-  return {'INTERRUPTED', intent, reply}
-end
 
 local wanted = tonumber(ARGV[5])
 local seen = 0
@@ -64,6 +60,12 @@ end
 if not call then
   return {'NO_REPLY'}
 end
+local callJson = cjson.encode(call)
+
+local intent = rcall('HGET', KEYS[3], ARGV[2])
+if intent then
+  return {'INTERRUPTED', intent, callJson}
+end
 
 rcall('HSET', KEYS[3], ARGV[2], ARGV[6])
 local event = cjson.encode({
@@ -75,4 +77,4 @@ local event = cjson.encode({
   data = {iteration = tonumber(ARGV[11]), tool_call_id = call['id'], name = call['name'], arguments = call['arguments']},
 })
 local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[7], '*', 'event', event)
-return {'STARTED', reply, eventId}
+return {'STARTED', callJson, eventId}

@@ -2,6 +2,7 @@ import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
+import { runScript } from '../../redis/scripts.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
@@ -12,7 +13,7 @@ import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
-import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
+import { commitStep, decodeChat, parseRun, type StepWrite } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
 import { callModel, estimateInputTokens } from './model-call.js';
@@ -25,7 +26,8 @@ import { raiseBudget } from './tool-interaction.js';
 interface LoadedIteration {
   run: StoredRun | undefined;
   reply: ReplyEntry | undefined;
-  previousReply: ReplyEntry | undefined;
+  /** The previous iteration's reply entry, parsed only by the fallback that needs it. */
+  previousReply: string | null;
   resultsDone: boolean;
   /** Model calls started for this iteration by earlier executions. */
   modelCalls: number;
@@ -48,22 +50,19 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   ];
   for (let index = 0; index < data.previous_calls; index += 1)
     fields.push(journalField.toolEntry(n - 1, index));
-  const [runFields, journal, entries] = (await execPipeline(
-    services.redis
-      .pipeline()
-      .hmget(keys.run, 'record', 'rev')
-      .hmget(keys.journal, ...fields)
-      .lrange(chat, 0, -1),
-  )) as [(string | null)[], (string | null)[], string[]];
+  const [runFields, journal, entries] = (await runScript(
+    services.redis,
+    'load-iteration',
+    [keys.run, keys.journal, chat],
+    fields,
+  )) as unknown as [(string | null)[], (string | null)[], string[]];
   const [record, rev] = runFields;
   const [reply, previousReply, results, modelCalls, ...pendingResults] = journal;
   const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
   return {
     run: record ? parseRun(record, rev ?? null, `run ${data.run_id}`) : undefined,
     reply: reply ? parseJsonRecord(replyEntrySchema, reply, where(fields[0])) : undefined,
-    previousReply: previousReply
-      ? parseJsonRecord(replyEntrySchema, previousReply, where(fields[1]))
-      : undefined,
+    previousReply: previousReply ?? null,
     resultsDone: results !== null && results !== undefined,
     modelCalls: Number(modelCalls ?? 0),
     pendingResults,
@@ -90,7 +89,13 @@ function systemMessage(agent: AgentRuntime, runId: string, createdAt: string): M
  * without recording anything and the run was driven on): what is there, and an error result for what is not.
  */
 function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: string): Message[] {
-  const previous = loaded.previousReply;
+  const previous = loaded.previousReply
+    ? parseJsonRecord(
+        replyEntrySchema,
+        loaded.previousReply,
+        `journal ${journalField.reply(data.iteration - 1)} of ${data.run_id}`,
+      )
+    : undefined;
   if (!previous) {
     throw new RatchetError(
       'record_invalid',

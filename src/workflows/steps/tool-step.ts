@@ -1,4 +1,4 @@
-import { decodeChatEntry, type ToolCallPart, toolCallsOf } from '../../chat/index.js';
+import { decodeChatEntry, type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { lazyChild } from '../../log/index.js';
 import { chatKey, runKeys, shardOf } from '../../redis/keys.js';
@@ -175,13 +175,13 @@ async function parkedBefore(context: StepContext, data: ToolJobData): Promise<bo
   return (await services.redis.hexists(journal, journalField.parked(context.jobId))) === 1;
 }
 
-function callOf(data: ToolJobData, reply: string): ToolCallPart {
-  const call = toolCallsOf(decodeChatEntry(reply, `chat entry ${data.reply_index} of ${data.run_id}`))[
-    data.index
-  ];
-  if (!call)
-    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
-  return call;
+/** The call as begin-tool-call read it from the recorded reply (one part, not the whole message). */
+function callOf(data: ToolJobData, call: string): ToolCallPart {
+  return parseJsonRecord(
+    toolCallPartSchema,
+    call,
+    `tool call ${data.index} of chat entry ${data.reply_index} of ${data.run_id}`,
+  );
 }
 
 /**
@@ -236,7 +236,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     return;
   }
   if (begun.status !== 'started' && begun.status !== 'interrupted') return;
-  const recorded = callOf(data, begun.reply);
+  const recorded = callOf(data, begun.call);
   // Approved with edited arguments: the call runs with those (the chat keeps what the model asked).
   const call = approved?.arguments
     ? { ...recorded, arguments: JSON.stringify(approved.arguments) }
