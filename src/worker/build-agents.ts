@@ -1,7 +1,7 @@
 import { ConfigError, type RatchetConfig, type ToolboxReference } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import type { Completer } from '../models/completer.js';
+import type { Completer, ToolDefinition } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
 import { instructionsWithSkills, selectAgentSkills, skillsToolbox } from '../skills/index.js';
 import type { HandoffGroup } from '../tools/builtin/handoff-toolbox.js';
@@ -97,6 +97,7 @@ export function buildRegistry(
     if (skillTools) agentToolboxes.push(skillTools);
     agentToolboxes.push(interaction);
     if (agent.options.delegate ?? config.agents.length > 1) agentToolboxes.push(delegation);
+    let fixedTools: ToolDefinition[] | undefined;
     agents.set(agent.name, {
       name: agent.name,
       description: agent.description,
@@ -108,8 +109,11 @@ export function buildRegistry(
       completer,
       toolboxes: agentToolboxes,
       // A getter: an MCP server's toolbox changes when the server reconnects or its tool list changes.
+      // Without such a toolbox the list is fixed: built once.
       get tools() {
-        return toolDefinitions(agentToolboxes);
+        if (agentToolboxes.some((toolbox) => toolbox.dynamic)) return toolDefinitions(agentToolboxes);
+        fixedTools ??= toolDefinitions(agentToolboxes);
+        return fixedTools;
       },
       provider: providerRuntime(agent.provider),
       approvalTools: new Set(

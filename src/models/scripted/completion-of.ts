@@ -1,5 +1,5 @@
 import type { Part } from '../../chat/index.js';
-import type { Completion, CompletionRequest } from '../completer.js';
+import type { Completion, CompletionRequest, ToolDefinition } from '../completer.js';
 import type { Usage } from '../usage.js';
 import type { ScriptedReply } from './script-schema.js';
 
@@ -31,14 +31,26 @@ function usageOf(reply: ScriptedReply, parts: readonly Part[], request: Completi
     };
   }
   const requestChars =
-    request.messages.reduce((sum, message) => sum + partsChars(message.parts), 0) +
-    (request.tools.length > 0 ? JSON.stringify(request.tools).length : 0);
+    request.messages.reduce((sum, message) => sum + partsChars(message.parts), 0) + toolsChars(request.tools);
   return {
     input_tokens: estimateTokens(requestChars),
     output_tokens: estimateTokens(partsChars(parts)),
     cached_input_tokens: 0,
     requests: 1,
   };
+}
+
+/** Characters of the tool definitions sent, by list: an agent's list is the same object from call to call. */
+const toolsCharsOf = new WeakMap<readonly ToolDefinition[], number>();
+
+function toolsChars(tools: readonly ToolDefinition[]): number {
+  if (tools.length === 0) return 0;
+  let chars = toolsCharsOf.get(tools);
+  if (chars === undefined) {
+    chars = JSON.stringify(tools).length;
+    toolsCharsOf.set(tools, chars);
+  }
+  return chars;
 }
 
 /** The usual rough rule for English text: about four characters a token. */
