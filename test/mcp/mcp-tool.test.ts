@@ -154,8 +154,10 @@ describe('createRedactor', () => {
 describe('agents with a toolbox whose tools change', () => {
   it('offers the tools the toolbox has at each request', () => {
     let tools: AnyTool[] = [];
+    // As an MCP server's toolbox: its tools change while the worker runs, and it says so.
     const toolbox: ToolBox = {
       name: 'everything',
+      dynamic: true,
       get tools() {
         return tools;
       },
@@ -175,5 +177,20 @@ describe('agents with a toolbox whose tools change', () => {
     expect(agent?.tools.map((tool) => tool.name)).toEqual(['ask_user', 'report_progress']);
     tools = [mcpToolOf(echoListing, unused)];
     expect(agent?.tools.map((tool) => tool.name)).toEqual(['echo', 'ask_user', 'report_progress']);
+  });
+
+  it('builds a fixed list once when no toolbox changes', () => {
+    const config = parseConfigText(
+      [
+        'providers:',
+        '  - { name: script, kind: scripted, model: m, replies: [{ text: hi }] }',
+        'agents:',
+        '  - { name: a, provider: script }',
+      ].join('\n'),
+      { env: {}, configDir: '.', knownToolboxes: [] },
+    ).config;
+    const agent = buildAgents(config, '.', [], silentLogger()).get('a');
+    expect(agent?.tools.map((tool) => tool.name)).toEqual(['ask_user', 'report_progress']);
+    expect(agent?.tools).toBe(agent?.tools);
   });
 });
