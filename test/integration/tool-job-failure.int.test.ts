@@ -18,6 +18,35 @@ const script: Script = {
   ],
 };
 
+/** Runs a worker that dies at `point`, when one is given. */
+async function crashAt(current: Harness, point: string): Promise<void> {
+  if (!point) return;
+  const crashed = current.spawnWorker({ crashAt: point });
+  expect((await waitForExit(crashed, 30_000)).signal, crashed.output()).toBe('SIGKILL');
+  expect(crashed.output()).toContain(`crash point ${point} reached`);
+}
+
+/** The run went on past the call: an error result for it, then the final answer, each message added once. */
+async function expectWentOnWithError(
+  current: Harness,
+  ids: { runId: string; sessionId: string },
+  content: RegExp,
+): Promise<void> {
+  const last = current.spawnWorker();
+  const run = await current.engine.waitForRun(ids.runId, { timeoutMs: 45_000 });
+  expect(run.status, last.output()).toBe('completed');
+  expect(run.result).toBe('went on without it');
+  const chat = await current.transcript(ids.sessionId);
+  expect(chat.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  expect(toolResultsOf(chat[2] ?? { parts: [] })[0]).toMatchObject({
+    is_error: true,
+    content: expect.stringMatching(content),
+  });
+  const events = await current.events(ids.sessionId);
+  const added = events.flatMap((event) => (event.kind === 'message_added' ? [event.data.index] : []));
+  expect(added).toEqual([0, 1, 2, 3]);
+}
+
 /**
  * A tool job that kills every worker taking it is cut short more often than `max_stalled_count` allows. It
  * must not leave its run waiting for ever: the next worker to take it fails it through the tool step,
@@ -35,27 +64,12 @@ describe('a tool job that fails for good', () => {
         const exit = await waitForExit(doomed, 30_000);
         expect(exit.signal, doomed.output()).toBe('SIGKILL');
       }
-      if (failCrash) {
-        const doomed = harness.spawnWorker({ crashAt: failCrash });
-        const exit = await waitForExit(doomed, 30_000);
-        expect(exit.signal, doomed.output()).toBe('SIGKILL');
-        expect(doomed.output()).toContain(`crash point ${failCrash} reached`);
-      }
-      const last = harness.spawnWorker();
-      const run = await harness.engine.waitForRun(runId, { timeoutMs: 45_000 });
-      expect(run.status, last.output()).toBe('completed');
-      expect(run.result).toBe('went on without it');
-      const chat = await harness.transcript(sessionId);
-      expect(chat.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-      expect(toolResultsOf(chat[2] ?? { parts: [] })[0]).toMatchObject({
-        is_error: true,
-        content: expect.stringMatching(
-          /^the call of tool "add" could not be completed: the step was cut short 2 times/,
-        ),
-      });
-      const events = await harness.events(sessionId);
-      const added = events.flatMap((event) => (event.kind === 'message_added' ? [event.data.index] : []));
-      expect(added).toEqual([0, 1, 2, 3]);
+      await crashAt(harness, failCrash);
+      await expectWentOnWithError(
+        harness,
+        { runId, sessionId },
+        /^the call of tool "add" could not be completed: the step was cut short 2 times/,
+      );
     },
   );
 });
@@ -90,24 +104,12 @@ describe('an iteration driven on after its tool job was lost', () => {
         iteration: 2,
         previous_calls: 1,
       });
-      if (fallbackCrash) {
-        const crashed = harness.spawnWorker({ crashAt: fallbackCrash });
-        expect((await waitForExit(crashed, 30_000)).signal, crashed.output()).toBe('SIGKILL');
-        expect(crashed.output()).toContain(`crash point ${fallbackCrash} reached`);
-      }
-      const last = harness.spawnWorker();
-      const finished = await harness.engine.waitForRun(runId, { timeoutMs: 45_000 });
-      expect(finished.status, last.output()).toBe('completed');
-      expect(finished.result).toBe('went on without it');
-      const chat = await harness.transcript(sessionId);
-      expect(chat.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-      expect(toolResultsOf(chat[2] ?? { parts: [] })[0]).toMatchObject({
-        is_error: true,
-        content: expect.stringMatching(/could not be completed \(its job ended without an outcome\)/),
-      });
-      const events = await harness.events(sessionId);
-      const added = events.flatMap((event) => (event.kind === 'message_added' ? [event.data.index] : []));
-      expect(added).toEqual([0, 1, 2, 3]);
+      await crashAt(harness, fallbackCrash);
+      await expectWentOnWithError(
+        harness,
+        { runId, sessionId },
+        /could not be completed \(its job ended without an outcome\)/,
+      );
     },
   );
 });
