@@ -1,4 +1,5 @@
-// Profiling aid: only the Ratchet tool loop at 50 in flight. `node --cpu-prof --import tsx bench/profile-tool-loop.ts`
+// Profiling aid: only the Ratchet tool loop, BENCH_PARALLEL runs in flight (50), BENCH_RUNS of them (400).
+// `node --cpu-prof --import tsx bench/profile-tool-loop.ts`; for an A/B, alternate two checkouts run by run.
 import { measureRatchetRuns } from './ratchet-runs.js';
 
 const result = await measureRatchetRuns({
