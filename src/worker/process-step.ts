@@ -2,6 +2,7 @@ import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bull
 import { RatchetError, toRatchetError } from '../errors/index.js';
 import { type Logger, lazyChild } from '../log/index.js';
 import { jobLockKey, runKeys, shardOf } from '../redis/keys.js';
+import { runScript } from '../redis/scripts.js';
 import { parseRecord } from '../schemas/parse.js';
 import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core/retry-policy.js';
 import { journalField } from '../workflows/journal.js';
@@ -117,11 +118,13 @@ async function handleStepError(
     const wakeAt = Number(error.details?.wake_at ?? Date.now());
     const { session_id: sessionId, run_id: runId } = data as { session_id: string; run_id: string };
     const { space, redis } = options.services;
-    await redis.hset(
-      runKeys(space, sessionId, runId).journal,
-      journalField.parked(context.jobId),
-      String(wakeAt),
+    const [marked] = await runScript(
+      redis,
+      'mark-parked',
+      [context.lockKey, runKeys(space, sessionId, runId).journal],
+      [context.token, journalField.parked(context.jobId), String(wakeAt)],
     );
+    if (marked !== 'OK') throw new RatchetError('lock_lost', 'lost the job lock while parking the step');
     await job.moveToDelayed(wakeAt, context.token);
     const recheck = suspensionRecheck(error);
     if (recheck && (await recheck().catch(() => false))) {

@@ -208,6 +208,20 @@ describe('commit-step', () => {
   });
 });
 
+describe('mark-parked', () => {
+  it('marks a parked step only for the worker holding its lock', async () => {
+    const { sessionId, keys } = await createRun();
+    const lockKey = jobLockKey(space, sessionKeys(space, sessionId).shard, 'job-parked');
+    await redis.set(lockKey, 'token-a', 'PX', 10_000);
+    const mark = (token: string) =>
+      runScript(redis, 'mark-parked', [lockKey, keys.journal], [token, 'parked:job-parked', '123']);
+    expect(await mark('token-b')).toEqual(['LOCK_LOST']);
+    expect(await redis.hexists(keys.journal, 'parked:job-parked')).toBe(0);
+    expect(await mark('token-a')).toEqual(['OK']);
+    expect(await redis.hget(keys.journal, 'parked:job-parked')).toBe('123');
+  });
+});
+
 describe('note-write and state-set (a hash bounded in size)', () => {
   it('refuse a new field once the hash holds the most it may, and always rewrite a field it holds', async () => {
     const notes = `${space.prefix}:{bounded}:notes`;

@@ -1,0 +1,22 @@
+--[[
+  Marks a step as parked in its run's journal (it waits in the delayed set for an answer, child runs, a state
+  key or a rate limit), fenced like commit-step: a worker that no longer holds the job's lock writes nothing,
+  so a zombie cannot make a later crash's rerun look like a wake-up.
+
+  KEYS[1] job lock key
+  KEYS[2] journal hash
+
+  ARGV[1] lock token
+  ARGV[2] journal field (parked:<job id>)
+  ARGV[3] value (the time the step is to wake, ms since the epoch)
+
+  Returns {'OK'} or {'LOCK_LOST'}
+]]
+--- @include "step-guards"
+
+local refused = lockHeld(KEYS[1], ARGV[1])
+if refused then
+  return refused
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return {'OK'}
