@@ -13,8 +13,9 @@ import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
-import { commitStep, decodeChat, parseRun, type StepWrite } from '../store.js';
+import { commitStep, decodeChat, parseRun, readChat, type StepWrite } from '../store.js';
 import { runAgent } from './agent-runtime.js';
+import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
 import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
@@ -50,12 +51,13 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   ];
   for (let index = 0; index < data.previous_calls; index += 1)
     fields.push(journalField.toolEntry(n - 1, index));
-  const [runFields, journal, entries] = (await runScript(
+  const from = knownChatLength(chat);
+  const [runFields, journal, entries, chatLength] = (await runScript(
     services.redis,
     'load-iteration',
     [keys.run, keys.journal, chat],
-    fields,
-  )) as unknown as [(string | null)[], (string | null)[], string[]];
+    [from, ...fields],
+  )) as unknown as [(string | null)[], (string | null)[], string[], number];
   const [record, rev] = runFields;
   const [reply, previousReply, results, modelCalls, ...pendingResults] = journal;
   const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
@@ -66,8 +68,23 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
     resultsDone: results !== null && results !== undefined,
     modelCalls: Number(modelCalls ?? 0),
     pendingResults,
-    chat: record ? decodeChat(entries, chat) : [],
+    chat: record ? await chatOf(context, chat, from, entries, chatLength) : [],
   };
+}
+
+/** The whole chat: what this process holds of it, and the entries read after that. */
+async function chatOf(
+  context: StepContext,
+  chat: string,
+  from: number,
+  entries: readonly string[],
+  length: number,
+): Promise<Message[]> {
+  const extended = extendChat(chat, from, decodeChat(entries, chat, from), length);
+  if (extended) return extended;
+  // What this process held does not fit the chat any more: read it whole.
+  const whole = await readChat(context.services.redis, chat);
+  return extendChat(chat, 0, whole, whole.length) ?? whole;
 }
 
 function systemMessage(agent: AgentRuntime, runId: string, createdAt: string): Message[] {
