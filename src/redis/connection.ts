@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../log/index.js';
+import { coalesceWrites } from './coalesce-writes.js';
 
 export interface ConnectionOptions {
   url: string;
@@ -11,8 +12,14 @@ export interface ConnectionOptions {
    * a bound so they fail fast while Redis is away.
    */
   maxRetriesPerRequest?: number | null;
-  /** Off for subscriber connections. */
-  autoPipelining?: boolean;
+  /**
+   * How commands sent close together share socket writes: `auto-pipeline` (ioredis' auto-pipelining, the
+   * default: cheap for request/response callers), `per-turn` (one write per event-loop turn, see
+   * coalesceWrites: workers) or `none` (subscribers).
+   */
+  batching?: 'auto-pipeline' | 'per-turn' | 'none';
+  /** Connect on first use, not now: for a template that is only duplicated (BullMQ workers). */
+  lazy?: boolean;
 }
 
 /** A Redis client with an error handler (an unhandled 'error' event would crash the process). */
@@ -20,10 +27,11 @@ export function createRedis(options: ConnectionOptions): Redis {
   const redisOptions: RedisOptions = {
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? null : options.maxRetriesPerRequest,
     connectionName: options.name,
-    // Steps running concurrently send their commands in one write per event-loop tick.
-    enableAutoPipelining: options.autoPipelining ?? true,
+    enableAutoPipelining: (options.batching ?? 'auto-pipeline') === 'auto-pipeline',
+    lazyConnect: options.lazy ?? false,
   };
   const redis = new Redis(options.url, redisOptions);
+  if (options.batching === 'per-turn') coalesceWrites(redis);
   let lastErrorLogged = 0;
   redis.on('error', (error: Error) => {
     const now = Date.now();
@@ -37,6 +45,11 @@ export function createRedis(options: ConnectionOptions): Redis {
 /** Quit politely; disconnect if Redis does not answer. */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
+  if (redis.status === 'wait') {
+    // A lazy client that never connected: quitting would connect it first.
+    redis.disconnect();
+    return;
+  }
   try {
     await Promise.race([redis.quit(), new Promise((resolve) => setTimeout(resolve, 1000))]);
   } catch {
