@@ -10,6 +10,7 @@ import { callError, callOk, callTool, toolContext, toolsSettings } from '../help
 let server: Server;
 let port: number;
 let hits: string[] = [];
+const pngBytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe]);
 
 function route(request: IncomingMessage, response: ServerResponse, body: string): void {
   const path = request.url ?? '/';
@@ -25,7 +26,13 @@ function route(request: IncomingMessage, response: ServerResponse, body: string)
   else if (path === '/to-other-origin') redirect(`http://127.0.0.1:${port}/echo`, 307);
   else if (path === '/loop') redirect('/loop');
   else if (path === '/big') response.end('y'.repeat(100_000));
-  else if (path === '/slow') setTimeout(() => response.end('late'), 5_000).unref();
+  else if (path === '/image') {
+    response.setHeader('content-type', 'image/png');
+    response.end(pngBytes);
+  } else if (path === '/latin1') {
+    response.setHeader('content-type', 'text/plain; charset=iso-8859-1');
+    response.end(Buffer.from([0x67, 0x72, 0xfc, 0xdf, 0x65]));
+  } else if (path === '/slow') setTimeout(() => response.end('late'), 5_000).unref();
   else if (path === '/echo') {
     response.setHeader('content-type', 'application/json');
     response.end(JSON.stringify({ method: request.method, headers: request.headers, body }));
@@ -74,6 +81,18 @@ describe('http: requests', () => {
     });
     expect(result).toMatchObject({ status: 200, url: `http://localhost:${port}/hello`, body: 'hello' });
     expect(result.headers['content-length']).toBe('5');
+  });
+
+  it('returns a binary body as base64 (bytes intact) and a text body in its declared charset', async () => {
+    const image = await callOk(toolbox(trustLocalhost), 'http_request', {
+      url: `http://localhost:${port}/image`,
+    });
+    expect(image.body).toBeUndefined();
+    expect(Buffer.from(image.body_base64, 'base64')).toEqual(pngBytes);
+    const text = await callOk(toolbox(trustLocalhost), 'http_request', {
+      url: `http://localhost:${port}/latin1`,
+    });
+    expect(text.body).toBe('grüße');
   });
 
   it('sends method, headers and body', async () => {

@@ -29,7 +29,8 @@ export interface GuardedResponse {
   url: string;
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** The body's bytes, as they came (see decodeResponseBody). */
+  body: Buffer;
   /** The body was cut at maxResponseBytes. */
   truncated: boolean;
   /** Every URL redirected to, in order. */
@@ -115,13 +116,13 @@ function sendOnce(hop: Hop, options: GuardedFetchOptions): Promise<HopResponse> 
       const headers = flattenHeaders(response.headers);
       if (redirectStatuses.has(status) && headers.location !== undefined) {
         response.resume();
-        resolve({ status, headers, body: '', truncated: false });
+        resolve({ status, headers, body: Buffer.alloc(0), truncated: false });
         return;
       }
       const chunks: Buffer[] = [];
       let size = 0;
       const finish = (truncated: boolean) =>
-        resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8'), truncated });
+        resolve({ status, headers, body: Buffer.concat(chunks), truncated });
       response.on('data', (chunk: Buffer) => {
         const room = options.maxResponseBytes - size;
         if (chunk.length <= room) {

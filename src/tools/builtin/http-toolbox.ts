@@ -3,6 +3,7 @@ import type { ToolsConfig } from '../../config/index.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 import { guardedFetch } from './guarded-fetch.js';
+import { decodeResponseBody } from './response-body.js';
 import { type Resolver, systemResolver } from './ssrf-guard.js';
 
 export interface HttpToolboxOptions {
@@ -20,8 +21,9 @@ export function httpToolbox(options: HttpToolboxOptions): ToolBox {
   const request = defineTool({
     name: 'http_request',
     description:
-      'Sends one HTTP(S) request and returns the status, headers and body (text, cut at ' +
-      `${settings.max_response_bytes} bytes). Redirects are followed. Internal addresses are refused.`,
+      'Sends one HTTP(S) request and returns the status, headers and body, cut at ' +
+      `${settings.max_response_bytes} bytes: text in "body", or base64 in "body_base64" when the content ` +
+      'type is not text (images, PDFs, archives). Redirects are followed. Internal addresses are refused.',
     inputSchema: z.strictObject({
       method: z
         .enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -66,7 +68,7 @@ export function httpToolbox(options: HttpToolboxOptions): ToolBox {
           status: response.status,
           url: response.url,
           headers: response.headers,
-          body: response.body,
+          ...decodeResponseBody(response.headers['content-type'], response.body),
           ...(response.truncated ? { truncated: true } : {}),
           ...(response.redirects.length > 0 ? { redirects: response.redirects } : {}),
         };
