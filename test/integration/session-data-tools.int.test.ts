@@ -158,13 +158,40 @@ describe('state_watch', () => {
     });
     expect(parked).toEqual([Date.parse('2030-01-01T00:00:10Z'), Date.parse('2030-01-01T00:00:10Z')]);
     const watchers = sessionDataKeys(space, sessionId).stateWatchers;
-    expect(JSON.parse((await redis.hget(watchers, 'k')) ?? '[]')).toEqual(['watch-call']);
+    expect(JSON.parse((await redis.hget(watchers, 'k')) ?? '[]')).toEqual([
+      { job: 'watch-call', deadline: Date.parse('2030-01-01T00:00:10Z') },
+    ]);
     now += 6_000;
     expect(await call('state_watch', { key: 'k', timeout_s: 10 }, options)).toEqual({
       found: false,
       timed_out: true,
       key: 'k',
     });
+    expect(await redis.hexists(watchers, 'k')).toBe(0);
+  });
+
+  it('drops a watcher that never looks again (its run was cancelled) once its deadline has passed', async () => {
+    const sessionId = newSession();
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const clock = () => new Date(now);
+    const watchers = sessionDataKeys(space, sessionId).stateWatchers;
+    await expect(
+      call('state_watch', { key: 'k', timeout_s: 10 }, { sessionId, key: 'cancelled', now: clock }),
+    ).rejects.toMatchObject({ code: 'suspended' });
+    // A watcher written before deadlines were kept (a bare job id) is still handed back.
+    const listed = JSON.parse((await redis.hget(watchers, 'k')) ?? '[]') as unknown[];
+    await redis.hset(watchers, 'k', JSON.stringify(['legacy', ...listed]));
+    now += 11_000;
+    await expect(
+      call('state_watch', { key: 'k', timeout_s: 60 }, { sessionId, key: 'later', now: clock }),
+    ).rejects.toMatchObject({ code: 'suspended' });
+    expect(JSON.parse((await redis.hget(watchers, 'k')) ?? '[]')).toEqual([
+      'legacy',
+      { job: 'later', deadline: now + 60_000 },
+    ]);
+    const woken: string[] = [];
+    await call('state_set', { key: 'k', value: 1 }, { sessionId, woken });
+    expect(woken).toEqual(['legacy', 'later']);
     expect(await redis.hexists(watchers, 'k')).toBe(0);
   });
 

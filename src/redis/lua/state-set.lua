@@ -9,7 +9,8 @@
   ARGV[2] value JSON
   ARGV[3] most keys the state may hold (a new key beyond it is refused)
 
-  Returns {'OK', watchersJson} (a JSON array of job ids, '[]' when none waits) | {'FULL', count}
+  Returns {'OK', watchersJson} (the watchers state-watch listed: a JSON array of {job, deadline} or of bare job
+  ids, '[]' when none waits) | {'FULL', count}
 ]]
 local rcall = redis.call
 

@@ -3,6 +3,10 @@
   listed as a watcher of the key (state-set hands it back to be woken) until the call's deadline, which is
   fixed by the call's first look: every execution of the call waits for the same moment.
 
+  A key's watchers are a JSON array of {job, deadline}. Each look drops the watchers whose deadline has passed:
+  a step that will not look again (its run was cancelled) is not listed for longer than it would have waited.
+  (Entries that are bare job ids, written before deadlines were kept, stay until the key is set.)
+
   KEYS[1] state hash
   KEYS[2] state watchers hash
   KEYS[3] watch deadlines hash
@@ -17,45 +21,47 @@
 ]]
 local rcall = redis.call
 
-local function watchersOf()
-  local text = rcall('HGET', KEYS[2], ARGV[1])
-  if not text then
-    return {}
-  end
-  return cjson.decode(text)
-end
+local now = tonumber(ARGV[5])
 
-local function removeWatcher()
+-- The key's watchers, without this call's step and without those whose deadline has passed.
+local function otherLiveWatchers()
+  local text = rcall('HGET', KEYS[2], ARGV[1])
   local kept = {}
-  for _, jobId in ipairs(watchersOf()) do
-    if jobId ~= ARGV[2] then
-      table.insert(kept, jobId)
+  if not text then
+    return kept
+  end
+  for _, watcher in ipairs(cjson.decode(text)) do
+    if type(watcher) == 'string' then
+      if watcher ~= ARGV[2] then
+        table.insert(kept, watcher)
+      end
+    elseif watcher.job ~= ARGV[2] and tonumber(watcher.deadline) > now then
+      table.insert(kept, watcher)
     end
   end
-  if #kept == 0 then
+  return kept
+end
+
+local function saveWatchers(watchers)
+  if #watchers == 0 then
     rcall('HDEL', KEYS[2], ARGV[1])
   else
-    rcall('HSET', KEYS[2], ARGV[1], cjson.encode(kept))
+    rcall('HSET', KEYS[2], ARGV[1], cjson.encode(watchers))
   end
 end
 
 rcall('HSETNX', KEYS[3], ARGV[3], ARGV[4])
 local deadline = rcall('HGET', KEYS[3], ARGV[3])
 local value = rcall('HGET', KEYS[1], ARGV[1])
+local watchers = otherLiveWatchers()
 if value then
-  removeWatcher()
+  saveWatchers(watchers)
   return {'FOUND', value}
 end
-if tonumber(ARGV[5]) >= tonumber(deadline) then
-  removeWatcher()
+if now >= tonumber(deadline) then
+  saveWatchers(watchers)
   return {'TIMED_OUT'}
 end
-local watchers = watchersOf()
-for _, jobId in ipairs(watchers) do
-  if jobId == ARGV[2] then
-    return {'WAIT', deadline}
-  end
-end
-table.insert(watchers, ARGV[2])
-rcall('HSET', KEYS[2], ARGV[1], cjson.encode(watchers))
+table.insert(watchers, {job = ARGV[2], deadline = tonumber(deadline)})
+saveWatchers(watchers)
 return {'WAIT', deadline}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sessionDataKeys } from '../../redis/keys.js';
 import { runScript } from '../../redis/scripts.js';
+import { parseJsonRecord } from '../../schemas/parse.js';
 import { defineTool, type JsonValue, type ToolContext } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 import { boundedJson, nameSchema, sessionDataLimits } from './session-data.js';
@@ -18,6 +19,17 @@ function parseValue(text: string, key: string): JsonValue {
   } catch {
     throw new Error(`the value of state key "${key}" is not valid JSON`);
   }
+}
+
+/** A key's watchers as state-watch.lua lists them (bare job ids were written before deadlines were kept). */
+const watchersSchema = z.array(
+  z.union([z.string(), z.strictObject({ job: z.string(), deadline: z.number() })]),
+);
+
+function watcherJobIds(text: string): string[] {
+  return parseJsonRecord(watchersSchema, text, 'state watchers').map((watcher) =>
+    typeof watcher === 'string' ? watcher : watcher.job,
+  );
 }
 
 const stateGet = defineTool({
@@ -57,7 +69,7 @@ const stateSet = defineTool({
           `adding "${input.key}"`,
       );
     }
-    for (const jobId of JSON.parse(detail ?? '[]') as string[]) await context.session.wake(jobId);
+    for (const jobId of watcherJobIds(detail ?? '[]')) await context.session.wake(jobId);
     return { ok: true, key: input.key };
   },
 });
