@@ -16,7 +16,7 @@ const corkedStreams = new WeakSet<CorkableStream>();
  * Makes every command a connection sends within one turn of the event loop leave in one socket write.
  *
  * A worker's steps resume together when a batch of replies arrives, and each sends its next command from a
- * promise continuation; unbatched, each of those is a write system call of its own (measured: about a sixth
+ * promise continuation; unbatched, each of those is a write system call of its own (measured: about 15%
  * of a worker's CPU on the tool loop). ioredis' auto-pipelining batches them too, but builds a Pipeline per
  * tick into which it copies every script defined on the connection, which costs more than it saves at
  * worker concurrency. This corks the socket at the first write of a turn and uncorks it on the next

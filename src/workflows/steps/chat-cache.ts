@@ -15,8 +15,9 @@ export function knownChatLength(chatKey: string): number {
 
 /**
  * The whole chat, from the entries held here and the ones read after them. `length` is the chat's length in
- * Redis: a shorter chat than what is held (a chat deleted and created again) drops what is held, and the
- * caller reads it all.
+ * Redis: when it does not fit what is held (the chat is shorter), what is held is dropped and the caller
+ * reads the chat whole. A chat key is never reused (session ids are random, and a deleted session cannot be
+ * resumed), so this is a safety net: a reused key whose new chat is at least as long would not be noticed.
  */
 export function extendChat(
   chatKey: string,
