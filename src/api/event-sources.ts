@@ -60,28 +60,15 @@ export function readBacklogPage(
   return engine.readEvents(sessionId, pageOptions(after));
 }
 
-/**
- * Every event after `after` until the run's terminal event, then the events committed together with it
- * that belong to the run (agent_end follows run_completed in the same commit), then the end.
- */
+/** Every event after `after` until the run's terminal event (always the run's last), then the end. */
 async function* eventsUntilRunEnds(
   engine: ApiEngine,
   sessionId: string,
   options: { after: string | undefined; runId: string; signal: AbortSignal },
 ): AsyncGenerator<RatchetEvent> {
-  let terminal: RatchetEvent | undefined;
   for await (const event of engine.followEvents(sessionId, withAfter(options))) {
     yield event;
-    if (event.run_id === options.runId && runEndKinds.includes(event.kind)) {
-      terminal = event;
-      break;
-    }
-  }
-  if (!terminal || options.signal.aborted) return;
-  const following = await engine.readEvents(sessionId, { after: terminal.id, count: 20 });
-  for (const event of following) {
-    if (event.run_id !== options.runId) return;
-    yield event;
+    if (event.run_id === options.runId && runEndKinds.includes(event.kind)) return;
   }
 }
 

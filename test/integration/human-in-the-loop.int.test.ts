@@ -233,7 +233,7 @@ describe('cancellation', () => {
     );
     expect(Date.now() - started).toBeLessThan(5_000);
     const events = await harness.events(sessionId);
-    expect(events.map((event) => event.kind).slice(-2)).toEqual(['run_cancelled', 'agent_end']);
+    expect(events.map((event) => event.kind).slice(-2)).toEqual(['agent_end', 'run_cancelled']);
     expect(events.filter((event) => event.kind === 'message_added')).toHaveLength(1);
     expect((await harness.engine.getSession(sessionId))?.status).toBe('idle');
     expect(harness.modelCalls()).toHaveLength(1);

@@ -67,8 +67,8 @@ describe('a ReAct run', () => {
       'tool_call_end',
       'message_added',
       'message_added',
-      'run_completed',
       'agent_end',
+      'run_completed',
     ]);
     // message_added indexes are the chat positions, in order.
     const indexes = events.flatMap((event) => (event.kind === 'message_added' ? [event.data.index] : []));
@@ -137,7 +137,7 @@ describe('a ReAct run', () => {
     expect(run.iteration).toBe(3);
     // The third reply's tool call is not run: nothing would read its result.
     expect(chat.filter((message) => message.role === 'tool')).toHaveLength(2);
-    expect(events.at(-2)?.kind).toBe('run_failed');
+    expect(events.at(-1)?.kind).toBe('run_failed');
   });
 
   it('retries a failing model and goes on when it recovers', async () => {
@@ -188,7 +188,7 @@ describe('a ReAct run', () => {
     expect(run.error).toEqual({ code: 'model_server_error', message: expect.stringMatching(/500/) });
     expect(h.modelCalls()).toHaveLength(3);
     expect(chat).toHaveLength(1);
-    expect(events.at(-2)?.kind).toBe('run_failed');
+    expect(events.at(-1)?.kind).toBe('run_failed');
     expect(events.filter((event) => event.kind === 'run_failed')).toHaveLength(1);
   });
 

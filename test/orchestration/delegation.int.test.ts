@@ -83,6 +83,11 @@ describe('delegation', () => {
       ['agent_end', 'researcher', { status: 'completed', parent_run_id: runId, depth: 1, prefix: '🔎' }],
       ['agent_end', 'lead', { status: 'completed', parent_run_id: null, depth: 0, prefix: '🧭' }],
     ]);
+    // Each run's terminal event is its last one, the child's as well as the parent's.
+    for (const id of [runId, child?.id ?? '']) {
+      const ofRun = events.filter((event) => event.run_id === id).map((event) => event.kind);
+      expect(ofRun.slice(-2)).toEqual(['agent_end', 'run_completed']);
+    }
     // The child's tool events carry the child's run id.
     expect(toolResults(events, child?.id ?? '')).toEqual([
       { name: 'add', is_error: false, content: '{"sum":42}' },

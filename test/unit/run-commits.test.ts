@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, Part, ToolCallPart } from '../../src/chat/index.js';
 import { messageSchema } from '../../src/chat/index.js';
-import { storedEventSchema } from '../../src/events/event.js';
+import { runEndKinds, storedEventSchema } from '../../src/events/event.js';
 import { decideReply } from '../../src/workflows/core/reply-decision.js';
 import {
+  cancelCommit,
+  completionCommit,
   failureCommit,
   messageAddedEvent,
   replyCommit,
@@ -90,8 +92,8 @@ describe('replyCommit', () => {
       finished_at: now,
     });
     expect(plan.finished).toBe(true);
-    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'run_completed', 'agent_end']);
-    expect(plan.events[1]).toEqual({
+    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'agent_end', 'run_completed']);
+    expect(plan.events[2]).toEqual({
       v: 1,
       kind: 'run_completed',
       run_id: runId,
@@ -162,8 +164,8 @@ describe('replyCommit', () => {
     expect(plan.record?.result).toBeNull();
     expect(plan.record?.error?.code).toBe('max_iterations');
     expect(plan.record?.error?.message).toContain('max_iterations (3)');
-    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'run_failed', 'agent_end']);
-    expect(plan.events[1]?.data).toEqual({ error: plan.record?.error, usage: summedUsage, iterations: 3 });
+    expect(plan.events.map((event) => event.kind)).toEqual(['message_added', 'agent_end', 'run_failed']);
+    expect(plan.events[2]?.data).toEqual({ error: plan.record?.error, usage: summedUsage, iterations: 3 });
     expect(plan.journal.decision).toBe('failed');
     expect(plan.journal.tool_calls).toEqual([]);
   });
@@ -258,22 +260,51 @@ describe('failureCommit', () => {
     expect(plan.events).toEqual([
       {
         v: 1,
-        kind: 'run_failed',
-        run_id: runId,
-        agent: 'researcher',
-        time: now,
-        data: { error, usage: run.usage, iterations: 3 },
-      },
-      {
-        v: 1,
         kind: 'agent_end',
         run_id: runId,
         agent: 'researcher',
         time: now,
         data: { status: 'failed', parent_run_id: null, depth: 0, prefix: '🤖' },
       },
+      {
+        v: 1,
+        kind: 'run_failed',
+        run_id: runId,
+        agent: 'researcher',
+        time: now,
+        data: { error, usage: run.usage, iterations: 3 },
+      },
     ]);
     expect(plan.journal).toEqual({ v: 1, at: now });
+  });
+});
+
+describe('the end of a run', () => {
+  it("every plan that ends a run puts the run's terminal event last, agent_end just before it", () => {
+    const run = runRecord();
+    const final = decideReply([{ type: 'text', text: 'done' }], 1, 5);
+    const plans = [
+      replyCommit({
+        run,
+        iteration: 1,
+        parts: [{ type: 'text', text: 'done' }],
+        usage: run.usage,
+        costUsd: 0,
+        wastedCalls: 0,
+        decision: final,
+        chatLength: 1,
+        now,
+      }),
+      cancelCommit(run, 'stop', now),
+      completionCommit(run, { v: 1 }, 'the answer', now),
+      failureCommit(run, { code: 'step_stalled', message: 'stalled' }, now),
+    ];
+    for (const plan of plans) {
+      const kinds = plan.events.map((event) => event.kind);
+      expect(runEndKinds).toContain(kinds.at(-1));
+      expect(kinds.at(-2)).toBe('agent_end');
+      expect(kinds.filter((kind) => runEndKinds.includes(kind))).toHaveLength(1);
+    }
   });
 });
 

@@ -18,7 +18,11 @@ export interface CommitPlan<JournalValue> {
   usage?: Readonly<Record<string, number>>;
 }
 
-/** The end of an agent's run, placed in the run tree like its agent_start. */
+/**
+ * The end of an agent's run, placed in the run tree like its agent_start. It goes just before the run's
+ * terminal event (run_completed, run_failed, run_cancelled), which is always the run's last event: a
+ * client that stops reading at the terminal event has seen everything of the run.
+ */
 function agentEndEvent(run: RunRecord, status: 'completed' | 'failed' | 'cancelled', now: string) {
   return buildEvent(
     'agent_end',
@@ -78,14 +82,16 @@ export function replyCommit(input: {
     record.result = decision.result;
     record.finished_at = now;
     events.push(
+      agentEndEvent(run, 'completed', now),
       buildEvent('run_completed', run, { result: decision.result, usage, iterations: iteration }, now),
     );
-    events.push(agentEndEvent(run, 'completed', now));
   } else if (decision.kind === 'failed') {
     record.error = { code: decision.code, message: decision.message };
     record.finished_at = now;
-    events.push(buildEvent('run_failed', run, { error: record.error, usage, iterations: iteration }, now));
-    events.push(agentEndEvent(run, 'failed', now));
+    events.push(
+      agentEndEvent(run, 'failed', now),
+      buildEvent('run_failed', run, { error: record.error, usage, iterations: iteration }, now),
+    );
   }
   const toolCalls = decision.kind === 'tools' ? decision.calls : [];
   return {
@@ -174,7 +180,7 @@ export function cancelCommit(
       updated_at: now,
       finished_at: now,
     },
-    events: [buildEvent('run_cancelled', run, { reason }, now), agentEndEvent(run, 'cancelled', now)],
+    events: [agentEndEvent(run, 'cancelled', now), buildEvent('run_cancelled', run, { reason }, now)],
   };
 }
 
@@ -198,8 +204,8 @@ export function completionCommit<Journal>(
     record,
     messages: [],
     events: [
-      buildEvent('run_completed', run, { result, usage: run.usage, iterations: run.iteration }, now),
       agentEndEvent(run, 'completed', now),
+      buildEvent('run_completed', run, { result, usage: run.usage, iterations: run.iteration }, now),
     ],
     finished: true,
   };
@@ -217,8 +223,8 @@ export function failureCommit(
     record,
     messages: [],
     events: [
-      buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now),
       agentEndEvent(run, 'failed', now),
+      buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now),
     ],
     finished: true,
   };
