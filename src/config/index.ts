@@ -14,6 +14,7 @@ export {
   type ToolboxReference,
   type WorkerConfig,
 } from './config-schema.js';
+export { configSecrets } from './config-secrets.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';
 export {
   type LoadConfigOptions,

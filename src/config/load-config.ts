@@ -2,10 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import dotenv from 'dotenv';
 import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
+import { registerSecrets } from '../secrets/index.js';
 import { checkReferences, type KnownToolbox } from './check-references.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigProblem, configErrorMap, formatProblem, issuesToProblems } from './config-issues.js';
 import { configSchema, type RatchetConfig } from './config-schema.js';
+import { configSecrets } from './config-secrets.js';
 import { expandEnv } from './expand-env.js';
 
 export interface LoadedConfig {
@@ -37,7 +39,8 @@ export interface ParseConfigOptions {
 /**
  * Reads, expands, parses and validates a config file. Variables come from the environment, then a `.env`
  * next to the file, then a `.env` in the working directory (the first to define a name wins); process.env
- * is never modified. Throws ConfigError listing every problem found.
+ * is never modified. Throws ConfigError listing every problem found. The config's secrets are registered,
+ * so this process hides them by value from every log line, recorded error, event and tool result.
  */
 export function loadConfig(path: string, options: LoadConfigOptions = {}): LoadedConfig {
   const absolutePath = resolve(path);
@@ -50,6 +53,7 @@ export function loadConfig(path: string, options: LoadConfigOptions = {}): Loade
     knownToolboxes: options.knownToolboxes,
     sourceName: path,
   });
+  registerSecrets(configSecrets(loaded.config, env));
   return { ...loaded, path: absolutePath };
 }
 

@@ -1,2 +1,7 @@
 export { type ErrorCode, errorCodes } from './codes.js';
-export { RatchetError, type RatchetErrorOptions, toRatchetError } from './ratchet-error.js';
+export {
+  RatchetError,
+  type RatchetErrorOptions,
+  toRatchetError,
+  withoutSecrets,
+} from './ratchet-error.js';

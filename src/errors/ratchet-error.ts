@@ -1,3 +1,4 @@
+import { redactSecrets, redactSecretsIn } from '../secrets/index.js';
 import { type ErrorCode, errorCodes } from './codes.js';
 
 export interface RatchetErrorOptions {
@@ -36,6 +37,23 @@ export function toRatchetError(error: unknown): RatchetError {
     return new RatchetError('internal', error.message, { cause: error });
   }
   return new RatchetError('internal', String(error));
+}
+
+/**
+ * The error with every registered secret removed from its message, stack and details: what may be recorded
+ * (run records, events, BullMQ's failed reason) and logged. The same error when it holds no secret.
+ */
+export function withoutSecrets(error: RatchetError): RatchetError {
+  const message = redactSecrets(error.message);
+  const details = redactSecretsIn(error.details);
+  if (message === error.message && details === error.details) return error;
+  const clean = new RatchetError(error.code, message, {
+    retryable: error.retryable,
+    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    ...(details === undefined ? {} : { details }),
+  });
+  if (error.stack !== undefined) clean.stack = redactSecrets(error.stack);
+  return clean;
 }
 
 function isRedisConnectionError(error: Error): boolean {

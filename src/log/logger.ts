@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { redactSecrets } from '../secrets/index.js';
 
 export type { Logger };
 
@@ -34,6 +35,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level,
     base: { name: options.name ?? 'ratchet', pid: process.pid },
     redact: { paths: redactedPaths, censor: '[redacted]' },
+    // Paths catch secrets where we expect them; this catches them by value anywhere in a line (an upstream
+    // error that echoes an API key, the message or stack of an unexpected exception).
+    hooks: { streamWrite: redactSecrets },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);

@@ -1,5 +1,6 @@
 import type { ToolCallPart } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
+import { redactSecrets } from '../secrets/index.js';
 import type { Tool, ToolContext } from './tool.js';
 import { describeIssues, renderToolOutput, type ToolOutcome } from './tool-result.js';
 
@@ -34,16 +35,20 @@ export function prepareToolCall(
   return { ok: true, tool, input: parsed.data };
 }
 
-/** Runs the handler; an exception becomes an error result. Aborts propagate so the step can stop. */
+/**
+ * Runs the handler; an exception becomes an error result. Aborts propagate so the step can stop. Secrets
+ * are removed from what comes back, error or not: it is recorded, and shown to a model that may be steered
+ * into sending it anywhere.
+ */
 export async function runToolHandler(tool: Tool, input: unknown, context: ToolContext): Promise<ToolOutcome> {
   try {
     const output = await tool.handler(context, input);
-    return { content: renderToolOutput(output), isError: false };
+    return { content: redactSecrets(renderToolOutput(output)), isError: false };
   } catch (error) {
     // A handler waiting for a person, a cancelled run or a lost lock is not the tool's failure.
     if (context.signal.aborted || isStepControl(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    return { content: `tool "${tool.name}" failed: ${message}`, isError: true };
+    return { content: redactSecrets(`tool "${tool.name}" failed: ${message}`), isError: true };
   }
 }
 

@@ -1,5 +1,5 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
-import { RatchetError, toRatchetError } from '../errors/index.js';
+import { RatchetError, toRatchetError, withoutSecrets } from '../errors/index.js';
 import { type Logger, lazyChild } from '../log/index.js';
 import { jobLockKey, runKeys, shardOf } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
@@ -106,7 +106,8 @@ async function handleStepError(
   thrown: unknown,
   options: StepProcessorOptions,
 ): Promise<void> {
-  const error = toRatchetError(thrown);
+  // From here the error may be recorded (events, the run record, BullMQ's failed reason) and logged.
+  const error = withoutSecrets(toRatchetError(thrown));
   if (error.code === 'lock_lost') {
     context.logger.warn({ err: error }, 'lost the job lock: another worker continues this step');
     throw error;

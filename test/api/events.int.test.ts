@@ -40,8 +40,8 @@ async function fullLog(harness: ApiHarness, sessionId: string) {
 }
 
 /** A run's terminal event is its last one. */
-const isLastOf = (runId: string) => (event: { data: { kind: EventKind; run_id: string } }) =>
-  runEndKinds.includes(event.data.kind) && event.data.run_id === runId;
+const isLastOf = (runId: string) => (event: { data: { kind: string; run_id: string } }) =>
+  runEndKinds.includes(event.data.kind as EventKind) && event.data.run_id === runId;
 
 describe('GET /v1/sessions/:id/events', () => {
   it('resumes with Last-Event-ID after a disconnect mid-run: the events equal the log, no gap, no duplicate', async () => {

@@ -135,9 +135,10 @@ export class Harness {
   }
 
   /** A worker in a child process (real SIGKILL), optionally armed with crash points. */
-  spawnWorker(options: { crashAt?: string } = {}): WorkerProcess {
+  spawnWorker(options: { crashAt?: string; env?: NodeJS.ProcessEnv } = {}): WorkerProcess {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      ...options.env,
       RATCHET_TEST_EFFECT_LOG: this.effectLog,
       RATCHET_LOG_LEVEL: 'info',
     };

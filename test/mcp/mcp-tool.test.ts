@@ -4,7 +4,7 @@ import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { toolOutputOfMcpResult } from '../../src/mcp/client/mcp-result.js';
 import { type ListedTool, mcpToolOf } from '../../src/mcp/client/mcp-tool.js';
-import { createRedactor } from '../../src/mcp/client/redactor.js';
+import { createRedactor } from '../../src/secrets/index.js';
 import { type AnyTool, prepareToolCall, type ToolBox, toolDefinitionOf } from '../../src/tools/index.js';
 import { buildAgents } from '../../src/worker/index.js';
 

@@ -1,4 +1,4 @@
-import { RatchetError } from '../../errors/index.js';
+import { RatchetError, withoutSecrets } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
 import { runKeys } from '../../redis/keys.js';
 import { wakeParentStep } from '../child-runs.js';
@@ -28,7 +28,7 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
   if (!stored || isFinished(stored.record.status)) return;
   const plan = failureCommit(
     stored.record,
-    { code: error.code, message: error.message },
+    { code: error.code, message: withoutSecrets(error).message },
     services.now().toISOString(),
   );
   const result = await commitStep(services.redis, {
@@ -63,7 +63,7 @@ export async function announceAttemptFailure(
       step: ref.step,
       attempt: context.attempt,
       code: error.code,
-      message: error.message,
+      message: withoutSecrets(error).message,
       final: retryInMs === null,
       retry_in_ms: retryInMs,
     },

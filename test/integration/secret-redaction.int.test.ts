@@ -1,0 +1,137 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Harness } from '../helpers/harness.js';
+
+const apiKey = 'sk-leaky-0123456789abcdef';
+
+/** An OpenAI-compatible server that answers each request with the next handler, echoing the key it got. */
+async function leakyModelServer(handlers: ((response: ServerResponse, key: string) => void)[]) {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      requests += 1;
+      const key = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+      const handler = handlers.shift();
+      if (handler) handler(response, key);
+      else response.writeHead(401, { 'content-type': 'application/json' }).end(authError(key));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const authError = (key: string) =>
+  JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.`, code: 'invalid_api_key' } });
+
+/** Every value stored under the prefix, as text: records, chats, journals, event streams, BullMQ's jobs. */
+async function everythingStored(redis: Redis, prefix: string): Promise<string> {
+  const texts: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      const type = await redis.type(key);
+      if (type === 'string') texts.push((await redis.get(key)) ?? '');
+      else if (type === 'hash') texts.push(JSON.stringify(await redis.hgetall(key)));
+      else if (type === 'list') texts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+      else if (type === 'set') texts.push(JSON.stringify(await redis.smembers(key)));
+      else if (type === 'zset') texts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+      else if (type === 'stream') texts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
+      texts.push(key);
+    }
+  } while (cursor !== '0');
+  return texts.join('\n');
+}
+
+let harness: Harness | undefined;
+let model: Awaited<ReturnType<typeof leakyModelServer>> | undefined;
+afterEach(async () => {
+  await harness?.close();
+  await model?.close();
+  harness = undefined;
+  model = undefined;
+});
+
+describe('secrets in upstream error text', () => {
+  it('a provider that echoes its API key in errors leaves it in no record, event, log line or Redis key', async () => {
+    model = await leakyModelServer([
+      // A retryable error: an `error` event, a log line and BullMQ's failed reason of the attempt.
+      (response, key) => response.writeHead(500, { 'content-type': 'application/json' }).end(authError(key)),
+      // A reply that does not parse: the SDK's own exception quotes the body.
+      (response, key) =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: key, choices: `not a list: ${key}` })),
+      // Then the final refusal, which fails the run.
+    ]);
+    harness = new Harness({
+      providerEntry: {
+        name: 'model',
+        kind: 'openai_compatible',
+        model: 'local-model',
+        base_url: model.baseUrl,
+        api_key: apiKey,
+        rate_limit: { max_retries: 3, base_delay_ms: 10 },
+      },
+      worker: { step_attempts: 4 },
+    });
+    const worker = harness.spawnWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'hello' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    await worker.stop();
+
+    // The key did reach the server, and its echo reached Ratchet.
+    expect(model.requests()).toBeGreaterThanOrEqual(3);
+    expect(run.status).toBe('failed');
+    expect(run.error?.message).toContain('[redacted]');
+    const events = await harness.engine.readEvents(sessionId);
+    const errorEvents = events.filter((event) => event.kind === 'error');
+    expect(errorEvents.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(errorEvents)).toContain('[redacted]');
+
+    expect(JSON.stringify(run)).not.toContain(apiKey);
+    expect(JSON.stringify(events)).not.toContain(apiKey);
+    expect(worker.output()).toContain('[redacted]');
+    expect(worker.output()).not.toContain(apiKey);
+    expect(await everythingStored(harness.redis, harness.prefix)).not.toContain(apiKey);
+  });
+
+  it('a tool whose exception quotes a secret of the environment gives the model a redacted error', async () => {
+    harness = new Harness({
+      script: {
+        replies: [
+          // The model never sees the secret: the tool's own exception quotes it.
+          {
+            tool_calls: [{ name: 'explode', arguments: { message: 'connect failed for %SERVICE_TOKEN%' } }],
+          },
+          { text: 'done' },
+        ],
+      },
+    });
+    const secret = 'tok-unexpected-exception-0123456789';
+    // The secret is registered from the environment (a *_TOKEN variable) when the worker loads its config.
+    const worker = harness.spawnWorker({ env: { SERVICE_TOKEN: secret } });
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'go' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    await worker.stop();
+    expect(run.status).toBe('completed');
+    const chat = await harness.transcript(sessionId);
+    const result = JSON.stringify(chat[2]);
+    expect(result).toContain('[redacted]');
+    expect(await everythingStored(harness.redis, harness.prefix)).not.toContain(secret);
+    expect(worker.output()).not.toContain(secret);
+  });
+});
