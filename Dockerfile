@@ -1,4 +1,5 @@
-# Ratchet worker (and, from the next issue on, API) image.
+# The Ratchet image: its default command runs a worker; docker-compose.yml runs the API from the same image
+# (`node dist/cli/main.js api`).
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,0 +1,42 @@
+// Ratchet from code: a worker and an engine in one process, on the demo config (scripted model, no API key).
+// Run it with `npx tsx examples/engine-from-code.ts` while a Redis answers at REDIS_URL (default
+// redis://127.0.0.1:6379). In production the worker runs in processes of its own (`ratchet worker`).
+import { loadConfig } from '../src/config/index.js';
+import { createLogger } from '../src/log/index.js';
+import { closeRedis, createRedis } from '../src/redis/connection.js';
+import { RatchetWorker } from '../src/worker/ratchet-worker.js';
+import { engineFromConfig } from '../src/workflows/engine-from-config.js';
+
+const loaded = loadConfig('config/demo.yaml');
+const logger = createLogger({ level: 'warn' });
+
+// Executes steps (model calls, tool calls) of every run.
+const worker = new RatchetWorker({ loaded, toolboxes: [], logger });
+await worker.start();
+
+// Starts runs, answers questions and reads results; any number of processes may hold one.
+const redis = createRedis({ url: loaded.config.redis.url, logger, name: 'example' });
+const engine = engineFromConfig({ config: loaded.config, redis, logger });
+
+try {
+  const { runId, sessionId } = await engine.startRun({ input: 'What is 17 × 23 + 5?' });
+
+  // The demo agent asks one question (ask_user); the run waits, holding no worker, until it is answered.
+  let questions = await engine.listQuestions(sessionId);
+  while (questions.length === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    questions = await engine.listQuestions(sessionId);
+  }
+  const [question] = questions;
+  if (question) await engine.respond(sessionId, question.id, 'digits');
+
+  const run = await engine.waitForRun(runId, { timeoutMs: 60_000 }); // status, result, error, usage
+  console.log(run.status, run.result);
+  const chat = await engine.readChat(sessionId); // the whole transcript
+  const events = await engine.readEvents(sessionId); // the durable event log
+  console.log(`${chat.length} messages, ${events.length} events`);
+} finally {
+  await engine.close();
+  await worker.close();
+  await closeRedis(redis);
+}

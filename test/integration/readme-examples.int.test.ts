@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../src/log/index.js';
+import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { deleteKeys } from '../helpers/harness.js';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const prefix = `t-${randomBytes(6).toString('hex')}`;
+
+afterAll(async () => {
+  const redis = createRedis({ url: inject('redisUrl'), logger: silentLogger(), name: 'test' });
+  await deleteKeys(redis, prefix);
+  await closeRedis(redis);
+});
+
+describe('examples/engine-from-code.ts (the README example)', () => {
+  it('runs as written: a worker and an engine in one process complete the demo run, answering its question', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/engine-from-code.ts'], {
+      cwd: repoRoot,
+      env: { ...process.env, REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      'completed 17 × 23 = 391, plus 5 is 396; our motto has 5 words.\n10 messages, 27 events\n',
+    );
+  });
+});
