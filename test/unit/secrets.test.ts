@@ -21,12 +21,12 @@ describe('createRedactor', () => {
 });
 
 describe('configSecrets', () => {
-  it('collects provider keys and headers, MCP env and headers, API tokens, the Redis password and secret-named variables', () => {
+  it('collects provider keys, API tokens, the Redis password, and by name: provider and MCP headers, MCP env and variables', () => {
     const config = configParser().parse(`
 providers:
-  - { name: a, kind: openai, model: m, api_key: sk-provider-key-1234, headers: { x-org: org-header-value-1 } }
+  - { name: a, kind: openai, model: m, api_key: sk-provider-key-1234, headers: { x-api-key: org-header-value-1, accept: application/json } }
 mcp_servers:
-  - { name: s, command: node, env: { SERVICE_KEY: mcp-env-secret-123 } }
+  - { name: s, command: node, env: { SERVICE_KEY: mcp-env-secret-123, ROOT_DIR: /srv/projects/all } }
   - { name: h, url: "https://mcp.example/mcp", headers: { authorization: "Bearer mcp-header-token-1" } }
 api: { tokens: [api-token-0123456789] }
 redis: { url: "redis://:redis-password-1@127.0.0.1:6379" }
@@ -44,7 +44,10 @@ agents: [{ name: x, provider: a }]
         'sk-from-the-environment',
       ]),
     );
+    // Values whose names do not say they are secrets stay visible.
     expect(secrets).not.toContain('/root');
+    expect(secrets).not.toContain('application/json');
+    expect(secrets).not.toContain('/srv/projects/all');
   });
 });
 
