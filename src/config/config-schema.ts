@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
@@ -167,14 +168,16 @@ const workerSchema = z.strictObject({
 });
 
 /** A host name or address as a Host header carries it, without scheme or port; IPv6 in brackets or not. */
-const allowedHostSchema = z
-  .string()
-  .regex(
-    /^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]*:[0-9a-fA-F:.]*|[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?)$/,
-    {
-      error: 'must be a host name or address without scheme or port, such as ratchet.internal or 10.0.0.5',
-    },
-  );
+const allowedHostSchema = z.string().refine(isHostNameOrAddress, {
+  error: 'must be a host name or address without scheme or port, such as ratchet.internal or 10.0.0.5',
+});
+
+function isHostNameOrAddress(value: string): boolean {
+  const bracketed = /^\[(.*)\]$/.exec(value);
+  if (bracketed) return isIP(bracketed[1] ?? '') === 6;
+  if (value.includes(':')) return isIP(value) === 6;
+  return /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$/.test(value);
+}
 
 const apiSchema = z.strictObject({
   host: withDefault(z.string().min(1), '127.0.0.1'),
