@@ -11,6 +11,11 @@ export const wireErrorCodes = {
   invalid_request: 400,
   /** `api.tokens` is configured and the bearer token is missing or wrong. */
   unauthorized: 401,
+  /**
+   * The request's `Host` or `Origin` names a host the API does not answer to (DNS rebinding guard):
+   * `details.header`.
+   */
+  forbidden: 403,
   /** The session, run, question, agent or route does not exist: `details.resource`. */
   not_found: 404,
   /** The request contradicts the current state: `details.reason`. */
@@ -91,6 +96,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
 const clientStatusCodes: Record<number, WireErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large',

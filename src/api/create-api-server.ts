@@ -7,6 +7,8 @@ import { mcpHttpRoutes } from '../mcp/server/index.js';
 import type { ApiEngine } from './api-engine.js';
 import { bearerAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
+import { hostGuard } from './host-guard.js';
+import { installJsonBodyParser } from './json-body-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
@@ -20,6 +22,11 @@ export interface ApiServerOptions {
   /** The loaded config: its `api` section (tokens, body limit, keep-alive) shapes the server. */
   config: RatchetConfig;
   logger: Logger;
+  /**
+   * The address the caller will listen on (not always `api.host`: the CLI may override it): the host guard
+   * answers to it, and to any IP address when it is not a loopback address.
+   */
+  bindHost: string;
   /** Resolves when Redis answers (e.g. `() => redis.ping()`); /readyz calls it. */
   pingRedis: () => Promise<unknown>;
 }
@@ -41,6 +48,16 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, { bodyLimitBytes: api.body_limit_bytes });
+  installJsonBodyParser(app);
+  // Before the token check: a request for a foreign host is refused whatever it carries.
+  app.addHook(
+    'onRequest',
+    hostGuard({
+      bindHost: options.bindHost,
+      allowedHosts: api.allowed_hosts,
+      authenticated: api.tokens.length > 0,
+    }),
+  );
   app.addHook('onRequest', bearerAuth(api.tokens));
 
   const openStreams = new Set<SseConnection>();
@@ -59,7 +76,6 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     engine: options.engine,
     agents: runnableSummaries(options.config),
     logger: options.logger,
-    authenticated: api.tokens.length > 0,
   });
   return app;
 }

@@ -5,6 +5,7 @@ import { usageSchema } from '../models/usage.js';
 import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
 import { budgetSchema, runErrorSchema } from '../workflows/run-record.js';
 import { wireErrorCodes } from './api-error.js';
+import { isStreamId, streamIdForm } from './stream-id.js';
 
 /**
  * Every shape of the HTTP API, requests and responses: Fastify validates bodies, queries and params with
@@ -13,7 +14,6 @@ import { wireErrorCodes } from './api-error.js';
  */
 
 const sessionIdPattern = /^ses_[0-9a-z]{16}$/;
-const streamIdPattern = /^\d+(-\d+)?$/;
 
 // ── errors ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -113,7 +113,8 @@ export const waitQuerySchema = z.strictObject({
 
 export const streamIdSchema = z
   .string()
-  .regex(streamIdPattern, 'must be an event id such as 1718000000000-0');
+  .refine(isStreamId, { error: `must be an event id: ${streamIdForm}` })
+  .describe(`An event id: ${streamIdForm}.`);
 
 export const eventsQuerySchema = z.strictObject({
   after: streamIdSchema

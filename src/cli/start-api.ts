@@ -35,6 +35,7 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
       engine,
       config,
       logger,
+      bindHost: options.host,
       pingRedis: () => redis.ping(),
     });
     await app.listen({ host: options.host, port: options.port });

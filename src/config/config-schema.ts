@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
@@ -166,11 +167,29 @@ const workerSchema = z.strictObject({
   keep_completed_jobs_s: withDefault(integer(0), 86_400),
 });
 
+/** A host name or address as a Host header carries it, without scheme or port; IPv6 in brackets or not. */
+const allowedHostSchema = z.string().refine(isHostNameOrAddress, {
+  error: 'must be a host name or address without scheme or port, such as ratchet.internal or 10.0.0.5',
+});
+
+function isHostNameOrAddress(value: string): boolean {
+  const bracketed = /^\[(.*)\]$/.exec(value);
+  if (bracketed) return isIP(bracketed[1] ?? '') === 6;
+  if (value.includes(':')) return isIP(value) === 6;
+  return /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$/.test(value);
+}
+
 const apiSchema = z.strictObject({
   host: withDefault(z.string().min(1), '127.0.0.1'),
   port: withDefault(integer(0, 65_535), 8080),
   /** Bearer tokens accepted by the API; none configured = no authentication (local use only). */
   tokens: withDefault(z.array(z.string().min(16, { error: 'must be at least 16 characters' })), []),
+  /**
+   * Host names (or addresses) clients reach the API by, besides the loopback names and the bound address:
+   * requests whose Host or Origin names another host get 403 (DNS rebinding). Without tokens the check
+   * always applies; with tokens only when this list is set.
+   */
+  allowed_hosts: withDefault(z.array(allowedHostSchema), []),
   /** Largest request body accepted; larger ones get 413. */
   body_limit_bytes: withDefault(integer(1024), 1_048_576),
   /** Interval of SSE keep-alive comments. */

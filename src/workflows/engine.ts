@@ -59,6 +59,9 @@ export interface StartedRun {
   sessionId: string;
 }
 
+/** The largest Redis Stream id: both parts 2^64 - 1. */
+const largestStreamId = '18446744073709551615-18446744073709551615';
+
 /**
  * The programmatic face of the durable engine: start runs, read them, wait for them, read chats and events.
  * It records and enqueues; it never runs a model or a tool (workers do).
@@ -297,6 +300,9 @@ export class Engine {
     sessionId: string,
     options: { after?: string; count?: number } = {},
   ): Promise<RatchetEvent[]> {
+    // Redis refuses an exclusive range that starts after its largest id ("invalid start ID for the
+    // interval"): nothing can follow it.
+    if (options.after === largestStreamId) return [];
     const key = sessionKeys(this.options.space, sessionId).events;
     const start = options.after ? `(${options.after}` : '-';
     const entries = options.count

@@ -40,6 +40,7 @@ export class ApiHarness {
         engine,
         config,
         logger: options.logger ?? silentLogger(),
+        bindHost: '127.0.0.1',
         pingRedis: options.pingRedis ?? (() => harness.redis.ping()),
       });
       const api = new ApiHarness(harness, app);

@@ -186,7 +186,11 @@ describe('GET /v1/sessions/:id/events', () => {
     });
     expect(badHeader.status).toBe(400);
     expect(badHeader.body.error.details.issues).toEqual([
-      { location: 'headers', path: 'last-event-id', message: 'must be an event id' },
+      {
+        location: 'headers',
+        path: 'last-event-id',
+        message: expect.stringMatching(/^must be an event id: /),
+      },
     ]);
     const badQuery = await api.request('GET', `/v1/sessions/${created.body.id}/events?after=x&follow=maybe`);
     expect(badQuery.status).toBe(400);

@@ -111,6 +111,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       port: 9090,
       tokens: ['a-very-long-token-0001'],
+      allowed_hosts: [],
       body_limit_bytes: 2048,
       keepalive_ms: 5000,
     });

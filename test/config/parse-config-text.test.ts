@@ -58,7 +58,14 @@ describe('parseConfigText: defaults', () => {
       max_delegation_depth: 5,
       pricing: {},
       default_context_windows: {},
-      api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },
+      api: {
+        host: '127.0.0.1',
+        port: 8080,
+        tokens: [],
+        allowed_hosts: [],
+        body_limit_bytes: 1_048_576,
+        keepalive_ms: 15_000,
+      },
       events: { max_len: 10_000 },
       tools: {
         workspace: './workspace',
@@ -186,6 +193,26 @@ describe('parseConfigText: problems', () => {
       'worker.lock_duration_ms: must be at least 1000',
       'redis.shards: must be at most 1024',
       'events.max_len: must be at least 100',
+    ]);
+  });
+
+  it('takes api.allowed_hosts as host names or addresses, without scheme or port', () => {
+    const good = `${minimal}api:\n  allowed_hosts: [ratchet.internal, 10.0.0.5, "[fd00::5]", "fd00::6", my_host]\n`;
+    expect(parse(good).api.allowed_hosts).toEqual([
+      'ratchet.internal',
+      '10.0.0.5',
+      '[fd00::5]',
+      'fd00::6',
+      'my_host',
+    ]);
+    const bad = `${minimal}api:\n  allowed_hosts: ["http://ratchet.internal", "ratchet.internal:8080", "*", "cafe:80"]\n`;
+    const expected =
+      'must be a host name or address without scheme or port, such as ratchet.internal or 10.0.0.5';
+    expect(problemsOf(bad)).toEqual([
+      `api.allowed_hosts[0]: ${expected}`,
+      `api.allowed_hosts[1]: ${expected}`,
+      `api.allowed_hosts[2]: ${expected}`,
+      `api.allowed_hosts[3]: ${expected}`,
     ]);
   });
 

@@ -263,7 +263,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       headers: { accept, origin: 'http://attacker.example' },
     });
     expect(foreign.status).toBe(403);
-    expect(foreign.body.error.message).toMatch(/origin/);
+    expect(foreign.body.error.message).toMatch(/Origin "http:\/\/attacker.example"/);
     const local = await fetch(`${api.url}/mcp`, {
       method: 'POST',
       headers: { accept, origin: 'http://localhost:6274', 'content-type': 'application/json' },

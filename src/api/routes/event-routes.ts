@@ -12,6 +12,8 @@ import {
   wireEventSchema,
 } from '../schemas.js';
 import { SseConnection } from '../sse-connection.js';
+import { streamIdForm } from '../stream-id.js';
+import { describeValidationIssues } from '../validation-issues.js';
 import { requireSession } from './session-routes.js';
 
 export interface EventRoutesOptions {
@@ -98,9 +100,10 @@ function resumeAfter(header: string | string[] | undefined): string | undefined 
   const value = Array.isArray(header) ? header[0] : header;
   const parsed = streamIdSchema.safeParse(value);
   if (!parsed.success) {
-    throw new ApiError('invalid_request', 'invalid request: headers.last-event-id: must be an event id', {
-      issues: [{ location: 'headers', path: 'last-event-id', message: 'must be an event id' }],
-    });
+    const issues = [
+      { location: 'headers', path: 'last-event-id', message: `must be an event id: ${streamIdForm}` },
+    ];
+    throw new ApiError('invalid_request', describeValidationIssues(issues), { issues });
   }
   return parsed.data;
 }

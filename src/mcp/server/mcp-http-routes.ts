@@ -2,19 +2,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { createRatchetMcpServer, type RatchetMcpServerOptions } from './ratchet-mcp-server.js';
 
-export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
-  /**
-   * Whether the API needs bearer tokens. Without them, a browser request (it has an Origin header) is
-   * accepted only from a loopback origin: a web page must not drive a local server (DNS rebinding).
-   */
-  authenticated: boolean;
-}
-
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+export type McpHttpRoutesOptions = RatchetMcpServerOptions;
 
 /**
- * `/mcp`: Ratchet's MCP server over Streamable HTTP, behind the API's bearer tokens (the API's onRequest
- * hook). Stateless: every POST gets a server and a transport of its own, closed when its response ends.
+ * `/mcp`: Ratchet's MCP server over Streamable HTTP, behind the API's onRequest hooks: its bearer tokens and
+ * its guard against DNS rebinding (src/api/host-guard.ts), as for /v1. Stateless: every POST gets a server and a transport of its own, closed when its response ends.
  * Nothing is kept between requests (no MCP session to route to the same API instance, to expire or to
  * lose in a restart), because everything a tool reads is in Redis; progress notifications of a wait_run
  * travel on that request's own SSE response. With no session there is no standalone stream: GET and
@@ -28,9 +20,6 @@ export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (ap
   });
 
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    if (!options.authenticated && !fromAllowedOrigin(request.headers.origin)) {
-      return sendRpcError(reply, 403, -32000, 'requests from this origin are refused (set api.tokens)');
-    }
     const server = createRatchetMcpServer(options);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     open.add(transport);
@@ -62,15 +51,6 @@ export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (ap
     });
   }
 };
-
-function fromAllowedOrigin(origin: string | undefined): boolean {
-  if (origin === undefined) return true;
-  try {
-    return loopbackHosts.has(new URL(origin).hostname);
-  } catch {
-    return false;
-  }
-}
 
 /** A JSON-RPC error answer (what an MCP client reads), before the transport took the response. */
 function sendRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {

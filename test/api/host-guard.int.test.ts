@@ -1,0 +1,164 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { rawInitializeRequest } from '../mcp-server/mcp-client.js';
+import { ApiHarness, type ApiHarnessOptions } from './api-harness.js';
+import { rawRequest } from './raw-http.js';
+
+let api: ApiHarness | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+async function start(options: Partial<ApiHarnessOptions> = {}): Promise<ApiHarness> {
+  api = await ApiHarness.start({ script: { default: { text: 'ok' } }, worker: false, ...options });
+  return api;
+}
+
+const token = 'host-guard-token-0123456789';
+const mcpHeaders = { accept: 'application/json, text/event-stream' };
+
+/** What a browser sends after evil.example rebound its name to 127.0.0.1: its own name as Host. */
+function rebound(port: string): Record<string, string> {
+  return { host: `evil.example:${port}`, origin: `http://evil.example:${port}` };
+}
+
+describe('the DNS rebinding guard, without api.tokens', () => {
+  it('refuses a foreign Host or Origin on /v1 and /mcp with 403 naming api.allowed_hosts', async () => {
+    const harness = await start();
+    const port = new URL(harness.url).port;
+    const session = await harness.request('POST', '/v1/sessions', { body: {} });
+    const requests = [
+      { method: 'GET', path: '/v1/agents' },
+      { method: 'GET', path: `/v1/sessions/${session.body.id}` },
+      { method: 'GET', path: `/v1/sessions/${session.body.id}/events?follow=false` },
+      { method: 'POST', path: '/v1/runs', body: JSON.stringify({ input: 'hi' }) },
+      { method: 'POST', path: '/v1/sessions', body: '{}' },
+      { method: 'DELETE', path: `/v1/sessions/${session.body.id}` },
+      { method: 'POST', path: '/mcp', body: JSON.stringify(rawInitializeRequest) },
+    ];
+    const hostile = [
+      rebound(port),
+      { host: `evil.example:${port}` },
+      { host: 'evil.example' },
+      { host: `127.0.0.1.evil.example:${port}` },
+      { host: `localhost.evil.example:${port}` },
+      // A page of another site posting to the real local address (no CORS needed to cause the effect).
+      { host: `127.0.0.1:${port}`, origin: 'http://evil.example' },
+      { host: `localhost:${port}`, origin: 'null' },
+    ];
+    for (const request of requests) {
+      for (const headers of hostile) {
+        const response = await rawRequest(harness.url, {
+          ...request,
+          headers: { ...mcpHeaders, ...headers },
+        });
+        expect({ ...request, headers, status: response.status }).toEqual({
+          ...request,
+          headers,
+          status: 403,
+        });
+        expect(response.json.error.code).toBe('forbidden');
+        expect(response.json.error.message).toMatch(/api\.allowed_hosts/);
+      }
+    }
+    // Nothing of the refused requests happened.
+    const still = await harness.request('GET', `/v1/sessions/${session.body.id}`);
+    expect(still.status).toBe(200);
+  });
+
+  it('accepts loopback names with any port, and the same origin', async () => {
+    const harness = await start();
+    const port = new URL(harness.url).port;
+    const accepted: Record<string, string>[] = [
+      { host: `127.0.0.1:${port}` },
+      { host: `localhost:${port}` },
+      { host: `LocalHost.:${port}` },
+      { host: `[::1]:${port}` },
+      { host: 'localhost' },
+      { host: `localhost:${port}`, origin: 'http://localhost:6274' },
+      { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` },
+      { host: `[::1]:${port}`, origin: 'http://[::1]:3000' },
+    ];
+    for (const headers of accepted) {
+      const response = await rawRequest(harness.url, { method: 'GET', path: '/v1/agents', headers });
+      expect({ headers, status: response.status }).toEqual({ headers, status: 200 });
+    }
+    const mcp = await rawRequest(harness.url, {
+      method: 'POST',
+      path: '/mcp',
+      body: JSON.stringify(rawInitializeRequest),
+      headers: { ...mcpHeaders, host: `localhost:${port}`, origin: 'http://localhost:6274' },
+    });
+    expect(mcp.status).toBe(200);
+  });
+
+  it('accepts the names of api.allowed_hosts, as Host and as Origin', async () => {
+    const harness = await start({ api: { allowed_hosts: ['ratchet.internal', 'UI.Example'] } });
+    const port = new URL(harness.url).port;
+    const listed: Record<string, string>[] = [
+      { host: `ratchet.internal:${port}` },
+      { host: 'ratchet.internal' },
+      { host: `ratchet.internal:${port}`, origin: 'https://ui.example' },
+      { host: `localhost:${port}` },
+    ];
+    for (const headers of listed) {
+      const response = await rawRequest(harness.url, { method: 'GET', path: '/v1/agents', headers });
+      expect({ headers, status: response.status }).toEqual({ headers, status: 200 });
+    }
+    const foreign = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/v1/agents',
+      headers: rebound(port),
+    });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('leaves /healthz and /readyz to any Host: orchestrators probe by a pod address', async () => {
+    const harness = await start();
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await rawRequest(harness.url, {
+        method: 'GET',
+        path,
+        headers: { host: 'evil.example' },
+      });
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+    }
+  });
+});
+
+describe('the DNS rebinding guard, with api.tokens', () => {
+  it('is off unless api.allowed_hosts is set: a rebinding page cannot know the token', async () => {
+    const harness = await start({ api: { tokens: [token] } });
+    const port = new URL(harness.url).port;
+    const withoutToken = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/v1/agents',
+      headers: rebound(port),
+    });
+    expect(withoutToken.status).toBe(401);
+    const withToken = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/v1/agents',
+      headers: { ...rebound(port), authorization: `Bearer ${token}` },
+    });
+    expect(withToken.status).toBe(200);
+  });
+
+  it('applies api.allowed_hosts when it is set, whatever the token', async () => {
+    const harness = await start({ api: { tokens: [token], allowed_hosts: ['ratchet.internal'] } });
+    const port = new URL(harness.url).port;
+    const authorization = `Bearer ${token}`;
+    const foreign = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/v1/agents',
+      headers: { ...rebound(port), authorization },
+    });
+    expect(foreign.status).toBe(403);
+    const listed = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/v1/agents',
+      headers: { host: `ratchet.internal:${port}`, authorization },
+    });
+    expect(listed.status).toBe(200);
+  });
+});
