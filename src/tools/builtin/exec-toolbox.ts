@@ -3,14 +3,21 @@ import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
-import { minimalEnv, runProcess } from './run-process.js';
-import { resolveInWorkspace } from './workspace-path.js';
+import { confineArguments } from './command-arguments.js';
+import { type Invocation, sandboxEnv, sandboxInvocation, sandboxUnavailable } from './exec-sandbox.js';
+import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
+import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
 export interface ExecToolboxOptions {
   /** Absolute path of the workspace root. */
   workspace: string;
   settings: ToolsConfig['exec'];
+  /** The bubblewrap binary; default `bwrap` from the worker's PATH (tests name a missing one). */
+  bwrap?: string;
 }
+
+/** bubblewrap's --info-fd: the child's file descriptor 3, a pipe runProcess opens with `reportPipe`. */
+const sandboxInfoFd = 3;
 
 /** `exec`: runs allow-listed commands in the workspace (off unless tools.exec.enabled). */
 export function execToolbox(options: ExecToolboxOptions): ToolBox {
@@ -48,15 +55,24 @@ export function execToolbox(options: ExecToolboxOptions): ToolBox {
       if (!directory.exists || !(await stat(directory.absolute)).isDirectory()) {
         throw new Error(`cwd: "${input.cwd}" is not a directory of the workspace`);
       }
+      const root = await workspaceRoot(workspace);
+      await confineArguments(root, directory.relative, input.args ?? []);
       const timeoutMs = input.timeout_ms ?? settings.timeout_ms;
-      const result = await runProcess({
-        ...invocation,
+      const common = {
         cwd: directory.absolute,
-        env: minimalEnv(),
         timeoutMs,
         maxOutputBytes: settings.max_output_bytes,
         signal: context.signal,
-      });
+      };
+      const result =
+        settings.sandbox === 'none'
+          ? await runProcess({ ...invocation, ...common, env: minimalEnv() })
+          : await runSandboxed(invocation, {
+              ...common,
+              bwrap: options.bwrap ?? 'bwrap',
+              workspace: root,
+              settings,
+            });
       const notes = [
         ...(result.timedOut ? [`killed after ${timeoutMs} ms`] : []),
         ...(result.truncated
@@ -75,6 +91,54 @@ export function execToolbox(options: ExecToolboxOptions): ToolBox {
     },
   });
   return createToolBox('exec', [runCommand]);
+}
+
+interface SandboxedRun {
+  bwrap: string;
+  workspace: string;
+  cwd: string;
+  settings: ToolsConfig['exec'];
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs the command inside bubblewrap. A sandbox that cannot be set up is an error result, never a silent
+ * run without it: bubblewrap reports on its info pipe once the sandbox stands, so a run that ends without
+ * that report failed in bubblewrap, not in the command.
+ */
+async function runSandboxed(invocation: Invocation, run: SandboxedRun): Promise<ProcessResult> {
+  const sandboxed = sandboxInvocation(invocation, {
+    bwrap: run.bwrap,
+    workspace: run.workspace,
+    cwd: run.cwd,
+    settings: run.settings,
+    infoFd: sandboxInfoFd,
+  });
+  let result: ProcessResult;
+  try {
+    result = await runProcess({
+      ...sandboxed,
+      cwd: run.cwd,
+      env: sandboxEnv(),
+      timeoutMs: run.timeoutMs,
+      maxOutputBytes: run.maxOutputBytes,
+      signal: run.signal,
+      reportPipe: true,
+    });
+  } catch (error) {
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') {
+      throw sandboxUnavailable(`"${run.bwrap}" was not found on the worker's PATH`);
+    }
+    throw error;
+  }
+  if (result.report === '' && !result.timedOut && !result.truncated) {
+    throw sandboxUnavailable(
+      `bubblewrap could not set the sandbox up (${result.stderr.trim() || 'no message'})`,
+    );
+  }
+  return result;
 }
 
 /** The program and arguments to start, once the command is checked against the allow-list. */
