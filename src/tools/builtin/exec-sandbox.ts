@@ -15,8 +15,8 @@ export interface SandboxOptions {
   /** The directory to start in (a real path inside the workspace). */
   cwd: string;
   settings: ToolsConfig['exec'];
-  /** The file descriptor bubblewrap reports on once the sandbox is set up. */
-  infoFd: number;
+  /** An inherited file descriptor the sandbox writes `ready` on once it is set up, just before the command. */
+  readyFd: number;
 }
 
 /** What a sandboxed command finds on its PATH: only these are mounted, so a host PATH would mislead. */
@@ -79,11 +79,15 @@ export function sandboxInvocation(inner: Invocation, options: SandboxOptions): I
     'ALL',
     '--die-with-parent',
     '--new-session',
-    '--info-fd',
-    String(options.infoFd),
     '--clearenv',
     ...Object.entries(sandboxEnv()).flatMap(([name, value]) => ['--setenv', name, value]),
     '--',
+    // bubblewrap's own --info-fd is written before the mounts are made, so it cannot tell a failed setup from
+    // a failing command; a word written from inside can. The descriptor is closed before the command starts.
+    '/bin/sh',
+    '-c',
+    `printf ready >&${options.readyFd} && exec ${options.readyFd}>&- && exec "$@"`,
+    'sh',
     inner.command,
     ...inner.args,
   ];

@@ -16,8 +16,8 @@ export interface ExecToolboxOptions {
   bwrap?: string;
 }
 
-/** bubblewrap's --info-fd: the child's file descriptor 3, a pipe runProcess opens with `reportPipe`. */
-const sandboxInfoFd = 3;
+/** The sandbox's ready signal: the child's file descriptor 3, the pipe runProcess opens with `reportPipe`. */
+const sandboxReadyFd = 3;
 
 /** `exec`: runs allow-listed commands in the workspace (off unless tools.exec.enabled). */
 export function execToolbox(options: ExecToolboxOptions): ToolBox {
@@ -105,8 +105,8 @@ interface SandboxedRun {
 
 /**
  * Runs the command inside bubblewrap. A sandbox that cannot be set up is an error result, never a silent
- * run without it: bubblewrap reports on its info pipe once the sandbox stands, so a run that ends without
- * that report failed in bubblewrap, not in the command.
+ * run without it: the sandbox reports `ready` once it stands, so a run that ends without that report failed
+ * in bubblewrap, not in the command.
  */
 async function runSandboxed(invocation: Invocation, run: SandboxedRun): Promise<ProcessResult> {
   const sandboxed = sandboxInvocation(invocation, {
@@ -114,7 +114,7 @@ async function runSandboxed(invocation: Invocation, run: SandboxedRun): Promise<
     workspace: run.workspace,
     cwd: run.cwd,
     settings: run.settings,
-    infoFd: sandboxInfoFd,
+    readyFd: sandboxReadyFd,
   });
   let result: ProcessResult;
   try {

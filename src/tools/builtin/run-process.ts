@@ -10,8 +10,8 @@ export interface RunProcessOptions {
   maxOutputBytes: number;
   signal: AbortSignal;
   /**
-   * Open a further pipe as the child's file descriptor 3 and return what the child writes there (bubblewrap
-   * reports on it once its sandbox is set up).
+   * Open a further pipe as the child's file descriptor 3 and return what the child writes there (the exec
+   * sandbox says on it that it is set up).
    */
   reportPipe?: boolean;
 }
@@ -71,7 +71,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
     };
     child.stdout?.on('data', onOutput(stdout));
     child.stderr?.on('data', onOutput(stderr));
-    // A few hundred bytes of JSON from bubblewrap: capped like the rest, never a reason to kill.
+    // A word from the sandbox: capped like the rest, never a reason to kill.
     const report = outputBuffer(options.maxOutputBytes);
     child.stdio[3]?.on('data', (chunk: Buffer) => report.add(chunk));
     const finish = (outcome: () => void) => {
