@@ -4,6 +4,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -218,7 +219,6 @@ describe('exec: the sandbox', () => {
       expect(JSON.stringify(escaped)).not.toContain(secret);
       expect(escaped.stdout).toBe('');
     } finally {
-      const { rmSync } = await import('node:fs');
       rmSync(outside, { force: true });
     }
   });

@@ -23,13 +23,19 @@ const sandboxReadyFd = 3;
 export function execToolbox(options: ExecToolboxOptions): ToolBox {
   const { workspace, settings } = options;
   const allowed = settings.commands.length > 0 ? settings.commands.join(', ') : '(none)';
+  // The model is told where it stands, so it does not retry paths it cannot reach.
+  const confinement =
+    settings.sandbox === 'none'
+      ? 'Paths must stay inside the workspace.'
+      : 'It runs in a sandbox that sees only the workspace and read-only system directories' +
+        `${settings.network ? '' : ', without network'}; paths outside the workspace are refused.`;
   const runCommand = defineTool({
     name: 'run_command',
     description: settings.shell
       ? `Runs a shell command line in the workspace. Its first word must be one of: ${allowed}. ` +
-        'Returns the exit code, stdout and stderr.'
+        `Returns the exit code, stdout and stderr. ${confinement}`
       : `Runs a program in the workspace, without a shell (no pipes, globs or variables): one of ${allowed}, ` +
-        'with its arguments as a list. Returns the exit code, stdout and stderr.',
+        `with its arguments as a list. Returns the exit code, stdout and stderr. ${confinement}`,
     inputSchema: z.strictObject({
       command: z
         .string()
