@@ -110,4 +110,31 @@ describe('exec: a hostile model cannot read outside the workspace', () => {
     expect(outputs[3].stdout).toContain('listed');
     expect(outputs[4].stdout).toBe('hello from the workspace\n');
   });
+
+  it('a worker in its own process: no process of the sandbox shows its environment', async () => {
+    harness = execHarness(
+      {
+        replies: [
+          {
+            tool_calls: [
+              { name: 'run_command', arguments: { command: "sh -c 'cat /proc/*/environ; ls /proc'" } },
+            ],
+          },
+          { text: 'done' },
+        ],
+      },
+      { commands: ['sh'], shell: true },
+    );
+    // The spawned worker inherits this process's environment, the secret included.
+    const worker = harness.spawnWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'read the secrets' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    expect(run.status).toBe('completed');
+    const [result] = (await harness.transcript(sessionId)).flatMap((message) => toolResultsOf(message));
+    expect(result).toMatchObject({ is_error: false });
+    expect(result?.content).not.toContain(secret);
+    const { stdout } = JSON.parse(result?.content ?? '');
+    expect(stdout).toContain('PATH=');
+    expect(stdout.split('\n')).not.toContain(String(worker.child.pid));
+  });
 });
