@@ -10,6 +10,11 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-slim
+# The exec toolbox runs commands in a bubblewrap sandbox (tools.exec.sandbox). Unprivileged, it needs user
+# namespaces: Docker's default seccomp profile refuses them, so run with a profile that allows them.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends bubblewrap \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/node_modules ./node_modules

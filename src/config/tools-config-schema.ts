@@ -12,6 +12,24 @@ const exactHostSchema = z
   .regex(hostPattern, { error: 'must be a host name or an IP address' })
   .refine((host) => !host.startsWith('*.'), { error: 'must name one host exactly (no "*." pattern)' });
 
+/** Never sent to another origin, whatever the config says (the fetch standard drops them too). */
+const credentialHeaders = ['authorization', 'cookie', 'proxy-authorization'];
+/** Headers that describe what the client accepts or sends, never who it is. */
+const defaultForwardedHeaders = [
+  'accept',
+  'accept-language',
+  'content-language',
+  'content-type',
+  'user-agent',
+];
+const forwardableHeaderSchema = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/i, { error: 'must be an HTTP header name (e.g. accept-language)' })
+  .transform((name) => name.toLowerCase())
+  .refine((name) => !credentialHeaders.includes(name), {
+    error: 'credentials are never forwarded to another origin: remove it from the list',
+  });
+
 const filesystemSchema = z.strictObject({
   /** Refuse write_file and edit_file. */
   read_only: withDefault(z.boolean(), false),
@@ -43,6 +61,23 @@ const execSchema = z
     max_output_bytes: withDefault(integer(1), 65_536),
     /** Run the command line through /bin/sh -c (only its first word is checked against `commands`). */
     shell: withDefault(z.boolean(), false),
+    /**
+     * `bwrap`: every command runs in a bubblewrap sandbox that sees only the workspace and read-only system
+     * directories, never the worker's files, processes or environment. `none` runs it on the host as the
+     * worker's user: unsafe, for hosts where the model is trusted.
+     */
+    sandbox: withDefault(z.enum(['bwrap', 'none']), 'bwrap'),
+    /** Let sandboxed commands reach the network (off: the sandbox has its own, empty, network namespace). */
+    network: withDefault(z.boolean(), false),
+    /** More host directories or files the sandbox shows read-only (e.g. a toolchain under /opt). */
+    read_only_paths: withDefault(
+      z.array(
+        z.string().refine((path) => path.startsWith('/') && !path.split('/').includes('..'), {
+          error: 'must be an absolute path without ".." (e.g. /opt/toolchain)',
+        }),
+      ),
+      [],
+    ),
   })
   .refine((exec) => !exec.enabled || exec.commands.length > 0, {
     path: ['commands'],
@@ -71,6 +106,11 @@ const httpSchema = z.strictObject({
   /** The response body is cut at this size (and marked truncated). */
   max_response_bytes: withDefault(integer(1), 1_048_576),
   max_redirects: withDefault(integer(0, 20), 5),
+  /**
+   * The request headers still sent after a redirect to another origin (scheme, host and port); every other
+   * header the model set is dropped there, since any of them may carry a credential (X-Api-Key ...).
+   */
+  forward_headers_on_redirect: withDefault(z.array(forwardableHeaderSchema), [...defaultForwardedHeaders]),
 });
 
 /** The `tools:` section: settings of the built-in toolboxes. */

@@ -71,7 +71,16 @@ describe('parseConfigText: defaults', () => {
         workspace: './workspace',
         filesystem: { read_only: false, max_read_bytes: 1_048_576, max_list_entries: 1_000 },
         search: { max_results: 200, max_files: 20_000, regex_timeout_ms: 2_000 },
-        exec: { enabled: false, commands: [], timeout_ms: 30_000, max_output_bytes: 65_536, shell: false },
+        exec: {
+          enabled: false,
+          commands: [],
+          timeout_ms: 30_000,
+          max_output_bytes: 65_536,
+          shell: false,
+          sandbox: 'bwrap',
+          network: false,
+          read_only_paths: [],
+        },
         git: { timeout_ms: 30_000, max_output_bytes: 262_144 },
         http: {
           allow_hosts: [],
@@ -80,6 +89,13 @@ describe('parseConfigText: defaults', () => {
           timeout_ms: 15_000,
           max_response_bytes: 1_048_576,
           max_redirects: 5,
+          forward_headers_on_redirect: [
+            'accept',
+            'accept-language',
+            'content-language',
+            'content-type',
+            'user-agent',
+          ],
         },
       },
       mcp_servers: [],
@@ -277,6 +293,26 @@ describe('parseConfigText: problems', () => {
     ]);
     const enabled = parse(`${withExec}tools:\n  exec: { enabled: true, commands: [ls] }\n`);
     expect(enabled.tools.exec).toMatchObject({ enabled: true, commands: ['ls'], shell: false });
+  });
+
+  it('checks the exec sandbox and the headers forwarded across origins, naming each path', () => {
+    const text = `${minimal}tools:
+  exec: { sandbox: off, read_only_paths: [/opt/toolchain, relative/dir, /opt/../root] }
+  http: { forward_headers_on_redirect: [Accept, "bad header", Cookie] }
+`;
+    expect(problemsOf(text)).toEqual([
+      'tools.exec.sandbox: must be one of "bwrap", "none"',
+      'tools.exec.read_only_paths[1]: must be an absolute path without ".." (e.g. /opt/toolchain)',
+      'tools.exec.read_only_paths[2]: must be an absolute path without ".." (e.g. /opt/toolchain)',
+      'tools.http.forward_headers_on_redirect[1]: must be an HTTP header name (e.g. accept-language)',
+      'tools.http.forward_headers_on_redirect[2]: credentials are never forwarded to another origin: remove it from the list',
+    ]);
+    const parsed = parse(`${minimal}tools:
+  exec: { sandbox: none }
+  http: { forward_headers_on_redirect: [X-Trace] }
+`);
+    expect(parsed.tools.exec.sandbox).toBe('none');
+    expect(parsed.tools.http.forward_headers_on_redirect).toEqual(['x-trace']);
   });
 
   it('checks the tools section: unknown keys, hosts, and no patterns among hosts trusted with private addresses', () => {

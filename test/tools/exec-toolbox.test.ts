@@ -1,7 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execToolbox } from '../../src/tools/builtin/exec-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
@@ -32,6 +41,24 @@ function isAlive(pid: number): boolean {
   }
   const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
   return !/^\d+ \(.*\) Z/.test(stat);
+}
+
+/**
+ * Host processes whose working directory is `directory` or below. Inside the sandbox a process sees its own
+ * PID namespace, so the pid it writes means nothing on the host: this finds its processes from outside.
+ */
+function processesIn(directory: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cwd = readlinkSync(`/proc/${pid}/cwd`);
+        return (cwd === directory || cwd.startsWith(`${directory}/`)) && isAlive(Number(pid));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 /** A node script that starts a grandchild `sleep`, writes its pid, then waits. */
@@ -106,9 +133,9 @@ describe('exec: refusals and limits', () => {
     );
   });
 
-  it('kills the whole process group on timeout', async () => {
+  it('kills the whole process group on timeout (unsandboxed: the grandchild pid is a host pid)', async () => {
     const started = Date.now();
-    const result = await callOk(toolbox({ timeout_ms: 500 }), 'run_command', {
+    const result = await callOk(toolbox({ timeout_ms: 500, sandbox: 'none' }), 'run_command', {
       command: 'node',
       args: ['-e', spawnsGrandchild],
     });
@@ -117,6 +144,18 @@ describe('exec: refusals and limits', () => {
     const grandchild = Number(readFileSync(join(directory.path, 'grandchild.pid'), 'utf8'));
     await sleep(100);
     expect(isAlive(grandchild)).toBe(false);
+  });
+
+  it('kills the whole sandbox on timeout, grandchildren included', async () => {
+    const result = await callOk(toolbox({ timeout_ms: 1000 }), 'run_command', {
+      command: 'node',
+      args: ['-e', spawnsGrandchild],
+    });
+    expect(result).toMatchObject({ exit_code: null, signal: 'SIGKILL', timed_out: true });
+    // The grandchild did start (it wrote its pid), and nothing of the sandbox is left running.
+    expect(readFileSync(join(directory.path, 'grandchild.pid'), 'utf8')).not.toBe('');
+    await sleep(200);
+    expect(processesIn(directory.path)).toEqual([]);
   });
 
   it('cuts output at max_output_bytes and stops the process', async () => {
@@ -139,10 +178,119 @@ describe('exec: refusals and limits', () => {
     );
     const pidFile = join(directory.path, 'grandchild.pid');
     while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8') === '') await sleep(20);
+    expect(processesIn(directory.path).length).toBeGreaterThan(0);
     controller.abort(new Error('run cancelled'));
     await expect(call).rejects.toThrow('run cancelled');
-    await sleep(100);
-    expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    await sleep(200);
+    expect(processesIn(directory.path)).toEqual([]);
+  });
+});
+
+describe('exec: the sandbox', () => {
+  const secret = 'sk-test-exec-0123456789';
+  beforeEach(() => {
+    process.env.RATCHET_TEST_SECRET = secret;
+  });
+  afterEach(() => {
+    delete process.env.RATCHET_TEST_SECRET;
+  });
+
+  it("cannot read the worker's environment through /proc, even from a shell", async () => {
+    const shell = toolbox({ shell: true, commands: ['sh', 'cat', 'ls'] });
+    const result = await callOk(shell, 'run_command', {
+      command: `cat /proc/${process.pid}/environ /proc/*/environ /proc/self/environ; ls /proc`,
+    });
+    expect(JSON.stringify(result)).not.toContain(secret);
+    expect(result.stderr).toContain(`/proc/${process.pid}/environ: No such file or directory`);
+  });
+
+  it('shows only the workspace and system directories: not /root, /home, /etc/passwd or the host /tmp', async () => {
+    writeFileSync(join(directory.path, 'here.txt'), 'inside');
+    const outside = join(dirname(directory.path), `outside-${process.pid}.txt`);
+    writeFileSync(outside, secret);
+    try {
+      const shell = toolbox({ shell: true, commands: ['ls', 'cat'] });
+      const listing = await callOk(shell, 'run_command', { command: 'ls / /etc; cat here.txt' });
+      expect(listing.stdout).toContain('inside');
+      expect(listing.stdout).not.toMatch(/^(root|home|work|passwd|shadow)$/m);
+      const escaped = await callOk(shell, 'run_command', {
+        command: `cat ${outside} /etc/passwd ~/.ssh/id_rsa`,
+      });
+      expect(JSON.stringify(escaped)).not.toContain(secret);
+      expect(escaped.stdout).toBe('');
+    } finally {
+      rmSync(outside, { force: true });
+    }
+  });
+
+  it('writes in the workspace, and the network is unreachable', async () => {
+    const result = await callOk(exec, 'run_command', {
+      command: 'node',
+      args: [
+        '-e',
+        "require('fs').writeFileSync('made.txt','ok');" +
+          "require('net').connect(6379,'127.0.0.1').on('connect',()=>console.log('connected')).on('error',e=>console.log(e.code))",
+      ],
+    });
+    expect(readFileSync(join(directory.path, 'made.txt'), 'utf8')).toBe('ok');
+    expect(result.stdout).not.toContain('connected');
+  });
+
+  it('reports a sandbox bubblewrap cannot set up as an error, not as the command failing', async () => {
+    const broken = toolbox({ read_only_paths: ['/nonexistent-ratchet-path'] });
+    const error = await callError(broken, 'run_command', { command: 'ls' });
+    expect(error).toContain('bubblewrap could not set the sandbox up');
+    expect(error).toContain('/nonexistent-ratchet-path');
+    expect(error).toContain('tools.exec.sandbox');
+  });
+
+  it('refuses to run, with an error naming tools.exec.sandbox, when bubblewrap is missing', async () => {
+    const settings = toolsSettings({ exec: { enabled: true, commands: ['ls'] } }).exec;
+    const missing = execToolbox({ workspace: directory.path, settings, bwrap: '/nonexistent/bwrap' });
+    const error = await callError(missing, 'run_command', { command: 'ls' });
+    expect(error).toContain('tools.exec.sandbox');
+    expect(error).toContain('apt-get install bubblewrap');
+  });
+});
+
+describe('exec: path arguments stay in the workspace', () => {
+  const cat = () => toolbox({ commands: ['cat', 'ls'] });
+
+  it('refuses absolute paths, .. and ~ outside the workspace, naming the argument', async () => {
+    expect(
+      await callError(cat(), 'run_command', { command: 'cat', args: [`/proc/${process.pid}/environ`] }),
+    ).toContain('args[0]');
+    expect(
+      await callError(cat(), 'run_command', { command: 'cat', args: ['-n', '../ratchet.json'] }),
+    ).toContain('args[1]: "../ratchet.json" is outside the workspace');
+    expect(await callError(cat(), 'run_command', { command: 'cat', args: ['/etc/passwd'] })).toContain(
+      'args[0]: "/etc/passwd" is outside the workspace',
+    );
+    expect(await callError(cat(), 'run_command', { command: 'cat', args: ['~/.ssh/id_rsa'] })).toContain(
+      'args[0]: "~/.ssh/id_rsa" names a home directory',
+    );
+    expect(await callError(cat(), 'run_command', { command: 'ls', args: ['--directory=/root'] })).toContain(
+      'args[0]',
+    );
+  });
+
+  it('refuses a symbolic link of the workspace that leads outside', async () => {
+    symlinkSync('/etc/passwd', join(directory.path, 'x'));
+    expect(await callError(cat(), 'run_command', { command: 'cat', args: ['x'] })).toContain(
+      'args[0]: "x" leads outside the workspace through a symbolic link',
+    );
+  });
+
+  it('accepts paths inside, relative to cwd, and arguments that are not paths', async () => {
+    mkdirSync(join(directory.path, 'sub'));
+    writeFileSync(join(directory.path, 'sub', 'a.txt'), 'A');
+    writeFileSync(join(directory.path, 'b.txt'), 'B');
+    const result = await callOk(cat(), 'run_command', {
+      command: 'cat',
+      args: ['-u', 'a.txt', '../b.txt', join(directory.path, 'b.txt')],
+      cwd: 'sub',
+    });
+    expect(result.stdout).toBe('ABB');
   });
 });
 

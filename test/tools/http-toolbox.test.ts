@@ -22,6 +22,7 @@ function route(request: IncomingMessage, response: ServerResponse, body: string)
   else if (path === '/secret') response.end('the secret');
   else if (path === '/to-loopback-ip') redirect(`http://127.0.0.1:${port}/secret`);
   else if (path === '/to-hello') redirect('/hello');
+  else if (path === '/to-echo') redirect('/echo');
   else if (path === '/see-other') redirect('/echo', 303);
   else if (path === '/to-other-origin') redirect(`http://127.0.0.1:${port}/echo`, 307);
   else if (path === '/loop') redirect('/loop');
@@ -122,15 +123,62 @@ describe('http: requests', () => {
     expect(JSON.parse(seeOther.body)).toMatchObject({ method: 'GET', body: '' });
   });
 
-  it('drops credentials when a redirect leaves the origin', async () => {
+  it('sends only the declared harmless headers when a redirect leaves the origin', async () => {
     const tools = toolbox({ private_hosts: ['localhost', '127.0.0.1'] });
     const result = await callOk(tools, 'http_request', {
       url: `http://localhost:${port}/to-other-origin`,
-      headers: { authorization: 'Bearer secret', 'x-kept': 'yes' },
+      headers: {
+        authorization: 'Bearer secret',
+        'X-Api-Key': 'secret',
+        'x-custom-token': 'secret',
+        Accept: 'application/json',
+        'user-agent': 'ratchet-test',
+      },
     });
     const echo = JSON.parse(result.body);
-    expect(echo.headers.authorization).toBeUndefined();
-    expect(echo.headers['x-kept']).toBe('yes');
+    expect(JSON.stringify(echo.headers)).not.toContain('secret');
+    expect(echo.headers).toMatchObject({ accept: 'application/json', 'user-agent': 'ratchet-test' });
+  });
+
+  it('forwards what tools.http.forward_headers_on_redirect lists, never credentials', async () => {
+    const tools = toolbox({
+      private_hosts: ['localhost', '127.0.0.1'],
+      forward_headers_on_redirect: ['X-Trace'],
+    });
+    const result = await callOk(tools, 'http_request', {
+      url: `http://localhost:${port}/to-other-origin`,
+      headers: { 'x-trace': 'abc', accept: 'text/plain', cookie: 'session=secret' },
+    });
+    expect(JSON.parse(result.body).headers).toMatchObject({ 'x-trace': 'abc' });
+    expect(JSON.parse(result.body).headers.accept).toBeUndefined();
+    expect(() => toolsSettings({ http: { forward_headers_on_redirect: ['Authorization'] } })).toThrow(
+      'credentials are never forwarded',
+    );
+  });
+
+  it('keeps every header on a redirect within the origin', async () => {
+    const result = await callOk(toolbox(trustLocalhost), 'http_request', {
+      url: `http://localhost:${port}/to-echo`,
+      headers: { 'x-api-key': 'secret', authorization: 'Bearer secret' },
+    });
+    expect(JSON.parse(result.body).headers).toMatchObject({
+      'x-api-key': 'secret',
+      authorization: 'Bearer secret',
+    });
+  });
+
+  it('a 302 after a POST becomes a GET without the body and the headers describing it', async () => {
+    const result = await callOk(toolbox(trustLocalhost), 'http_request', {
+      method: 'POST',
+      url: `http://localhost:${port}/to-echo`,
+      headers: { 'content-type': 'application/json', 'content-language': 'en', 'x-kept': 'yes' },
+      body: '{"a":1}',
+    });
+    const echo = JSON.parse(result.body);
+    expect(echo).toMatchObject({ method: 'GET', body: '', headers: { 'x-kept': 'yes' } });
+    expect(echo.headers['content-type']).toBeUndefined();
+    expect(echo.headers['content-language']).toBeUndefined();
+    expect(echo.headers['content-length']).toBeUndefined();
   });
 
   it('is declared not idempotent', () => {

@@ -3,26 +3,39 @@ import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
-import { minimalEnv, runProcess } from './run-process.js';
-import { resolveInWorkspace } from './workspace-path.js';
+import { confineArguments } from './command-arguments.js';
+import { type Invocation, sandboxEnv, sandboxInvocation, sandboxUnavailable } from './exec-sandbox.js';
+import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
+import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
 export interface ExecToolboxOptions {
   /** Absolute path of the workspace root. */
   workspace: string;
   settings: ToolsConfig['exec'];
+  /** The bubblewrap binary; default `bwrap` from the worker's PATH (tests name a missing one). */
+  bwrap?: string;
 }
+
+/** The sandbox's ready signal: the child's file descriptor 3, the pipe runProcess opens with `reportPipe`. */
+const sandboxReadyFd = 3;
 
 /** `exec`: runs allow-listed commands in the workspace (off unless tools.exec.enabled). */
 export function execToolbox(options: ExecToolboxOptions): ToolBox {
   const { workspace, settings } = options;
   const allowed = settings.commands.length > 0 ? settings.commands.join(', ') : '(none)';
+  // The model is told where it stands, so it does not retry paths it cannot reach.
+  const confinement =
+    settings.sandbox === 'none'
+      ? 'Paths must stay inside the workspace.'
+      : 'It runs in a sandbox that sees only the workspace and read-only system directories' +
+        `${settings.network ? '' : ', without network'}; paths outside the workspace are refused.`;
   const runCommand = defineTool({
     name: 'run_command',
     description: settings.shell
       ? `Runs a shell command line in the workspace. Its first word must be one of: ${allowed}. ` +
-        'Returns the exit code, stdout and stderr.'
+        `Returns the exit code, stdout and stderr. ${confinement}`
       : `Runs a program in the workspace, without a shell (no pipes, globs or variables): one of ${allowed}, ` +
-        'with its arguments as a list. Returns the exit code, stdout and stderr.',
+        `with its arguments as a list. Returns the exit code, stdout and stderr. ${confinement}`,
     inputSchema: z.strictObject({
       command: z
         .string()
@@ -48,15 +61,24 @@ export function execToolbox(options: ExecToolboxOptions): ToolBox {
       if (!directory.exists || !(await stat(directory.absolute)).isDirectory()) {
         throw new Error(`cwd: "${input.cwd}" is not a directory of the workspace`);
       }
+      const root = await workspaceRoot(workspace);
+      await confineArguments(root, directory.relative, input.args ?? []);
       const timeoutMs = input.timeout_ms ?? settings.timeout_ms;
-      const result = await runProcess({
-        ...invocation,
+      const common = {
         cwd: directory.absolute,
-        env: minimalEnv(),
         timeoutMs,
         maxOutputBytes: settings.max_output_bytes,
         signal: context.signal,
-      });
+      };
+      const result =
+        settings.sandbox === 'none'
+          ? await runProcess({ ...invocation, ...common, env: minimalEnv() })
+          : await runSandboxed(invocation, {
+              ...common,
+              bwrap: options.bwrap ?? 'bwrap',
+              workspace: root,
+              settings,
+            });
       const notes = [
         ...(result.timedOut ? [`killed after ${timeoutMs} ms`] : []),
         ...(result.truncated
@@ -75,6 +97,54 @@ export function execToolbox(options: ExecToolboxOptions): ToolBox {
     },
   });
   return createToolBox('exec', [runCommand]);
+}
+
+interface SandboxedRun {
+  bwrap: string;
+  workspace: string;
+  cwd: string;
+  settings: ToolsConfig['exec'];
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs the command inside bubblewrap. A sandbox that cannot be set up is an error result, never a silent
+ * run without it: the sandbox reports `ready` once it stands, so a run that ends without that report failed
+ * in bubblewrap, not in the command.
+ */
+async function runSandboxed(invocation: Invocation, run: SandboxedRun): Promise<ProcessResult> {
+  const sandboxed = sandboxInvocation(invocation, {
+    bwrap: run.bwrap,
+    workspace: run.workspace,
+    cwd: run.cwd,
+    settings: run.settings,
+    readyFd: sandboxReadyFd,
+  });
+  let result: ProcessResult;
+  try {
+    result = await runProcess({
+      ...sandboxed,
+      cwd: run.cwd,
+      env: sandboxEnv(),
+      timeoutMs: run.timeoutMs,
+      maxOutputBytes: run.maxOutputBytes,
+      signal: run.signal,
+      reportPipe: true,
+    });
+  } catch (error) {
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') {
+      throw sandboxUnavailable(`"${run.bwrap}" was not found on the worker's PATH`);
+    }
+    throw error;
+  }
+  if (result.report === '' && !result.timedOut && !result.truncated) {
+    throw sandboxUnavailable(
+      `bubblewrap could not set the sandbox up (${result.stderr.trim() || 'no message'})`,
+    );
+  }
+  return result;
 }
 
 /** The program and arguments to start, once the command is checked against the allow-list. */

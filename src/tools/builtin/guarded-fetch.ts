@@ -21,6 +21,11 @@ export interface GuardedFetchOptions {
   resolve: Resolver;
   maxRedirects: number;
   maxResponseBytes: number;
+  /**
+   * Request headers (lower case) still sent after a redirect leaves the origin; every other one is dropped
+   * there. Authorization, cookies and proxy credentials are dropped even when listed.
+   */
+  forwardHeadersOnRedirect: readonly string[];
   signal: AbortSignal;
 }
 
@@ -38,8 +43,10 @@ export interface GuardedResponse {
 }
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
-/** Sent only to the origin the model addressed: dropped when a redirect leaves it. */
+/** Sent only to the origin the model addressed, whatever forwardHeadersOnRedirect says. */
 const credentialHeaders = new Set(['authorization', 'cookie', 'proxy-authorization']);
+/** Headers that describe the body (the fetch standard's request-body-header names): they go with it. */
+const bodyHeaders = new Set(['content-type', 'content-encoding', 'content-language', 'content-location']);
 
 /**
  * Sends one HTTP request and follows redirects by hand, checking the destination of every hop (host
@@ -67,13 +74,18 @@ export async function guardedFetch(
       );
     }
     const next = httpUrl(new URL(location, url).href, `redirect from ${url.href}`);
-    if (next.origin !== url.origin) headers = without(headers, credentialHeaders);
+    // Any header may carry a credential (X-Api-Key, X-Auth-Token ...): another origin gets only those
+    // declared harmless, never credentials.
+    if (next.origin !== url.origin) headers = onlyForwardable(headers, options.forwardHeadersOnRedirect);
+    // As browsers do (fetch standard, HTTP-redirect fetch): a 303, and a 301/302 after a POST, become a GET
+    // without the body, and the headers describing that body go with it.
     const becomesGet =
-      response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST');
+      (response.status === 303 && method !== 'HEAD') ||
+      ((response.status === 301 || response.status === 302) && method === 'POST');
     if (becomesGet) {
-      method = method === 'HEAD' ? 'HEAD' : 'GET';
+      method = 'GET';
       body = undefined;
-      headers = without(headers, new Set(['content-type']));
+      headers = without(headers, bodyHeaders);
     }
     redirects.push(next.href);
     url = next;
@@ -164,6 +176,18 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
+}
+
+function onlyForwardable(
+  headers: Record<string, string>,
+  forwardable: readonly string[],
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => {
+      const lowerName = name.toLowerCase();
+      return forwardable.includes(lowerName) && !credentialHeaders.has(lowerName);
+    }),
+  );
 }
 
 function without(headers: Record<string, string>, names: ReadonlySet<string>): Record<string, string> {

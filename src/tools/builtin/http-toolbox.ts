@@ -61,6 +61,7 @@ export function httpToolbox(options: HttpToolboxOptions): ToolBox {
             resolve: options.resolve ?? systemResolver,
             maxRedirects: settings.max_redirects,
             maxResponseBytes: settings.max_response_bytes,
+            forwardHeadersOnRedirect: settings.forward_headers_on_redirect,
             signal,
           },
         );

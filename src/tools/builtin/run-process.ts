@@ -9,6 +9,11 @@ export interface RunProcessOptions {
   /** Cap of stdout and of stderr each; a process that writes more is killed. */
   maxOutputBytes: number;
   signal: AbortSignal;
+  /**
+   * Open a further pipe as the child's file descriptor 3 and return what the child writes there (the exec
+   * sandbox says on it that it is set up).
+   */
+  reportPipe?: boolean;
 }
 
 export interface ProcessResult {
@@ -20,6 +25,8 @@ export interface ProcessResult {
   /** Output went over the cap: the process was killed and its output cut. */
   truncated: boolean;
   timedOut: boolean;
+  /** What the child wrote on file descriptor 3 (with `reportPipe`; else empty). */
+  report: string;
 }
 
 /**
@@ -35,7 +42,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       env: options.env,
       shell: false,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: options.reportPipe ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     });
     const stdout = outputBuffer(options.maxOutputBytes);
     const stderr = outputBuffer(options.maxOutputBytes);
@@ -62,8 +69,11 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
         killGroup();
       }
     };
-    child.stdout.on('data', onOutput(stdout));
-    child.stderr.on('data', onOutput(stderr));
+    child.stdout?.on('data', onOutput(stdout));
+    child.stderr?.on('data', onOutput(stderr));
+    // A word from the sandbox: capped like the rest, never a reason to kill.
+    const report = outputBuffer(options.maxOutputBytes);
+    child.stdio[3]?.on('data', (chunk: Buffer) => report.add(chunk));
     const finish = (outcome: () => void) => {
       if (settled) return;
       settled = true;
@@ -88,6 +98,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
             stderr: stderr.text(),
             truncated,
             timedOut,
+            report: report.text(),
           });
       });
     });
