@@ -10,10 +10,12 @@ const secret = 'sk-ratchet-test-secret-5f0c2a';
 
 let harness: Harness | undefined;
 beforeEach(() => {
-  process.env.RATCHET_TEST_SECRET = secret;
+  // Not named like a secret (*_SECRET, *_KEY …): the worker would then redact it from tool results, and
+  // these tests would pass without the sandbox. They test the sandbox alone.
+  process.env.RATCHET_TEST_PLANTED_VALUE = secret;
 });
 afterEach(async () => {
-  delete process.env.RATCHET_TEST_SECRET;
+  delete process.env.RATCHET_TEST_PLANTED_VALUE;
   await harness?.close();
   harness = undefined;
 });
