@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { deleteKeys } from '../helpers/harness.js';
+import { runCli } from './cli-fixture.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const prefix = `t-${randomBytes(6).toString('hex')}`;
@@ -13,6 +14,31 @@ afterAll(async () => {
   const redis = createRedis({ url: inject('redisUrl'), logger: silentLogger(), name: 'test' });
   await deleteKeys(redis, prefix);
   await closeRedis(redis);
+});
+
+describe('config/team.yaml (the README example)', () => {
+  it('runs as written: the editor delegates to the newsroom team, whose members take turns', async () => {
+    const { code, stdout, stderr } = await runCli(
+      ['run', '--config', join(repoRoot, 'config/team.yaml'), 'Write about owls'],
+      { env: { REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix } },
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const at = (start: string) => lines.findIndex((line) => line.startsWith(start));
+    // The tree, drawn live: the team one level below the editor, its members two levels below.
+    expect(at('▶ editor starts: Write about owls')).toBeGreaterThan(0);
+    expect(at('    ↳ 👥 newsroom starts:')).toBeGreaterThan(at('  🔧 delegate_to_agent'));
+    expect(at('        ↳ 🔎 researcher starts:')).toBeGreaterThan(at('    ↳ 👥 newsroom starts:'));
+    expect(at('        ✍️ writer: Owls are')).toBeGreaterThan(at('        🔎 researcher: Facts:'));
+    expect(at('        🧐 critic: APPROVED')).toBeGreaterThan(at('        ✍️ writer: Owls are'));
+    expect(at('  ✓ delegate_to_agent → APPROVED: accurate and clear.')).toBeGreaterThan(
+      at('        🧐 critic'),
+    );
+    expect(stdout.endsWith('\nanswer: Done: the newsroom wrote it, and the critic approved it.\n')).toBe(
+      true,
+    );
+  });
 });
 
 describe('examples/engine-from-code.ts (the README example)', () => {
