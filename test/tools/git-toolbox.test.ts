@@ -2,11 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { filesystemToolbox } from '../../src/tools/builtin/filesystem-toolbox.js';
 import { gitToolbox } from '../../src/tools/builtin/git-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,
   callOk,
+  callTool,
   toolContext,
   toolsSettings,
   useTemporaryDirectory,
@@ -18,6 +20,17 @@ let git: ToolBox;
 
 function toolbox(workDir: string, section: Record<string, unknown> = {}): ToolBox {
   return gitToolbox({ workDir, settings: toolsSettings({ git: section }).git });
+}
+
+/** What the test's own git commands need to commit, whatever the machine's global config says. */
+function gitTestEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@localhost',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@localhost',
+  };
 }
 
 function commitCount(): number {
@@ -117,5 +130,161 @@ describe('git: refusals', () => {
     expect(await callError(toolbox(inner), 'git_status', {})).toContain(
       'must be the top directory of a git repository',
     );
+  });
+});
+
+/**
+ * A model that can write files tries to get git to run a program of its choosing; the marker file exists
+ * only if one ran. Each scenario ends with every git tool called.
+ */
+describe('git: files a model writes never make git run a program', () => {
+  let marker: string;
+  /** A config value that runs a program creating the marker (and passes its input through, as filters must). */
+  let program: string;
+
+  beforeEach(() => {
+    marker = join(directory.path, 'program-ran');
+    program = `"touch ${marker} && cat"`;
+  });
+
+  /** An executable that creates the marker, for settings git runs without a shell. */
+  function markerScript(): string {
+    const script = join(directory.path, 'make-marker.sh');
+    writeFileSync(script, `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(script, 0o755);
+    return script;
+  }
+
+  async function callEveryTool(toolbox: ToolBox): Promise<string[]> {
+    const calls: [string, unknown][] = [
+      ['git_status', {}],
+      ['git_add', { paths: ['a.txt'] }],
+      ['git_diff', { staged: true }],
+      ['git_diff', {}],
+      ['git_commit', { message: 'Try' }],
+      ['git_log', {}],
+    ];
+    const texts: string[] = [];
+    for (const [name, input] of calls) {
+      const outcome = await callTool(toolbox, name, input);
+      texts.push(outcome.content);
+    }
+    return texts;
+  }
+
+  it('a bare repository planted with write_file in a work dir without .git is refused, never used', async () => {
+    const workspace = join(directory.path, 'workspace');
+    const files = filesystemToolbox({ workspace, settings: toolsSettings().filesystem });
+    const planted: Record<string, string> = {
+      HEAD: 'ref: refs/heads/main\n',
+      config:
+        '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n' +
+        `\tfsmonitor = ${program}\n\tpager = ${program}\n\thooksPath = hooks\n` +
+        `[filter "x"]\n\tclean = ${program}\n\tsmudge = ${program}\n` +
+        `[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ${program}\n`,
+      'objects/info/keep': '',
+      'refs/heads/keep': '',
+      '.gitattributes': '* filter=x\n',
+      'a.txt': 'a\n',
+    };
+    for (const [path, content] of Object.entries(planted)) {
+      await callOk(files, 'write_file', { path, content });
+    }
+    const results = await callEveryTool(toolbox(workspace));
+    expect(existsSync(marker)).toBe(false);
+    for (const text of results) {
+      expect(text).toContain(
+        `tools.git.work_dir "${workspace}" must be the top directory of a git repository`,
+      );
+      expect(text).toContain('run git init there');
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('filter drivers of the repository config do not run, whatever .gitattributes assigns them to', async () => {
+    // The repository config is not writable by tools; a driver configured there is still not run for
+    // files the model chose, and required ones fail loudly instead of storing unfiltered content.
+    execFileSync('git', ['config', 'filter.clean-one.clean', `touch ${marker} && cat`], { cwd: repo });
+    execFileSync('git', ['config', 'filter.smudge-one.smudge', `touch ${marker} && cat`], { cwd: repo });
+    execFileSync('git', ['config', 'filter.process-one.process', `touch ${marker}`], { cwd: repo });
+    writeFileSync(
+      join(repo, '.gitattributes'),
+      '* filter=smudge-one\na.txt filter=clean-one\nb.txt filter=process-one\n',
+    );
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    writeFileSync(join(repo, 'b.txt'), 'b\n');
+    await callOk(git, 'git_add', { paths: ['a.txt', 'b.txt', '.gitattributes'] });
+    await callOk(git, 'git_commit', { message: 'Filtered files' });
+    writeFileSync(join(repo, 'a.txt'), 'changed\n');
+    expect(await callOk(git, 'git_status', {})).toContain(' M a.txt');
+    expect(await callOk(git, 'git_diff', {})).toContain('+changed');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a repository config that includes another file is refused', async () => {
+    // The included file is one the model could write: it defines a filter and an fsmonitor.
+    writeFileSync(
+      join(repo, 'included.cfg'),
+      `[filter "x"]\n\tclean = ${program}\n[core]\n\tfsmonitor = ${program}\n`,
+    );
+    writeFileSync(join(repo, '.gitattributes'), '* filter=x\n');
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    execFileSync('git', ['config', 'include.path', '../included.cfg'], { cwd: repo });
+    const results = await callEveryTool(git);
+    expect(existsSync(marker)).toBe(false);
+    for (const text of results) expect(text).toContain('sets include.path');
+    execFileSync('git', ['config', '--unset', 'include.path'], { cwd: repo });
+    execFileSync('git', ['config', 'includeIf.gitdir:/.path', '../included.cfg'], { cwd: repo });
+    expect(await callError(git, 'git_status', {})).toContain('sets includeif.gitdir:/.path');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a global config in the home directory (e.g. a workspace that is HOME) is not read', async () => {
+    writeFileSync(join(directory.path, '.gitconfig'), `[filter "x"]\n\tclean = ${program}\n`);
+    writeFileSync(join(repo, '.gitattributes'), '* filter=x\n');
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    const home = process.env.HOME;
+    process.env.HOME = directory.path;
+    try {
+      const results = await callEveryTool(git);
+      expect(results[4]).toContain('"commit"');
+    } finally {
+      process.env.HOME = home;
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('program-valued settings of the repository config stay unused: signature checks, pager, editor', async () => {
+    execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'first'], { cwd: repo, env: gitTestEnv() });
+    // A commit carrying a signature header: git log --show-signature hands it to gpg.program.
+    const unsigned = execFileSync('git', ['cat-file', 'commit', 'HEAD'], { cwd: repo, encoding: 'utf8' });
+    const signed = unsigned.replace(
+      /^(committer .*)$/m,
+      '$1\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----',
+    );
+    const hash = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], {
+      cwd: repo,
+      input: signed,
+      encoding: 'utf8',
+    }).trim();
+    execFileSync('git', ['update-ref', 'HEAD', hash], { cwd: repo });
+    for (const [key, value] of [
+      ['log.showSignature', 'true'],
+      // Run without a shell: it must be a program file.
+      ['gpg.program', markerScript()],
+      ['core.pager', `touch ${marker}`],
+      ['pager.log', `touch ${marker}`],
+      ['core.editor', `touch ${marker}`],
+      ['core.fsmonitor', `touch ${marker}`],
+      ['diff.external', `touch ${marker}`],
+      ['credential.helper', `!touch ${marker}`],
+    ]) {
+      execFileSync('git', ['config', key as string, value as string], { cwd: repo });
+    }
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    const results = await callEveryTool(git);
+    expect(results[5]).toContain('Try');
+    expect(results[5]).toContain('first');
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -1,13 +1,13 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { globToRegExp } from '../../src/tools/builtin/glob-pattern.js';
+import { compileGlob, maxGlobLength } from '../../src/tools/builtin/glob-pattern.js';
 import { searchToolbox } from '../../src/tools/builtin/search-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import { callError, callOk, toolsSettings, useTemporaryDirectory } from '../helpers/tool-calls.js';
 
-describe('globToRegExp', () => {
-  const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);
+describe('compileGlob', () => {
+  const matches = (pattern: string, path: string) => compileGlob(pattern).matches(path);
 
   it('* and ? stay within one path segment', () => {
     expect(matches('*.ts', 'a.ts')).toBe(true);
@@ -36,7 +36,35 @@ describe('globToRegExp', () => {
   it('takes regex characters literally and reports an unclosed brace', () => {
     expect(matches('a+b(1).txt', 'a+b(1).txt')).toBe(true);
     expect(matches('a.txt', 'abtxt')).toBe(false);
-    expect(() => globToRegExp('src/{a,b')).toThrow('has a "{" without its "}"');
+    expect(() => compileGlob('src/{a,b')).toThrow('has a "{" without its "}"');
+  });
+
+  it('matches hostile globs correctly in linear time (a RegExp took 85 s on the first of them)', () => {
+    const stars = `${'*a'.repeat(12)}b`;
+    expect(matches(stars, 'a'.repeat(40))).toBe(false);
+    expect(matches(stars, `${'a'.repeat(40)}b`)).toBe(true);
+    expect(matches(stars, `${'a'.repeat(11)}b`)).toBe(false);
+    const segments = `${'**/'.repeat(10)}b`;
+    expect(matches(segments, `${'a/'.repeat(30)}c`)).toBe(false);
+    expect(matches(segments, `${'a/'.repeat(30)}b`)).toBe(true);
+    const nested = `${'{a,'.repeat(100)}b${'}'.repeat(100)}*`;
+    expect(matches(nested, 'a'.repeat(4000))).toBe(true);
+    expect(matches(nested, `b${'/'.repeat(2)}`)).toBe(false);
+    // The longest glob against a path as long as Linux allows: still one pass over the path.
+    const longest = `${'*a'.repeat(249)}b`;
+    expect(longest.length).toBeLessThanOrEqual(maxGlobLength);
+    expect(matches(longest, 'a'.repeat(4000))).toBe(false);
+    expect(matches(longest, `${'a'.repeat(4000)}b`)).toBe(true);
+  });
+
+  it('refuses a glob over the length limit and a range out of order, naming the field', () => {
+    expect(() => compileGlob('a'.repeat(maxGlobLength + 1), 'include')).toThrow(
+      `include: is ${maxGlobLength + 1} characters long, over the limit of ${maxGlobLength}`,
+    );
+    expect(() => compileGlob('file[z-a].txt')).toThrow('pattern: the range "z-a" in "[z-a]" is out of order');
+    expect(matches('[^a].txt', '/.txt')).toBe(false);
+    expect(matches('[a-c\\].txt', '\\.txt')).toBe(true);
+    expect(matches('?.txt', '😀.txt')).toBe(true);
   });
 });
 
@@ -131,6 +159,39 @@ describe('search toolbox', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     // The same toolbox keeps working afterwards.
     expect(await callOk(search, 'grep', { pattern: 'write docs' })).toMatchObject({ matches: [{ line: 2 }] });
+  });
+
+  it('a hostile glob over a long file name never blocks the event loop (glob pattern and grep include)', async () => {
+    // About 7 s of backtracking for each file name with a RegExp; the loop must keep turning meanwhile.
+    const hostile = `${'*a'.repeat(12)}b`;
+    writeFileSync(join(workspace, 'a'.repeat(32)), 'x\n');
+    writeFileSync(join(workspace, `${'a'.repeat(31)}b`), 'x\n');
+    let longestGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    try {
+      expect(await callOk(search, 'glob', { pattern: hostile })).toEqual({ paths: [`${'a'.repeat(31)}b`] });
+      expect(await callOk(search, 'grep', { pattern: 'x', include: hostile })).toEqual({
+        matches: [{ path: `${'a'.repeat(31)}b`, line: 1, text: 'x' }],
+      });
+    } finally {
+      clearInterval(ticker);
+    }
+    // A generous bound: the point is seconds versus milliseconds.
+    expect(longestGap).toBeLessThan(1_000);
+  });
+
+  it('a glob over the length limit is an error naming the field', async () => {
+    expect(await callError(search, 'glob', { pattern: '*'.repeat(maxGlobLength + 1) })).toContain(
+      `a glob may be at most ${maxGlobLength} characters long`,
+    );
+    expect(await callError(search, 'grep', { pattern: 'x', include: '*'.repeat(maxGlobLength + 1) })).toMatch(
+      /include.*a glob may be at most/s,
+    );
   });
 
   it('refuses a search path outside the workspace', async () => {

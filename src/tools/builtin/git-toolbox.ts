@@ -1,8 +1,8 @@
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool, type JsonValue } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
+import { checkConfigKeys, checkRepository, gitEnvironment, gitGlobalOptions } from './git-environment.js';
 import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
 import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
@@ -11,25 +11,6 @@ export interface GitToolboxOptions {
   workDir: string;
   settings: ToolsConfig['git'];
 }
-
-/**
- * Options given to every git command: no hooks, no fsmonitor, no pager, no signing prompts, pathspecs taken
- * literally. Hooks matter most: a model that can write files must not get code run by `git commit`.
- */
-const safetyOptions = [
-  '--no-pager',
-  '--literal-pathspecs',
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'commit.gpgSign=false',
-  '-c',
-  'core.quotePath=false',
-  '-c',
-  'color.ui=false',
-];
 
 /** The trailer `git_commit` adds, so a rerun of the same call finds its commit instead of committing twice. */
 export const callTrailer = 'Ratchet-Call';
@@ -78,6 +59,8 @@ export function gitToolbox(options: GitToolboxOptions): ToolBox {
       const paths = await git.paths(input.paths ?? []);
       const args = [
         'log',
+        '--no-ext-diff',
+        '--no-textconv',
         `--max-count=${input.max_count ?? 20}`,
         '--date=iso-strict',
         '--format=%h %an %ad %s',
@@ -135,28 +118,48 @@ interface GitRunner {
 
 function gitRunner(options: GitToolboxOptions): GitRunner {
   const { settings } = options;
-  const spawnGit = async (args: readonly string[], signal: AbortSignal): Promise<ProcessResult> => {
-    const workDir = await workspaceRoot(options.workDir);
-    const name = settings.author_name ?? process.env.GIT_AUTHOR_NAME ?? 'Ratchet';
-    const email = settings.author_email ?? process.env.GIT_AUTHOR_EMAIL ?? 'ratchet@localhost';
-    return runProcess({
+  const name = settings.author_name ?? process.env.GIT_AUTHOR_NAME ?? 'Ratchet';
+  const email = settings.author_email ?? process.env.GIT_AUTHOR_EMAIL ?? 'ratchet@localhost';
+  const author = {
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email,
+  };
+  const spawnIn = (
+    workDir: string,
+    args: readonly string[],
+    configKeys: readonly string[] | undefined,
+    signal: AbortSignal,
+  ) =>
+    runProcess({
       command: 'git',
-      args: [...safetyOptions, ...args],
+      args: [...gitGlobalOptions, ...args],
       cwd: workDir,
-      env: minimalEnv({
-        // git looks no higher than the work dir: a work dir without .git never uses an enclosing repository.
-        GIT_CEILING_DIRECTORIES: dirname(workDir),
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_AUTHOR_NAME: name,
-        GIT_AUTHOR_EMAIL: email,
-        GIT_COMMITTER_NAME: name,
-        GIT_COMMITTER_EMAIL: email,
-      }),
+      env: minimalEnv({ ...gitEnvironment({ workDir, configKeys }), ...author }),
       timeoutMs: settings.timeout_ms,
       maxOutputBytes: settings.max_output_bytes,
       signal,
     });
+  /**
+   * Every command: check the repository, read the names of its configuration keys (reading runs nothing),
+   * refuse includes, then run with the filters it defines switched off.
+   */
+  const spawnGit = async (args: readonly string[], signal: AbortSignal): Promise<ProcessResult> => {
+    const workDir = await workspaceRoot(options.workDir);
+    await checkRepository(workDir, options.workDir);
+    const listed = await spawnIn(
+      workDir,
+      ['config', '--no-includes', '--null', '--name-only', '--list'],
+      undefined,
+      signal,
+    );
+    if (listed.exitCode !== 0 || listed.truncated || listed.timedOut) {
+      throw new Error(gitFailure(['config'], listed, options.workDir));
+    }
+    const configKeys = listed.stdout.split('\0').filter((key) => key !== '');
+    checkConfigKeys(configKeys, options.workDir);
+    return spawnIn(workDir, args, configKeys, signal);
   };
   const run = async (args: readonly string[], signal: AbortSignal) => {
     const result = await spawnGit(args, signal);

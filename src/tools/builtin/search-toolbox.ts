@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool, type JsonValue } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
-import { globToRegExp } from './glob-pattern.js';
+import { compileGlob, maxGlobLength } from './glob-pattern.js';
 import { type WalkedFile, walkWorkspace } from './walk-workspace.js';
 import { relativeInside, resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
@@ -25,6 +25,11 @@ const basePathField = z
   .optional()
   .describe('directory to search in, relative to the workspace root (default: the root)');
 
+const globField = z
+  .string()
+  .min(1)
+  .max(maxGlobLength, { error: `a glob may be at most ${maxGlobLength} characters long` });
+
 /** `search`: find files by glob and lines by regular expression, inside the workspace. */
 export function searchToolbox(options: SearchToolboxOptions): ToolBox {
   const { workspace, settings } = options;
@@ -35,19 +40,19 @@ export function searchToolbox(options: SearchToolboxOptions): ToolBox {
       'Lists the files whose path (relative to `path`) matches a glob: * ? [abc] {a,b} and ** for any ' +
       `number of directories, e.g. "**/*.ts" or "src/{lib,test}/*.js". At most ${settings.max_results} paths.`,
     inputSchema: z.strictObject({
-      pattern: z.string().min(1).describe('the glob'),
+      pattern: globField.describe('the glob'),
       path: basePathField,
     }),
     idempotent: true,
     handler: async (context, input) => {
-      const matcher = globToRegExp(input.pattern);
+      const matcher = compileGlob(input.pattern, 'pattern');
       const base = await searchBase(workspace, input.path);
       const paths: string[] = [];
       let truncated = false;
       const summary = await walkWorkspace(
         { realRoot: base.realRoot, start: base.start, signal: context.signal, maxFiles: settings.max_files },
         (file) => {
-          if (!matcher.test(relativeToBase(base, file))) return true;
+          if (!matcher.matches(relativeToBase(base, file))) return true;
           if (paths.length >= settings.max_results) {
             truncated = true;
             return false;
@@ -70,19 +75,19 @@ export function searchToolbox(options: SearchToolboxOptions): ToolBox {
       path: basePathField.describe(
         'file or directory to search, relative to the workspace root (default: all)',
       ),
-      include: z.string().min(1).optional().describe('only files matching this glob, e.g. "**/*.ts"'),
+      include: globField.optional().describe('only files matching this glob, e.g. "**/*.ts"'),
       ignore_case: z.boolean().optional().describe('match regardless of case (default false)'),
     }),
     idempotent: true,
     handler: async (context, input) => {
       const regex = compileRegex(input.pattern, input.ignore_case === true);
       const matcher = lineMatcher(regex, input.pattern, Date.now() + settings.regex_timeout_ms);
-      const include = input.include === undefined ? undefined : globToRegExp(input.include);
+      const include = input.include === undefined ? undefined : compileGlob(input.include, 'include');
       const base = await searchBase(workspace, input.path);
       const matches: { path: string; line: number; text: string }[] = [];
       let truncated = false;
       const searchFile = async (file: WalkedFile): Promise<boolean> => {
-        if (include && !include.test(relativeToBase(base, file))) return true;
+        if (include && !include.matches(relativeToBase(base, file))) return true;
         const lines = await textLines(file.absolute, options.maxFileBytes, context.signal);
         for (const index of matcher(lines)) {
           const line = lines[index] ?? '';

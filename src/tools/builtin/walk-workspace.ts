@@ -1,5 +1,6 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { relativeInside } from './workspace-path.js';
 
 export interface WalkedFile {
@@ -25,9 +26,17 @@ export interface WalkSummary {
 }
 
 /**
+ * The longest the walk keeps the event loop to itself: a directory of many files, each matched against a
+ * pattern, would otherwise run as one long synchronous stretch, and a worker whose loop is blocked misses
+ * its lock renewals (the step is taken over and runs twice).
+ */
+const maxBusyMs = 20;
+
+/**
  * Visits the files below `start`, depth first in name order (a directory's files before its
  * subdirectories). Symbolic links are followed only when their target is inside the workspace (each
  * directory once, so link cycles end); `.git` directories are skipped. The visitor returns false to stop.
+ * The walk yields to the event loop at least every `maxBusyMs`.
  */
 export async function walkWorkspace(
   options: WalkOptions,
@@ -36,6 +45,13 @@ export async function walkWorkspace(
   const visited = new Set<string>([options.start]);
   const pending: string[] = [options.start];
   let filesSeen = 0;
+  let busySince = performance.now();
+  const yieldWhenBusy = async () => {
+    if (performance.now() - busySince < maxBusyMs) return;
+    await nextTurn();
+    options.signal.throwIfAborted();
+    busySince = performance.now();
+  };
   while (pending.length > 0) {
     options.signal.throwIfAborted();
     const directory = pending.pop() as string;
@@ -43,6 +59,7 @@ export async function walkWorkspace(
     entries.sort((a, b) => a.name.localeCompare(b.name));
     const subdirectories: string[] = [];
     for (const entry of entries) {
+      await yieldWhenBusy();
       const path = join(directory, entry.name);
       let real = path;
       let isDirectory = entry.isDirectory();

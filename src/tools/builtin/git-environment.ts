@@ -1,0 +1,126 @@
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Why this exists: the filesystem tools let a model write any file of the workspace, and git reads some of
+ * those files as its own configuration. A folder with `HEAD`, `config`, `objects/` and `refs/` is a bare
+ * repository to git's discovery, and its `config` may name programs (filters, fsmonitor, pager, …) that a
+ * later `git add` or `git status` runs. So every git command the tools run names its repository explicitly,
+ * reads no configuration but the repository's own `.git/config` (which the filesystem tools refuse to
+ * write), and switches off, from the command line, every setting that names a program.
+ */
+
+/** Options given before the subcommand. */
+export const gitGlobalOptions: readonly string[] = ['--no-pager', '--literal-pathspecs'];
+
+/**
+ * Settings every git command runs with, given as command-line configuration (GIT_CONFIG_COUNT), which
+ * overrides the repository's. Each names a program, or makes git start one, in some command the tools run.
+ */
+const programSwitches: readonly (readonly [string, string])[] = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+  // "cat" and ":" are the values git itself treats as "no pager" and "no editor": nothing is started.
+  ['core.pager', 'cat'],
+  ['core.editor', ':'],
+  ['sequence.editor', ':'],
+  // An empty value is "none" for both (and empties the list of credential helpers).
+  ['core.askPass', ''],
+  ['credential.helper', ''],
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
+  // git log would run gpg.program to check signatures.
+  ['log.showSignature', 'false'],
+  // No transport at all: ssh commands, proxies, `ext::` helpers and remote-side programs stay unused.
+  ['protocol.allow', 'never'],
+  // A commit may start `git maintenance run --auto` in the background, outliving the tool call.
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['status.submoduleSummary', 'false'],
+  ['safe.bareRepository', 'explicit'],
+  ['core.attributesFile', '/dev/null'],
+  ['core.quotePath', 'false'],
+  ['color.ui', 'false'],
+];
+
+/** Keys of a filter driver that name a program; `<driver>` comes from `.gitattributes`, which a model writes. */
+const filterProgramKeys = ['clean', 'smudge', 'process'] as const;
+
+/** The environment git runs in, apart from the variables every child process gets. */
+export interface GitEnvironmentOptions {
+  /** The work dir's real path. */
+  workDir: string;
+  /** Names of keys in the repository's configuration (`git config --name-only --list`), when known. */
+  configKeys?: readonly string[];
+}
+
+/**
+ * Variables that pin the repository (GIT_DIR / GIT_WORK_TREE: no discovery, so no planted bare repository),
+ * read no system or global configuration, and carry the program switches. Filter drivers configured in the
+ * repository are switched off by name: `.gitattributes` may assign any of them to any file.
+ */
+export function gitEnvironment(options: GitEnvironmentOptions): NodeJS.ProcessEnv {
+  const filterDrivers = new Set(
+    (options.configKeys ?? []).flatMap((key) => {
+      const driver = /^filter\.(.+)\.[^.]+$/s.exec(key)?.[1];
+      return driver === undefined ? [] : [driver];
+    }),
+  );
+  const settings: (readonly [string, string])[] = [
+    ...programSwitches,
+    ...[...filterDrivers].flatMap((driver) =>
+      filterProgramKeys.map((key) => [`filter.${driver}.${key}`, ''] as const),
+    ),
+  ];
+  const environment: NodeJS.ProcessEnv = {
+    GIT_DIR: join(options.workDir, '.git'),
+    GIT_WORK_TREE: options.workDir,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_PAGER: 'cat',
+    GIT_EDITOR: ':',
+    GIT_SEQUENCE_EDITOR: ':',
+    GIT_PROTOCOL_FROM_USER: '0',
+    GIT_CONFIG_COUNT: String(settings.length),
+  };
+  for (const [index, [key, value]] of settings.entries()) {
+    environment[`GIT_CONFIG_KEY_${index}`] = key;
+    environment[`GIT_CONFIG_VALUE_${index}`] = value;
+  }
+  return environment;
+}
+
+/**
+ * Refuses a work dir that is not the top of a non-bare repository: it must hold a real `.git` directory
+ * (not a symbolic link, not a `gitdir:` file). Without this, git would take the work dir itself for a bare
+ * repository when a model planted one there.
+ */
+export async function checkRepository(workDir: string, configuredWorkDir: string): Promise<void> {
+  const gitDirectory = await lstat(join(workDir, '.git')).catch(() => undefined);
+  if (gitDirectory?.isDirectory() === true) return;
+  const found =
+    gitDirectory === undefined
+      ? 'it has no .git directory'
+      : `its .git is a ${gitDirectory.isSymbolicLink() ? 'symbolic link' : 'file'}, not a directory`;
+  throw new Error(
+    `tools.git.work_dir "${configuredWorkDir}" must be the top directory of a git repository (${found}): ` +
+      'run git init there. The git tools use no other repository (no enclosing one, no bare one).',
+  );
+}
+
+/**
+ * Refuses a repository whose configuration includes other files: git reads them at every command, they
+ * cannot be switched off from the command line, and one of them could be a file a model wrote.
+ * `configKeys` are read with `--no-includes`.
+ */
+export function checkConfigKeys(configKeys: readonly string[], configuredWorkDir: string): void {
+  const include = configKeys.find((key) => /^include(if\..*)?\.path$/is.test(key));
+  if (include === undefined) return;
+  throw new Error(
+    `tools.git.work_dir "${configuredWorkDir}": the repository's configuration sets ${include}, which makes ` +
+      'git read another file at every command (a file a tool could write); remove it from .git/config ' +
+      '(git config --unset-all <key>) to use the git tools here.',
+  );
+}
