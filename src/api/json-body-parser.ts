@@ -34,7 +34,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       );
       return;
     }
-    fastifyParser(request, text, done);
+    // The default parser answers through `done`; its return value carries nothing.
+    void fastifyParser(request, text, done);
   });
 }
 
