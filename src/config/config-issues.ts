@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatPath } from '../tools/index.js';
+import { formatPath } from '../schemas/index.js';
 import { didYouMean } from './suggest.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { RatchetError } from '../errors/index.js';
-import { describeIssues } from '../tools/tool-result.js';
+import { describeIssues } from './issues.js';
 
 /**
  * The one helper for data crossing a trust boundary that we wrote ourselves (records read back from Redis,

@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { configErrorMap } from '../config/config-issues.js';
-import { describeIssues } from '../tools/index.js';
+import { describeIssues } from '../schemas/index.js';
 
 /** A procedure an agent can follow: `<skills dir>/<name>/SKILL.md`. */
 export interface Skill {

@@ -1,8 +1,9 @@
 import type { ToolCallPart } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
+import { describeIssues } from '../schemas/index.js';
 import { redactSecrets } from '../secrets/index.js';
 import type { Tool, ToolContext } from './tool.js';
-import { describeIssues, renderToolOutput, type ToolOutcome } from './tool-result.js';
+import { renderToolOutput, type ToolOutcome } from './tool-result.js';
 
 export type PreparedCall = { ok: true; tool: Tool; input: unknown } | { ok: false; outcome: ToolOutcome };
 

@@ -12,5 +12,5 @@ export {
   type ToolContext,
   toolDefinitionOf,
 } from './tool.js';
-export { describeIssues, formatPath, renderToolOutput, type ToolOutcome } from './tool-result.js';
+export { renderToolOutput, type ToolOutcome } from './tool-result.js';
 export { type AnyTool, createToolBox, findTool, type ToolBox, toolDefinitions } from './toolbox.js';

@@ -3,9 +3,9 @@ import { RatchetError } from '../errors/index.js';
 import { buildEvent } from '../events/event.js';
 import { type KeySpace, runKeys, sessionKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
+import { describeIssues } from '../schemas/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { Tool } from '../tools/index.js';
-import { describeIssues } from '../tools/index.js';
 import { sessionIdOfRun } from './ids.js';
 import {
   type ApprovalAnswer,

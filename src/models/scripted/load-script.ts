@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { RatchetError } from '../../errors/index.js';
-import { formatPath } from '../../tools/index.js';
+import { formatPath } from '../../schemas/index.js';
 import { type Script, scriptSchema } from './script-schema.js';
 
 /**

@@ -1,0 +1,2 @@
+export { describeIssues, formatPath } from './issues.js';
+export { parseJsonRecord, parseRecord } from './parse.js';
