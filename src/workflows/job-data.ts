@@ -19,6 +19,25 @@ export const iterationJobDataSchema = z.strictObject({
 });
 export type IterationJobData = z.infer<typeof iterationJobDataSchema>;
 
+/**
+ * Turn n of a team's run: the team's state (turns taken, member cursors) is in the journal, so the job
+ * carries only where the run is and which turn it is. Version 1.
+ */
+export const teamTurnJobDataSchema = z.strictObject({
+  v: z.literal(1),
+  session_id: z.string(),
+  run_id: z.string(),
+  /** The team: for log lines; the run record stays the source of truth. */
+  agent: z.string(),
+  chat_id: z.string(),
+  /** The turn's number (it shares the iteration's job id space: `stepJobId.iteration`). */
+  iteration: z.number().int().positive(),
+  /** Written (always 0) by versions whose team turns reused the iteration's job data; ignored. */
+  previous_calls: z.literal(0).optional(),
+  lineage: z.array(z.string()).optional(),
+});
+export type TeamTurnJobData = z.infer<typeof teamTurnJobDataSchema>;
+
 export const toolJobDataSchema = z.strictObject({
   v: z.literal(1),
   session_id: z.string(),

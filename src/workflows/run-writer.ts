@@ -53,7 +53,7 @@ export async function writeRun(input: {
     ...plan.events.map(encodeEvent),
   );
   const jobId = stepJobId.iteration(record.id, 1);
-  await new Job(queue, plan.firstStepKind, plan.firstStep, input.queues.jobOptions(jobId), jobId).addJob(
+  await new Job(queue, plan.first.kind, plan.first.data, input.queues.jobOptions(jobId), jobId).addJob(
     transaction,
   );
   const results = await transaction.exec();

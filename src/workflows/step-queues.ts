@@ -4,7 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { KeySpace } from '../redis/keys.js';
 import { shardPrefix, stepQueueName } from '../redis/keys.js';
 import { stepJobId } from './ids.js';
-import type { IterationJobData, ToolJobData } from './job-data.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from './job-data.js';
 
 /** Names of BullMQ jobs = step kinds. */
 export const stepJobName = { iteration: 'iteration', tool: 'tool', teamTurn: 'team-turn' } as const;
@@ -84,7 +84,7 @@ export class StepQueues {
   }
 
   /** Adds turn n of a team's run. */
-  async addTeamTurn(shard: number, data: IterationJobData): Promise<void> {
+  async addTeamTurn(shard: number, data: TeamTurnJobData): Promise<void> {
     const jobId = stepJobId.iteration(data.run_id, data.iteration);
     await this.queue(shard).add(stepJobName.teamTurn, data, this.jobOptions(jobId));
   }

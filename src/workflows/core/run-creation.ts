@@ -2,7 +2,7 @@ import type { Message, Part } from '../../chat/index.js';
 import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
-import type { IterationJobData } from '../job-data.js';
+import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
 import type { Budget, RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 
@@ -13,9 +13,8 @@ export interface RunCreation {
   events: StoredEvent[];
   /** Written only when the session is new. */
   sessionRecord: SessionRecord | undefined;
-  firstStep: IterationJobData;
-  /** The step kind of the first step (its BullMQ job name). */
-  firstStepKind: 'iteration' | 'team-turn';
+  /** The first step, with its kind (its BullMQ job name). */
+  first: { kind: 'iteration'; data: IterationJobData } | { kind: 'team-turn'; data: TeamTurnJobData };
 }
 
 /** Everything a new run writes: its record, its input message, its first events and its first step. */
@@ -74,6 +73,15 @@ export function planRunCreation(input: {
     .flatMap((message) => message.parts)
     .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
     .join('\n');
+  const place: TeamTurnJobData = {
+    v: 1,
+    session_id: sessionId,
+    run_id: runId,
+    agent,
+    chat_id: chatId,
+    iteration: 1,
+    ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
+  };
   return {
     record,
     messages,
@@ -101,16 +109,8 @@ export function planRunCreation(input: {
     sessionRecord: input.newSession
       ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }
       : undefined,
-    firstStepKind: input.team ? 'team-turn' : 'iteration',
-    firstStep: {
-      v: 1,
-      session_id: sessionId,
-      run_id: runId,
-      agent,
-      chat_id: chatId,
-      iteration: 1,
-      previous_calls: 0,
-      ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
-    },
+    first: input.team
+      ? { kind: 'team-turn', data: place }
+      : { kind: 'iteration', data: { ...place, previous_calls: 0 } },
   };
 }

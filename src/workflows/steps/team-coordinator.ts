@@ -4,7 +4,7 @@ import { RatchetError } from '../../errors/index.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
 import { runKeys } from '../../redis/keys.js';
 import { messageText } from '../core/team.js';
-import type { IterationJobData } from '../job-data.js';
+import type { TeamTurnJobData } from '../job-data.js';
 import { journalField, type TeamSelectionEntry } from '../journal.js';
 import { descriptionOf } from './agent-runtime.js';
 import { callModel } from './model-call.js';
@@ -25,7 +25,7 @@ const choiceSchema = z.strictObject({
  */
 export async function chooseMembers(
   context: StepContext,
-  data: IterationJobData,
+  data: TeamTurnJobData,
   team: TeamService,
   shared: readonly Message[],
 ): Promise<{ entry: TeamSelectionEntry; usage: Usage }> {

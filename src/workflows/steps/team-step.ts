@@ -16,7 +16,7 @@ import {
   teamResult,
 } from '../core/team.js';
 import { crashPoint } from '../crash-points.js';
-import { type IterationJobData, iterationJobDataSchema } from '../job-data.js';
+import { type TeamTurnJobData, teamTurnJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
@@ -37,7 +37,7 @@ interface LoadedTurn {
 
 async function loadTurn(
   context: StepContext,
-  data: IterationJobData,
+  data: TeamTurnJobData,
   team: TeamService,
 ): Promise<LoadedTurn | undefined> {
   const { services } = context;
@@ -80,7 +80,7 @@ async function loadTurn(
  * given what happened in the shared chat since its last turn; their final answers go to the shared chat in
  * selection order; the next turn is enqueued. While members act the step is parked (no worker held).
  */
-async function executeTeamTurn(context: StepContext, data: IterationJobData): Promise<void> {
+async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Promise<void> {
   const { services } = context;
   const team = services.teams.get(data.agent);
   if (!team)
@@ -158,7 +158,6 @@ async function executeTeamTurn(context: StepContext, data: IterationJobData): Pr
     agent: record.agent,
     chat_id: record.chat_id,
     iteration: n + 1,
-    previous_calls: 0,
     ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
   });
 }
@@ -170,7 +169,7 @@ async function executeTeamTurn(context: StepContext, data: IterationJobData): Pr
  */
 async function decide(
   context: StepContext,
-  data: IterationJobData,
+  data: TeamTurnJobData,
   team: TeamService,
   loaded: LoadedTurn,
   base: StepWrite,
@@ -245,14 +244,14 @@ function selectionOf(entry: TeamSelectionEntry): Selection {
 }
 
 /** The session's shared state hash (the `state` toolbox's blackboard). */
-function stateKey(context: StepContext, data: IterationJobData): string {
+function stateKey(context: StepContext, data: TeamTurnJobData): string {
   return sessionDataKeys(context.services.space, data.session_id).state;
 }
 
 /** The turn of each selected member: a child run on its private chat, given its synced view. */
 function memberTurns(
   context: StepContext,
-  data: IterationJobData,
+  data: TeamTurnJobData,
   team: TeamService,
   loaded: LoadedTurn,
   selected: readonly number[],
@@ -295,7 +294,7 @@ function memberTurns(
 /** The members' answers go to the shared chat in selection order, with the team's state after the turn. */
 async function commitTurn(
   context: StepContext,
-  data: IterationJobData,
+  data: TeamTurnJobData,
   loaded: LoadedTurn,
   selected: readonly number[],
   states: readonly ChildState[],
@@ -345,9 +344,9 @@ async function commitTurn(
 }
 
 /** A team's turn: its own step kind, with a run's failure semantics (a final failure fails the team's run). */
-export const teamTurnStep: StepKind<IterationJobData> = {
+export const teamTurnStep: StepKind<TeamTurnJobData> = {
   name: 'team-turn',
-  dataSchema: iterationJobDataSchema,
+  dataSchema: teamTurnJobDataSchema,
   describe: (data) => ({
     run_id: data.run_id,
     session_id: data.session_id,
