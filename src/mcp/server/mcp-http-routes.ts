@@ -1,5 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { unavailableRetryAfterSeconds } from '../../api/api-error.js';
 import { createRatchetMcpServer, type RatchetMcpServerOptions } from './ratchet-mcp-server.js';
 
 export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
@@ -8,6 +9,11 @@ export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
    * accepted only from a loopback origin: a web page must not drive a local server (DNS rebinding).
    */
   authenticated: boolean;
+  /**
+   * Whether Redis answers now (bounded). Every tool needs it, and once the transport has the response
+   * its status is 200, whatever happens after: so the check comes first, and Redis trouble is a 503.
+   */
+  redisAnswers: () => Promise<boolean>;
 }
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -30,6 +36,10 @@ export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (ap
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
     if (!options.authenticated && !fromAllowedOrigin(request.headers.origin)) {
       return sendRpcError(reply, 403, -32000, 'requests from this origin are refused (set api.tokens)');
+    }
+    if (!(await options.redisAnswers())) {
+      reply.header('retry-after', String(unavailableRetryAfterSeconds));
+      return sendRpcError(reply, 503, -32000, 'the service is temporarily unavailable; retry later');
     }
     const server = createRatchetMcpServer(options);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
