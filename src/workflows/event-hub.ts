@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { closeRedis } from '../redis/connection.js';
 import { compareStreamIds } from './stream-ids.js';
 
 export interface EventHubOptions {
@@ -197,7 +196,8 @@ class HubReader {
       for (const waiter of [...waiting]) waiter.settle('stopped');
     }
     this.wakeIdle?.();
-    if (this.connection) await closeRedis(this.connection);
+    // Not QUIT: it would wait behind the blocked read. Cutting the socket ends the read, and the loop.
+    this.connection?.disconnect();
     await this.loop;
   }
 

@@ -113,6 +113,8 @@ describe('loadConfig', () => {
       tokens: ['a-very-long-token-0001'],
       body_limit_bytes: 2048,
       keepalive_ms: 5000,
+      redis_timeout_ms: 1500,
+      max_followers: 50,
     });
   });
 

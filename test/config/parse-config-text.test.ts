@@ -58,7 +58,15 @@ describe('parseConfigText: defaults', () => {
       max_delegation_depth: 5,
       pricing: {},
       default_context_windows: {},
-      api: { host: '127.0.0.1', port: 8080, tokens: [], body_limit_bytes: 1_048_576, keepalive_ms: 15_000 },
+      api: {
+        host: '127.0.0.1',
+        port: 8080,
+        tokens: [],
+        body_limit_bytes: 1_048_576,
+        keepalive_ms: 15_000,
+        redis_timeout_ms: 3_000,
+        max_followers: 1_000,
+      },
       events: { max_len: 10_000 },
       tools: {
         workspace: './workspace',
@@ -186,6 +194,11 @@ describe('parseConfigText: problems', () => {
       'worker.lock_duration_ms: must be at least 1000',
       'redis.shards: must be at most 1024',
       'events.max_len: must be at least 100',
+    ]);
+    const api = `${minimal}api:\n  redis_timeout_ms: 50\n  max_followers: 0\n`;
+    expect(problemsOf(api)).toEqual([
+      'api.redis_timeout_ms: must be at least 100',
+      'api.max_followers: must be at least 1',
     ]);
   });
 

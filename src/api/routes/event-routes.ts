@@ -49,7 +49,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
             content: { 'text/event-stream': { schema: wireEventSchema } },
           },
           204: z.null().describe('follow=false and nothing to send.'),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 404, 503),
         },
       },
     },
