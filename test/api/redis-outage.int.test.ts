@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ApiProcess, startApi } from '../../src/cli/start-api.js';
 import { silentLogger } from '../../src/log/index.js';
@@ -169,6 +170,44 @@ describe('Redis trouble answers 503 with Retry-After on every route', () => {
     };
     await expectReadyAgain();
     expect((await send({ method: 'GET', path: '/v1/agents' })).status).toBe(200);
+  }, 60_000);
+
+  it('while Redis resets the API connections mid-request (CLIENT KILL): every answer comes, none is a 500', async () => {
+    const ids = await start();
+    if (!redis) throw new Error('no Redis');
+    const admin = new Redis(redis.url, { connectionName: 'test-admin' });
+    try {
+      const routes = everyRoute(ids).filter(
+        (route) => route.method === 'GET' && !route.path.includes('/events'),
+      );
+      const answers: { route: string; status: number; retryAfter: unknown }[] = [];
+      const deadline = Date.now() + 3_000;
+      const killing = (async () => {
+        while (Date.now() < deadline) {
+          await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      while (Date.now() < deadline) {
+        const round = await Promise.all(
+          routes.map(async (route) => {
+            const answer = await send({ ...route, timeoutMs: 10_000 });
+            return { route: route.path, status: answer.status, retryAfter: answer.headers['retry-after'] };
+          }),
+        );
+        answers.push(...round);
+      }
+      await killing;
+      expect(answers.length).toBeGreaterThan(routes.length);
+      const statuses = new Set(answers.map((answer) => answer.status));
+      expect([...statuses].every((status) => status === 200 || status === 404 || status === 503)).toBe(true);
+      for (const answer of answers.filter((candidate) => candidate.status === 503)) {
+        expect(answer.retryAfter).toMatch(/^\d+$/);
+      }
+    } finally {
+      admin.disconnect();
+    }
+    await expectReadyAgain();
   }, 60_000);
 
   it('while Redis is frozen (SIGSTOP), and the routes work again once it thaws (SIGCONT)', async () => {
