@@ -25,9 +25,15 @@ export const wireErrorCodes = {
   unsupported_media_type: 415,
   /** A fault of the server: the message is generic, `details.request_id` finds it in the logs. */
   internal: 500,
-  /** Redis does not answer (readiness, or any request while it is away): retry later. */
+  /**
+   * Redis does not answer (readiness, or any request while it is away or frozen), or the server follows
+   * as many event streams as it may (`details.reason: too_many_followers`): retry after `Retry-After`.
+   */
   unavailable: 503,
 } as const;
+
+/** The `Retry-After` (seconds) of every `unavailable` answer. */
+export const unavailableRetryAfterSeconds = 5;
 
 export type WireErrorCode = keyof typeof wireErrorCodes;
 
@@ -70,6 +76,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   invalid_response: { code: 'invalid_request' },
   redis_unavailable: { code: 'unavailable' },
   shutting_down: { code: 'unavailable' },
+  too_many_followers: { code: 'unavailable', details: { reason: 'too_many_followers' } },
   config_invalid: 'internal',
   record_invalid: 'internal',
   suspended: 'internal',
@@ -146,7 +153,12 @@ function fromRatchetError(error: RatchetError): ApiError {
   const mapping = internalCodes[error.code];
   if (mapping === 'internal') return new ApiError('internal', genericInternalMessage);
   if (mapping.code === 'unavailable') {
-    return new ApiError('unavailable', 'the service is temporarily unavailable; retry later');
+    // The cause (a Redis error) says nothing a client can act on; the reason, when there is one, does.
+    return new ApiError(
+      'unavailable',
+      'the service is temporarily unavailable; retry later',
+      mapping.details ?? {},
+    );
   }
   return new ApiError(mapping.code, error.message, { ...error.details, ...mapping.details });
 }

@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { RatchetConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { mcpHttpRoutes } from '../mcp/server/index.js';
+import { answersWithin } from './answers-within.js';
 import type { ApiEngine } from './api-engine.js';
 import { bearerAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
@@ -30,9 +31,6 @@ export interface ApiServerOptions {
   /** Resolves when Redis answers (e.g. `() => redis.ping()`); /readyz calls it. */
   pingRedis: () => Promise<unknown>;
 }
-
-/** How long /readyz waits for Redis. */
-const readinessPingTimeoutMs = 2_000;
 
 /**
  * The HTTP API: validates, records and enqueues through the engine, and streams the event log. It never
@@ -66,7 +64,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   });
 
   registerOpenApi(app, { authenticated: api.tokens.length > 0 });
-  app.register(healthRoutes, { pingRedis: options.pingRedis, pingTimeoutMs: readinessPingTimeoutMs });
+  app.register(healthRoutes, { pingRedis: options.pingRedis, pingTimeoutMs: api.redis_timeout_ms });
   const v1 = { prefix: '/v1' };
   app.register(sessionRoutes, { ...v1, engine: options.engine });
   app.register(runRoutes, { ...v1, engine: options.engine });
@@ -76,6 +74,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     engine: options.engine,
     agents: runnableSummaries(options.config),
     logger: options.logger,
+    redisAnswers: () => answersWithin(options.pingRedis, api.redis_timeout_ms),
   });
   return app;
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type ApiError, internalError, toApiError } from './api-error.js';
+import { type ApiError, internalError, toApiError, unavailableRetryAfterSeconds } from './api-error.js';
 import type { ErrorBody } from './schemas.js';
 
 /**
@@ -32,6 +32,7 @@ export function installErrorHandler(app: FastifyInstance, options: { bodyLimitBy
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+  if (error.code === 'unavailable') reply.header('retry-after', String(unavailableRetryAfterSeconds));
   const body: ErrorBody = { error: { code: error.code, message: error.message, details: error.details } };
   return reply.status(error.status).send(body);
 }

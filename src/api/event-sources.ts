@@ -17,7 +17,8 @@ export interface SessionEventsOptions {
 
 /**
  * What an event stream sends. Each source reads Redis for its own client only, and only when the client
- * has taken the previous event.
+ * has taken the previous event. A following source takes its follower's place now: this throws
+ * `too_many_followers` before anything is sent, so the caller can still answer 503.
  */
 export function sessionEvents(
   engine: ApiEngine,
@@ -33,7 +34,8 @@ export function sessionEvents(
       ...(options.firstPage ? { firstPage: options.firstPage } : {}),
     });
   }
-  return eventsUntilRunEnds(engine, sessionId, { after, runId: options.activeRunId, signal });
+  const followed = engine.followEvents(sessionId, withAfter({ after, signal }));
+  return eventsUntilRunEnds(followed, options.activeRunId);
 }
 
 /** The events in the log now (after `after`), page by page; ends at the first short page. */
@@ -60,15 +62,14 @@ export function readBacklogPage(
   return engine.readEvents(sessionId, pageOptions(after));
 }
 
-/** Every event after `after` until the run's terminal event (always the run's last), then the end. */
+/** The followed events until the run's terminal event (always the run's last), then the end. */
 async function* eventsUntilRunEnds(
-  engine: ApiEngine,
-  sessionId: string,
-  options: { after: string | undefined; runId: string; signal: AbortSignal },
+  followed: AsyncGenerator<RatchetEvent>,
+  runId: string,
 ): AsyncGenerator<RatchetEvent> {
-  for await (const event of engine.followEvents(sessionId, withAfter(options))) {
+  for await (const event of followed) {
     yield event;
-    if (event.run_id === options.runId && runEndKinds.includes(event.kind)) return;
+    if (event.run_id === runId && runEndKinds.includes(event.kind)) return;
   }
 }
 

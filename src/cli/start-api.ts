@@ -78,7 +78,8 @@ export interface ApiEngineConnection {
 
 /**
  * The engine a client-facing process (the API, `ratchet mcp`) records and reads with. Requests fail fast
- * (503, or a tool error) while Redis is away instead of hanging; event followers use their own connection.
+ * (503, or a tool error) while Redis is away or frozen instead of hanging; event followers share the
+ * engine's event hub.
  */
 export function openApiEngine(options: {
   loaded: LoadedConfig;
@@ -89,7 +90,16 @@ export function openApiEngine(options: {
 }): ApiEngineConnection {
   const { loaded, logger } = options;
   const { config } = loaded;
-  const redis = createRedis({ url: config.redis.url, logger, name: options.name, maxRetriesPerRequest: 1 });
+  // Every command is bounded (api.redis_timeout_ms), queued ones too, so a request answers 503 in bounded
+  // time while Redis refuses, resets or is frozen. The offline queue stays: a command sent during a short
+  // reconnect still goes through. The event hub's blocking reads use their own timeout (event-hub.ts).
+  const redis = createRedis({
+    url: config.redis.url,
+    logger,
+    name: options.name,
+    maxRetriesPerRequest: 1,
+    commandTimeoutMs: config.api.redis_timeout_ms,
+  });
   // The agents' tools, so that an answer that edits an approved call's arguments is checked.
   // The API runs no tools: an MCP server's toolbox is known here by its name only.
   const mcpToolboxes = config.mcp_servers.map((server) => createToolBox(server.name, []));

@@ -194,6 +194,13 @@ const apiSchema = z.strictObject({
   body_limit_bytes: withDefault(integer(1024), 1_048_576),
   /** Interval of SSE keep-alive comments. */
   keepalive_ms: withDefault(integer(100), 15_000),
+  /**
+   * How long the API waits for one Redis command (and /readyz for its ping) before it answers 503: bounds
+   * every request while Redis is away or frozen.
+   */
+  redis_timeout_ms: withDefault(integer(100, 60_000), 3_000),
+  /** Event streams (SSE followers, MCP wait_run progress) one API process serves at once; more get 503. */
+  max_followers: withDefault(integer(1, 100_000), 1_000),
 });
 
 const eventsSchema = z.strictObject({

@@ -33,6 +33,8 @@ export const errorCodes = {
   lock_lost: { retryable: false },
   cancelled: { retryable: false },
   shutting_down: { retryable: true },
+  /** The process serves as many event followers as it may (`api.max_followers`). */
+  too_many_followers: { retryable: true },
   internal: { retryable: true },
 } as const satisfies Record<string, { retryable: boolean }>;
 

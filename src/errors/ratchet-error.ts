@@ -56,6 +56,12 @@ export function withoutSecrets(error: RatchetError): RatchetError {
   return clean;
 }
 
+/**
+ * What ioredis throws when Redis is away, frozen or cut off: socket errors by code, and its own errors by
+ * name or message (a bounded `maxRetriesPerRequest` gives MaxRetriesPerRequestError, whose message says
+ * "max retries per request"; a `commandTimeout` gives "Command timed out"; a client without an offline
+ * queue refuses commands while it reconnects).
+ */
 function isRedisConnectionError(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
   return (
@@ -63,6 +69,9 @@ function isRedisConnectionError(error: Error): boolean {
     code === 'ECONNRESET' ||
     code === 'ETIMEDOUT' ||
     code === 'EPIPE' ||
-    /Connection is closed|MaxRetriesPerRequest|LOADING|READONLY/.test(error.message)
+    error.name === 'MaxRetriesPerRequestError' ||
+    /Connection is closed|max retries per request|Command timed out|Stream isn't writeable|LOADING|READONLY/i.test(
+      error.message,
+    )
   );
 }

@@ -20,6 +20,12 @@ export interface ConnectionOptions {
   batching?: 'auto-pipeline' | 'per-turn' | 'none';
   /** Connect on first use, not now: for a template that is only duplicated (BullMQ workers). */
   lazy?: boolean;
+  /**
+   * A command that gets no answer in this time fails ("Command timed out"), queued ones included: a
+   * request/response caller (the API) is bounded even when Redis is frozen. Never on connections that
+   * block (XREAD BLOCK, BullMQ workers): they would fail while they wait.
+   */
+  commandTimeoutMs?: number;
 }
 
 /** A Redis client with an error handler (an unhandled 'error' event would crash the process). */
@@ -29,6 +35,7 @@ export function createRedis(options: ConnectionOptions): Redis {
     connectionName: options.name,
     enableAutoPipelining: (options.batching ?? 'auto-pipeline') === 'auto-pipeline',
     lazyConnect: options.lazy ?? false,
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
   };
   const redis = new Redis(options.url, redisOptions);
   if (options.batching === 'per-turn') coalesceWrites(redis);

@@ -37,6 +37,7 @@ export function engineFromConfig(options: {
       [...config.agents, ...config.handoffs, ...config.teams].map((agent) => [agent.name, agent.prefix]),
     ),
     logger: options.logger,
+    maxFollowers: config.api.max_followers,
     ...(options.findTool ? { findTool: options.findTool } : {}),
   });
 }

@@ -13,6 +13,7 @@ import { planRunCreation } from './core/run-creation.js';
 import type { EngineContext } from './engine-context.js';
 import { parseEntries } from './event-entries.js';
 import { followEvents } from './event-follower.js';
+import { EventHub } from './event-hub.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
@@ -41,6 +42,8 @@ export interface EngineOptions {
   prefixes?: Readonly<Record<string, string>>;
   /** The tool an agent would call by that name: lets `respond` check edited arguments of an approval. */
   findTool?: (agent: string, toolName: string) => Tool | undefined;
+  /** Event followers served at once (config `api.max_followers`); default 1000. */
+  maxFollowers?: number;
 }
 
 export interface StartRunInput {
@@ -76,6 +79,9 @@ export class Engine {
    */
   private readonly queueConnection: Redis;
 
+  /** Wakes every event follower of this process from a few blocking connections (opened on first use). */
+  private readonly eventHub: EventHub;
+
   constructor(private readonly options: EngineOptions) {
     defineScripts(options.redis);
     this.queueConnection = options.redis.duplicate({ connectionName: 'ratchet-queues' });
@@ -85,6 +91,11 @@ export class Engine {
     defineScripts(this.queueConnection);
     this.queues = new StepQueues(this.queueConnection, options.space, options.jobs, options.logger);
     this.now = options.now ?? (() => new Date());
+    this.eventHub = new EventHub({
+      redis: options.redis,
+      maxFollowers: options.maxFollowers ?? 1000,
+      logger: options.logger,
+    });
   }
 
   get space(): KeySpace {
@@ -279,12 +290,15 @@ export class Engine {
     await this.queues.wake(sessionKeys(this.options.space, sessionId).shard, record.job_id);
   }
 
-  /** Every event after `after`, then each new one, until the signal aborts. */
+  /**
+   * Every event after `after`, then each new one, until the signal aborts. Throws `too_many_followers` at
+   * once (not on the first read) when this process serves `maxFollowers` already.
+   */
   followEvents(
     sessionId: string,
     options: { after?: string; signal: AbortSignal },
   ): AsyncGenerator<RatchetEvent> {
-    return followEvents(this.options.redis, this.options.space, sessionId, options);
+    return followEvents(this.eventHub, this.options.redis, this.options.space, sessionId, options);
   }
 
   async readChat(sessionId: string, options: { chatId?: string; from?: number } = {}): Promise<Message[]> {
@@ -346,6 +360,7 @@ export class Engine {
 
   async close(): Promise<void> {
     try {
+      await this.eventHub.close();
       await this.queues.close();
     } finally {
       await closeRedis(this.queueConnection);

@@ -2,43 +2,56 @@ import type { Redis } from 'ioredis';
 import type { RatchetEvent } from '../events/event.js';
 import { type KeySpace, sessionKeys } from '../redis/keys.js';
 import { parseEntries } from './event-entries.js';
+import type { EventHub, FollowerLease } from './event-hub.js';
+
+const pageSize = 200;
 
 /**
  * Every event of a session after `after` (exclusive), then each new one as it is added, until the signal
- * aborts. Blocking reads use a connection of their own, closed when the follower ends, so a slow reader holds
- * nothing anybody else needs.
+ * aborts. The follower's place is taken now, not when the generator starts: it throws
+ * `too_many_followers` at once when the hub is full, so a caller can refuse before it answers. The place
+ * is given back when the generator ends or the signal aborts (a generator never started is freed by
+ * its signal only). Reads are non-blocking, on the command connection, one page at a time and only when
+ * the consumer asks for more; waiting for new events is the hub's (one blocking connection for many
+ * followers).
  */
-export async function* followEvents(
+export function followEvents(
+  hub: EventHub,
   redis: Redis,
   space: KeySpace,
   sessionId: string,
-  options: { after?: string; signal: AbortSignal; blockMs?: number },
+  options: { after?: string; signal: AbortSignal },
 ): AsyncGenerator<RatchetEvent> {
-  const key = sessionKeys(space, sessionId).events;
-  const reader = redis.duplicate({ connectionName: 'ratchet-events-follower', maxRetriesPerRequest: null });
-  reader.on('error', () => {});
-  const stop = () => reader.disconnect();
-  options.signal.addEventListener('abort', stop, { once: true });
-  let last = options.after ?? '0-0';
+  const lease = hub.join(options.signal);
+  return readFollowed(lease, redis, sessionKeys(space, sessionId).events, sessionId, options);
+}
+
+async function* readFollowed(
+  lease: FollowerLease,
+  redis: Redis,
+  key: string,
+  sessionId: string,
+  options: { after?: string; signal: AbortSignal },
+): AsyncGenerator<RatchetEvent> {
+  let last = options.after;
   try {
     while (!options.signal.aborted) {
-      let reply: [string, [string, string[]][]][] | null;
+      let entries: [string, string[]][];
       try {
-        reply = (await reader.xread('COUNT', 200, 'BLOCK', options.blockMs ?? 5_000, 'STREAMS', key, last)) as
-          | [string, [string, string[]][]][]
-          | null;
+        entries = await redis.xrange(key, last === undefined ? '-' : `(${last}`, '+', 'COUNT', pageSize);
       } catch (error) {
         if (options.signal.aborted) return;
         throw error;
       }
-      const entries = reply?.[0]?.[1] ?? [];
       for (const event of parseEntries(entries, sessionId)) {
         last = event.id;
         yield event;
+        if (options.signal.aborted) return;
       }
+      if (entries.length === pageSize) continue;
+      if ((await lease.waitForNews(key, last ?? '0-0')) === 'stopped') return;
     }
   } finally {
-    options.signal.removeEventListener('abort', stop);
-    reader.disconnect();
+    lease.release();
   }
 }

@@ -45,6 +45,7 @@ describe('toApiError', () => {
       'invalid_response',
       'redis_unavailable',
       'shutting_down',
+      'too_many_followers',
     ]);
     for (const code of Object.keys(errorCodes) as ErrorCode[]) {
       if (clientFacing.has(code)) continue;
@@ -59,6 +60,32 @@ describe('toApiError', () => {
     );
     expect([away.code, away.status, away.isServerFault]).toEqual(['unavailable', 503, false]);
     expect(away.message).not.toContain('6379');
+  });
+
+  it('answers each way ioredis says Redis is away, frozen or cut off as 503, and a full follower hub too', () => {
+    const redisTrouble = [
+      // A bounded maxRetriesPerRequest while Redis refuses connections (was a 500).
+      Object.assign(
+        new Error(
+          'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.',
+        ),
+        { name: 'MaxRetriesPerRequestError' },
+      ),
+      // commandTimeout while Redis is frozen.
+      new Error('Command timed out'),
+      new Error('Connection is closed.'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+    ];
+    for (const error of redisTrouble) {
+      const mapped = toApiError(error);
+      expect([error.message, mapped.code, mapped.status]).toEqual([error.message, 'unavailable', 503]);
+      expect(mapped.message).toBe('the service is temporarily unavailable; retry later');
+    }
+    const full = toApiError(
+      new RatchetError('too_many_followers', 'this process already serves 5 followers'),
+    );
+    expect([full.code, full.details]).toEqual(['unavailable', { reason: 'too_many_followers' }]);
   });
 
   it("maps Fastify's request errors: validation issues with their paths, body limit, media type", () => {

@@ -71,9 +71,10 @@ describe('deeply nested JSON bodies', () => {
     const events = await rawRequest(api.url, {
       method: 'GET',
       path: `/v1/sessions/${started.json.session_id}/events?follow=false`,
+      readStream: true,
     });
     expect(events.status).toBe(200);
-    expect(events.text).toMatch(/event: run_completed/);
+    expect(events.body).toMatch(/event: run_completed/);
 
     const overLimit = `{"input":"hi","metadata":${nestedObject('a', maxBodyDepth)}}`;
     const refused = await rawRequest(api.url, { method: 'POST', path: '/v1/runs', body: overLimit });
@@ -160,8 +161,8 @@ describe('event ids out of range', () => {
       const header = await rawRequest(api.url, { method: 'GET', path, headers: { 'last-event-id': id } });
       expect({ id, status: header.status }).toEqual({ id, status: 204 });
     }
-    const fromStart = await rawRequest(api.url, { method: 'GET', path: `${path}&after=0` });
+    const fromStart = await rawRequest(api.url, { method: 'GET', path: `${path}&after=0`, readStream: true });
     expect(fromStart.status).toBe(200);
-    expect(fromStart.text).toMatch(/event: run_started/);
+    expect(fromStart.body).toMatch(/event: run_started/);
   });
 });

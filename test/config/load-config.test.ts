@@ -114,6 +114,8 @@ describe('loadConfig', () => {
       allowed_hosts: [],
       body_limit_bytes: 2048,
       keepalive_ms: 5000,
+      redis_timeout_ms: 1500,
+      max_followers: 50,
     });
   });
 

@@ -65,6 +65,8 @@ describe('parseConfigText: defaults', () => {
         allowed_hosts: [],
         body_limit_bytes: 1_048_576,
         keepalive_ms: 15_000,
+        redis_timeout_ms: 3_000,
+        max_followers: 1_000,
       },
       events: { max_len: 10_000 },
       tools: {
@@ -209,6 +211,11 @@ describe('parseConfigText: problems', () => {
       'worker.lock_duration_ms: must be at least 1000',
       'redis.shards: must be at most 1024',
       'events.max_len: must be at least 100',
+    ]);
+    const api = `${minimal}api:\n  redis_timeout_ms: 50\n  max_followers: 0\n`;
+    expect(problemsOf(api)).toEqual([
+      'api.redis_timeout_ms: must be at least 100',
+      'api.max_followers: must be at least 1',
     ]);
   });
 

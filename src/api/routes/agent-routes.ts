@@ -39,7 +39,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags: ['agents'],
         summary: 'The configured agents',
-        response: { 200: agentListSchema, ...errorResponses(401) },
+        response: { 200: agentListSchema, ...errorResponses(401, 403, 503) },
       },
     },
     async () => listAgents(engine, agents),

@@ -51,7 +51,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
             content: { 'text/event-stream': { schema: wireEventSchema } },
           },
           204: z.null().describe('follow=false and nothing to send.'),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 403, 404, 503),
         },
       },
     },
@@ -68,9 +68,9 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         if (firstPage.length === 0) return reply.status(204).send(null);
       }
 
-      const connection = new SseConnection(reply, { keepAliveMs: options.keepAliveMs, drainTimeoutMs });
-      options.openStreams.add(connection);
-      const { signal } = connection;
+      // The source first: a follower refused (too many) is still a 503, before the stream's 200 is sent.
+      const stream = new AbortController();
+      const { signal } = stream;
       const events = sessionEvents(engine, id, {
         after,
         signal,
@@ -78,6 +78,15 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         activeRunId,
         ...(firstPage ? { firstPage } : {}),
       });
+      let connection: SseConnection;
+      try {
+        connection = new SseConnection(reply, { keepAliveMs: options.keepAliveMs, drainTimeoutMs });
+      } catch (error) {
+        stream.abort();
+        throw error;
+      }
+      connection.signal.addEventListener('abort', () => stream.abort(), { once: true });
+      options.openStreams.add(connection);
       try {
         for await (const event of events) {
           if (!(await connection.send(event))) break;
@@ -88,6 +97,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       } finally {
         options.openStreams.delete(connection);
         connection.close();
+        stream.abort();
       }
       return reply;
     },

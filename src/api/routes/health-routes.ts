@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { answersWithin } from '../answers-within.js';
 import { ApiError } from '../api-error.js';
 import { errorResponses, healthSchema, readinessSchema } from '../schemas.js';
 
@@ -45,20 +46,3 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
     },
   );
 };
-
-async function answersWithin(ping: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    // A ping that fails after the timeout must not become an unhandled rejection.
-    const answered = ping().then(
-      () => true,
-      () => false,
-    );
-    return await Promise.race([answered, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -30,7 +30,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         tags,
         summary: 'Create a session with an agent',
         body: createSessionBodySchema,
-        response: { 201: sessionSchema, ...errorResponses(400, 401, 404, 413) },
+        response: { 201: sessionSchema, ...errorResponses(400, 401, 403, 404, 413, 503) },
       },
     },
     async (request, reply) => {
@@ -49,7 +49,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         tags,
         summary: 'A session, its status and its active run',
         params: sessionParamsSchema,
-        response: { 200: sessionSchema, ...errorResponses(401, 404) },
+        response: { 200: sessionSchema, ...errorResponses(401, 403, 404, 503) },
       },
     },
     async (request) => toWireSession(await requireSession(engine, request.params.id)),
@@ -62,7 +62,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         tags,
         summary: 'Cancel the active run of a session and delete all its data',
         params: sessionParamsSchema,
-        response: { 204: z.null().describe('Deleted.'), ...errorResponses(401, 404) },
+        response: { 204: z.null().describe('Deleted.'), ...errorResponses(401, 403, 404, 503) },
       },
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         summary: "The session's chat messages, oldest first",
         params: sessionParamsSchema,
         querystring: messagesQuerySchema,
-        response: { 200: messageListSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: messageListSchema, ...errorResponses(400, 401, 403, 404, 503) },
       },
     },
     async (request) => {
@@ -100,7 +100,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         summary: 'Send a message: starts a run on the session (one active run at a time)',
         params: sessionParamsSchema,
         body: sendMessageBodySchema,
-        response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 404, 409, 413) },
+        response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
       },
     },
     async (request, reply) => {
@@ -119,7 +119,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         tags,
         summary: 'The pending questions of the session (ask_user and tool approvals)',
         params: sessionParamsSchema,
-        response: { 200: questionListSchema, ...errorResponses(401, 404) },
+        response: { 200: questionListSchema, ...errorResponses(401, 403, 404, 503) },
       },
     },
     async (request) => {
@@ -138,7 +138,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         summary: 'Answer a pending question; the branch that asked resumes',
         params: sessionParamsSchema,
         body: respondBodySchema,
-        response: { 202: respondAcceptedSchema, ...errorResponses(400, 401, 404, 409, 413) },
+        response: { 202: respondAcceptedSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
       },
     },
     async (request, reply) => {

@@ -1,8 +1,15 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { unavailableRetryAfterSeconds } from '../../api/api-error.js';
 import { createRatchetMcpServer, type RatchetMcpServerOptions } from './ratchet-mcp-server.js';
 
-export type McpHttpRoutesOptions = RatchetMcpServerOptions;
+export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
+  /**
+   * Whether Redis answers now (bounded). Every tool needs it, and once the transport has the response
+   * its status is 200, whatever happens after: so the check comes first, and Redis trouble is a 503.
+   */
+  redisAnswers: () => Promise<boolean>;
+}
 
 /**
  * `/mcp`: Ratchet's MCP server over Streamable HTTP, behind the API's onRequest hooks: its bearer tokens and
@@ -20,6 +27,10 @@ export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (ap
   });
 
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await options.redisAnswers())) {
+      reply.header('retry-after', String(unavailableRetryAfterSeconds));
+      return sendRpcError(reply, 503, -32000, 'the service is temporarily unavailable; retry later');
+    }
     const server = createRatchetMcpServer(options);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     open.add(transport);
