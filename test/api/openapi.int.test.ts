@@ -43,7 +43,16 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   expect(Object.keys(body.properties).sort()).toEqual(['agent', 'budget', 'input', 'metadata', 'session_id']);
   expect(body.required).toEqual(['input']);
   expect(body.additionalProperties).toBe(false);
-  expect(Object.keys(createRun.responses).sort()).toEqual(['202', '400', '401', '403', '404', '409', '413', '503']);
+  expect(Object.keys(createRun.responses).sort()).toEqual([
+    '202',
+    '400',
+    '401',
+    '403',
+    '404',
+    '409',
+    '413',
+    '503',
+  ]);
   expect(createRun.responses['409'].content['application/json'].schema.$ref).toBe(
     '#/components/schemas/Error',
   );
