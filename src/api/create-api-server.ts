@@ -3,8 +3,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RatchetConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { mcpHttpRoutes } from '../mcp/server/index.js';
-import { answersWithin } from './answers-within.js';
 import type { ApiEngine } from './api-engine.js';
 import { bearerAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
@@ -70,11 +68,5 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(runRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
-  app.register(mcpHttpRoutes, {
-    engine: options.engine,
-    agents: runnableSummaries(options.config),
-    logger: options.logger,
-    redisAnswers: () => answersWithin(options.pingRedis, api.redis_timeout_ms),
-  });
   return app;
 }

@@ -1,5 +1,30 @@
+export { answersWithin } from './answers-within.js';
 export type { ApiEngine } from './api-engine.js';
-export { ApiError, toApiError, type WireErrorCode, wireErrorCodes } from './api-error.js';
+export {
+  ApiError,
+  toApiError,
+  unavailableRetryAfterSeconds,
+  type WireErrorCode,
+  wireErrorCodes,
+} from './api-error.js';
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
-export { type AgentSummary, runnableSummaries } from './routes/agent-routes.js';
-export { type ErrorBody, errorBodySchema, wireEventSchema } from './schemas.js';
+export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
+export {
+  cancelRun,
+  type RunWait,
+  requireRun,
+  respondToQuestion,
+  submitRun,
+  waitForRun,
+} from './run-requests.js';
+export {
+  acceptedRunSchema,
+  agentListSchema,
+  createRunBodySchema,
+  type ErrorBody,
+  errorBodySchema,
+  maxWaitSeconds,
+  respondAcceptedSchema,
+  runSchema,
+  wireEventSchema,
+} from './schemas.js';

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { createApiServer } from '../api/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
+import { createHttpServer } from '../server/index.js';
 import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
 import type { Engine } from '../workflows/engine.js';
@@ -29,9 +29,9 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
   const { loaded, logger } = options;
   const { config } = loaded;
   const { engine, redis, close: release } = openApiEngine({ ...options, name: 'ratchet-api' });
-  let app: ReturnType<typeof createApiServer>;
+  let app: ReturnType<typeof createHttpServer>;
   try {
-    app = createApiServer({
+    app = createHttpServer({
       engine,
       config,
       logger,

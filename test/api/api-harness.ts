@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { type ApiEngine, createApiServer } from '../../src/api/index.js';
+import type { ApiEngine } from '../../src/api/index.js';
 import type { ApiConfig } from '../../src/config/index.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
+import { createHttpServer } from '../../src/server/index.js';
 import { Harness, type HarnessOptions } from '../helpers/harness.js';
 
 export interface ApiHarnessOptions {
@@ -36,7 +37,7 @@ export class ApiHarness {
       if (options.worker !== false) await harness.startWorker();
       const config = { ...harness.loaded.config, api: { ...harness.loaded.config.api, ...options.api } };
       const engine = options.wrapEngine ? options.wrapEngine(harness.engine) : harness.engine;
-      const app = createApiServer({
+      const app = createHttpServer({
         engine,
         config,
         logger: options.logger ?? silentLogger(),

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { unavailableRetryAfterSeconds } from '../../api/api-error.js';
+import { unavailableRetryAfterSeconds } from '../../api/index.js';
 import { createRatchetMcpServer, type RatchetMcpServerOptions } from './ratchet-mcp-server.js';
 
 export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {

@@ -1,16 +1,20 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { ApiEngine } from '../../api/api-engine.js';
-import { type AgentSummary, listAgents } from '../../api/routes/agent-routes.js';
-import { cancelRun, requireRun, respondToQuestion, submitRun } from '../../api/run-requests.js';
 import {
+  type AgentSummary,
+  type ApiEngine,
   acceptedRunSchema,
   agentListSchema,
+  cancelRun,
   createRunBodySchema,
+  listAgents,
   maxWaitSeconds,
+  requireRun,
   respondAcceptedSchema,
+  respondToQuestion,
   runSchema,
-} from '../../api/schemas.js';
+  submitRun,
+} from '../../api/index.js';
 import type { Logger } from '../../log/index.js';
 import { questionResponseSchema } from '../../workflows/question-record.js';
 import { toolAnswer } from './tool-answer.js';

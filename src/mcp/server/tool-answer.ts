@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toApiError } from '../../api/api-error.js';
+import { toApiError } from '../../api/index.js';
 import type { Logger } from '../../log/index.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { ApiEngine } from '../../api/api-engine.js';
-import { type RunWait, waitForRun } from '../../api/run-requests.js';
+import { type ApiEngine, type RunWait, waitForRun } from '../../api/index.js';
 import type { RatchetEvent } from '../../events/event.js';
 import type { Logger } from '../../log/index.js';
 import { sessionIdOfRun } from '../../workflows/ids.js';

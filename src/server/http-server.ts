@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { type ApiServerOptions, answersWithin, createApiServer, runnableSummaries } from '../api/index.js';
+import { mcpHttpRoutes } from '../mcp/server/index.js';
+
+/**
+ * The HTTP server a Ratchet API process runs: the API (`/v1`, health, OpenAPI) and Ratchet's MCP server at
+ * `/mcp`, which works through the API's operations and sits behind the same hooks (tokens, host guard, body
+ * parser, errors). Mounted here, so the API does not depend on the MCP server that depends on it.
+ */
+export function createHttpServer(options: ApiServerOptions): FastifyInstance {
+  const app = createApiServer(options);
+  const { api } = options.config;
+  app.register(mcpHttpRoutes, {
+    engine: options.engine,
+    agents: runnableSummaries(options.config),
+    logger: options.logger,
+    redisAnswers: () => answersWithin(options.pingRedis, api.redis_timeout_ms),
+  });
+  return app;
+}

@@ -1,0 +1,1 @@
+export { createHttpServer } from './http-server.js';

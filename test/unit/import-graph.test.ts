@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const srcRoot = resolve(import.meta.dirname, '../../src');
+const importPattern = /^(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/gm;
+
+/** Every file of src and the files it imports (type-only imports included), as paths relative to src. */
+function importGraph(): Map<string, string[]> {
+  const files = readdirSync(srcRoot, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.ts'),
+  );
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(join(srcRoot, file), 'utf8');
+    const targets = [...text.matchAll(importPattern)].map(([, specifier]) =>
+      relative(srcRoot, resolve(srcRoot, dirname(file), (specifier ?? '').replace(/\.js$/, '.ts'))),
+    );
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** The cycles of the graph, each as the files around it (depth-first search, one cycle per back edge). */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === 'open') cycles.push([...stack.slice(stack.indexOf(target)), target]);
+      else if (!state.has(target) && graph.has(target)) visit(target);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
+describe('the import graph of src', () => {
+  const graph = importGraph();
+
+  it('has no cycle, type-only imports included', () => {
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const planted = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+    ]);
+    expect(cyclesOf(planted)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+  });
+
+  it('keeps the API free of the MCP server that is built on it (both are mounted by src/server)', () => {
+    const fromApi = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('api/')
+        ? targets.filter((target) => target.startsWith('mcp/')).map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(fromApi).toEqual([]);
+  });
+});
