@@ -1,26 +1,31 @@
 import type { RatchetConfig } from './config-schema.js';
 
 /**
- * Names (of variables and headers) whose values are secrets: `*_API_KEY`, `*_KEY`, `*_TOKEN`, `*_SECRET`,
- * `*_PASSWORD`, `X-Api-Key`, `Authorization`, `Cookie` and the like. Other values of `env` and `headers`
- * (a directory, `application/json`) are not hidden: masking them everywhere would garble ordinary output.
+ * Variable names whose values are secrets: `*_API_KEY`, `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
+ * `*_AUTH`, `*_CREDENTIALS` and the like. Other variables (a directory, a log level) are not hidden: masking
+ * them everywhere would garble ordinary output.
  */
 const secretName =
   /(^|[_-])(api[_-]?key|key|token|tokens|secret|password|passwd|pass|auth|credentials?)$|authorization|cookie/i;
 
+/** Headers that describe a request rather than authenticate it; every other configured header is a secret. */
+const plainHeader = /^(accept(-.*)?|content-.*|user-agent|cache-control|.*-version|.*-beta)$/i;
+
 /**
  * Every secret value a config holds or points at: provider `api_key`, `api.tokens`, the password in
- * `redis.url`, and, by their names, provider `headers`, MCP servers' `env` and `headers`, and environment
- * variables (which a provider SDK may read without the config naming them).
+ * `redis.url`, provider and MCP `headers` (all but the plain ones such as `Accept`), and, by their names,
+ * MCP servers' `env` and environment variables (which a provider SDK may read without the config naming them).
  */
 export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): string[] {
   const secrets: string[] = [...config.api.tokens];
   for (const provider of config.providers) {
     if (typeof provider.api_key === 'string') secrets.push(provider.api_key);
-    secrets.push(...secretValues(provider.headers));
+    secrets.push(...headerSecrets(provider.headers));
   }
   for (const server of config.mcp_servers) {
-    secrets.push(...secretValues(server.transport === 'stdio' ? server.env : server.headers));
+    secrets.push(
+      ...(server.transport === 'stdio' ? secretValues(server.env) : headerSecrets(server.headers)),
+    );
   }
   const password = redisPassword(config.redis.url);
   if (password !== undefined) secrets.push(password);
@@ -33,6 +38,14 @@ function secretValues(record: unknown): string[] {
   if (typeof record !== 'object' || record === null) return [];
   return Object.entries(record).flatMap(([name, value]) =>
     typeof value === 'string' && secretName.test(name) ? [value] : [],
+  );
+}
+
+/** The values of the headers that are not plain ones. */
+function headerSecrets(record: unknown): string[] {
+  if (typeof record !== 'object' || record === null) return [];
+  return Object.entries(record).flatMap(([name, value]) =>
+    typeof value === 'string' && !plainHeader.test(name) ? [value] : [],
   );
 }
 

@@ -21,10 +21,10 @@ describe('createRedactor', () => {
 });
 
 describe('configSecrets', () => {
-  it('collects provider keys, API tokens, the Redis password, and by name: provider and MCP headers, MCP env and variables', () => {
+  it('collects provider keys, API tokens, the Redis password, headers but the plain ones, and by name: MCP env and variables', () => {
     const config = configParser().parse(`
 providers:
-  - { name: a, kind: openai, model: m, api_key: sk-provider-key-1234, headers: { x-api-key: org-header-value-1, accept: application/json } }
+  - { name: a, kind: openai, model: m, api_key: sk-provider-key-1234, headers: { x-org-id: org-header-value-1, accept: application/json, anthropic-version: 2023-06-01-x } }
 mcp_servers:
   - { name: s, command: node, env: { SERVICE_KEY: mcp-env-secret-123, ROOT_DIR: /srv/projects/all } }
   - { name: h, url: "https://mcp.example/mcp", headers: { authorization: "Bearer mcp-header-token-1" } }
@@ -47,6 +47,7 @@ agents: [{ name: x, provider: a }]
     // Values whose names do not say they are secrets stay visible.
     expect(secrets).not.toContain('/root');
     expect(secrets).not.toContain('application/json');
+    expect(secrets).not.toContain('2023-06-01-x');
     expect(secrets).not.toContain('/srv/projects/all');
   });
 });
