@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/log/index.js';
 import { closeRedis, createRedis } from '../src/redis/connection.js';
 import { RatchetWorker } from '../src/worker/ratchet-worker.js';
-import { engineFromConfig } from '../src/workflows/engine-from-config.js';
+import { engineFromConfig } from '../src/workflows/index.js';
 
 const loaded = loadConfig('config/demo.yaml');
 const logger = createLogger({ level: 'warn' });

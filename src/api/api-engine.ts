@@ -1,4 +1,4 @@
-import type { Engine } from '../workflows/engine.js';
+import type { Engine } from '../workflows/index.js';
 
 /** What the API asks of the engine: it records, enqueues and reads; workers do the work. */
 export type ApiEngine = Pick<

@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { RatchetError } from '../errors/index.js';
-import type { QuestionResponse } from '../workflows/question-record.js';
-import { sessionOfQuestion } from '../workflows/questions.js';
-import { isFinished } from '../workflows/run-record.js';
+import { isFinished, type QuestionResponse, sessionOfQuestion } from '../workflows/index.js';
 import type { ApiEngine } from './api-engine.js';
 import type { acceptedRunSchema, createRunBodySchema, respondAcceptedSchema, WireRun } from './schemas.js';
 import { toWireRun } from './wire-views.js';

@@ -2,8 +2,12 @@ import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
 import { eventDataSchemas, eventKinds } from '../events/event.js';
 import { usageSchema } from '../models/usage.js';
-import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
-import { budgetSchema, runErrorSchema } from '../workflows/run-record.js';
+import {
+  budgetSchema,
+  questionRecordSchema,
+  questionResponseSchema,
+  runErrorSchema,
+} from '../workflows/index.js';
 import { wireErrorCodes } from './api-error.js';
 import { isStreamId, streamIdForm } from './stream-id.js';
 

@@ -1,7 +1,6 @@
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
-import type { QuestionRecord } from '../workflows/question-record.js';
-import type { RunView, SessionView } from '../workflows/views.js';
+import type { QuestionRecord, RunView, SessionView } from '../workflows/index.js';
 import type { WireQuestion, WireRun, WireSession } from './schemas.js';
 
 /** Engine views as the API shows them: field by field, so nothing internal leaks by accident. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type EventKind, eventDataSchemas, eventKinds, type RatchetEvent } from '../events/event.js';
-import type { QuestionResponse } from '../workflows/question-record.js';
+import type { QuestionResponse } from '../workflows/index.js';
 import { createSseParser, type SseMessage } from './sse-parser.js';
 
 /** An error answer of the API ({error: {code, message, details}}), or a failure to reach it. */

@@ -1,5 +1,5 @@
 import type { EventData } from '../events/event.js';
-import type { QuestionResponse } from '../workflows/question-record.js';
+import type { QuestionResponse } from '../workflows/index.js';
 
 /** A question as the ask_user event shows it. */
 export type AskedQuestion = EventData<'ask_user'>;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { QuestionResponse } from '../workflows/question-record.js';
+import type { QuestionResponse } from '../workflows/index.js';
 import { ApiError } from './api-client.js';
 import { type AskedQuestion, defaultAnswer, parseAnswer, promptFor } from './question-answers.js';
 import type { Terminal } from './terminal.js';

@@ -5,8 +5,7 @@ import { closeRedis, createRedis } from '../redis/connection.js';
 import { createHttpServer } from '../server/index.js';
 import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
-import type { Engine } from '../workflows/engine.js';
-import { engineFromConfig } from '../workflows/engine-from-config.js';
+import { type Engine, engineFromConfig } from '../workflows/index.js';
 import { CliError } from './cli-error.js';
 
 export interface ApiProcess {

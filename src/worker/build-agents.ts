@@ -4,10 +4,9 @@ import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
 import { providerKind, resolveContextWindow } from '../models/index.js';
 import { instructionsWithSkills, selectAgentSkills, skillsToolbox } from '../skills/index.js';
-import type { HandoffGroup } from '../tools/builtin/handoff-toolbox.js';
 import { builtinToolboxes, delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
-import type { AgentRuntime, TeamService } from '../workflows/steps/step-context.js';
+import type { AgentRuntime, HandoffGroup, TeamService } from '../workflows/index.js';
 
 /** Everything a run can be started with: agents, handoff groups and teams, by name. */
 export interface Registry {

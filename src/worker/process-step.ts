@@ -4,13 +4,18 @@ import { type Logger, lazyChild } from '../log/index.js';
 import { jobLockKey, runKeys, shardOf } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseRecord } from '../schemas/parse.js';
-import { backoffDelay, decideRetry, type RetrySettings } from '../workflows/core/retry-policy.js';
-import { journalField } from '../workflows/journal.js';
-import { finalFailureHeadroom } from '../workflows/step-queues.js';
-import type { StepContext, StepServices } from '../workflows/steps/step-context.js';
-import type { StepKind } from '../workflows/steps/step-kind.js';
-import { stepKinds } from '../workflows/steps/step-kinds.js';
-import { suspensionRecheck } from '../workflows/steps/tool-interaction.js';
+import {
+  backoffDelay,
+  decideRetry,
+  finalFailureHeadroom,
+  journalField,
+  type RetrySettings,
+  type StepContext,
+  type StepKind,
+  type StepServices,
+  stepKinds,
+  suspensionRecheck,
+} from '../workflows/index.js';
 import type { RunCancellations } from './run-cancellations.js';
 
 /** The delay decided for a failed attempt, read back by BullMQ's backoff strategy. */

@@ -64,4 +64,15 @@ describe('the import graph of src', () => {
     );
     expect(fromApi).toEqual([]);
   });
+
+  it('lets code outside src/workflows reach the engine only through its public face (workflows/index.ts)', () => {
+    const deep = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('workflows/')
+        ? []
+        : targets
+            .filter((target) => target.startsWith('workflows/') && target !== 'workflows/index.ts')
+            .map((target) => `${file} → ${target}`),
+    );
+    expect(deep).toEqual([]);
+  });
 });

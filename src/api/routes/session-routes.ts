@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { RatchetError } from '../../errors/index.js';
-import { isSessionId } from '../../workflows/ids.js';
-import type { SessionView } from '../../workflows/views.js';
+import { isSessionId, type SessionView } from '../../workflows/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import {
   acceptedRunSchema,

@@ -16,7 +16,7 @@ import {
   submitRun,
 } from '../../api/index.js';
 import type { Logger } from '../../log/index.js';
-import { questionResponseSchema } from '../../workflows/question-record.js';
+import { questionResponseSchema } from '../../workflows/index.js';
 import { toolAnswer } from './tool-answer.js';
 import { waitWithProgress } from './wait-with-progress.js';
 

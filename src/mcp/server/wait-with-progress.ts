@@ -1,7 +1,7 @@
 import { type ApiEngine, type RunWait, waitForRun } from '../../api/index.js';
 import type { RatchetEvent } from '../../events/event.js';
 import type { Logger } from '../../log/index.js';
-import { sessionIdOfRun } from '../../workflows/ids.js';
+import { sessionIdOfRun } from '../../workflows/index.js';
 
 /** Sends one progress notification; `progress` increases with every call. */
 export type ReportProgress = (progress: number, message: string) => Promise<void>;

@@ -1,6 +1,6 @@
 import { RatchetError } from '../../errors/index.js';
-import { handoffToolbox } from '../../tools/builtin/handoff-toolbox.js';
 import { type ToolBox, toolDefinitions } from '../../tools/index.js';
+import { handoffToolbox } from '../handoff-toolbox.js';
 import type { AgentRuntime, StepServices } from './step-context.js';
 
 const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();

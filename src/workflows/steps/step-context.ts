@@ -5,10 +5,10 @@ import type { Price } from '../../models/pricing.js';
 import type { BaseProviderConfig } from '../../models/provider-registry.js';
 import type { RateLimiter } from '../../models/rate-limiter.js';
 import type { KeySpace } from '../../redis/keys.js';
-import type { HandoffGroup } from '../../tools/builtin/handoff-toolbox.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { Engine } from '../engine.js';
+import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */

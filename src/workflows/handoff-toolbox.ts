@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { handoffState, transferToolName } from '../../workflows/core/handoff.js';
-import { defineTool } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import { createToolBox, defineTool, type ToolBox } from '../tools/index.js';
+import { handoffState, transferToolName } from './core/handoff.js';
 
 /** A handoff group as its members' transfer tools see it. */
 export interface HandoffGroup {
