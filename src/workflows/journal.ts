@@ -13,10 +13,12 @@ export const journalField = {
   toolIntent: (iteration: number, index: number) => `tool:${iteration}:${index}:intent`,
   /** A tool call's result (the ledger's outcome). */
   toolOutcome: (iteration: number, index: number) => `tool:${iteration}:${index}:outcome`,
-  /** Prefix of the fields of iteration n's tool calls (the commit-tool-outcome script adds `<k>:entry`). */
-  toolPrefix: (iteration: number) => `tool:${iteration}:`,
   /** A finished call's chat entry, waiting until every call of its iteration has finished. */
   toolEntry: (iteration: number, index: number) => `tool:${iteration}:${index}:entry`,
+  /** A finished call's message_added event, waiting with its entry. */
+  toolAdded: (iteration: number, index: number) => `tool:${iteration}:${index}:added`,
+  /** An agent's budget was raised for the n-th time (by a person's answer). */
+  budgetRaise: (raise: number) => `budget-raise:${raise}`,
   /** A failed attempt of a step was announced (an `error` event). */
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */

@@ -121,6 +121,15 @@ export interface ToolOutcomeCommit extends StepWrite {
   events: StoredEvent[];
 }
 
+/** The journal fields of one kind for every call of iteration n's batch, in call order. */
+function batchFields(
+  iteration: number,
+  calls: number,
+  field: (iteration: number, index: number) => string,
+): string[] {
+  return Array.from({ length: calls }, (_, index) => field(iteration, index));
+}
+
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
 export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit): Promise<CommitResult> {
   const reply = await runScript(
@@ -133,13 +142,15 @@ export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit)
       JSON.stringify(commit.outcome),
       commit.eventsMaxLength,
       journalField.results(commit.iteration),
-      journalField.toolPrefix(commit.iteration),
       commit.index,
       commit.calls,
       commit.replyIndex + 1,
       encodeChatEntry(commit.message),
       encodeEvent(commit.messageAdded),
+      commit.events.length,
       ...commit.events.map(encodeEvent),
+      ...batchFields(commit.iteration, commit.calls, journalField.toolEntry),
+      ...batchFields(commit.iteration, commit.calls, journalField.toolAdded),
     ],
   );
   if (reply[0] !== 'OK') return toCommitResult(reply);

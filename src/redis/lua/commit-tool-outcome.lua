@@ -15,13 +15,15 @@
   ARGV[3]  outcome JSON
   ARGV[4]  events stream max length
   ARGV[5]  journal field of the batch               (results:<n>)
-  ARGV[6]  journal field prefix of the batch's calls (tool:<n>:)
-  ARGV[7]  this call's index k
-  ARGV[8]  number of calls in the batch K
-  ARGV[9]  chat length the batch must find (position of the reply + 1)
-  ARGV[10] this call's chat entry JSON
-  ARGV[11] this call's message_added event JSON (its index is ARGV[9] + k)
-  ARGV[12 ..] events to add now (tool_call_end, and tool_call_start when the call never started)
+  ARGV[6]  this call's index k (0-based)
+  ARGV[7]  number of calls in the batch K
+  ARGV[8]  chat length the batch must find (position of the reply + 1)
+  ARGV[9]  this call's chat entry JSON
+  ARGV[10] this call's message_added event JSON (its index is ARGV[8] + k)
+  ARGV[11] number of events to add now E
+  ARGV[12 .. 11+E]          the events (tool_call_end, and tool_call_start when the call never started)
+  ARGV[12+E .. 11+E+K]      journal fields of the batch's waiting chat entries, in call order (tool:<n>:<k>:entry)
+  ARGV[12+E+K .. 11+E+2K]   journal fields of their waiting message_added events (tool:<n>:<k>:added)
 
   Returns the replies of stepGuards, or {'OK', batch, eventId...} where batch is '1' when this commit
   appended the batch, '2' when it completed the batch but the chat had moved (nothing appended), else '0'.
@@ -35,23 +37,23 @@ if refused then
   return refused
 end
 
-local prefix = ARGV[6]
-local count = tonumber(ARGV[8])
-rcall('HSET', KEYS[3], ARGV[2], ARGV[3],
-  prefix .. ARGV[7] .. ':entry', ARGV[10], prefix .. ARGV[7] .. ':added', ARGV[11])
+local index = tonumber(ARGV[6])
+local count = tonumber(ARGV[7])
+local eventCount = tonumber(ARGV[11])
+local entryFields, addedFields = {}, {}
+for k = 1, count do
+  entryFields[k] = ARGV[11 + eventCount + k]
+  addedFields[k] = ARGV[11 + eventCount + count + k]
+end
+rcall('HSET', KEYS[3], ARGV[2], ARGV[3], entryFields[index + 1], ARGV[9], addedFields[index + 1], ARGV[10])
 
 local result = {'OK', '0'}
-for index = 12, #ARGV do
-  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[index])
+for event = 12, 11 + eventCount do
+  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[event])
 end
 
 if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 then
   return result
-end
-local entryFields, addedFields = {}, {}
-for k = 0, count - 1 do
-  entryFields[#entryFields + 1] = prefix .. k .. ':entry'
-  addedFields[#addedFields + 1] = prefix .. k .. ':added'
 end
 local entries = rcall('HMGET', KEYS[3], unpack(entryFields))
 for k = 1, count do
@@ -59,7 +61,7 @@ for k = 1, count do
     return result
   end
 end
-if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[9]) then
+if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
   -- Complete, but the chat moved: the next iteration appends what the journal holds (its fallback).
   result[2] = '2'
   return result
@@ -69,7 +71,7 @@ rcall('RPUSH', KEYS[4], unpack(entries))
 for k = 1, count do
   result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', added[k])
 end
-rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[9]), count = count}))
+rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[8]), count = count}))
 rcall('HDEL', KEYS[3], unpack(entryFields))
 rcall('HDEL', KEYS[3], unpack(addedFields))
 result[2] = '1'

@@ -146,7 +146,7 @@ async function commitBudgetRaise(
   const raised: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };
   const result = await commitStep(context.services.redis, {
     ...base,
-    journalField: `budget-raise:${record.budget_raises}`,
+    journalField: journalField.budgetRaise(record.budget_raises),
     expectedRev: rev,
     plan: { journal: { v: 1, at: now }, record: raised, messages: [], events: [], finished: false },
   });
