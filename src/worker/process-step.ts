@@ -134,7 +134,7 @@ async function handleStepError(
     await job.moveToDelayed(wakeAt, context.token);
     const recheck = suspensionRecheck(error);
     if (recheck && (await recheck().catch(() => false))) {
-      await options.services.engine.queues.wake(shardOf(space, sessionId), context.jobId);
+      await options.services.scheduler.queues.wake(shardOf(space, sessionId), context.jobId);
     }
     throw new DelayedError();
   }

@@ -69,7 +69,7 @@ export class RatchetWorker {
     const services: StepServices = {
       redis: commands,
       space,
-      engine,
+      scheduler: engine,
       agents,
       handoffs,
       teams,

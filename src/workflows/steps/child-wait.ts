@@ -27,7 +27,7 @@ export async function awaitChildRuns(
       {
         redis: services.redis,
         space: services.space,
-        queues: services.engine.queues,
+        queues: services.scheduler.queues,
         eventsMaxLength: services.eventsMaxLength,
         now: services.now,
       },
@@ -45,7 +45,7 @@ export async function awaitChildRuns(
   if (failed) {
     for (const state of states.filter((candidate) => !isFinished(candidate.status))) {
       try {
-        await services.engine.cancelRun(
+        await services.scheduler.cancelRun(
           state.runId,
           `cancelled because child run ${failed.runId} (${failed.agent}) ${failed.status}`,
         );

@@ -266,7 +266,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   // A later iteration already committed, or the run is over: this is a stale retry. A finished child run
   // wakes its parent again, in case a crash came between its last commit and the wake-up.
   if (isFinished(record.status)) {
-    await wakeParentStep(services.engine, record);
+    await wakeParentStep(services.scheduler, record);
     return;
   }
   if (record.iteration > n) return;
@@ -354,7 +354,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     );
     crashPoint('iteration.after_commit');
   }
-  if (entry.decision !== 'tools') await wakeParentStep(services.engine, record);
+  if (entry.decision !== 'tools') await wakeParentStep(services.scheduler, record);
 
   if (entry.decision === 'tools') {
     const place = {
@@ -366,7 +366,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       chat_id: record.chat_id,
       lineage: record.lineage,
     };
-    await services.engine.queues.addToolCalls(
+    await services.scheduler.queues.addToolCalls(
       keys.shard,
       toolJobsOf(
         place,

@@ -41,7 +41,7 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
     eventsMaxLength: services.eventsMaxLength,
   });
   ensureOwned(result, `failing run ${ref.run_id}`);
-  await wakeParentStep(services.engine, stored.record);
+  await wakeParentStep(services.scheduler, stored.record);
 }
 
 /** Records a failed attempt as an `error` event, once per attempt. */

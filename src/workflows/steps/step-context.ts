@@ -7,9 +7,9 @@ import type { RateLimiter } from '../../models/rate-limiter.js';
 import type { KeySpace } from '../../redis/keys.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { TeamRuntime } from '../core/team.js';
-import type { Engine } from '../engine.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
+import type { StepScheduler } from '../step-scheduler.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {
@@ -50,7 +50,8 @@ export interface TeamService extends TeamRuntime {
 export interface StepServices {
   redis: Redis;
   space: KeySpace;
-  engine: Engine;
+  /** Adds the next steps, wakes parked ones, cancels runs: the engine's face for steps. */
+  scheduler: StepScheduler;
   agents: ReadonlyMap<string, AgentRuntime>;
   /** Handoff groups by name (run like agents). */
   handoffs: ReadonlyMap<string, HandoffGroup>;

@@ -93,7 +93,7 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
   }
   const { record, shared } = loaded;
   if (isFinished(record.status)) {
-    await wakeParentStep(services.engine, record);
+    await wakeParentStep(services.scheduler, record);
     return;
   }
   const keys = runKeys(services.space, data.session_id, data.run_id);
@@ -125,7 +125,7 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
         throw new RatchetError('internal', 'finishing the team run: the run changed meanwhile', {
           retryable: true,
         });
-      await wakeParentStep(services.engine, record);
+      await wakeParentStep(services.scheduler, record);
       return;
     }
     const outcome = await awaitChildRuns(context, {
@@ -151,7 +151,7 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     await commitTurn(context, data, loaded, selection.members, states, base);
     crashPoint('team.after_turn_commit');
   }
-  await services.engine.queues.addTeamTurn(keys.shard, {
+  await services.scheduler.queues.addTeamTurn(keys.shard, {
     v: 1,
     session_id: data.session_id,
     run_id: data.run_id,

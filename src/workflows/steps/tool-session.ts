@@ -15,6 +15,6 @@ export function sessionAccess(context: StepContext, data: ToolJobData): SessionA
     now: services.now,
     recheckMs: services.questionRecheckMs,
     park: async (wakeAt, waitingFor, recheck) => suspendUntil(wakeAt, waitingFor, recheck),
-    wake: (jobId) => services.engine.queues.wake(shard, jobId),
+    wake: (jobId) => services.scheduler.queues.wake(shard, jobId),
   };
 }

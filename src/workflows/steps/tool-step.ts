@@ -138,7 +138,7 @@ async function commitOutcome(
 async function addNextIteration(context: StepContext, data: ToolJobData): Promise<void> {
   const { services } = context;
   crashPoint('tool.before_next_iteration');
-  await services.engine.queues.addIteration(
+  await services.scheduler.queues.addIteration(
     shardOf(services.space, data.session_id),
     iterationAfterTools(data),
   );
