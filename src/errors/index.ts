@@ -5,3 +5,4 @@ export {
   toRatchetError,
   withoutSecrets,
 } from './ratchet-error.js';
+export { Suspension } from './suspension.js';

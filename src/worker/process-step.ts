@@ -12,14 +12,26 @@ import {
   type RetrySettings,
   type StepContext,
   type StepKind,
+  type StepOutcome,
   type StepServices,
   stepKinds,
-  suspensionRecheck,
 } from '../workflows/index.js';
 import type { RunCancellations } from './run-cancellations.js';
 
-/** The delay decided for a failed attempt, read back by BullMQ's backoff strategy. */
-const decidedDelays = new WeakMap<Error, number>();
+/**
+ * A failed attempt handed back to BullMQ for a retry, carrying the delay our retry policy decided (BullMQ's
+ * backoff strategy reads it from the error it is given). BullMQ records its message and stack.
+ */
+class RetryAfter extends Error {
+  readonly delayMs: number;
+
+  constructor(error: RatchetError, delayMs: number) {
+    super(error.message);
+    this.name = error.name;
+    this.delayMs = delayMs;
+    if (error.stack !== undefined) this.stack = error.stack;
+  }
+}
 
 export interface StepProcessorOptions {
   services: StepServices;
@@ -43,7 +55,7 @@ export const stallHeadroom = 3;
 /** BullMQ's custom backoff: the delay our retry policy decided (it honours retry-after). */
 export function backoffStrategy(retry: RetrySettings) {
   return (attemptsMade: number, _type?: string, error?: Error): number =>
-    (error && decidedDelays.get(error)) ?? backoffDelay(attemptsMade, retry, Math.random());
+    error instanceof RetryAfter ? error.delayMs : backoffDelay(attemptsMade, retry, Math.random());
 }
 
 /**
@@ -82,25 +94,61 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       })),
     };
     try {
-      if (context.attempt > (job.opts.attempts ?? 1) - finalFailureHeadroom) {
-        // Attempts are used up, and an earlier attempt could not record the failure: record it now.
-        const reason = job.failedReason ?? 'the step failed on every attempt';
-        await kind.fail(context, data as never, new RatchetError('internal', reason));
+      let outcome: StepOutcome;
+      try {
+        if (context.attempt > (job.opts.attempts ?? 1) - finalFailureHeadroom) {
+          // Attempts are used up, and an earlier attempt could not record the failure: record it now.
+          const reason = job.failedReason ?? 'the step failed on every attempt';
+          await kind.fail(context, data as never, new RatchetError('internal', reason));
+          return;
+        }
+        if (job.stalledCounter > options.maxStalledCount) {
+          const reason = `the step was cut short ${job.stalledCounter} times (the workers running it died or stalled; worker.max_stalled_count is ${options.maxStalledCount})`;
+          context.logger.error({ stalled: job.stalledCounter }, 'step stalled too often: failing it');
+          await kind.fail(context, data as never, new RatchetError('step_stalled', reason));
+          return;
+        }
+        outcome = await kind.execute(context, data as never);
+      } catch (thrown) {
+        await handleStepError(kind, context, data, job, thrown, options);
         return;
       }
-      if (job.stalledCounter > options.maxStalledCount) {
-        const reason = `the step was cut short ${job.stalledCounter} times (the workers running it died or stalled; worker.max_stalled_count is ${options.maxStalledCount})`;
-        context.logger.error({ stalled: job.stalledCounter }, 'step stalled too often: failing it');
-        await kind.fail(context, data as never, new RatchetError('step_stalled', reason));
-        return;
-      }
-      await kind.execute(context, data as never);
-    } catch (thrown) {
-      await handleStepError(kind, context, data, job, thrown, options);
+      // Parking is not a failure of the step: what goes wrong there goes to BullMQ as it is.
+      if (outcome.kind === 'park') await park(job, context, data, outcome, options);
     } finally {
       release();
     }
   };
+}
+
+/**
+ * A step that waits (for an answer, child runs, a state key, a rate limit) is parked in BullMQ's delayed set:
+ * no attempt spent, no worker held, woken by what it waits for or at `wakeAt`. It is marked in the journal
+ * first (fenced), so its next execution is known for a wake-up rather than the rerun of a step a crash cut
+ * short. The recheck then closes the gap of what it waits for having come while it was still running.
+ */
+async function park(
+  job: Job,
+  context: StepContext,
+  data: unknown,
+  outcome: Extract<StepOutcome, { kind: 'park' }>,
+  options: StepProcessorOptions,
+): Promise<never> {
+  const { session_id: sessionId, run_id: runId } = data as { session_id: string; run_id: string };
+  const { space, redis } = options.services;
+  const [marked] = await runScript(
+    redis,
+    'mark-parked',
+    [context.lockKey, runKeys(space, sessionId, runId).journal],
+    [context.token, journalField.parked(context.jobId), String(outcome.wakeAt)],
+  );
+  if (marked !== 'OK') throw new RatchetError('lock_lost', 'lost the job lock while parking the step');
+  await job.moveToDelayed(outcome.wakeAt, context.token);
+  if (outcome.recheck && (await outcome.recheck().catch(() => false))) {
+    await options.services.scheduler.queues.wake(shardOf(space, sessionId), context.jobId);
+  }
+  // BullMQ's way of saying that the processor moved the job itself.
+  throw new DelayedError();
 }
 
 async function handleStepError(
@@ -116,27 +164,6 @@ async function handleStepError(
   if (error.code === 'lock_lost') {
     context.logger.warn({ err: error }, 'lost the job lock: another worker continues this step');
     throw error;
-  }
-  if (error.code === 'suspended') {
-    // Waiting (for an answer, child runs, a state key, a rate limit): parked in the delayed set, no attempt
-    // spent, woken by what it waits for. Marked in the journal first, so its next execution is known for a
-    // wake-up rather than the rerun of a step a crash cut short.
-    const wakeAt = Number(error.details?.wake_at ?? Date.now());
-    const { session_id: sessionId, run_id: runId } = data as { session_id: string; run_id: string };
-    const { space, redis } = options.services;
-    const [marked] = await runScript(
-      redis,
-      'mark-parked',
-      [context.lockKey, runKeys(space, sessionId, runId).journal],
-      [context.token, journalField.parked(context.jobId), String(wakeAt)],
-    );
-    if (marked !== 'OK') throw new RatchetError('lock_lost', 'lost the job lock while parking the step');
-    await job.moveToDelayed(wakeAt, context.token);
-    const recheck = suspensionRecheck(error);
-    if (recheck && (await recheck().catch(() => false))) {
-      await options.services.scheduler.queues.wake(shardOf(space, sessionId), context.jobId);
-    }
-    throw new DelayedError();
   }
   if (error.code === 'cancelled' || (context.signal.aborted && !options.isShuttingDown())) {
     // The run was cancelled while this step ran: the step ends here; its commit would be refused anyway.
@@ -168,9 +195,6 @@ async function handleStepError(
   } catch (announceError) {
     context.logger.warn({ err: announceError }, 'could not record the failed attempt as an event');
   }
-  if (decision.retry) {
-    decidedDelays.set(error, decision.delayMs);
-    throw error;
-  }
+  if (decision.retry) throw new RetryAfter(error, decision.delayMs);
   await kind.fail(context, data as never, error);
 }

@@ -19,5 +19,5 @@ export { finalFailureHeadroom } from './step-queues.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
 export type { StepKind } from './steps/step-kind.js';
 export { stepKinds } from './steps/step-kinds.js';
-export { suspensionRecheck } from './steps/tool-interaction.js';
+export type { StepOutcome } from './steps/step-outcome.js';
 export type { RunView, SessionView } from './views.js';

@@ -21,6 +21,7 @@ import { callModel, estimateInputTokens } from './model-call.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
+import { untilParked } from './step-outcome.js';
 import { streamTextDeltas } from './text-deltas.js';
 import { raiseBudget } from './tool-interaction.js';
 
@@ -388,7 +389,7 @@ export const iterationStep: StepKind<IterationJobData> = {
     agent: data.agent,
     iteration: data.iteration,
   }),
-  execute,
+  execute: (context, data) => untilParked(() => execute(context, data)),
   fail: (context, data, error) => failRun(context, data, error),
   announceFailure: (context, data, error, retryInMs) =>
     announceAttemptFailure(context, { ...data, step: `iteration ${data.iteration}` }, error, retryInMs),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { RatchetError } from '../../errors/index.js';
 import type { StepContext } from './step-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /**
  * A step kind says how its jobs execute and what a final failure means. The worker looks kinds up by job
@@ -11,7 +12,8 @@ export interface StepKind<Data> {
   dataSchema: z.ZodType<Data>;
   /** Log fields for every line about this step. */
   describe(data: Data): Record<string, unknown>;
-  execute(context: StepContext, data: Data): Promise<void>;
+  /** Runs the step; a step that waits says so (`park`) instead of throwing. */
+  execute(context: StepContext, data: Data): Promise<StepOutcome>;
   /** The step failed for good (a permanent error, or attempts used up): leave the run in a sound state. */
   fail(context: StepContext, data: Data, error: RatchetError): Promise<void>;
   /** Announces a failed attempt (an `error` event); best effort. */

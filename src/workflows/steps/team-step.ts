@@ -24,6 +24,7 @@ import { awaitChildRuns } from './child-wait.js';
 import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
 import type { StepKind } from './step-kind.js';
+import { untilParked } from './step-outcome.js';
 import { chooseMembers } from './team-coordinator.js';
 
 interface LoadedTurn {
@@ -353,7 +354,7 @@ export const teamTurnStep: StepKind<TeamTurnJobData> = {
     team: data.agent,
     turn: data.iteration,
   }),
-  execute: executeTeamTurn,
+  execute: (context, data) => untilParked(() => executeTeamTurn(context, data)),
   fail: (context, data, error) => failRun(context, data, error),
   announceFailure: (context, data, error, retryInMs) =>
     announceAttemptFailure(context, { ...data, step: `team turn ${data.iteration}` }, error, retryInMs),

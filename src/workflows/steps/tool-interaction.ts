@@ -1,5 +1,5 @@
 import type { ToolCallPart } from '../../chat/index.js';
-import { RatchetError } from '../../errors/index.js';
+import { RatchetError, Suspension } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
 import { runKeys, sessionKeys } from '../../redis/keys.js';
 import { runScript } from '../../redis/scripts.js';
@@ -9,8 +9,6 @@ import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../questi
 import { answerQuestion, questionIdOf, readQuestion } from '../questions.js';
 import { encodeEvent } from '../store.js';
 import type { StepContext } from './step-context.js';
-
-const suspensionRechecks = new WeakMap<RatchetError, () => Promise<boolean>>();
 
 /**
  * Parks the step until `wakeAt` (or until what it waits for promotes it): the worker slot is free meanwhile.
@@ -22,15 +20,8 @@ export function suspendUntil(
   wakeAt: number,
   waitingFor: string,
   recheck?: () => Promise<boolean>,
-): RatchetError {
-  const error = new RatchetError('suspended', `waiting for ${waitingFor}`, { details: { wake_at: wakeAt } });
-  if (recheck) suspensionRechecks.set(error, recheck);
-  return error;
-}
-
-/** The recheck a suspension was given (see suspendUntil). */
-export function suspensionRecheck(error: RatchetError): (() => Promise<boolean>) | undefined {
-  return suspensionRechecks.get(error);
+): Suspension {
+  return new Suspension(wakeAt, waitingFor, recheck);
 }
 
 type NewQuestion = Pick<

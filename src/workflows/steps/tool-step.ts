@@ -38,6 +38,7 @@ import { delegateFunction } from './delegation.js';
 import { announceAttemptFailure, ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
 import type { StepKind } from './step-kind.js';
+import { untilParked } from './step-outcome.js';
 import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
 import { sessionAccess } from './tool-session.js';
 
@@ -327,7 +328,7 @@ export const toolStep: StepKind<ToolJobData> = {
     iteration: data.iteration,
     tool_index: data.index,
   }),
-  execute,
+  execute: (context, data) => untilParked(() => execute(context, data)),
   fail,
   announceFailure: (context, data, error, retryInMs) =>
     announceAttemptFailure(
