@@ -1,9 +1,8 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
-import type { KeySpace } from '../redis/keys.js';
+import type { SessionDataStore } from '../redis/session-data-store.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -36,7 +35,7 @@ export interface ToolContext {
   delegate(tasks: readonly DelegatedTask[]): Promise<DelegationResult[]>;
   /** The messages of the chat the run works on, as recorded so far. */
   chat(): Promise<Message[]>;
-  /** The session's Redis, for tools that keep data shared by the session's agents (state, tasks, notes). */
+  /** The session's shared data and parking, for tools that keep data shared by its agents (state, tasks, notes). */
   session: SessionAccess;
 }
 
@@ -56,12 +55,11 @@ export interface DelegationResult {
 }
 
 /**
- * Redis access of a tool call, scoped by its session: keys come from `sessionDataKeys` (src/redis/keys.ts),
- * under the session's hash tag, so a script touches one slot.
+ * What a tool call may do with its session: read and write the data its agents share (through the session
+ * data store, which alone talks to Redis), and park the call's step until something happens.
  */
 export interface SessionAccess {
-  redis: Redis;
-  space: KeySpace;
+  data: SessionDataStore;
   /** The step job running this call: a parked call is woken by this id. */
   jobId: string;
   now(): Date;

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach } from 'vitest';
 import { type ToolsConfig, toolsConfigSchema } from '../../src/config/tools-config-schema.js';
 import { silentLogger } from '../../src/log/index.js';
+import { redisSessionData, type SessionDataStore } from '../../src/redis/session-data-store.js';
 import {
   findTool,
   prepareToolCall,
@@ -36,13 +37,12 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
 }
 
 /**
- * The `session` of a tool context. By default for tools that touch no session data: a Redis client that is
- * never connected; tests of session data give their Redis, key space and what parking and waking do.
+ * The `session` of a tool context. By default for tools that touch no session data: a store on a Redis
+ * client that is never connected; tests of session data give their store and what parking and waking do.
  */
 export function sessionAccess(overrides: Partial<SessionAccess> = {}): SessionAccess {
   return {
-    redis: {} as Redis,
-    space: { prefix: 'test', shards: 1 },
+    data: unreachableSessionData(),
     jobId: 'job-1',
     now: () => new Date(),
     recheckMs: 1000,
@@ -114,4 +114,9 @@ export function useTemporaryDirectory(label: string): { readonly path: string } 
       return current;
     },
   };
+}
+
+/** Session data on a Redis client that never connects: for tools that must not touch it. */
+function unreachableSessionData(): SessionDataStore {
+  return redisSessionData({} as Redis, { prefix: 'test', shards: 1 }, 'ses_none');
 }

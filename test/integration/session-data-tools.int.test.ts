@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { type KeySpace, sessionDataKeys } from '../../src/redis/keys.js';
 import { defineScripts } from '../../src/redis/scripts.js';
+import { redisSessionData } from '../../src/redis/session-data-store.js';
 import { stateToolbox } from '../../src/tools/builtin/state-toolbox.js';
 import { tasksToolbox } from '../../src/tools/builtin/tasks-toolbox.js';
 import type { AnyTool } from '../../src/tools/index.js';
@@ -59,8 +60,7 @@ async function call(name: string, input: unknown, options: CallOptions): Promise
     runId,
     agent: options.agent ?? 'agent',
     session: sessionAccess({
-      redis,
-      space,
+      data: redisSessionData(redis, space, options.sessionId),
       jobId: key,
       now: options.now ?? (() => new Date()),
       recheckMs: 60_000,

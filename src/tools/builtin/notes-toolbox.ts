@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { sessionDataKeys } from '../../redis/keys.js';
-import { runScript } from '../../redis/scripts.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { defineTool, type JsonValue, type ToolContext } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
@@ -25,10 +23,6 @@ function fieldOf(context: ToolContext, scope: Scope, name: string): string {
   return scope === 'session' ? `session:${name}` : `agent:${context.agent}:${name}`;
 }
 
-function notesKey(context: ToolContext): string {
-  return sessionDataKeys(context.session.space, context.sessionId).notes;
-}
-
 const noteWrite = defineTool({
   name: 'note_write',
   description:
@@ -48,15 +42,14 @@ const noteWrite = defineTool({
       run_id: context.runId,
       updated_at: context.session.now().toISOString(),
     };
-    const [code, count] = await runScript(
-      context.session.redis,
-      'note-write',
-      [notesKey(context)],
-      [fieldOf(context, input.scope, input.name), JSON.stringify(record), sessionDataLimits.notes],
+    const written = await context.session.data.writeNote(
+      fieldOf(context, input.scope, input.name),
+      JSON.stringify(record),
+      sessionDataLimits.notes,
     );
-    if (code === 'FULL') {
+    if (written.kind === 'full') {
       throw new Error(
-        `the session holds ${count} notes, the most it may: rewrite an existing note instead of adding "${input.name}"`,
+        `the session holds ${written.notes} notes, the most it may: rewrite an existing note instead of adding "${input.name}"`,
       );
     }
     return { written: true, name: input.name, scope: input.scope };
@@ -72,10 +65,7 @@ const noteRead = defineTool({
   }),
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const text = await context.session.redis.hget(
-      notesKey(context),
-      fieldOf(context, input.scope, input.name),
-    );
+    const text = await context.session.data.readNote(fieldOf(context, input.scope, input.name));
     if (text === null) return { found: false, name: input.name, scope: input.scope };
     const note = parseJsonRecord(noteRecordSchema, text, `note "${input.name}"`);
     return {
@@ -97,7 +87,7 @@ const noteList = defineTool({
   }),
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const fields = await context.session.redis.hkeys(notesKey(context));
+    const fields = await context.session.data.noteFields();
     const ownPrefix = `agent:${context.agent}:`;
     const notes: { name: string; scope: Scope }[] = [];
     for (const field of fields) {

@@ -1,16 +1,10 @@
 import { z } from 'zod';
-import { sessionDataKeys } from '../../redis/keys.js';
-import { runScript } from '../../redis/scripts.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { defineTool, type JsonValue, type ToolContext } from '../tool.js';
+import { defineTool, type JsonValue } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 import { boundedJson, nameSchema, sessionDataLimits } from './session-data.js';
 
 const keyInput = nameSchema('state key').describe('the key');
-
-function keysOf(context: ToolContext) {
-  return sessionDataKeys(context.session.space, context.sessionId);
-}
 
 /** Values are stored as the JSON the tool wrote; anything else under the key is a broken record. */
 function parseValue(text: string, key: string): JsonValue {
@@ -38,7 +32,7 @@ const stateGet = defineTool({
   inputSchema: z.strictObject({ key: keyInput }),
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const text = await context.session.redis.hget(keysOf(context).state, input.key);
+    const text = await context.session.data.readState(input.key);
     if (text === null) return { found: false, key: input.key };
     return { found: true, key: input.key, value: parseValue(text, input.key) };
   },
@@ -56,20 +50,18 @@ const stateSet = defineTool({
   // Setting the same value again changes nothing.
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const keys = keysOf(context);
-    const [code, detail] = await runScript(
-      context.session.redis,
-      'state-set',
-      [keys.state, keys.stateWatchers],
-      [input.key, boundedJson(input.value, 'value'), sessionDataLimits.stateKeys],
+    const set = await context.session.data.setState(
+      input.key,
+      boundedJson(input.value, 'value'),
+      sessionDataLimits.stateKeys,
     );
-    if (code === 'FULL') {
+    if (set.kind === 'full') {
       throw new Error(
-        `the session's state holds ${detail} keys, the most it may: overwrite an existing key instead of ` +
+        `the session's state holds ${set.keys} keys, the most it may: overwrite an existing key instead of ` +
           `adding "${input.key}"`,
       );
     }
-    for (const jobId of watcherJobIds(detail ?? '[]')) await context.session.wake(jobId);
+    for (const jobId of watcherJobIds(set.watchers)) await context.session.wake(jobId);
     return { ok: true, key: input.key };
   },
 });
@@ -80,7 +72,7 @@ const stateList = defineTool({
   inputSchema: z.strictObject({}),
   idempotent: true,
   handler: async (context) => {
-    const keys = await context.session.redis.hkeys(keysOf(context).state);
+    const keys = await context.session.data.stateKeys();
     return { keys: keys.sort() };
   },
 });
@@ -102,23 +94,23 @@ const stateWatch = defineTool({
   // Only looks: every execution of the call waits for the same deadline and finds the same value.
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const keys = keysOf(context);
     const { session } = context;
     const nowMs = session.now().getTime();
-    const [code, detail] = await runScript(
-      session.redis,
-      'state-watch',
-      [keys.state, keys.stateWatchers, keys.stateWatchDeadlines],
-      [input.key, session.jobId, context.idempotencyKey, Math.ceil(nowMs + input.timeout_s * 1000), nowMs],
-    );
-    if (code === 'FOUND') return { found: true, key: input.key, value: parseValue(detail ?? '', input.key) };
-    if (code === 'TIMED_OUT') return { found: false, timed_out: true, key: input.key };
+    const watch = await session.data.watchState({
+      key: input.key,
+      jobId: session.jobId,
+      callKey: context.idempotencyKey,
+      deadlineMs: nowMs + input.timeout_s * 1000,
+      nowMs,
+    });
+    if (watch.kind === 'found')
+      return { found: true, key: input.key, value: parseValue(watch.json, input.key) };
+    if (watch.kind === 'timed_out') return { found: false, timed_out: true, key: input.key };
     // Parked until the key is set (state_set wakes the step) or the deadline. A set between this look and the
     // parking finds the step still running: the check after parking catches it; the recheck_ms is a safety net.
-    const deadline = Number(detail);
-    const isSet = async () => (await session.redis.hexists(keys.state, input.key)) === 1;
+    const isSet = () => session.data.hasState(input.key);
     throw await session.park(
-      Math.min(deadline, nowMs + session.recheckMs),
+      Math.min(watch.deadlineMs, nowMs + session.recheckMs),
       `state key "${input.key}"`,
       isSet,
     );

@@ -1,16 +1,10 @@
 import { z } from 'zod';
-import { sessionDataKeys } from '../../redis/keys.js';
-import { runScript } from '../../redis/scripts.js';
 import { defineTool, type ToolContext } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 import { actorOf, sessionDataLimits } from './session-data.js';
 import { parseTask, type TaskRecord, taskStatuses, taskView } from './task-record.js';
 
 const taskId = z.string().regex(/^\d+$/, { error: 'a task id is a number as text, like "3"' });
-
-function tasksKeys(context: ToolContext) {
-  return sessionDataKeys(context.session.space, context.sessionId);
-}
 
 function describeOwner(task: TaskRecord, context: ToolContext): string {
   if (!task.assignee) return 'nobody';
@@ -28,7 +22,6 @@ const taskCreate = defineTool({
   // The call's idempotency key finds the task it created: a retried call creates nothing new.
   idempotent: true,
   handler: async (context, input) => {
-    const keys = tasksKeys(context);
     const now = context.session.now().toISOString();
     const actor = actorOf(context);
     const draft: Omit<TaskRecord, 'id'> = {
@@ -45,16 +38,15 @@ const taskCreate = defineTool({
       created_at: now,
       updated_at: now,
     };
-    const [code, id, text] = await runScript(
-      context.session.redis,
-      'task-create',
-      [keys.tasks, keys.taskIndex],
-      [context.idempotencyKey, JSON.stringify(draft), sessionDataLimits.tasks],
+    const created = await context.session.data.createTask(
+      context.idempotencyKey,
+      JSON.stringify(draft),
+      sessionDataLimits.tasks,
     );
-    if (code === 'FULL') {
-      throw new Error(`the task board holds ${id} tasks, the most it may: no task can be added`);
+    if (created.kind === 'full') {
+      throw new Error(`the task board holds ${created.tasks} tasks, the most it may: no task can be added`);
     }
-    return { created: true, task: taskView(parseTask(text ?? '', `task ${id}`)) };
+    return { created: true, task: taskView(parseTask(created.json, `task ${created.id}`)) };
   },
 });
 
@@ -66,7 +58,7 @@ const taskList = defineTool({
   }),
   idempotent: true,
   handler: async (context, input) => {
-    const stored = await context.session.redis.hgetall(tasksKeys(context).tasks);
+    const stored = await context.session.data.allTasks();
     const tasks = Object.entries(stored)
       .map(([id, text]) => parseTask(text, `task ${id}`))
       .filter((task) => input.status === undefined || task.status === input.status)
@@ -83,23 +75,19 @@ const taskClaim = defineTool({
   // A claim is keyed by the call's idempotency key: the same call running again finds its own claim.
   idempotent: true,
   handler: async (context, input) => {
-    const [code, text] = await runScript(
-      context.session.redis,
-      'task-claim',
-      [tasksKeys(context).tasks],
-      [
-        input.id,
-        context.idempotencyKey,
-        JSON.stringify(actorOf(context)),
-        context.session.now().toISOString(),
-      ],
-    );
-    if (code === 'NOT_FOUND') throw new Error(`no task with id "${input.id}": task_list shows the tasks`);
-    const task = parseTask(text ?? '', `task ${input.id}`);
-    if (code === 'TAKEN') {
+    const claim = await context.session.data.claimTask({
+      id: input.id,
+      callKey: context.idempotencyKey,
+      actorJson: JSON.stringify(actorOf(context)),
+      now: context.session.now().toISOString(),
+    });
+    if (claim.kind === 'not_found')
+      throw new Error(`no task with id "${input.id}": task_list shows the tasks`);
+    const task = parseTask(claim.json, `task ${input.id}`);
+    if (claim.kind === 'taken') {
       throw new Error(`task ${input.id} is already claimed by ${describeOwner(task, context)}`);
     }
-    if (code === 'NOT_PENDING') {
+    if (claim.kind === 'not_pending') {
       throw new Error(`task ${input.id} is ${task.status}: only a pending task can be claimed`);
     }
     return { claimed: true, task: taskView(task) };
@@ -118,28 +106,24 @@ const taskUpdate = defineTool({
   }),
   idempotent: true,
   handler: async (context, input) => {
-    const [code, text] = await runScript(
-      context.session.redis,
-      'task-update',
-      [tasksKeys(context).tasks],
-      [
-        input.id,
-        input.status,
-        input.note ?? '',
-        JSON.stringify(actorOf(context)),
-        context.runId,
-        context.idempotencyKey,
-        context.session.now().toISOString(),
-      ],
-    );
-    if (code === 'NOT_FOUND') throw new Error(`no task with id "${input.id}": task_list shows the tasks`);
-    const task = parseTask(text ?? '', `task ${input.id}`);
-    if (code === 'NOT_YOURS') {
+    const update = await context.session.data.updateTask({
+      id: input.id,
+      status: input.status,
+      note: input.note ?? '',
+      actorJson: JSON.stringify(actorOf(context)),
+      runId: context.runId,
+      callKey: context.idempotencyKey,
+      now: context.session.now().toISOString(),
+    });
+    if (update.kind === 'not_found')
+      throw new Error(`no task with id "${input.id}": task_list shows the tasks`);
+    const task = parseTask(update.json, `task ${input.id}`);
+    if (update.kind === 'not_yours') {
       throw new Error(
         `task ${input.id} is claimed by ${describeOwner(task, context)}: only they may update it`,
       );
     }
-    if (code === 'NOT_CLAIMED') {
+    if (update.kind === 'not_claimed') {
       throw new Error(`status "in_progress" comes from claiming: call task_claim with id "${input.id}"`);
     }
     return { updated: true, task: taskView(task) };

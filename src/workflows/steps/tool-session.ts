@@ -1,4 +1,5 @@
 import { sessionKeys } from '../../redis/keys.js';
+import { redisSessionData } from '../../redis/session-data-store.js';
 import type { SessionAccess } from '../../tools/index.js';
 import type { ToolJobData } from '../job-data.js';
 import type { StepContext } from './step-context.js';
@@ -9,8 +10,7 @@ export function sessionAccess(context: StepContext, data: ToolJobData): SessionA
   const { services } = context;
   const shard = sessionKeys(services.space, data.session_id).shard;
   return {
-    redis: services.redis,
-    space: services.space,
+    data: redisSessionData(services.redis, services.space, data.session_id),
     jobId: context.jobId,
     now: services.now,
     recheckMs: services.questionRecheckMs,
