@@ -7,7 +7,7 @@ export interface BaseProviderConfig {
   name: string;
   kind: string;
   model: string;
-  /** Shared limits, applied by the engine before each request (see src/models/rate-limiter.ts). */
+  /** Shared limits, applied by the engine before each request (see src/redis/rate-limiter.ts). */
   rate_limit?: {
     rpm: number;
     input_tpm: number;

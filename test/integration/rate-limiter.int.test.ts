@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
-import { RateLimiter } from '../../src/models/rate-limiter.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { RateLimiter } from '../../src/redis/rate-limiter.js';
 import { defineScripts } from '../../src/redis/scripts.js';
 import { deleteKeys } from '../helpers/harness.js';
 

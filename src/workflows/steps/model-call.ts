@@ -1,7 +1,7 @@
 import type { Message } from '../../chat/index.js';
 import { RatchetError, toRatchetError } from '../../errors/index.js';
 import type { Completion, CompletionRequest } from '../../models/completer.js';
-import { estimateTokens } from '../../models/rate-limiter.js';
+import { estimateTokens } from '../../models/token-estimate.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import { suspendUntil } from './tool-interaction.js';
 

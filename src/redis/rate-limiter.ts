@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type KeySpace, rateLimitKeys } from '../redis/keys.js';
-import { runScript } from '../redis/scripts.js';
+import { type KeySpace, rateLimitKeys } from './keys.js';
+import { runScript } from './scripts.js';
 
 export interface RateLimits {
   rpm: number;
@@ -14,7 +14,8 @@ export type Admission = { admitted: true } | { admitted: false; waitMs: number }
 
 /**
  * Limits shared by every worker process and machine, per provider (one API key and model): requests and
- * input/output tokens per sliding minute, and a cool-down that holds everyone back after a 429.
+ * input/output tokens per sliding minute, and a cool-down that holds everyone back after a 429. The limits
+ * are kept by the rate-limit Lua scripts beside this file.
  */
 export class RateLimiter {
   constructor(
@@ -74,9 +75,4 @@ export class RateLimiter {
       ],
     );
   }
-}
-
-/** A rough input-token estimate (about four characters a token) for admission; the reply reconciles it. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
