@@ -1,15 +1,21 @@
 import { z } from 'zod';
 
-/** Job data carries references, never transcripts or secrets. Version 1. */
-export const iterationJobDataSchema = z.strictObject({
+/** Where every step job of a run runs. Job data carries references, never transcripts or secrets. */
+const runPlaceFields = {
   v: z.literal(1),
   session_id: z.string(),
   run_id: z.string(),
-  /** The agent the step runs for: for log lines; the run record stays the source of truth. */
+  /** The agent the step runs for (a team's name for its turns): for log lines; the run record rules. */
   agent: z.string(),
   /** The chat the run works on (the run record says the same; here it saves a round trip). */
   chat_id: z.string(),
+  /** The iteration (a team's turn) the step belongs to. */
   iteration: z.number().int().positive(),
+};
+
+/** Iteration n of an agent's run. Version 1. */
+export const iterationJobDataSchema = z.strictObject({
+  ...runPlaceFields,
   /** Tool calls of the previous iteration, whose results this iteration appends first. */
   previous_calls: z.number().int().nonnegative(),
   /** The handoff group the run belongs to (its `agent` is then the member in control); absent otherwise. */
@@ -24,14 +30,7 @@ export type IterationJobData = z.infer<typeof iterationJobDataSchema>;
  * carries only where the run is and which turn it is. Version 1.
  */
 export const teamTurnJobDataSchema = z.strictObject({
-  v: z.literal(1),
-  session_id: z.string(),
-  run_id: z.string(),
-  /** The team: for log lines; the run record stays the source of truth. */
-  agent: z.string(),
-  chat_id: z.string(),
-  /** The turn's number (it shares the iteration's job id space: `stepJobId.iteration`). */
-  iteration: z.number().int().positive(),
+  ...runPlaceFields,
   /** Written (always 0) by versions whose team turns reused the iteration's job data; ignored. */
   previous_calls: z.literal(0).optional(),
   lineage: z.array(z.string()).optional(),
@@ -39,12 +38,7 @@ export const teamTurnJobDataSchema = z.strictObject({
 export type TeamTurnJobData = z.infer<typeof teamTurnJobDataSchema>;
 
 export const toolJobDataSchema = z.strictObject({
-  v: z.literal(1),
-  session_id: z.string(),
-  run_id: z.string(),
-  agent: z.string(),
-  chat_id: z.string(),
-  iteration: z.number().int().positive(),
+  ...runPlaceFields,
   /** Which call of the reply (0-based), of how many. */
   index: z.number().int().nonnegative(),
   calls: z.number().int().positive(),
