@@ -1,7 +1,7 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
 import { RatchetError, toRatchetError, withoutSecrets } from '../errors/index.js';
 import { type Logger, lazyChild } from '../log/index.js';
-import { jobLockKey, runKeys, shardOf } from '../redis/keys.js';
+import { runKeys, shardOf } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseRecord } from '../schemas/parse.js';
 import {
@@ -15,6 +15,7 @@ import {
   type StepOutcome,
   type StepServices,
   stepKinds,
+  stepWriteOf,
 } from '../workflows/index.js';
 import type { RunCancellations } from './run-cancellations.js';
 
@@ -69,7 +70,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     if (!token || !job.id || !signal) {
       throw new UnrecoverableError('a step job needs an id, a lock token and an abort signal');
     }
-    let data: { session_id: string; run_id: string };
+    let data: { session_id: string; run_id: string; chat_id: string };
     try {
       data = parseRecord(kind.dataSchema, job.data, `data of job ${job.id}`) as typeof data;
     } catch (error) {
@@ -82,10 +83,15 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     const context: StepContext = {
       services,
       jobId: job.id,
-      token,
+      write: stepWriteOf({
+        space: services.space,
+        job: data,
+        jobId: job.id,
+        token,
+        eventsMaxLength: services.eventsMaxLength,
+      }),
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
-      lockKey: jobLockKey(services.space, shardOf(services.space, data.session_id), job.id),
       signal,
       logger: lazyChild(options.logger, () => ({
         job_id: job.id,
@@ -139,11 +145,11 @@ async function park(
   const [marked] = await runScript(
     redis,
     'mark-parked',
-    [context.lockKey, runKeys(space, sessionId, runId).journal],
-    [context.token, journalField.parked(context.jobId), String(outcome.wakeAt)],
+    [context.write.lockKey, runKeys(space, sessionId, runId).journal],
+    [context.write.token, journalField.parked(context.jobId), String(outcome.wakeAt)],
   );
   if (marked !== 'OK') throw new RatchetError('lock_lost', 'lost the job lock while parking the step');
-  await job.moveToDelayed(outcome.wakeAt, context.token);
+  await job.moveToDelayed(outcome.wakeAt, context.write.token);
   if (outcome.recheck && (await outcome.recheck().catch(() => false))) {
     await options.services.scheduler.queues.wake(shardOf(space, sessionId), context.jobId);
   }
@@ -172,7 +178,7 @@ async function handleStepError(
   }
   if (options.isShuttingDown() && context.signal.aborted) {
     // Hand the job back without spending an attempt; another worker takes it at once.
-    await job.moveToDelayed(Date.now(), context.token);
+    await job.moveToDelayed(Date.now(), context.write.token);
     context.logger.info('worker shutting down: step handed back to the queue');
     throw new DelayedError();
   }

@@ -20,4 +20,5 @@ export type { AgentRuntime, StepContext, StepServices, TeamService } from './ste
 export type { StepKind } from './steps/step-kind.js';
 export { stepKinds } from './steps/step-kinds.js';
 export type { StepOutcome } from './steps/step-outcome.js';
+export { stepWriteOf } from './store.js';
 export type { RunView, SessionView } from './views.js';

@@ -2,7 +2,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { decodeChatEntry, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
-import type { RunKeys } from '../redis/keys.js';
+import { chatKey, jobLockKey, type KeySpace, type RunKeys, runKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { CommitPlan } from './core/run-commits.js';
@@ -46,6 +46,28 @@ export interface StepWrite {
   /** The job's lock token: the scripts refuse the write when another worker holds the lock. */
   token: string;
   eventsMaxLength: number;
+}
+
+/**
+ * Where one execution of a step job writes: its run's keys, the chat it works on, its job's lock and token.
+ * Built once per execution, from the job (every step job names its session, run and chat).
+ */
+export function stepWriteOf(input: {
+  space: KeySpace;
+  job: { session_id: string; run_id: string; chat_id: string };
+  jobId: string;
+  token: string;
+  eventsMaxLength: number;
+}): StepWrite {
+  const { space, job } = input;
+  const keys = runKeys(space, job.session_id, job.run_id);
+  return {
+    keys,
+    chatKey: chatKey(space, job.session_id, job.chat_id),
+    lockKey: jobLockKey(space, keys.shard, input.jobId),
+    token: input.token,
+    eventsMaxLength: input.eventsMaxLength,
+  };
 }
 
 export interface CommitRequest<JournalValue> extends StepWrite {

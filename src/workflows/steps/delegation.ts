@@ -1,5 +1,4 @@
 import { RatchetError } from '../../errors/index.js';
-import { runKeys } from '../../redis/keys.js';
 import type { DelegatedTask, DelegationResult } from '../../tools/index.js';
 import type { ChildState } from '../child-runs.js';
 import type { ToolJobData } from '../job-data.js';
@@ -30,11 +29,7 @@ export function delegateFunction(
         throw new Error(`unknown agent "${task.agent}" (agents you can delegate to: ${known})`);
       }
     }
-    const stored = await loadRun(
-      services.redis,
-      runKeys(services.space, data.session_id, data.run_id),
-      data.run_id,
-    );
+    const stored = await loadRun(services.redis, context.write.keys, data.run_id);
     if (!stored || isFinished(stored.record.status))
       throw new RatchetError('cancelled', `run ${data.run_id} is finished: no child run is started`);
     const parent = stored.record;

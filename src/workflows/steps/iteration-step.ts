@@ -1,7 +1,7 @@
 import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
-import { agentUsageKey, chatKey, runKeys } from '../../redis/keys.js';
+import { agentUsageKey } from '../../redis/keys.js';
 import { runScript } from '../../redis/scripts.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
@@ -41,8 +41,8 @@ interface LoadedIteration {
 /** One round trip: the run, the journal fields this iteration needs, and the chat. */
 async function loadIteration(context: StepContext, data: IterationJobData): Promise<LoadedIteration> {
   const { services } = context;
-  const keys = runKeys(services.space, data.session_id, data.run_id);
-  const chat = chatKey(services.space, data.session_id, data.chat_id);
+  const keys = context.write.keys;
+  const chat = context.write.chatKey;
   const n = data.iteration;
   const fields = [
     journalField.reply(n),
@@ -271,14 +271,8 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     return;
   }
   if (record.iteration > n) return;
-  const keys = runKeys(services.space, data.session_id, data.run_id);
-  const commitBase = {
-    keys,
-    chatKey: chatKey(services.space, data.session_id, data.chat_id),
-    lockKey: context.lockKey,
-    token: context.token,
-    eventsMaxLength: services.eventsMaxLength,
-  };
+  const commitBase = context.write;
+  const { keys } = commitBase;
   let chat = loaded.chat;
 
   if (data.previous_calls > 0 && !loaded.resultsDone) {

@@ -1,6 +1,5 @@
 import { RatchetError, withoutSecrets } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
-import { runKeys } from '../../redis/keys.js';
 import { wakeParentStep } from '../child-runs.js';
 import { failureCommit } from '../core/run-commits.js';
 import { journalField } from '../journal.js';
@@ -23,7 +22,7 @@ export function ensureOwned(result: CommitResult, what: string): void {
 /** Ends the run as failed with the error recorded (once, even when called again). */
 export async function failRun(context: StepContext, ref: RunRef, error: RatchetError): Promise<void> {
   const { services } = context;
-  const keys = runKeys(services.space, ref.session_id, ref.run_id);
+  const { keys } = context.write;
   const stored = await loadRun(services.redis, keys, ref.run_id);
   if (!stored || isFinished(stored.record.status)) return;
   const plan = failureCommit(
@@ -32,13 +31,9 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
     services.now().toISOString(),
   );
   const result = await commitStep(services.redis, {
-    keys,
-    chatKey: keys.run,
-    lockKey: context.lockKey,
-    token: context.token,
+    ...context.write,
     journalField: journalField.runFailed(),
     plan,
-    eventsMaxLength: services.eventsMaxLength,
   });
   ensureOwned(result, `failing run ${ref.run_id}`);
   await wakeParentStep(services.scheduler, stored.record);
@@ -52,7 +47,7 @@ export async function announceAttemptFailure(
   retryInMs: number | null,
 ): Promise<void> {
   const { services } = context;
-  const keys = runKeys(services.space, ref.session_id, ref.run_id);
+  const { keys } = context.write;
   const stored = await loadRun(services.redis, keys, ref.run_id);
   if (!stored || isFinished(stored.record.status)) return;
   const now = services.now().toISOString();
@@ -70,12 +65,8 @@ export async function announceAttemptFailure(
     now,
   );
   await commitStep(services.redis, {
-    keys,
-    chatKey: keys.run,
-    lockKey: context.lockKey,
-    token: context.token,
+    ...context.write,
     journalField: journalField.attemptFailed(context.jobId, context.attempt),
     plan: { journal: { v: 1, at: now }, record: undefined, messages: [], events: [event], finished: false },
-    eventsMaxLength: services.eventsMaxLength,
   });
 }

@@ -10,6 +10,7 @@ import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
 import type { StepScheduler } from '../step-scheduler.js';
+import type { StepWrite } from '../store.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {
@@ -70,13 +71,15 @@ export interface StepServices {
 export interface StepContext {
   services: StepServices;
   jobId: string;
-  /** The job's lock token: commits check it (fencing). */
-  token: string;
+  /**
+   * Where this execution writes (its run's keys, its chat, its job's lock key and token: commits check the
+   * token, so a worker that lost the job writes nothing). Built once from the job.
+   */
+  write: StepWrite;
   /** 1-based number of this attempt (stalls do not count, failures do). */
   attempt: number;
   /** How many times the job has been started (stalls and parking included). */
   started: number;
-  lockKey: string;
   signal: AbortSignal;
   logger: Logger;
 }

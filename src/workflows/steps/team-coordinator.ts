@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
-import { runKeys } from '../../redis/keys.js';
 import { messageText } from '../core/team.js';
 import type { TeamTurnJobData } from '../job-data.js';
 import { journalField, type TeamSelectionEntry } from '../journal.js';
@@ -63,7 +62,7 @@ export async function chooseMembers(
         },
       },
       {
-        journalKey: runKeys(context.services.space, data.session_id, data.run_id).journal,
+        journalKey: context.write.keys.journal,
         field: journalField.teamCoordinatorCalls(data.iteration, attempt),
       },
     );

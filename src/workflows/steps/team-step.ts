@@ -2,7 +2,7 @@ import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
-import { agentUsageKey, chatKey, runKeys, sessionDataKeys } from '../../redis/keys.js';
+import { agentUsageKey, sessionDataKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { type ChildState, type ChildTask, treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
@@ -42,8 +42,8 @@ async function loadTurn(
   team: TeamService,
 ): Promise<LoadedTurn | undefined> {
   const { services } = context;
-  const keys = runKeys(services.space, data.session_id, data.run_id);
-  const chat = chatKey(services.space, data.session_id, data.chat_id);
+  const keys = context.write.keys;
+  const chat = context.write.chatKey;
   const n = data.iteration;
   const [runFields, journal, entries] = (await execPipeline(
     services.redis
@@ -97,14 +97,8 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     await wakeParentStep(services.scheduler, record);
     return;
   }
-  const keys = runKeys(services.space, data.session_id, data.run_id);
-  const base: StepWrite = {
-    keys,
-    chatKey: chatKey(services.space, data.session_id, data.chat_id),
-    lockKey: context.lockKey,
-    token: context.token,
-    eventsMaxLength: services.eventsMaxLength,
-  };
+  const base = context.write;
+  const { keys } = base;
   if (!loaded.turnDone) {
     const selection = await decide(context, data, team, loaded, base);
     if (selection.kind === 'failed') {

@@ -1,7 +1,7 @@
 import type { ToolCallPart } from '../../chat/index.js';
 import { RatchetError, Suspension } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
-import { runKeys, sessionKeys } from '../../redis/keys.js';
+import { sessionKeys } from '../../redis/keys.js';
 import { runScript } from '../../redis/scripts.js';
 import type { AskOptions } from '../../tools/index.js';
 import type { ToolJobData } from '../job-data.js';
@@ -100,14 +100,8 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
   const [code] = await runScript(
     services.redis,
     'ask-question',
-    [
-      context.lockKey,
-      runKeys(services.space, data.session_id, data.run_id).run,
-      keys.questions,
-      keys.pending,
-      keys.events,
-    ],
-    [context.token, record.id, JSON.stringify(record), encodeEvent(event), services.eventsMaxLength],
+    [context.write.lockKey, context.write.keys.run, keys.questions, keys.pending, keys.events],
+    [context.write.token, record.id, JSON.stringify(record), encodeEvent(event), services.eventsMaxLength],
   );
   if (code === 'LOCK_LOST')
     throw new RatchetError('lock_lost', `asking ${record.id}: the job's lock was lost`);
@@ -199,13 +193,13 @@ export function progressFunction(
       { fraction: value.fraction, message },
       now,
     );
-    const keys = runKeys(services.space, data.session_id, data.run_id);
+    const keys = context.write.keys;
     const [code] = await runScript(
       services.redis,
       'report-progress',
-      [context.lockKey, keys.run, keys.journal, keys.events],
+      [context.write.lockKey, keys.run, keys.journal, keys.events],
       [
-        context.token,
+        context.write.token,
         `progress:${context.jobId}:${sequence++}`,
         JSON.stringify(value),
         encodeEvent(event),

@@ -1,7 +1,7 @@
 import { decodeChatEntry, type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { lazyChild } from '../../log/index.js';
-import { chatKey, runKeys, shardOf } from '../../redis/keys.js';
+import { shardOf } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -31,7 +31,6 @@ import {
   execPipeline,
   parseRun,
   readChat,
-  type StepWrite,
 } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
@@ -52,8 +51,8 @@ interface LoadedCall {
 /** For the failure path: the run, the call (from the recorded reply in the chat) and its ledger entries. */
 async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
   const { services } = context;
-  const keys = runKeys(services.space, data.session_id, data.run_id);
-  const chat = chatKey(services.space, data.session_id, data.chat_id);
+  const keys = context.write.keys;
+  const chat = context.write.chatKey;
   const intentField = journalField.toolIntent(data.iteration, data.index);
   const outcomeField = journalField.toolOutcome(data.iteration, data.index);
   const [runFields, ledger, replyText] = (await execPipeline(
@@ -79,17 +78,6 @@ async function loadCall(context: StepContext, data: ToolJobData): Promise<Loaded
     call,
     intent: intentText ? parseJsonRecord(toolIntentSchema, intentText, intentField) : undefined,
     outcome: outcomeText ? parseJsonRecord(toolOutcomeSchema, outcomeText, outcomeField) : undefined,
-  };
-}
-
-function commitBase(context: StepContext, data: ToolJobData): StepWrite {
-  const keys = runKeys(context.services.space, data.session_id, data.run_id);
-  return {
-    keys,
-    chatKey: chatKey(context.services.space, data.session_id, data.chat_id),
-    lockKey: context.lockKey,
-    token: context.token,
-    eventsMaxLength: context.services.eventsMaxLength,
   };
 }
 
@@ -121,7 +109,7 @@ async function commitOutcome(
   const events = [toolEndEvent(run, data.iteration, call, entry, outcome.content)];
   if (withStartEvent) events.unshift(toolStartEvent(run, data.iteration, call, now));
   const result = await commitToolOutcome(context.services.redis, {
-    ...commitBase(context, data),
+    ...context.write,
     iteration: data.iteration,
     index: data.index,
     calls: data.calls,
@@ -154,10 +142,7 @@ async function continueAfterTools(context: StepContext, data: ToolJobData): Prom
   const fields = [journalField.results(data.iteration)];
   for (let index = 0; index < data.calls; index += 1)
     fields.push(journalField.toolOutcome(data.iteration, index));
-  const [results, ...outcomes] = await services.redis.hmget(
-    runKeys(services.space, data.session_id, data.run_id).journal,
-    ...fields,
-  );
+  const [results, ...outcomes] = await services.redis.hmget(context.write.keys.journal, ...fields);
   if (results || outcomes.every((outcome) => outcome !== null)) await addNextIteration(context, data);
 }
 
@@ -170,9 +155,9 @@ function idempotencyKey(data: ToolJobData): string {
  * The call's handler asked a question, started child runs or parked itself (state_watch) before: an earlier
  * attempt was parked, not cut short.
  */
-async function parkedBefore(context: StepContext, data: ToolJobData): Promise<boolean> {
+async function parkedBefore(context: StepContext): Promise<boolean> {
   const { services } = context;
-  const journal = runKeys(services.space, data.session_id, data.run_id).journal;
+  const journal = context.write.keys.journal;
   return (await services.redis.hexists(journal, journalField.parked(context.jobId))) === 1;
 }
 
@@ -212,11 +197,11 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   crashPoint('tool.before_intent');
   const now = services.now().toISOString();
   const begun = await beginToolCall(services.redis, {
-    ...commitBase(context, data),
+    ...context.write,
     iteration: data.iteration,
     index: data.index,
     replyIndex: data.reply_index,
-    intent: { v: 1, token: context.token, idempotency_key: idempotencyKey(data), at: now },
+    intent: { v: 1, token: context.write.token, idempotency_key: idempotencyKey(data), at: now },
     runId: data.run_id,
     agent: data.agent,
     time: now,
@@ -256,7 +241,12 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     begun.status === 'interrupted'
       ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
       : undefined;
-  const decision = decideToolStart(intent, undefined, interruptedPolicyOf(prepared.tool), context.token);
+  const decision = decideToolStart(
+    intent,
+    undefined,
+    interruptedPolicyOf(prepared.tool),
+    context.write.token,
+  );
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
     await commitOutcome(
@@ -275,8 +265,8 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
   const interrupted =
     decision.kind === 'rerun' &&
-    decision.intent.token !== context.token &&
-    !(await parkedBefore(context, data));
+    decision.intent.token !== context.write.token &&
+    !(await parkedBefore(context));
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
@@ -290,7 +280,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     reportProgress: progressFunction(context, data),
     session: sessionAccess(context, data),
     delegate: delegateFunction(context, data),
-    chat: () => readChat(services.redis, chatKey(services.space, data.session_id, data.chat_id), 0),
+    chat: () => readChat(services.redis, context.write.chatKey, 0),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
