@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
   IMAGE_URL,
-  neverAborted,
-  PNG_BASE64,
+  PNG_DATA_URL,
+  parallelAddCallParts,
   QUESTION,
   requestOf,
   SYSTEM_PROMPT,
@@ -98,16 +98,11 @@ describe('grok: the xAI Responses API wire format', () => {
     base_url: `${origin}/v1`,
     max_tokens: 300,
   }));
-  const { completer } = fake;
 
   it('sends the system message, images, function calls and function_call_outputs', async () => {
-    fake.server.reply(textReply('Done.'));
-    await completer().complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe('/v1/responses');
-    expect(request?.headers.authorization).toBe('Bearer xai-test');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('Done.'), requestOf(toolRoundChat()));
+    expectSentTo(sent, '/v1/responses', { authorization: 'Bearer xai-test' });
+    const body = sent.body;
     expect(body.model).toBe(MODEL);
     expect(body.max_output_tokens).toBe(300);
     expect(body.input).toEqual([
@@ -117,7 +112,7 @@ describe('grok: the xAI Responses API wire format', () => {
         content: [
           { type: 'input_text', text: QUESTION },
           { type: 'input_image', image_url: IMAGE_URL },
-          { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}` },
+          { type: 'input_image', image_url: PNG_DATA_URL },
         ],
       },
       { role: 'assistant', content: 'A cat. Adding now.' },
@@ -152,24 +147,22 @@ describe('grok: the xAI Responses API wire format', () => {
   });
 
   it('reads text, parallel function calls, usage with cached tokens and x-ratelimit headers', async () => {
-    fake.server.reply({
-      json: response(
-        [
-          messageItem('Adding both.'),
-          functionCallItem('call_x1', '{"a":2,"b":3}'),
-          functionCallItem('call_x2', '{"a":4,"b":5}'),
-        ],
-        usage(700, 512, 45),
-      ),
-      headers: { 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-remaining-tokens': '15000' },
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
+    const { completion } = await fake.send(
+      {
+        json: response(
+          [
+            messageItem('Adding both.'),
+            functionCallItem('call_x1', '{"a":2,"b":3}'),
+            functionCallItem('call_x2', '{"a":4,"b":5}'),
+          ],
+          usage(700, 512, 45),
+        ),
+        headers: { 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-remaining-tokens': '15000' },
+      },
+      requestOf([userMessage(QUESTION)]),
+    );
     expect(completion).toEqual({
-      parts: [
-        { type: 'text', text: 'Adding both.' },
-        { type: 'tool_call', id: 'call_x1', name: 'add', arguments: '{"a":2,"b":3}' },
-        { type: 'tool_call', id: 'call_x2', name: 'add', arguments: '{"a":4,"b":5}' },
-      ],
+      parts: parallelAddCallParts('call_x1', 'call_x2'),
       usage: { input_tokens: 700, output_tokens: 45, cached_input_tokens: 512, requests: 1 },
       rateLimit: { remainingRequests: 59, remainingTokens: 15000 },
     });
@@ -247,14 +240,8 @@ describe('grok: the xAI Responses API wire format', () => {
         response: { ...base, status: 'completed', output: [], usage: usage(80, 64, 12) },
       },
     ].map((data) => ({ event: data.type, data }));
-    fake.server.reply({ sse });
-
-    const deltas: string[] = [];
-    const completion = await completer().complete(
-      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-      neverAborted(),
-    );
-    expect(fake.server.requests[0]?.body.stream).toBe(true);
+    const { completion, deltas, sent } = await fake.stream({ sse }, [userMessage(QUESTION)]);
+    expect(sent.body.stream).toBe(true);
     expect(deltas).toEqual(['Two ', 'sums.']);
     expect(completion).toEqual({
       parts: [

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
+  addTool,
   failureOf,
   IMAGE_URL,
   neverAborted,
-  PNG_BASE64,
+  PNG_DATA_URL,
+  parallelAddCallParts,
   QUESTION,
   requestOf,
   SYSTEM_PROMPT,
@@ -114,13 +116,9 @@ describe('openai: the Responses API wire format', () => {
   const { completer } = fake;
 
   it('sends the system message first, images, function calls and one function_call_output per result', async () => {
-    fake.server.reply(textReply('5, and 4+5 failed.'));
-    await completer().complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe('/v1/responses');
-    expect(request?.headers.authorization).toBe('Bearer sk-openai-test');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('5, and 4+5 failed.'), requestOf(toolRoundChat()));
+    expectSentTo(sent, '/v1/responses', { authorization: 'Bearer sk-openai-test' });
+    const body = sent.body;
     expect(body.model).toBe(MODEL);
     expect(body.max_output_tokens).toBe(2048);
     expect(body.temperature).toBe(0.3);
@@ -131,7 +129,7 @@ describe('openai: the Responses API wire format', () => {
         content: [
           { type: 'input_text', text: QUESTION },
           { type: 'input_image', image_url: IMAGE_URL },
-          { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}` },
+          { type: 'input_image', image_url: PNG_DATA_URL },
         ],
       },
       { role: 'assistant', content: 'A cat. Adding now.' },
@@ -146,12 +144,7 @@ describe('openai: the Responses API wire format', () => {
         type: 'function',
         name: 'add',
         description: 'Adds two numbers.',
-        parameters: {
-          type: 'object',
-          properties: { a: { type: 'number' }, b: { type: 'number' } },
-          required: ['a', 'b'],
-          additionalProperties: false,
-        },
+        parameters: addTool.inputSchema,
         strict: false,
       },
     ]);
@@ -159,29 +152,27 @@ describe('openai: the Responses API wire format', () => {
   });
 
   it('reads text, parallel function calls, usage with cached tokens, and the x-ratelimit headers', async () => {
-    fake.server.reply({
-      json: response(
-        [
-          messageItem('Adding both.'),
-          functionCallItem('fc_1', 'call_a', '{"a":2,"b":3}'),
-          functionCallItem('fc_2', 'call_b', '{"a":4,"b":5}'),
-        ],
-        usage(2006, 1920, 300),
-      ),
-      headers: {
-        'x-ratelimit-limit-requests': '500',
-        'x-ratelimit-remaining-requests': '499',
-        'x-ratelimit-remaining-tokens': '28000',
-        'x-ratelimit-reset-requests': '120ms',
-        'x-ratelimit-reset-tokens': '4s',
+    const { completion } = await fake.send(
+      {
+        json: response(
+          [
+            messageItem('Adding both.'),
+            functionCallItem('fc_1', 'call_a', '{"a":2,"b":3}'),
+            functionCallItem('fc_2', 'call_b', '{"a":4,"b":5}'),
+          ],
+          usage(2006, 1920, 300),
+        ),
+        headers: {
+          'x-ratelimit-limit-requests': '500',
+          'x-ratelimit-remaining-requests': '499',
+          'x-ratelimit-remaining-tokens': '28000',
+          'x-ratelimit-reset-requests': '120ms',
+          'x-ratelimit-reset-tokens': '4s',
+        },
       },
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
-    expect(completion.parts).toEqual([
-      { type: 'text', text: 'Adding both.' },
-      { type: 'tool_call', id: 'call_a', name: 'add', arguments: '{"a":2,"b":3}' },
-      { type: 'tool_call', id: 'call_b', name: 'add', arguments: '{"a":4,"b":5}' },
-    ]);
+      requestOf([userMessage(QUESTION)]),
+    );
+    expect(completion.parts).toEqual(parallelAddCallParts('call_a', 'call_b'));
     expect(completion.usage).toEqual({
       input_tokens: 2006,
       output_tokens: 300,
@@ -319,14 +310,11 @@ describe('openai: the Responses API wire format', () => {
         response: { ...created, status: 'completed', usage: usage(50, 0, 20) },
       },
     ].map((data) => ({ event: data.type, data }));
-    fake.server.reply({ sse, headers: { 'x-ratelimit-remaining-requests': '42' } });
-
-    const deltas: string[] = [];
-    const completion = await completer().complete(
-      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-      neverAborted(),
+    const { completion, deltas, sent } = await fake.stream(
+      { sse, headers: { 'x-ratelimit-remaining-requests': '42' } },
+      [userMessage(QUESTION)],
     );
-    expect(fake.server.requests[0]?.body.stream).toBe(true);
+    expect(sent.body.stream).toBe(true);
     expect(deltas).toEqual(['Adding ', 'both.']);
     expect(completion).toEqual({
       parts: [

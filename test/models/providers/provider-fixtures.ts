@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Message } from '../../../src/chat/index.js';
+import type { Message, Part } from '../../../src/chat/index.js';
 import { RatchetError } from '../../../src/errors/index.js';
 import { createLogger } from '../../../src/log/index.js';
 import {
@@ -13,6 +13,8 @@ import { message } from '../chat-builder.js';
 /** A 1×1 PNG. */
 export const PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+/** The inline image as the OpenAI-style APIs carry it. */
+export const PNG_DATA_URL = `data:image/png;base64,${PNG_BASE64}`;
 export const IMAGE_URL = 'https://example.com/images/cat.png';
 export const SYSTEM_PROMPT = 'You are terse. Use tools for arithmetic.';
 export const QUESTION = 'What is in this picture? And what are 2+3 and 4+5?';
@@ -27,6 +29,15 @@ export const addTool: ToolDefinition = {
     additionalProperties: false,
   },
 };
+
+/** The parts every "reads parallel tool calls" test expects: the text "Adding both." and add(2,3), add(4,5). */
+export function parallelAddCallParts(firstId: string, secondId: string): Part[] {
+  return [
+    { type: 'text', text: 'Adding both.' },
+    { type: 'tool_call', id: firstId, name: 'add', arguments: '{"a":2,"b":3}' },
+    { type: 'tool_call', id: secondId, name: 'add', arguments: '{"a":4,"b":5}' },
+  ];
+}
 
 export const systemMessage = (text: string): Message => message('system', 'system', [{ type: 'text', text }]);
 export const userMessage = (text: string): Message => message('user', 'user', [{ type: 'text', text }]);
