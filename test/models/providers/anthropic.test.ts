@@ -3,9 +3,7 @@ import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-s
 import { describeProviderConformance } from './provider-conformance.js';
 import {
   addTool,
-  failureOf,
   IMAGE_URL,
-  neverAborted,
   PNG_BASE64,
   parallelAddCallParts,
   QUESTION,
@@ -87,7 +85,6 @@ describe('anthropic: the Messages API wire format', () => {
     temperature: 0.2,
     headers: { 'x-team': 'ratchet' },
   }));
-  const { completer } = fake;
 
   it('sends the system prompt apart, images, tool calls, and the results grouped in one user message', async () => {
     const { sent } = await fake.send(textReply('5 and an error.'), requestOf(toolRoundChat()));
@@ -186,27 +183,31 @@ describe('anthropic: the Messages API wire format', () => {
   });
 
   it('a 529 overloaded error is a retryable server error; a 429 carries the rate-limit headers', async () => {
-    fake.server.reply({
-      json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-      status: 529,
-    });
-    const overloaded = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+    const overloaded = await fake.sendFailure(
+      {
+        json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+        status: 529,
+      },
+      requestOf([userMessage('Hi')]),
+    );
     expect(overloaded).toMatchObject({ code: 'model_server_error', retryable: true });
 
-    fake.server.reply({
-      json: {
-        type: 'error',
-        error: { type: 'rate_limit_error', message: 'Number of request tokens exceeded.' },
+    const limited = await fake.sendFailure(
+      {
+        json: {
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'Number of request tokens exceeded.' },
+        },
+        status: 429,
+        headers: {
+          'retry-after': '12',
+          'anthropic-ratelimit-requests-remaining': '10',
+          'anthropic-ratelimit-input-tokens-remaining': '0',
+          'anthropic-ratelimit-output-tokens-remaining': '8000',
+        },
       },
-      status: 429,
-      headers: {
-        'retry-after': '12',
-        'anthropic-ratelimit-requests-remaining': '10',
-        'anthropic-ratelimit-input-tokens-remaining': '0',
-        'anthropic-ratelimit-output-tokens-remaining': '8000',
-      },
-    });
-    const limited = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+      requestOf([userMessage('Hi')]),
+    );
     expect(limited.code).toBe('model_rate_limited');
     expect(limited.retryAfterMs).toBe(12_000);
     expect(limited.details?.rate_limit).toEqual({

@@ -136,6 +136,12 @@ export interface FakeProvider {
     request: CompletionRequest,
     fields?: Record<string, unknown>,
   ): Promise<{ completion: Completion; sent: RecordedRequest }>;
+  /** Queues `reply`, sends `request` (not aborted), and returns the RatchetError it fails with. */
+  sendFailure(
+    reply: FakeReply,
+    request: CompletionRequest,
+    fields?: Record<string, unknown>,
+  ): Promise<RatchetError>;
   /** Queues `reply`, sends `messages` streaming, and returns the completion, its text deltas and the request. */
   stream(
     reply: FakeReply,
@@ -199,6 +205,10 @@ export function useFakeProvider(
       started().reply(reply);
       const completion = await completer(fields).complete(request, neverAborted());
       return { completion, sent: firstSent() };
+    },
+    sendFailure(reply, request, fields) {
+      started().reply(reply);
+      return failureOf(completer(fields).complete(request, neverAborted()));
     },
     async stream(reply, messages) {
       started().reply(reply);

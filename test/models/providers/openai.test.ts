@@ -3,9 +3,7 @@ import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-s
 import { describeProviderConformance } from './provider-conformance.js';
 import {
   addTool,
-  failureOf,
   IMAGE_URL,
-  neverAborted,
   PNG_DATA_URL,
   parallelAddCallParts,
   QUESTION,
@@ -113,7 +111,6 @@ describe('openai: the Responses API wire format', () => {
     max_tokens: 2048,
     temperature: 0.3,
   }));
-  const { completer } = fake;
 
   it('sends the system message first, images, function calls and one function_call_output per result', async () => {
     const { sent } = await fake.send(textReply('5, and 4+5 failed.'), requestOf(toolRoundChat()));
@@ -183,25 +180,27 @@ describe('openai: the Responses API wire format', () => {
   });
 
   it('a 429 says how long to wait in retry-after-ms and what is left in x-ratelimit', async () => {
-    fake.server.reply({
-      json: {
-        error: {
-          message: 'Rate limit reached for gpt-4.1 on tokens per min.',
-          type: 'tokens',
-          code: 'rate_limit_exceeded',
-          param: null,
+    const error = await fake.sendFailure(
+      {
+        json: {
+          error: {
+            message: 'Rate limit reached for gpt-4.1 on tokens per min.',
+            type: 'tokens',
+            code: 'rate_limit_exceeded',
+            param: null,
+          },
+        },
+        status: 429,
+        headers: {
+          'retry-after-ms': '2500',
+          'retry-after': '3',
+          'x-ratelimit-remaining-requests': '100',
+          'x-ratelimit-remaining-tokens': '0',
+          'x-ratelimit-reset-tokens': '2.5s',
         },
       },
-      status: 429,
-      headers: {
-        'retry-after-ms': '2500',
-        'retry-after': '3',
-        'x-ratelimit-remaining-requests': '100',
-        'x-ratelimit-remaining-tokens': '0',
-        'x-ratelimit-reset-tokens': '2.5s',
-      },
-    });
-    const error = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+      requestOf([userMessage('Hi')]),
+    );
     expect(error.code).toBe('model_rate_limited');
     expect(error.retryAfterMs).toBe(2500);
     expect(error.message).toContain('Rate limit reached for gpt-4.1 on tokens per min.');

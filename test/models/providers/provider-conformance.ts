@@ -48,8 +48,10 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it('429: rate limited, retryable, with the retry-after the provider asked for', async () => {
-      fake.server.reply(errorReply(429, 'Slow down, please.', { 'retry-after': '7' }));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(
+        errorReply(429, 'Slow down, please.', { 'retry-after': '7' }),
+        request(),
+      );
       expect(error.code).toBe('model_rate_limited');
       expect(error.retryable).toBe(true);
       expect(error.retryAfterMs).toBe(7000);
@@ -89,8 +91,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     }
 
     it('500: server error, retryable, not retried here', async () => {
-      fake.server.reply(errorReply(500, 'The server had an error.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(500, 'The server had an error.'), request());
       expect(error.code).toBe('model_server_error');
       expect(error.retryable).toBe(true);
       expect(error.message).toContain('The server had an error.');
@@ -98,8 +99,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it('401: auth failed at once, naming the provider', async () => {
-      fake.server.reply(errorReply(401, 'Invalid API key.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(401, 'Invalid API key.'), request());
       expect(error.code).toBe('model_auth_failed');
       expect(error.retryable).toBe(false);
       expect(error.message).toContain(`${kind} provider "test-${kind}"`);
@@ -107,31 +107,30 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it('403: auth failed too', async () => {
-      fake.server.reply(errorReply(403, 'Permission denied.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(403, 'Permission denied.'), request());
       expect(error.code).toBe('model_auth_failed');
     });
 
     it('400: the request is invalid, not retryable', async () => {
-      fake.server.reply(errorReply(400, 'Invalid value for max_tokens.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(400, 'Invalid value for max_tokens.'), request());
       expect(error.code).toBe('model_request_invalid');
       expect(error.retryable).toBe(false);
       expect(error.message).toContain('Invalid value for max_tokens.');
     });
 
     it('a malformed body: bad response, retryable', async () => {
-      fake.server.reply({ text: '{"id": "oops", "content": [', status: 200 });
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure({ text: '{"id": "oops", "content": [', status: 200 }, request());
       expect(error.code).toBe('model_bad_response');
       expect(error.retryable).toBe(true);
     });
 
     it('a body of the wrong shape: bad response', async () => {
-      fake.server.reply({
-        json: { unexpected: true, candidates: 'no', choices: 3, content: 'x', output: 7 },
-      });
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(
+        {
+          json: { unexpected: true, candidates: 'no', choices: 3, content: 'x', output: 7 },
+        },
+        request(),
+      );
       expect(error.code).toBe('model_bad_response');
     });
 
@@ -146,8 +145,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it('a dropped connection: network error', async () => {
-      fake.server.reply({ drop: true });
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure({ drop: true }, request());
       expect(error.code).toBe('model_network_error');
       expect(error.retryable).toBe(true);
     });
