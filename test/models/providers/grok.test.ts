@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  IMAGE_URL,
-  PNG_DATA_URL,
   parallelAddCallParts,
   QUESTION,
   requestOf,
-  SYSTEM_PROMPT,
+  responsesFunctionCallItem,
+  responsesMessageItem,
+  responsesToolRoundInputStart,
+  responsesUsage,
   toolRoundChat,
   userMessage,
 } from './provider-fixtures.js';
@@ -28,30 +29,10 @@ function response(output: unknown[], usage: Record<string, unknown>, status = 'c
   };
 }
 
-const messageItem = (text: string) => ({
-  type: 'message',
-  id: 'msg_a6a4b8d4',
-  role: 'assistant',
-  status: 'completed',
-  content: [{ type: 'output_text', text, annotations: [] }],
-});
-
-const functionCallItem = (callId: string, args: string) => ({
-  type: 'function_call',
-  id: `fc_${callId}`,
-  call_id: callId,
-  name: 'add',
-  arguments: args,
-  status: 'completed',
-});
-
-const usage = (input: number, cached: number, output: number) => ({
-  input_tokens: input,
-  input_tokens_details: { cached_tokens: cached },
-  output_tokens: output,
-  output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: input + output,
-});
+const messageItem = (text: string) => responsesMessageItem('msg_a6a4b8d4', text);
+const functionCallItem = (callId: string, args: string) =>
+  responsesFunctionCallItem(`fc_${callId}`, callId, args);
+const usage = responsesUsage;
 
 const textReply = (text: string): FakeReply => ({ json: response([messageItem(text)], usage(9, 0, 2)) });
 
@@ -106,16 +87,7 @@ describe('grok: the xAI Responses API wire format', () => {
     expect(body.model).toBe(MODEL);
     expect(body.max_output_tokens).toBe(300);
     expect(body.input).toEqual([
-      { role: 'system', content: SYSTEM_PROMPT },
-      {
-        role: 'user',
-        content: [
-          { type: 'input_text', text: QUESTION },
-          { type: 'input_image', image_url: IMAGE_URL },
-          { type: 'input_image', image_url: PNG_DATA_URL },
-        ],
-      },
-      { role: 'assistant', content: 'A cat. Adding now.' },
+      ...responsesToolRoundInputStart(),
       {
         type: 'function_call',
         id: 'call_1',

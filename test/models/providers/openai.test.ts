@@ -3,12 +3,13 @@ import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-s
 import { describeProviderConformance } from './provider-conformance.js';
 import {
   addTool,
-  IMAGE_URL,
-  PNG_DATA_URL,
   parallelAddCallParts,
   QUESTION,
   requestOf,
-  SYSTEM_PROMPT,
+  responsesFunctionCallItem,
+  responsesMessageItem,
+  responsesToolRoundInputStart,
+  responsesUsage,
   toolRoundChat,
   userMessage,
 } from './provider-fixtures.js';
@@ -32,30 +33,9 @@ function response(output: unknown[], usage: Record<string, unknown>): unknown {
   };
 }
 
-const messageItem = (text: string) => ({
-  type: 'message',
-  id: 'msg_67ccd2bf17f0819081ff3bb2cf6508e6',
-  status: 'completed',
-  role: 'assistant',
-  content: [{ type: 'output_text', text, annotations: [] }],
-});
-
-const functionCallItem = (id: string, callId: string, args: string) => ({
-  type: 'function_call',
-  id,
-  call_id: callId,
-  name: 'add',
-  arguments: args,
-  status: 'completed',
-});
-
-const usage = (input: number, cached: number, output: number) => ({
-  input_tokens: input,
-  input_tokens_details: { cached_tokens: cached },
-  output_tokens: output,
-  output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: input + output,
-});
+const messageItem = (text: string) => responsesMessageItem('msg_67ccd2bf17f0819081ff3bb2cf6508e6', text);
+const functionCallItem = responsesFunctionCallItem;
+const usage = responsesUsage;
 
 /** The first events of a Responses stream: a message item and its text deltas. */
 function responsesStreamStart(...deltas: string[]): unknown[] {
@@ -120,16 +100,7 @@ describe('openai: the Responses API wire format', () => {
     expect(body.max_output_tokens).toBe(2048);
     expect(body.temperature).toBe(0.3);
     expect(body.input).toEqual([
-      { role: 'system', content: SYSTEM_PROMPT },
-      {
-        role: 'user',
-        content: [
-          { type: 'input_text', text: QUESTION },
-          { type: 'input_image', image_url: IMAGE_URL },
-          { type: 'input_image', image_url: PNG_DATA_URL },
-        ],
-      },
-      { role: 'assistant', content: 'A cat. Adding now.' },
+      ...responsesToolRoundInputStart(),
       { type: 'function_call', call_id: 'call_1', name: 'add', arguments: '{"a":2,"b":3}' },
       { type: 'function_call', call_id: 'call_2', name: 'add', arguments: '{"a":4,"b":5}' },
       { type: 'function_call_output', call_id: 'call_1', output: '5' },

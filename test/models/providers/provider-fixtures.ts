@@ -67,6 +67,52 @@ export function toolRoundChat(): Message[] {
   ];
 }
 
+// The Responses API shapes both the openai and the grok kind speak (xAI follows OpenAI's).
+
+/** A completed assistant message item of a Responses output that says `text`. */
+export const responsesMessageItem = (id: string, text: string) => ({
+  type: 'message',
+  id,
+  status: 'completed',
+  role: 'assistant',
+  content: [{ type: 'output_text', text, annotations: [] }],
+});
+
+/** A completed function_call item of a Responses output that calls add with `args`. */
+export const responsesFunctionCallItem = (id: string, callId: string, args: string) => ({
+  type: 'function_call',
+  id,
+  call_id: callId,
+  name: 'add',
+  arguments: args,
+  status: 'completed',
+});
+
+/** The usage object of a Responses reply. */
+export const responsesUsage = (input: number, cached: number, output: number) => ({
+  input_tokens: input,
+  input_tokens_details: { cached_tokens: cached },
+  output_tokens: output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: input + output,
+});
+
+/** The input items a Responses request carries for toolRoundChat() before its tool calls: system, user, assistant. */
+export function responsesToolRoundInputStart(): unknown[] {
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: QUESTION },
+        { type: 'input_image', image_url: IMAGE_URL },
+        { type: 'input_image', image_url: PNG_DATA_URL },
+      ],
+    },
+    { role: 'assistant', content: 'A cat. Adding now.' },
+  ];
+}
+
 export function requestOf(
   messages: readonly Message[],
   extra: Partial<Omit<CompletionRequest, 'messages'>> = {},
