@@ -33,6 +33,34 @@ const textReply = (text: string): FakeReply => ({
   json: messageReply([{ type: 'text', text }], { input_tokens: 12, output_tokens: 4 }),
 });
 
+type NamedEvent = [string, unknown];
+const events = (...items: NamedEvent[]) => items.map(([event, data]) => ({ event, data }));
+/** The message_start event of a streamed reply. */
+const messageStart = (id: string, usage: Record<string, number>): NamedEvent => [
+  'message_start',
+  {
+    type: 'message_start',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: MODEL,
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  },
+];
+const textBlockStart = (): NamedEvent => [
+  'content_block_start',
+  { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+];
+const textDelta = (text: string): NamedEvent => [
+  'content_block_delta',
+  { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+];
+
 describeProviderConformance({
   kind: 'anthropic',
   model: MODEL,
@@ -45,36 +73,12 @@ describeProviderConformance({
     },
   }),
   textReply,
-  unfinishedStream: [
-    {
-      event: 'message_start',
-      data: {
-        type: 'message_start',
-        message: {
-          id: 'msg_cut',
-          type: 'message',
-          role: 'assistant',
-          content: [],
-          model: MODEL,
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 5, output_tokens: 1 },
-        },
-      },
-    },
-    {
-      event: 'content_block_start',
-      data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-    },
-    {
-      event: 'content_block_delta',
-      data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
-    },
-    {
-      event: 'content_block_delta',
-      data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
-    },
-  ],
+  unfinishedStream: events(
+    messageStart('msg_cut', { input_tokens: 5, output_tokens: 1 }),
+    textBlockStart(),
+    textDelta('Hel'),
+    textDelta('lo'),
+  ),
 });
 
 describe('anthropic: the Messages API wire format', () => {
@@ -217,37 +221,12 @@ describe('anthropic: the Messages API wire format', () => {
   });
 
   describe('streaming', () => {
-    const events = (...items: [string, unknown][]) => items.map(([event, data]) => ({ event, data }));
-    const streamStart = (): [string, unknown][] => [
-      [
-        'message_start',
-        {
-          type: 'message_start',
-          message: {
-            id: 'msg_stream',
-            type: 'message',
-            role: 'assistant',
-            content: [],
-            model: MODEL,
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 472, cache_read_input_tokens: 400, output_tokens: 2 },
-          },
-        },
-      ],
-      [
-        'content_block_start',
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      ],
+    const streamStart = (): NamedEvent[] => [
+      messageStart('msg_stream', { input_tokens: 472, cache_read_input_tokens: 400, output_tokens: 2 }),
+      textBlockStart(),
       ['ping', { type: 'ping' }],
-      [
-        'content_block_delta',
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me ' } },
-      ],
-      [
-        'content_block_delta',
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'add that.' } },
-      ],
+      textDelta('Let me '),
+      textDelta('add that.'),
       ['content_block_stop', { type: 'content_block_stop', index: 0 }],
     ];
 
