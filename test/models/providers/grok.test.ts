@@ -7,6 +7,7 @@ import {
   requestOf,
   responsesFunctionCallItem,
   responsesMessageItem,
+  responsesSse,
   responsesToolRoundInputStart,
   responsesUsage,
   toolRoundChat,
@@ -46,7 +47,7 @@ describeProviderConformance({
     error: message,
   }),
   textReply,
-  unfinishedStream: [
+  unfinishedStream: responsesSse([
     {
       type: 'response.created',
       response: {
@@ -70,7 +71,7 @@ describeProviderConformance({
       content_index: 0,
       delta,
     })),
-  ].map((data) => ({ event: data.type, data })),
+  ]),
 });
 
 describe('grok: the xAI Responses API wire format', () => {
@@ -149,7 +150,7 @@ describe('grok: the xAI Responses API wire format', () => {
       output: [],
       status: 'in_progress',
     };
-    const sse = [
+    const sse = responsesSse([
       { type: 'response.created', response: base },
       {
         type: 'response.output_item.added',
@@ -211,7 +212,7 @@ describe('grok: the xAI Responses API wire format', () => {
         type: 'response.completed',
         response: { ...base, status: 'completed', output: [], usage: usage(80, 64, 12) },
       },
-    ].map((data) => ({ event: data.type, data }));
+    ]);
     const { completion, deltas, sent } = await fake.stream({ sse }, [userMessage(QUESTION)]);
     expect(sent.body.stream).toBe(true);
     expect(deltas).toEqual(['Two ', 'sums.']);

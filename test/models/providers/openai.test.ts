@@ -8,6 +8,7 @@ import {
   requestOf,
   responsesFunctionCallItem,
   responsesMessageItem,
+  responsesSse,
   responsesToolRoundInputStart,
   responsesUsage,
   toolRoundChat,
@@ -47,7 +48,7 @@ function responsesStreamStart(...deltas: string[]): unknown[] {
     model: 'gpt-4.1-2025-04-14',
     output: [],
   };
-  return [
+  return responsesSse([
     { type: 'response.created', sequence_number: 0, response: created },
     {
       type: 'response.output_item.added',
@@ -63,7 +64,7 @@ function responsesStreamStart(...deltas: string[]): unknown[] {
       content_index: 0,
       delta,
     })),
-  ].map((data) => ({ event: data.type, data }));
+  ]);
 }
 
 const textReply = (text: string): FakeReply => ({ json: response([messageItem(text)], usage(10, 0, 3)) });
@@ -187,7 +188,7 @@ describe('openai: the Responses API wire format', () => {
       model: 'gpt-4.1-2025-04-14',
       output: [],
     };
-    const sse = [
+    const sse = responsesSse([
       { type: 'response.created', sequence_number: 0, response: created },
       { type: 'response.in_progress', sequence_number: 1, response: created },
       {
@@ -279,7 +280,7 @@ describe('openai: the Responses API wire format', () => {
         sequence_number: 13,
         response: { ...created, status: 'completed', usage: usage(50, 0, 20) },
       },
-    ].map((data) => ({ event: data.type, data }));
+    ]);
     const { completion, deltas, sent } = await fake.stream(
       { sse, headers: { 'x-ratelimit-remaining-requests': '42' } },
       [userMessage(QUESTION)],

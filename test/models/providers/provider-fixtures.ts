@@ -97,6 +97,10 @@ export const responsesUsage = (input: number, cached: number, output: number) =>
   total_tokens: input + output,
 });
 
+/** Responses stream events as server-sent events, each named by its type as the API names them. */
+export const responsesSse = <Event extends { type: string }>(events: readonly Event[]) =>
+  events.map((data) => ({ event: data.type, data }));
+
 /** The input items a Responses request carries for toolRoundChat() before its tool calls: system, user, assistant. */
 export function responsesToolRoundInputStart(): unknown[] {
   return [
