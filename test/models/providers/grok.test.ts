@@ -6,8 +6,10 @@ import {
   QUESTION,
   requestOf,
   responsesFunctionCallItem,
+  responsesMessageAdded,
   responsesMessageItem,
   responsesSse,
+  responsesTextDelta,
   responsesToolRoundInputStart,
   responsesUsage,
   toolRoundChat,
@@ -59,18 +61,8 @@ describeProviderConformance({
         status: 'in_progress',
       },
     },
-    {
-      type: 'response.output_item.added',
-      output_index: 0,
-      item: { type: 'message', id: 'msg_c', role: 'assistant', status: 'in_progress', content: [] },
-    },
-    ...['Hel', 'lo'].map((delta) => ({
-      type: 'response.output_text.delta',
-      item_id: 'msg_c',
-      output_index: 0,
-      content_index: 0,
-      delta,
-    })),
+    responsesMessageAdded('msg_c'),
+    ...['Hel', 'lo'].map((delta) => responsesTextDelta('msg_c', delta)),
   ]),
 });
 
@@ -152,11 +144,7 @@ describe('grok: the xAI Responses API wire format', () => {
     };
     const sse = responsesSse([
       { type: 'response.created', response: base },
-      {
-        type: 'response.output_item.added',
-        output_index: 0,
-        item: { type: 'message', id: 'msg_s', role: 'assistant', status: 'in_progress', content: [] },
-      },
+      responsesMessageAdded('msg_s'),
       {
         type: 'response.content_part.added',
         item_id: 'msg_s',
@@ -164,20 +152,8 @@ describe('grok: the xAI Responses API wire format', () => {
         content_index: 0,
         part: { type: 'output_text', text: '' },
       },
-      {
-        type: 'response.output_text.delta',
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'Two ',
-      },
-      {
-        type: 'response.output_text.delta',
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'sums.',
-      },
+      responsesTextDelta('msg_s', 'Two '),
+      responsesTextDelta('msg_s', 'sums.'),
       {
         type: 'response.output_text.done',
         item_id: 'msg_s',

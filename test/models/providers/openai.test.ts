@@ -7,8 +7,10 @@ import {
   QUESTION,
   requestOf,
   responsesFunctionCallItem,
+  responsesMessageAdded,
   responsesMessageItem,
   responsesSse,
+  responsesTextDelta,
   responsesToolRoundInputStart,
   responsesUsage,
   toolRoundChat,
@@ -50,20 +52,8 @@ function responsesStreamStart(...deltas: string[]): unknown[] {
   };
   return responsesSse([
     { type: 'response.created', sequence_number: 0, response: created },
-    {
-      type: 'response.output_item.added',
-      sequence_number: 1,
-      output_index: 0,
-      item: { type: 'message', id: 'msg_s', status: 'in_progress', role: 'assistant', content: [] },
-    },
-    ...deltas.map((delta, index) => ({
-      type: 'response.output_text.delta',
-      sequence_number: 2 + index,
-      item_id: 'msg_s',
-      output_index: 0,
-      content_index: 0,
-      delta,
-    })),
+    { ...responsesMessageAdded('msg_s'), sequence_number: 1 },
+    ...deltas.map((delta, index) => ({ ...responsesTextDelta('msg_s', delta), sequence_number: 2 + index })),
   ]);
 }
 
@@ -191,12 +181,7 @@ describe('openai: the Responses API wire format', () => {
     const sse = responsesSse([
       { type: 'response.created', sequence_number: 0, response: created },
       { type: 'response.in_progress', sequence_number: 1, response: created },
-      {
-        type: 'response.output_item.added',
-        sequence_number: 2,
-        output_index: 0,
-        item: { type: 'message', id: 'msg_s', status: 'in_progress', role: 'assistant', content: [] },
-      },
+      { ...responsesMessageAdded('msg_s'), sequence_number: 2 },
       {
         type: 'response.content_part.added',
         sequence_number: 3,
@@ -205,22 +190,8 @@ describe('openai: the Responses API wire format', () => {
         content_index: 0,
         part: { type: 'output_text', text: '', annotations: [] },
       },
-      {
-        type: 'response.output_text.delta',
-        sequence_number: 4,
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'Adding ',
-      },
-      {
-        type: 'response.output_text.delta',
-        sequence_number: 5,
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'both.',
-      },
+      { ...responsesTextDelta('msg_s', 'Adding '), sequence_number: 4 },
+      { ...responsesTextDelta('msg_s', 'both.'), sequence_number: 5 },
       {
         type: 'response.output_text.done',
         sequence_number: 6,

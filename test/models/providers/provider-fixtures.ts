@@ -101,6 +101,22 @@ export const responsesUsage = (input: number, cached: number, output: number) =>
 export const responsesSse = <Event extends { type: string }>(events: readonly Event[]) =>
   events.map((data) => ({ event: data.type, data }));
 
+/** The stream event that opens an in-progress assistant message item `itemId` at output 0. */
+export const responsesMessageAdded = (itemId: string) => ({
+  type: 'response.output_item.added',
+  output_index: 0,
+  item: { type: 'message', id: itemId, status: 'in_progress', role: 'assistant', content: [] },
+});
+
+/** The stream event that carries one text delta of the message item `itemId` at output 0. */
+export const responsesTextDelta = (itemId: string, delta: string) => ({
+  type: 'response.output_text.delta',
+  item_id: itemId,
+  output_index: 0,
+  content_index: 0,
+  delta,
+});
+
 /** The input items a Responses request carries for toolRoundChat() before its tool calls: system, user, assistant. */
 export function responsesToolRoundInputStart(): unknown[] {
   return [
