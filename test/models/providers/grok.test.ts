@@ -5,13 +5,7 @@ import {
   parallelAddCallParts,
   QUESTION,
   requestOf,
-  responsesFunctionCallItem,
-  responsesMessageAdded,
-  responsesMessageItem,
-  responsesSse,
-  responsesTextDelta,
-  responsesToolRoundInputStart,
-  responsesUsage,
+  responses,
   toolRoundChat,
   userMessage,
 } from './provider-fixtures.js';
@@ -32,10 +26,10 @@ function response(output: unknown[], usage: Record<string, unknown>, status = 'c
   };
 }
 
-const messageItem = (text: string) => responsesMessageItem('msg_a6a4b8d4', text);
+const messageItem = (text: string) => responses.messageItem('msg_a6a4b8d4', text);
 const functionCallItem = (callId: string, args: string) =>
-  responsesFunctionCallItem(`fc_${callId}`, callId, args);
-const usage = responsesUsage;
+  responses.functionCallItem(`fc_${callId}`, callId, args);
+const usage = responses.usage;
 
 const textReply = (text: string): FakeReply => ({ json: response([messageItem(text)], usage(9, 0, 2)) });
 
@@ -49,7 +43,7 @@ describeProviderConformance({
     error: message,
   }),
   textReply,
-  unfinishedStream: responsesSse([
+  unfinishedStream: responses.sse([
     {
       type: 'response.created',
       response: {
@@ -61,8 +55,8 @@ describeProviderConformance({
         status: 'in_progress',
       },
     },
-    responsesMessageAdded('msg_c'),
-    ...['Hel', 'lo'].map((delta) => responsesTextDelta('msg_c', delta)),
+    responses.messageAdded('msg_c'),
+    ...['Hel', 'lo'].map((delta) => responses.textDelta('msg_c', delta)),
   ]),
 });
 
@@ -80,7 +74,7 @@ describe('grok: the xAI Responses API wire format', () => {
     expect(body.model).toBe(MODEL);
     expect(body.max_output_tokens).toBe(300);
     expect(body.input).toEqual([
-      ...responsesToolRoundInputStart(),
+      ...responses.toolRoundInputStart(),
       {
         type: 'function_call',
         id: 'call_1',
@@ -142,9 +136,9 @@ describe('grok: the xAI Responses API wire format', () => {
       output: [],
       status: 'in_progress',
     };
-    const sse = responsesSse([
+    const sse = responses.sse([
       { type: 'response.created', response: base },
-      responsesMessageAdded('msg_s'),
+      responses.messageAdded('msg_s'),
       {
         type: 'response.content_part.added',
         item_id: 'msg_s',
@@ -152,8 +146,8 @@ describe('grok: the xAI Responses API wire format', () => {
         content_index: 0,
         part: { type: 'output_text', text: '' },
       },
-      responsesTextDelta('msg_s', 'Two '),
-      responsesTextDelta('msg_s', 'sums.'),
+      responses.textDelta('msg_s', 'Two '),
+      responses.textDelta('msg_s', 'sums.'),
       {
         type: 'response.output_text.done',
         item_id: 'msg_s',

@@ -6,13 +6,7 @@ import {
   parallelAddCallParts,
   QUESTION,
   requestOf,
-  responsesFunctionCallItem,
-  responsesMessageAdded,
-  responsesMessageItem,
-  responsesSse,
-  responsesTextDelta,
-  responsesToolRoundInputStart,
-  responsesUsage,
+  responses,
   toolRoundChat,
   userMessage,
 } from './provider-fixtures.js';
@@ -36,9 +30,9 @@ function response(output: unknown[], usage: Record<string, unknown>): unknown {
   };
 }
 
-const messageItem = (text: string) => responsesMessageItem('msg_67ccd2bf17f0819081ff3bb2cf6508e6', text);
-const functionCallItem = responsesFunctionCallItem;
-const usage = responsesUsage;
+const messageItem = (text: string) => responses.messageItem('msg_67ccd2bf17f0819081ff3bb2cf6508e6', text);
+const functionCallItem = responses.functionCallItem;
+const usage = responses.usage;
 
 /** The first events of a Responses stream: a message item and its text deltas. */
 function responsesStreamStart(...deltas: string[]): unknown[] {
@@ -50,10 +44,10 @@ function responsesStreamStart(...deltas: string[]): unknown[] {
     model: 'gpt-4.1-2025-04-14',
     output: [],
   };
-  return responsesSse([
+  return responses.sse([
     { type: 'response.created', sequence_number: 0, response: created },
-    { ...responsesMessageAdded('msg_s'), sequence_number: 1 },
-    ...deltas.map((delta, index) => ({ ...responsesTextDelta('msg_s', delta), sequence_number: 2 + index })),
+    { ...responses.messageAdded('msg_s'), sequence_number: 1 },
+    ...deltas.map((delta, index) => ({ ...responses.textDelta('msg_s', delta), sequence_number: 2 + index })),
   ]);
 }
 
@@ -91,7 +85,7 @@ describe('openai: the Responses API wire format', () => {
     expect(body.max_output_tokens).toBe(2048);
     expect(body.temperature).toBe(0.3);
     expect(body.input).toEqual([
-      ...responsesToolRoundInputStart(),
+      ...responses.toolRoundInputStart(),
       { type: 'function_call', call_id: 'call_1', name: 'add', arguments: '{"a":2,"b":3}' },
       { type: 'function_call', call_id: 'call_2', name: 'add', arguments: '{"a":4,"b":5}' },
       { type: 'function_call_output', call_id: 'call_1', output: '5' },
@@ -178,10 +172,10 @@ describe('openai: the Responses API wire format', () => {
       model: 'gpt-4.1-2025-04-14',
       output: [],
     };
-    const sse = responsesSse([
+    const sse = responses.sse([
       { type: 'response.created', sequence_number: 0, response: created },
       { type: 'response.in_progress', sequence_number: 1, response: created },
-      { ...responsesMessageAdded('msg_s'), sequence_number: 2 },
+      { ...responses.messageAdded('msg_s'), sequence_number: 2 },
       {
         type: 'response.content_part.added',
         sequence_number: 3,
@@ -190,8 +184,8 @@ describe('openai: the Responses API wire format', () => {
         content_index: 0,
         part: { type: 'output_text', text: '', annotations: [] },
       },
-      { ...responsesTextDelta('msg_s', 'Adding '), sequence_number: 4 },
-      { ...responsesTextDelta('msg_s', 'both.'), sequence_number: 5 },
+      { ...responses.textDelta('msg_s', 'Adding '), sequence_number: 4 },
+      { ...responses.textDelta('msg_s', 'both.'), sequence_number: 5 },
       {
         type: 'response.output_text.done',
         sequence_number: 6,

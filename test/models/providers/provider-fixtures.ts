@@ -67,10 +67,8 @@ export function toolRoundChat(): Message[] {
   ];
 }
 
-// The Responses API shapes both the openai and the grok kind speak (xAI follows OpenAI's).
-
 /** A completed assistant message item of a Responses output that says `text`. */
-export const responsesMessageItem = (id: string, text: string) => ({
+const messageItem = (id: string, text: string) => ({
   type: 'message',
   id,
   status: 'completed',
@@ -79,7 +77,7 @@ export const responsesMessageItem = (id: string, text: string) => ({
 });
 
 /** A completed function_call item of a Responses output that calls add with `args`. */
-export const responsesFunctionCallItem = (id: string, callId: string, args: string) => ({
+const functionCallItem = (id: string, callId: string, args: string) => ({
   type: 'function_call',
   id,
   call_id: callId,
@@ -89,7 +87,7 @@ export const responsesFunctionCallItem = (id: string, callId: string, args: stri
 });
 
 /** The usage object of a Responses reply. */
-export const responsesUsage = (input: number, cached: number, output: number) => ({
+const usage = (input: number, cached: number, output: number) => ({
   input_tokens: input,
   input_tokens_details: { cached_tokens: cached },
   output_tokens: output,
@@ -98,18 +96,18 @@ export const responsesUsage = (input: number, cached: number, output: number) =>
 });
 
 /** Responses stream events as server-sent events, each named by its type as the API names them. */
-export const responsesSse = <Event extends { type: string }>(events: readonly Event[]) =>
+const sse = <Event extends { type: string }>(events: readonly Event[]) =>
   events.map((data) => ({ event: data.type, data }));
 
 /** The stream event that opens an in-progress assistant message item `itemId` at output 0. */
-export const responsesMessageAdded = (itemId: string) => ({
+const messageAdded = (itemId: string) => ({
   type: 'response.output_item.added',
   output_index: 0,
   item: { type: 'message', id: itemId, status: 'in_progress', role: 'assistant', content: [] },
 });
 
 /** The stream event that carries one text delta of the message item `itemId` at output 0. */
-export const responsesTextDelta = (itemId: string, delta: string) => ({
+const textDelta = (itemId: string, delta: string) => ({
   type: 'response.output_text.delta',
   item_id: itemId,
   output_index: 0,
@@ -118,7 +116,7 @@ export const responsesTextDelta = (itemId: string, delta: string) => ({
 });
 
 /** The input items a Responses request carries for toolRoundChat() before its tool calls: system, user, assistant. */
-export function responsesToolRoundInputStart(): unknown[] {
+function toolRoundInputStart(): unknown[] {
   return [
     { role: 'system', content: SYSTEM_PROMPT },
     {
@@ -132,6 +130,17 @@ export function responsesToolRoundInputStart(): unknown[] {
     { role: 'assistant', content: 'A cat. Adding now.' },
   ];
 }
+
+/** The Responses API shapes both the openai and the grok kind speak (xAI follows OpenAI's). */
+export const responses = {
+  messageItem,
+  functionCallItem,
+  usage,
+  sse,
+  messageAdded,
+  textDelta,
+  toolRoundInputStart,
+};
 
 export function requestOf(
   messages: readonly Message[],
