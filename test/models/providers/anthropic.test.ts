@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  failureOf,
+  addTool,
   IMAGE_URL,
-  neverAborted,
   PNG_BASE64,
+  parallelAddCallParts,
   QUESTION,
   requestOf,
   SYSTEM_PROMPT,
@@ -33,6 +33,34 @@ const textReply = (text: string): FakeReply => ({
   json: messageReply([{ type: 'text', text }], { input_tokens: 12, output_tokens: 4 }),
 });
 
+type NamedEvent = [string, unknown];
+const events = (...items: NamedEvent[]) => items.map(([event, data]) => ({ event, data }));
+/** The message_start event of a streamed reply. */
+const messageStart = (id: string, usage: Record<string, number>): NamedEvent => [
+  'message_start',
+  {
+    type: 'message_start',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: MODEL,
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  },
+];
+const textBlockStart = (): NamedEvent => [
+  'content_block_start',
+  { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+];
+const textDelta = (text: string): NamedEvent => [
+  'content_block_delta',
+  { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+];
+
 describeProviderConformance({
   kind: 'anthropic',
   model: MODEL,
@@ -45,36 +73,12 @@ describeProviderConformance({
     },
   }),
   textReply,
-  unfinishedStream: [
-    {
-      event: 'message_start',
-      data: {
-        type: 'message_start',
-        message: {
-          id: 'msg_cut',
-          type: 'message',
-          role: 'assistant',
-          content: [],
-          model: MODEL,
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 5, output_tokens: 1 },
-        },
-      },
-    },
-    {
-      event: 'content_block_start',
-      data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-    },
-    {
-      event: 'content_block_delta',
-      data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
-    },
-    {
-      event: 'content_block_delta',
-      data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
-    },
-  ],
+  unfinishedStream: events(
+    messageStart('msg_cut', { input_tokens: 5, output_tokens: 1 }),
+    textBlockStart(),
+    textDelta('Hel'),
+    textDelta('lo'),
+  ),
 });
 
 describe('anthropic: the Messages API wire format', () => {
@@ -85,18 +89,12 @@ describe('anthropic: the Messages API wire format', () => {
     temperature: 0.2,
     headers: { 'x-team': 'ratchet' },
   }));
-  const { completer } = fake;
 
   it('sends the system prompt apart, images, tool calls, and the results grouped in one user message', async () => {
-    fake.server.reply(textReply('5 and an error.'));
-    await completer().complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe('/v1/messages');
-    expect(request?.headers['x-api-key']).toBe('sk-ant-test');
-    expect(request?.headers['anthropic-version']).toBeDefined();
-    expect(request?.headers['x-team']).toBe('ratchet');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('5 and an error.'), requestOf(toolRoundChat()));
+    expectSentTo(sent, '/v1/messages', { 'x-api-key': 'sk-ant-test', 'x-team': 'ratchet' });
+    expect(sent.headers['anthropic-version']).toBeDefined();
+    const body = sent.body;
     expect(body.model).toBe(MODEL);
     expect(body.max_tokens).toBe(1024);
     expect(body.temperature).toBe(0.2);
@@ -131,24 +129,18 @@ describe('anthropic: the Messages API wire format', () => {
       {
         name: 'add',
         description: 'Adds two numbers.',
-        input_schema: {
-          type: 'object',
-          properties: { a: { type: 'number' }, b: { type: 'number' } },
-          required: ['a', 'b'],
-          additionalProperties: false,
-        },
+        input_schema: addTool.inputSchema,
       },
     ]);
     expect(body.tool_choice).toEqual({ type: 'auto' });
   });
 
   it("a request's own options win over the provider's defaults", async () => {
-    fake.server.reply(textReply('ok'));
-    await completer().complete(
+    const { sent } = await fake.send(
+      textReply('ok'),
       requestOf([userMessage('Hi')], { options: { temperature: 0.9, maxTokens: 64 }, tools: [] }),
-      neverAborted(),
     );
-    const body = fake.server.requests[0]?.body;
+    const body = sent.body;
     expect(body.temperature).toBe(0.9);
     expect(body.max_tokens).toBe(64);
     expect(body.tools).toBeUndefined();
@@ -156,34 +148,32 @@ describe('anthropic: the Messages API wire format', () => {
 
   it('reads text, parallel tool calls, usage with cache reads, and the rate-limit headers', async () => {
     const reset = new Date(Date.now() + 30_000).toISOString();
-    fake.server.reply({
-      json: messageReply(
-        [
-          { type: 'text', text: 'Adding both.' },
-          { type: 'tool_use', id: 'toolu_01A', name: 'add', input: { a: 2, b: 3 } },
-          { type: 'tool_use', id: 'toolu_01B', name: 'add', input: { a: 4, b: 5 } },
-        ],
-        {
-          input_tokens: 20,
-          cache_creation_input_tokens: 100,
-          cache_read_input_tokens: 1500,
-          output_tokens: 60,
+    const { completion } = await fake.send(
+      {
+        json: messageReply(
+          [
+            { type: 'text', text: 'Adding both.' },
+            { type: 'tool_use', id: 'toolu_01A', name: 'add', input: { a: 2, b: 3 } },
+            { type: 'tool_use', id: 'toolu_01B', name: 'add', input: { a: 4, b: 5 } },
+          ],
+          {
+            input_tokens: 20,
+            cache_creation_input_tokens: 100,
+            cache_read_input_tokens: 1500,
+            output_tokens: 60,
+          },
+          'tool_use',
+        ),
+        headers: {
+          'anthropic-ratelimit-requests-remaining': '49',
+          'anthropic-ratelimit-requests-reset': reset,
+          'anthropic-ratelimit-tokens-remaining': '38000',
+          'anthropic-ratelimit-tokens-reset': reset,
         },
-        'tool_use',
-      ),
-      headers: {
-        'anthropic-ratelimit-requests-remaining': '49',
-        'anthropic-ratelimit-requests-reset': reset,
-        'anthropic-ratelimit-tokens-remaining': '38000',
-        'anthropic-ratelimit-tokens-reset': reset,
       },
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
-    expect(completion.parts).toEqual([
-      { type: 'text', text: 'Adding both.' },
-      { type: 'tool_call', id: 'toolu_01A', name: 'add', arguments: '{"a":2,"b":3}' },
-      { type: 'tool_call', id: 'toolu_01B', name: 'add', arguments: '{"a":4,"b":5}' },
-    ]);
+      requestOf([userMessage(QUESTION)]),
+    );
+    expect(completion.parts).toEqual(parallelAddCallParts('toolu_01A', 'toolu_01B'));
     expect(completion.usage).toEqual({
       input_tokens: 1620,
       output_tokens: 60,
@@ -197,27 +187,31 @@ describe('anthropic: the Messages API wire format', () => {
   });
 
   it('a 529 overloaded error is a retryable server error; a 429 carries the rate-limit headers', async () => {
-    fake.server.reply({
-      json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-      status: 529,
-    });
-    const overloaded = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+    const overloaded = await fake.sendFailure(
+      {
+        json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+        status: 529,
+      },
+      requestOf([userMessage('Hi')]),
+    );
     expect(overloaded).toMatchObject({ code: 'model_server_error', retryable: true });
 
-    fake.server.reply({
-      json: {
-        type: 'error',
-        error: { type: 'rate_limit_error', message: 'Number of request tokens exceeded.' },
+    const limited = await fake.sendFailure(
+      {
+        json: {
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'Number of request tokens exceeded.' },
+        },
+        status: 429,
+        headers: {
+          'retry-after': '12',
+          'anthropic-ratelimit-requests-remaining': '10',
+          'anthropic-ratelimit-input-tokens-remaining': '0',
+          'anthropic-ratelimit-output-tokens-remaining': '8000',
+        },
       },
-      status: 429,
-      headers: {
-        'retry-after': '12',
-        'anthropic-ratelimit-requests-remaining': '10',
-        'anthropic-ratelimit-input-tokens-remaining': '0',
-        'anthropic-ratelimit-output-tokens-remaining': '8000',
-      },
-    });
-    const limited = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+      requestOf([userMessage('Hi')]),
+    );
     expect(limited.code).toBe('model_rate_limited');
     expect(limited.retryAfterMs).toBe(12_000);
     expect(limited.details?.rate_limit).toEqual({
@@ -227,87 +221,60 @@ describe('anthropic: the Messages API wire format', () => {
   });
 
   describe('streaming', () => {
-    const events = (...items: [string, unknown][]) => items.map(([event, data]) => ({ event, data }));
-    const streamStart = (): [string, unknown][] => [
-      [
-        'message_start',
-        {
-          type: 'message_start',
-          message: {
-            id: 'msg_stream',
-            type: 'message',
-            role: 'assistant',
-            content: [],
-            model: MODEL,
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 472, cache_read_input_tokens: 400, output_tokens: 2 },
-          },
-        },
-      ],
-      [
-        'content_block_start',
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      ],
+    const streamStart = (): NamedEvent[] => [
+      messageStart('msg_stream', { input_tokens: 472, cache_read_input_tokens: 400, output_tokens: 2 }),
+      textBlockStart(),
       ['ping', { type: 'ping' }],
-      [
-        'content_block_delta',
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me ' } },
-      ],
-      [
-        'content_block_delta',
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'add that.' } },
-      ],
+      textDelta('Let me '),
+      textDelta('add that.'),
       ['content_block_stop', { type: 'content_block_stop', index: 0 }],
     ];
 
     it('passes text deltas on and returns the same completion as without streaming', async () => {
-      fake.server.reply({
-        sse: events(
-          ...streamStart(),
-          [
-            'content_block_start',
-            {
-              type: 'content_block_start',
-              index: 1,
-              content_block: { type: 'tool_use', id: 'toolu_S1', name: 'add', input: {} },
-            },
-          ],
-          [
-            'content_block_delta',
-            {
-              type: 'content_block_delta',
-              index: 1,
-              delta: { type: 'input_json_delta', partial_json: '{"a": 2,' },
-            },
-          ],
-          [
-            'content_block_delta',
-            {
-              type: 'content_block_delta',
-              index: 1,
-              delta: { type: 'input_json_delta', partial_json: ' "b": 3}' },
-            },
-          ],
-          ['content_block_stop', { type: 'content_block_stop', index: 1 }],
-          [
-            'message_delta',
-            {
-              type: 'message_delta',
-              delta: { stop_reason: 'tool_use', stop_sequence: null },
-              usage: { output_tokens: 31 },
-            },
-          ],
-          ['message_stop', { type: 'message_stop' }],
-        ),
-        headers: { 'anthropic-ratelimit-requests-remaining': '7' },
-      });
-      const deltas: string[] = [];
-      const completion = await completer().complete(
-        requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-        neverAborted(),
+      const { completion, deltas, sent } = await fake.stream(
+        {
+          sse: events(
+            ...streamStart(),
+            [
+              'content_block_start',
+              {
+                type: 'content_block_start',
+                index: 1,
+                content_block: { type: 'tool_use', id: 'toolu_S1', name: 'add', input: {} },
+              },
+            ],
+            [
+              'content_block_delta',
+              {
+                type: 'content_block_delta',
+                index: 1,
+                delta: { type: 'input_json_delta', partial_json: '{"a": 2,' },
+              },
+            ],
+            [
+              'content_block_delta',
+              {
+                type: 'content_block_delta',
+                index: 1,
+                delta: { type: 'input_json_delta', partial_json: ' "b": 3}' },
+              },
+            ],
+            ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+            [
+              'message_delta',
+              {
+                type: 'message_delta',
+                delta: { stop_reason: 'tool_use', stop_sequence: null },
+                usage: { output_tokens: 31 },
+              },
+            ],
+            ['message_stop', { type: 'message_stop' }],
+          ),
+          headers: { 'anthropic-ratelimit-requests-remaining': '7' },
+        },
+        [userMessage(QUESTION)],
       );
-      expect(fake.server.requests[0]?.body.stream).toBe(true);
+      expect(sent.body.stream).toBe(true);
       expect(deltas).toEqual(['Let me ', 'add that.']);
       expect(completion.parts).toEqual([
         { type: 'text', text: 'Let me add that.' },
@@ -323,18 +290,14 @@ describe('anthropic: the Messages API wire format', () => {
     });
 
     it('an error event mid-stream fails the request (overloaded: retryable)', async () => {
-      fake.server.reply({
-        sse: events(...streamStart(), [
-          'error',
-          { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-        ]),
-      });
-      const deltas: string[] = [];
-      const error = await failureOf(
-        completer().complete(
-          requestOf([userMessage('Hi')], { onTextDelta: (delta) => deltas.push(delta) }),
-          neverAborted(),
-        ),
+      const { error, deltas } = await fake.streamFailure(
+        {
+          sse: events(...streamStart(), [
+            'error',
+            { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+          ]),
+        },
+        [userMessage('Hi')],
       );
       expect(error.code).toBe('model_server_error');
       expect(error.retryable).toBe(true);

@@ -1,8 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { Completer } from '../../../src/models/index.js';
-import { completerOf } from './provider-fixtures.js';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import type { Message } from '../../../src/chat/index.js';
+import type { RatchetError } from '../../../src/errors/index.js';
+import type { Completer, Completion, CompletionRequest } from '../../../src/models/index.js';
+import { completerOf, failureOf, neverAborted, requestOf } from './provider-fixtures.js';
 
 /** A request the server received, its body parsed as JSON. */
 export interface RecordedRequest {
@@ -123,6 +125,45 @@ function isSseEvent(item: unknown): item is SseEvent {
   return typeof item === 'object' && item !== null && 'event' in item && 'data' in item;
 }
 
+/** A fake provider server for one describe block and ways to send requests to it through a completer. */
+export interface FakeProvider {
+  readonly server: FakeProviderServer;
+  /** A completer of the kind pointed at the server, with the block's fields and `fields` over them. */
+  completer(fields?: Record<string, unknown>): Completer;
+  /** Queues `reply`, sends `request` (not aborted), and returns the completion and the request the server got. */
+  send(
+    reply: FakeReply,
+    request: CompletionRequest,
+    fields?: Record<string, unknown>,
+  ): Promise<{ completion: Completion; sent: RecordedRequest }>;
+  /** Queues `reply`, sends `request` (not aborted), and returns the RatchetError it fails with. */
+  sendFailure(
+    reply: FakeReply,
+    request: CompletionRequest,
+    fields?: Record<string, unknown>,
+  ): Promise<RatchetError>;
+  /** Queues `reply`, sends `messages` streaming, and returns the completion, its text deltas and the request. */
+  stream(
+    reply: FakeReply,
+    messages: readonly Message[],
+  ): Promise<{ completion: Completion; deltas: string[]; sent: RecordedRequest }>;
+  /** Queues `reply`, sends `messages` streaming, and returns the RatchetError it fails with and the deltas before. */
+  streamFailure(
+    reply: FakeReply,
+    messages: readonly Message[],
+  ): Promise<{ error: RatchetError; deltas: string[] }>;
+}
+
+/** Checks that the one request sent went to `path` and carried each of `headers` with that exact value. */
+export function expectSentTo(
+  sent: RecordedRequest,
+  path: string,
+  headers: Record<string, string> = {},
+): void {
+  expect(sent.path).toBe(path);
+  for (const [name, value] of Object.entries(headers)) expect(sent.headers[name]).toBe(value);
+}
+
 /**
  * A fake provider server for one describe block (started once, its recorded requests cleared before each
  * test) and a completer of `kind` pointed at it. `baseFields` gives the kind's fields for the server origin.
@@ -131,7 +172,7 @@ export function useFakeProvider(
   kind: string,
   model: string,
   baseFields: (origin: string) => Record<string, unknown>,
-): { readonly server: FakeProviderServer; completer: (fields?: Record<string, unknown>) => Completer } {
+): FakeProvider {
   let server: FakeProviderServer | undefined;
   const started = () => {
     if (!server) throw new Error('the fake provider server is not started (use it inside tests)');
@@ -146,10 +187,40 @@ export function useFakeProvider(
   beforeEach(() => {
     started().requests.length = 0;
   });
+  const completer = (fields: Record<string, unknown> = {}) =>
+    completerOf(kind, model, { ...baseFields(started().origin), ...fields });
+  const firstSent = () => {
+    const [sent] = started().requests;
+    if (!sent) throw new Error('the fake provider server got no request');
+    return sent;
+  };
+  const streaming = (messages: readonly Message[], deltas: string[]) =>
+    requestOf(messages, { onTextDelta: (delta) => deltas.push(delta) });
   return {
     get server() {
       return started();
     },
-    completer: (fields = {}) => completerOf(kind, model, { ...baseFields(started().origin), ...fields }),
+    completer,
+    async send(reply, request, fields) {
+      started().reply(reply);
+      const completion = await completer(fields).complete(request, neverAborted());
+      return { completion, sent: firstSent() };
+    },
+    sendFailure(reply, request, fields) {
+      started().reply(reply);
+      return failureOf(completer(fields).complete(request, neverAborted()));
+    },
+    async stream(reply, messages) {
+      started().reply(reply);
+      const deltas: string[] = [];
+      const completion = await completer().complete(streaming(messages, deltas), neverAborted());
+      return { completion, deltas, sent: firstSent() };
+    },
+    async streamFailure(reply, messages) {
+      started().reply(reply);
+      const deltas: string[] = [];
+      const error = await failureOf(completer().complete(streaming(messages, deltas), neverAborted()));
+      return { error, deltas };
+    },
   };
 }

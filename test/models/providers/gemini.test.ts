@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
   addTool,
@@ -67,13 +67,9 @@ describe('gemini: the generateContent wire format', () => {
   const { completer } = fake;
 
   it('sends systemInstruction, images, functionCall parts and both functionResponses in one turn', async () => {
-    fake.server.reply(textReply('5; the other failed.'));
-    await completer().complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe(`/v1beta/models/${MODEL}:generateContent`);
-    expect(request?.headers['x-goog-api-key']).toBe('gemini-test-key');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('5; the other failed.'), requestOf(toolRoundChat()));
+    expectSentTo(sent, `/v1beta/models/${MODEL}:generateContent`, { 'x-goog-api-key': 'gemini-test-key' });
+    const body = sent.body;
     expect(body.systemInstruction).toEqual({ parts: [{ text: SYSTEM_PROMPT }] });
     expect(body.generationConfig).toMatchObject({ temperature: 0, maxOutputTokens: 512 });
     expect(body.contents).toHaveLength(3);
@@ -116,16 +112,15 @@ describe('gemini: the generateContent wire format', () => {
   });
 
   it('a system message later in the chat goes as user text (Gemini takes system text only first)', async () => {
-    fake.server.reply(textReply('ok'));
-    await completer().complete(
+    const { sent } = await fake.send(
+      textReply('ok'),
       requestOf([
         { ...userMessage('Hi'), role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
         userMessage('Hi'),
         { ...userMessage('Note: the user is in a hurry.'), role: 'system' },
       ]),
-      neverAborted(),
     );
-    const body = fake.server.requests[0]?.body;
+    const body = sent.body;
     expect(body.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] });
     expect(body.contents).toEqual([
       { role: 'user', parts: [{ text: 'Hi' }] },
@@ -134,22 +129,24 @@ describe('gemini: the generateContent wire format', () => {
   });
 
   it('reads text, parallel function calls (with ids made up for them) and usage with cached tokens', async () => {
-    fake.server.reply({
-      json: generateContentResponse(
-        [
-          { text: 'Adding both.' },
-          { functionCall: { name: 'add', args: { a: 2, b: 3 } } },
-          { functionCall: { name: 'add', args: { a: 4, b: 5 } } },
-        ],
-        {
-          promptTokenCount: 4096,
-          cachedContentTokenCount: 2048,
-          candidatesTokenCount: 40,
-          totalTokenCount: 4136,
-        },
-      ),
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
+    const { completion } = await fake.send(
+      {
+        json: generateContentResponse(
+          [
+            { text: 'Adding both.' },
+            { functionCall: { name: 'add', args: { a: 2, b: 3 } } },
+            { functionCall: { name: 'add', args: { a: 4, b: 5 } } },
+          ],
+          {
+            promptTokenCount: 4096,
+            cachedContentTokenCount: 2048,
+            candidatesTokenCount: 40,
+            totalTokenCount: 4136,
+          },
+        ),
+      },
+      requestOf([userMessage(QUESTION)]),
+    );
     const [text, first, second] = completion.parts;
     expect(text).toEqual({ type: 'text', text: 'Adding both.' });
     expect(first).toMatchObject({ type: 'tool_call', name: 'add', arguments: '{"a":2,"b":3}' });
@@ -184,24 +181,24 @@ describe('gemini: the generateContent wire format', () => {
       modelVersion: MODEL,
       responseId: 'stream-1',
     });
-    fake.server.reply({
-      sse: [
-        chunk([{ text: 'The answer ' }]),
-        chunk([{ text: 'is 5.' }]),
-        chunk([{ functionCall: { name: 'add', args: { a: 1, b: 1 } } }], { finishReason: 'STOP' }),
-        {
-          candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP', index: 0 }],
-          usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 9, totalTokenCount: 39 },
-          modelVersion: MODEL,
-        },
-      ],
-    });
-    const deltas: string[] = [];
-    const completion = await completer().complete(
-      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-      neverAborted(),
+    const { completion, deltas, sent } = await fake.stream(
+      {
+        sse: [
+          chunk([{ text: 'The answer ' }]),
+          chunk([{ text: 'is 5.' }]),
+          chunk([{ functionCall: { name: 'add', args: { a: 1, b: 1 } } }], { finishReason: 'STOP' }),
+          {
+            candidates: [
+              { content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP', index: 0 },
+            ],
+            usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 9, totalTokenCount: 39 },
+            modelVersion: MODEL,
+          },
+        ],
+      },
+      [userMessage(QUESTION)],
     );
-    expect(fake.server.requests[0]?.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
+    expect(sent.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
     expect(deltas).toEqual(['The answer ', 'is 5.']);
     expect(completion.parts).toEqual([
       { type: 'text', text: 'The answer is 5.' },

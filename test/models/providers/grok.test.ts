@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  IMAGE_URL,
-  neverAborted,
-  PNG_BASE64,
+  parallelAddCallParts,
   QUESTION,
   requestOf,
-  SYSTEM_PROMPT,
+  responses,
   toolRoundChat,
   userMessage,
 } from './provider-fixtures.js';
@@ -28,30 +26,10 @@ function response(output: unknown[], usage: Record<string, unknown>, status = 'c
   };
 }
 
-const messageItem = (text: string) => ({
-  type: 'message',
-  id: 'msg_a6a4b8d4',
-  role: 'assistant',
-  status: 'completed',
-  content: [{ type: 'output_text', text, annotations: [] }],
-});
-
-const functionCallItem = (callId: string, args: string) => ({
-  type: 'function_call',
-  id: `fc_${callId}`,
-  call_id: callId,
-  name: 'add',
-  arguments: args,
-  status: 'completed',
-});
-
-const usage = (input: number, cached: number, output: number) => ({
-  input_tokens: input,
-  input_tokens_details: { cached_tokens: cached },
-  output_tokens: output,
-  output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: input + output,
-});
+const messageItem = (text: string) => responses.messageItem('msg_a6a4b8d4', text);
+const functionCallItem = (callId: string, args: string) =>
+  responses.functionCallItem(`fc_${callId}`, callId, args);
+const usage = responses.usage;
 
 const textReply = (text: string): FakeReply => ({ json: response([messageItem(text)], usage(9, 0, 2)) });
 
@@ -65,7 +43,7 @@ describeProviderConformance({
     error: message,
   }),
   textReply,
-  unfinishedStream: [
+  unfinishedStream: responses.sse([
     {
       type: 'response.created',
       response: {
@@ -77,19 +55,9 @@ describeProviderConformance({
         status: 'in_progress',
       },
     },
-    {
-      type: 'response.output_item.added',
-      output_index: 0,
-      item: { type: 'message', id: 'msg_c', role: 'assistant', status: 'in_progress', content: [] },
-    },
-    ...['Hel', 'lo'].map((delta) => ({
-      type: 'response.output_text.delta',
-      item_id: 'msg_c',
-      output_index: 0,
-      content_index: 0,
-      delta,
-    })),
-  ].map((data) => ({ event: data.type, data })),
+    responses.messageAdded('msg_c'),
+    ...['Hel', 'lo'].map((delta) => responses.textDelta('msg_c', delta)),
+  ]),
 });
 
 describe('grok: the xAI Responses API wire format', () => {
@@ -98,29 +66,15 @@ describe('grok: the xAI Responses API wire format', () => {
     base_url: `${origin}/v1`,
     max_tokens: 300,
   }));
-  const { completer } = fake;
 
   it('sends the system message, images, function calls and function_call_outputs', async () => {
-    fake.server.reply(textReply('Done.'));
-    await completer().complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe('/v1/responses');
-    expect(request?.headers.authorization).toBe('Bearer xai-test');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('Done.'), requestOf(toolRoundChat()));
+    expectSentTo(sent, '/v1/responses', { authorization: 'Bearer xai-test' });
+    const body = sent.body;
     expect(body.model).toBe(MODEL);
     expect(body.max_output_tokens).toBe(300);
     expect(body.input).toEqual([
-      { role: 'system', content: SYSTEM_PROMPT },
-      {
-        role: 'user',
-        content: [
-          { type: 'input_text', text: QUESTION },
-          { type: 'input_image', image_url: IMAGE_URL },
-          { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}` },
-        ],
-      },
-      { role: 'assistant', content: 'A cat. Adding now.' },
+      ...responses.toolRoundInputStart(),
       {
         type: 'function_call',
         id: 'call_1',
@@ -152,24 +106,22 @@ describe('grok: the xAI Responses API wire format', () => {
   });
 
   it('reads text, parallel function calls, usage with cached tokens and x-ratelimit headers', async () => {
-    fake.server.reply({
-      json: response(
-        [
-          messageItem('Adding both.'),
-          functionCallItem('call_x1', '{"a":2,"b":3}'),
-          functionCallItem('call_x2', '{"a":4,"b":5}'),
-        ],
-        usage(700, 512, 45),
-      ),
-      headers: { 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-remaining-tokens': '15000' },
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
+    const { completion } = await fake.send(
+      {
+        json: response(
+          [
+            messageItem('Adding both.'),
+            functionCallItem('call_x1', '{"a":2,"b":3}'),
+            functionCallItem('call_x2', '{"a":4,"b":5}'),
+          ],
+          usage(700, 512, 45),
+        ),
+        headers: { 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-remaining-tokens': '15000' },
+      },
+      requestOf([userMessage(QUESTION)]),
+    );
     expect(completion).toEqual({
-      parts: [
-        { type: 'text', text: 'Adding both.' },
-        { type: 'tool_call', id: 'call_x1', name: 'add', arguments: '{"a":2,"b":3}' },
-        { type: 'tool_call', id: 'call_x2', name: 'add', arguments: '{"a":4,"b":5}' },
-      ],
+      parts: parallelAddCallParts('call_x1', 'call_x2'),
       usage: { input_tokens: 700, output_tokens: 45, cached_input_tokens: 512, requests: 1 },
       rateLimit: { remainingRequests: 59, remainingTokens: 15000 },
     });
@@ -184,13 +136,9 @@ describe('grok: the xAI Responses API wire format', () => {
       output: [],
       status: 'in_progress',
     };
-    const sse = [
+    const sse = responses.sse([
       { type: 'response.created', response: base },
-      {
-        type: 'response.output_item.added',
-        output_index: 0,
-        item: { type: 'message', id: 'msg_s', role: 'assistant', status: 'in_progress', content: [] },
-      },
+      responses.messageAdded('msg_s'),
       {
         type: 'response.content_part.added',
         item_id: 'msg_s',
@@ -198,20 +146,8 @@ describe('grok: the xAI Responses API wire format', () => {
         content_index: 0,
         part: { type: 'output_text', text: '' },
       },
-      {
-        type: 'response.output_text.delta',
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'Two ',
-      },
-      {
-        type: 'response.output_text.delta',
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'sums.',
-      },
+      responses.textDelta('msg_s', 'Two '),
+      responses.textDelta('msg_s', 'sums.'),
       {
         type: 'response.output_text.done',
         item_id: 'msg_s',
@@ -246,15 +182,9 @@ describe('grok: the xAI Responses API wire format', () => {
         type: 'response.completed',
         response: { ...base, status: 'completed', output: [], usage: usage(80, 64, 12) },
       },
-    ].map((data) => ({ event: data.type, data }));
-    fake.server.reply({ sse });
-
-    const deltas: string[] = [];
-    const completion = await completer().complete(
-      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-      neverAborted(),
-    );
-    expect(fake.server.requests[0]?.body.stream).toBe(true);
+    ]);
+    const { completion, deltas, sent } = await fake.stream({ sse }, [userMessage(QUESTION)]);
+    expect(sent.body.stream).toBe(true);
     expect(deltas).toEqual(['Two ', 'sums.']);
     expect(completion).toEqual({
       parts: [

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  failureOf,
+  addTool,
   IMAGE_URL,
-  neverAborted,
-  PNG_BASE64,
+  PNG_DATA_URL,
+  parallelAddCallParts,
   QUESTION,
   requestOf,
   SYSTEM_PROMPT,
@@ -70,16 +70,13 @@ describe('openai_compatible: the chat completions wire format', () => {
     temperature: 0.1,
     max_tokens: 256,
   }));
-  const { completer } = fake;
 
   it('sends the system message, image_url parts, tool_calls and one tool-role message per result', async () => {
-    fake.server.reply(textReply('5; 4+5 failed.'));
-    await completer({ api_key: 'local-key' }).complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe('/v1/chat/completions');
-    expect(request?.headers.authorization).toBe('Bearer local-key');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('5; 4+5 failed.'), requestOf(toolRoundChat()), {
+      api_key: 'local-key',
+    });
+    expectSentTo(sent, '/v1/chat/completions', { authorization: 'Bearer local-key' });
+    const body = sent.body;
     expect(body.model).toBe(MODEL);
     expect(body.temperature).toBe(0.1);
     expect(body.max_tokens).toBe(256);
@@ -90,7 +87,7 @@ describe('openai_compatible: the chat completions wire format', () => {
         content: [
           { type: 'text', text: QUESTION },
           { type: 'image_url', image_url: { url: IMAGE_URL } },
-          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
         ],
       },
       {
@@ -107,12 +104,7 @@ describe('openai_compatible: the chat completions wire format', () => {
         function: {
           name: 'add',
           description: 'Adds two numbers.',
-          parameters: {
-            type: 'object',
-            properties: { a: { type: 'number' }, b: { type: 'number' } },
-            required: ['a', 'b'],
-            additionalProperties: false,
-          },
+          parameters: addTool.inputSchema,
         },
       },
     ]);
@@ -120,99 +112,100 @@ describe('openai_compatible: the chat completions wire format', () => {
   });
 
   it('needs no API key: a local server gets no authorization header', async () => {
-    fake.server.reply(textReply('hi'));
-    await completer().complete(requestOf([userMessage('Hi')], { tools: [] }), neverAborted());
-    expect(fake.server.requests[0]?.headers.authorization).toBeUndefined();
-    expect(fake.server.requests[0]?.body.tools).toBeUndefined();
+    const { sent } = await fake.send(textReply('hi'), requestOf([userMessage('Hi')], { tools: [] }));
+    expect(sent.headers.authorization).toBeUndefined();
+    expect(sent.body.tools).toBeUndefined();
   });
 
   it('reads text, parallel tool calls and usage with cached prompt tokens', async () => {
-    fake.server.reply({
-      json: chatCompletion(
-        {
-          content: 'Adding both.',
-          tool_calls: [toolCall('call_p1', '{"a":2,"b":3}'), toolCall('call_p2', '{"a":4,"b":5}')],
-        },
-        'tool_calls',
-        {
-          prompt_tokens: 1117,
-          completion_tokens: 46,
-          total_tokens: 1163,
-          prompt_tokens_details: { cached_tokens: 1024 },
-        },
-      ),
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
+    const { completion } = await fake.send(
+      {
+        json: chatCompletion(
+          {
+            content: 'Adding both.',
+            tool_calls: [toolCall('call_p1', '{"a":2,"b":3}'), toolCall('call_p2', '{"a":4,"b":5}')],
+          },
+          'tool_calls',
+          {
+            prompt_tokens: 1117,
+            completion_tokens: 46,
+            total_tokens: 1163,
+            prompt_tokens_details: { cached_tokens: 1024 },
+          },
+        ),
+      },
+      requestOf([userMessage(QUESTION)]),
+    );
     expect(completion).toEqual({
-      parts: [
-        { type: 'text', text: 'Adding both.' },
-        { type: 'tool_call', id: 'call_p1', name: 'add', arguments: '{"a":2,"b":3}' },
-        { type: 'tool_call', id: 'call_p2', name: 'add', arguments: '{"a":4,"b":5}' },
-      ],
+      parts: parallelAddCallParts('call_p1', 'call_p2'),
       usage: { input_tokens: 1117, output_tokens: 46, cached_input_tokens: 1024, requests: 1 },
     });
   });
 
   it('invalid JSON arguments come back as the raw text, for the engine to reject', async () => {
-    fake.server.reply({
-      json: chatCompletion({ content: null, tool_calls: [toolCall('call_bad', '{"a": 2,')] }, 'tool_calls', {
-        prompt_tokens: 5,
-        completion_tokens: 5,
-        total_tokens: 10,
-      }),
-    });
-    const completion = await completer().complete(requestOf([userMessage('Add')]), neverAborted());
+    const { completion } = await fake.send(
+      {
+        json: chatCompletion(
+          { content: null, tool_calls: [toolCall('call_bad', '{"a": 2,')] },
+          'tool_calls',
+          {
+            prompt_tokens: 5,
+            completion_tokens: 5,
+            total_tokens: 10,
+          },
+        ),
+      },
+      requestOf([userMessage('Add')]),
+    );
     expect(completion.parts).toEqual([
       { type: 'tool_call', id: 'call_bad', name: 'add', arguments: '{"a": 2,' },
     ]);
   });
 
   it('streams deltas, asks for usage in the stream, and returns the same completion', async () => {
-    fake.server.reply({
-      sse: [
-        chunk({ role: 'assistant', content: '' }),
-        chunk({ content: 'Adding ' }),
-        chunk({ content: 'both.' }),
-        chunk({
-          tool_calls: [
-            { index: 0, id: 'call_s1', type: 'function', function: { name: 'add', arguments: '' } },
-          ],
-        }),
-        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":2,' } }] }),
-        chunk({ tool_calls: [{ index: 0, function: { arguments: '"b":3}' } }] }),
-        chunk({
-          tool_calls: [
-            {
-              index: 1,
-              id: 'call_s2',
-              type: 'function',
-              function: { name: 'add', arguments: '{"a":4,"b":5}' },
+    const { completion, deltas, sent } = await fake.stream(
+      {
+        sse: [
+          chunk({ role: 'assistant', content: '' }),
+          chunk({ content: 'Adding ' }),
+          chunk({ content: 'both.' }),
+          chunk({
+            tool_calls: [
+              { index: 0, id: 'call_s1', type: 'function', function: { name: 'add', arguments: '' } },
+            ],
+          }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":2,' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '"b":3}' } }] }),
+          chunk({
+            tool_calls: [
+              {
+                index: 1,
+                id: 'call_s2',
+                type: 'function',
+                function: { name: 'add', arguments: '{"a":4,"b":5}' },
+              },
+            ],
+          }),
+          chunk({}, 'tool_calls'),
+          {
+            id: 'chatcmpl-stream',
+            object: 'chat.completion.chunk',
+            created: 1741570283,
+            model: MODEL,
+            choices: [],
+            usage: {
+              prompt_tokens: 60,
+              completion_tokens: 25,
+              total_tokens: 85,
+              prompt_tokens_details: { cached_tokens: 32 },
             },
-          ],
-        }),
-        chunk({}, 'tool_calls'),
-        {
-          id: 'chatcmpl-stream',
-          object: 'chat.completion.chunk',
-          created: 1741570283,
-          model: MODEL,
-          choices: [],
-          usage: {
-            prompt_tokens: 60,
-            completion_tokens: 25,
-            total_tokens: 85,
-            prompt_tokens_details: { cached_tokens: 32 },
           },
-        },
-      ],
-      done: true,
-    });
-    const deltas: string[] = [];
-    const completion = await completer().complete(
-      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-      neverAborted(),
+        ],
+        done: true,
+      },
+      [userMessage(QUESTION)],
     );
-    const body = fake.server.requests[0]?.body;
+    const body = sent.body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
     expect(deltas).toEqual(['Adding ', 'both.']);
@@ -227,24 +220,20 @@ describe('openai_compatible: the chat completions wire format', () => {
   });
 
   it('an error chunk mid-stream fails the request', async () => {
-    fake.server.reply({
-      sse: [
-        chunk({ role: 'assistant', content: 'Hel' }),
-        {
-          error: {
-            message: 'The model crashed while generating.',
-            type: 'server_error',
-            code: 'internal_error',
+    const { error, deltas } = await fake.streamFailure(
+      {
+        sse: [
+          chunk({ role: 'assistant', content: 'Hel' }),
+          {
+            error: {
+              message: 'The model crashed while generating.',
+              type: 'server_error',
+              code: 'internal_error',
+            },
           },
-        },
-      ],
-    });
-    const deltas: string[] = [];
-    const error = await failureOf(
-      completer().complete(
-        requestOf([userMessage('Hi')], { onTextDelta: (delta) => deltas.push(delta) }),
-        neverAborted(),
-      ),
+        ],
+      },
+      [userMessage('Hi')],
     );
     expect(deltas).toEqual(['Hel']);
     expect(error.code).toBe('model_server_error');

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, useFakeProvider } from './fake-provider-server.js';
+import { expectSentTo, type FakeReply, useFakeProvider } from './fake-provider-server.js';
 import { describeProviderConformance } from './provider-conformance.js';
 import {
-  failureOf,
-  IMAGE_URL,
-  neverAborted,
-  PNG_BASE64,
+  addTool,
+  parallelAddCallParts,
   QUESTION,
   requestOf,
-  SYSTEM_PROMPT,
+  responses,
   toolRoundChat,
   userMessage,
 } from './provider-fixtures.js';
@@ -32,30 +30,9 @@ function response(output: unknown[], usage: Record<string, unknown>): unknown {
   };
 }
 
-const messageItem = (text: string) => ({
-  type: 'message',
-  id: 'msg_67ccd2bf17f0819081ff3bb2cf6508e6',
-  status: 'completed',
-  role: 'assistant',
-  content: [{ type: 'output_text', text, annotations: [] }],
-});
-
-const functionCallItem = (id: string, callId: string, args: string) => ({
-  type: 'function_call',
-  id,
-  call_id: callId,
-  name: 'add',
-  arguments: args,
-  status: 'completed',
-});
-
-const usage = (input: number, cached: number, output: number) => ({
-  input_tokens: input,
-  input_tokens_details: { cached_tokens: cached },
-  output_tokens: output,
-  output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: input + output,
-});
+const messageItem = (text: string) => responses.messageItem('msg_67ccd2bf17f0819081ff3bb2cf6508e6', text);
+const functionCallItem = responses.functionCallItem;
+const usage = responses.usage;
 
 /** The first events of a Responses stream: a message item and its text deltas. */
 function responsesStreamStart(...deltas: string[]): unknown[] {
@@ -67,23 +44,11 @@ function responsesStreamStart(...deltas: string[]): unknown[] {
     model: 'gpt-4.1-2025-04-14',
     output: [],
   };
-  return [
+  return responses.sse([
     { type: 'response.created', sequence_number: 0, response: created },
-    {
-      type: 'response.output_item.added',
-      sequence_number: 1,
-      output_index: 0,
-      item: { type: 'message', id: 'msg_s', status: 'in_progress', role: 'assistant', content: [] },
-    },
-    ...deltas.map((delta, index) => ({
-      type: 'response.output_text.delta',
-      sequence_number: 2 + index,
-      item_id: 'msg_s',
-      output_index: 0,
-      content_index: 0,
-      delta,
-    })),
-  ].map((data) => ({ event: data.type, data }));
+    { ...responses.messageAdded('msg_s'), sequence_number: 1 },
+    ...deltas.map((delta, index) => ({ ...responses.textDelta('msg_s', delta), sequence_number: 2 + index })),
+  ]);
 }
 
 const textReply = (text: string): FakeReply => ({ json: response([messageItem(text)], usage(10, 0, 3)) });
@@ -111,30 +76,16 @@ describe('openai: the Responses API wire format', () => {
     max_tokens: 2048,
     temperature: 0.3,
   }));
-  const { completer } = fake;
 
   it('sends the system message first, images, function calls and one function_call_output per result', async () => {
-    fake.server.reply(textReply('5, and 4+5 failed.'));
-    await completer().complete(requestOf(toolRoundChat()), neverAborted());
-
-    const [request] = fake.server.requests;
-    expect(request?.path).toBe('/v1/responses');
-    expect(request?.headers.authorization).toBe('Bearer sk-openai-test');
-    const body = request?.body;
+    const { sent } = await fake.send(textReply('5, and 4+5 failed.'), requestOf(toolRoundChat()));
+    expectSentTo(sent, '/v1/responses', { authorization: 'Bearer sk-openai-test' });
+    const body = sent.body;
     expect(body.model).toBe(MODEL);
     expect(body.max_output_tokens).toBe(2048);
     expect(body.temperature).toBe(0.3);
     expect(body.input).toEqual([
-      { role: 'system', content: SYSTEM_PROMPT },
-      {
-        role: 'user',
-        content: [
-          { type: 'input_text', text: QUESTION },
-          { type: 'input_image', image_url: IMAGE_URL },
-          { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}` },
-        ],
-      },
-      { role: 'assistant', content: 'A cat. Adding now.' },
+      ...responses.toolRoundInputStart(),
       { type: 'function_call', call_id: 'call_1', name: 'add', arguments: '{"a":2,"b":3}' },
       { type: 'function_call', call_id: 'call_2', name: 'add', arguments: '{"a":4,"b":5}' },
       { type: 'function_call_output', call_id: 'call_1', output: '5' },
@@ -146,12 +97,7 @@ describe('openai: the Responses API wire format', () => {
         type: 'function',
         name: 'add',
         description: 'Adds two numbers.',
-        parameters: {
-          type: 'object',
-          properties: { a: { type: 'number' }, b: { type: 'number' } },
-          required: ['a', 'b'],
-          additionalProperties: false,
-        },
+        parameters: addTool.inputSchema,
         strict: false,
       },
     ]);
@@ -159,29 +105,27 @@ describe('openai: the Responses API wire format', () => {
   });
 
   it('reads text, parallel function calls, usage with cached tokens, and the x-ratelimit headers', async () => {
-    fake.server.reply({
-      json: response(
-        [
-          messageItem('Adding both.'),
-          functionCallItem('fc_1', 'call_a', '{"a":2,"b":3}'),
-          functionCallItem('fc_2', 'call_b', '{"a":4,"b":5}'),
-        ],
-        usage(2006, 1920, 300),
-      ),
-      headers: {
-        'x-ratelimit-limit-requests': '500',
-        'x-ratelimit-remaining-requests': '499',
-        'x-ratelimit-remaining-tokens': '28000',
-        'x-ratelimit-reset-requests': '120ms',
-        'x-ratelimit-reset-tokens': '4s',
+    const { completion } = await fake.send(
+      {
+        json: response(
+          [
+            messageItem('Adding both.'),
+            functionCallItem('fc_1', 'call_a', '{"a":2,"b":3}'),
+            functionCallItem('fc_2', 'call_b', '{"a":4,"b":5}'),
+          ],
+          usage(2006, 1920, 300),
+        ),
+        headers: {
+          'x-ratelimit-limit-requests': '500',
+          'x-ratelimit-remaining-requests': '499',
+          'x-ratelimit-remaining-tokens': '28000',
+          'x-ratelimit-reset-requests': '120ms',
+          'x-ratelimit-reset-tokens': '4s',
+        },
       },
-    });
-    const completion = await completer().complete(requestOf([userMessage(QUESTION)]), neverAborted());
-    expect(completion.parts).toEqual([
-      { type: 'text', text: 'Adding both.' },
-      { type: 'tool_call', id: 'call_a', name: 'add', arguments: '{"a":2,"b":3}' },
-      { type: 'tool_call', id: 'call_b', name: 'add', arguments: '{"a":4,"b":5}' },
-    ]);
+      requestOf([userMessage(QUESTION)]),
+    );
+    expect(completion.parts).toEqual(parallelAddCallParts('call_a', 'call_b'));
     expect(completion.usage).toEqual({
       input_tokens: 2006,
       output_tokens: 300,
@@ -192,25 +136,27 @@ describe('openai: the Responses API wire format', () => {
   });
 
   it('a 429 says how long to wait in retry-after-ms and what is left in x-ratelimit', async () => {
-    fake.server.reply({
-      json: {
-        error: {
-          message: 'Rate limit reached for gpt-4.1 on tokens per min.',
-          type: 'tokens',
-          code: 'rate_limit_exceeded',
-          param: null,
+    const error = await fake.sendFailure(
+      {
+        json: {
+          error: {
+            message: 'Rate limit reached for gpt-4.1 on tokens per min.',
+            type: 'tokens',
+            code: 'rate_limit_exceeded',
+            param: null,
+          },
+        },
+        status: 429,
+        headers: {
+          'retry-after-ms': '2500',
+          'retry-after': '3',
+          'x-ratelimit-remaining-requests': '100',
+          'x-ratelimit-remaining-tokens': '0',
+          'x-ratelimit-reset-tokens': '2.5s',
         },
       },
-      status: 429,
-      headers: {
-        'retry-after-ms': '2500',
-        'retry-after': '3',
-        'x-ratelimit-remaining-requests': '100',
-        'x-ratelimit-remaining-tokens': '0',
-        'x-ratelimit-reset-tokens': '2.5s',
-      },
-    });
-    const error = await failureOf(completer().complete(requestOf([userMessage('Hi')]), neverAborted()));
+      requestOf([userMessage('Hi')]),
+    );
     expect(error.code).toBe('model_rate_limited');
     expect(error.retryAfterMs).toBe(2500);
     expect(error.message).toContain('Rate limit reached for gpt-4.1 on tokens per min.');
@@ -226,15 +172,10 @@ describe('openai: the Responses API wire format', () => {
       model: 'gpt-4.1-2025-04-14',
       output: [],
     };
-    const sse = [
+    const sse = responses.sse([
       { type: 'response.created', sequence_number: 0, response: created },
       { type: 'response.in_progress', sequence_number: 1, response: created },
-      {
-        type: 'response.output_item.added',
-        sequence_number: 2,
-        output_index: 0,
-        item: { type: 'message', id: 'msg_s', status: 'in_progress', role: 'assistant', content: [] },
-      },
+      { ...responses.messageAdded('msg_s'), sequence_number: 2 },
       {
         type: 'response.content_part.added',
         sequence_number: 3,
@@ -243,22 +184,8 @@ describe('openai: the Responses API wire format', () => {
         content_index: 0,
         part: { type: 'output_text', text: '', annotations: [] },
       },
-      {
-        type: 'response.output_text.delta',
-        sequence_number: 4,
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'Adding ',
-      },
-      {
-        type: 'response.output_text.delta',
-        sequence_number: 5,
-        item_id: 'msg_s',
-        output_index: 0,
-        content_index: 0,
-        delta: 'both.',
-      },
+      { ...responses.textDelta('msg_s', 'Adding '), sequence_number: 4 },
+      { ...responses.textDelta('msg_s', 'both.'), sequence_number: 5 },
       {
         type: 'response.output_text.done',
         sequence_number: 6,
@@ -318,15 +245,12 @@ describe('openai: the Responses API wire format', () => {
         sequence_number: 13,
         response: { ...created, status: 'completed', usage: usage(50, 0, 20) },
       },
-    ].map((data) => ({ event: data.type, data }));
-    fake.server.reply({ sse, headers: { 'x-ratelimit-remaining-requests': '42' } });
-
-    const deltas: string[] = [];
-    const completion = await completer().complete(
-      requestOf([userMessage(QUESTION)], { onTextDelta: (delta) => deltas.push(delta) }),
-      neverAborted(),
+    ]);
+    const { completion, deltas, sent } = await fake.stream(
+      { sse, headers: { 'x-ratelimit-remaining-requests': '42' } },
+      [userMessage(QUESTION)],
     );
-    expect(fake.server.requests[0]?.body.stream).toBe(true);
+    expect(sent.body.stream).toBe(true);
     expect(deltas).toEqual(['Adding ', 'both.']);
     expect(completion).toEqual({
       parts: [

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProviderServer, type FakeReply, startFakeProviderServer } from './fake-provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeReply, startFakeProviderServer, useFakeProvider } from './fake-provider-server.js';
 import { completerOf, failureOf, neverAborted, requestOf, userMessage } from './provider-fixtures.js';
 
 export interface ProviderConformanceOptions {
@@ -23,13 +23,11 @@ export interface ProviderConformanceOptions {
 export function describeProviderConformance(options: ProviderConformanceOptions): void {
   const { kind, model } = options;
   describe(`${kind}: failures and the request budget`, () => {
-    let server: FakeProviderServer;
-    const completer = (fields: Record<string, unknown> = {}) =>
-      completerOf(kind, model, {
-        api_key: 'sk-test',
-        base_url: `${server.origin}${options.basePath}`,
-        ...fields,
-      });
+    const fake = useFakeProvider(kind, model, (origin) => ({
+      api_key: 'sk-test',
+      base_url: `${origin}${options.basePath}`,
+    }));
+    const { completer } = fake;
     const errorReply = (
       status: number,
       message: string,
@@ -41,38 +39,30 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
     const request = () => requestOf([userMessage('Hi')]);
 
-    beforeAll(async () => {
-      server = await startFakeProviderServer();
-    });
-    afterAll(async () => {
-      await server.close();
-    });
-    beforeEach(() => {
-      server.requests.length = 0;
-    });
-
     it('answers with text in one request', async () => {
-      server.reply(options.textReply('Hello there.'));
+      fake.server.reply(options.textReply('Hello there.'));
       const completion = await completer().complete(request(), neverAborted());
       expect(completion.parts).toEqual([{ type: 'text', text: 'Hello there.' }]);
       expect(completion.usage.requests).toBe(1);
-      expect(server.requests).toHaveLength(1);
+      expect(fake.server.requests).toHaveLength(1);
     });
 
     it('429: rate limited, retryable, with the retry-after the provider asked for', async () => {
-      server.reply(errorReply(429, 'Slow down, please.', { 'retry-after': '7' }));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(
+        errorReply(429, 'Slow down, please.', { 'retry-after': '7' }),
+        request(),
+      );
       expect(error.code).toBe('model_rate_limited');
       expect(error.retryable).toBe(true);
       expect(error.retryAfterMs).toBe(7000);
       expect(error.message).toContain('Slow down, please.');
       expect(error.message).toContain(`provider "test-${kind}"`);
       expect(error.details).toMatchObject({ status: 429, provider: `test-${kind}`, kind });
-      expect(server.requests).toHaveLength(1);
+      expect(fake.server.requests).toHaveLength(1);
     });
 
     it('429 while streaming: the same error, and no delta', async () => {
-      server.reply(errorReply(429, 'Too many requests.', { 'retry-after-ms': '1500' }));
+      fake.server.reply(errorReply(429, 'Too many requests.', { 'retry-after-ms': '1500' }));
       const deltas: string[] = [];
       const error = await failureOf(
         completer().complete({ ...request(), onTextDelta: (delta) => deltas.push(delta) }, neverAborted()),
@@ -87,7 +77,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
       ['breaks off', true],
     ] as const) {
       it(`a stream that ${how} before the reply is finished fails as a network error, never a short reply`, async () => {
-        server.reply({ sse: options.unfinishedStream, cutOff });
+        fake.server.reply({ sse: options.unfinishedStream, cutOff });
         const deltas: string[] = [];
         const error = await failureOf(
           completer().complete({ ...request(), onTextDelta: (delta) => deltas.push(delta) }, neverAborted()),
@@ -101,17 +91,15 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     }
 
     it('500: server error, retryable, not retried here', async () => {
-      server.reply(errorReply(500, 'The server had an error.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(500, 'The server had an error.'), request());
       expect(error.code).toBe('model_server_error');
       expect(error.retryable).toBe(true);
       expect(error.message).toContain('The server had an error.');
-      expect(server.requests).toHaveLength(1);
+      expect(fake.server.requests).toHaveLength(1);
     });
 
     it('401: auth failed at once, naming the provider', async () => {
-      server.reply(errorReply(401, 'Invalid API key.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(401, 'Invalid API key.'), request());
       expect(error.code).toBe('model_auth_failed');
       expect(error.retryable).toBe(false);
       expect(error.message).toContain(`${kind} provider "test-${kind}"`);
@@ -119,34 +107,35 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it('403: auth failed too', async () => {
-      server.reply(errorReply(403, 'Permission denied.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(403, 'Permission denied.'), request());
       expect(error.code).toBe('model_auth_failed');
     });
 
     it('400: the request is invalid, not retryable', async () => {
-      server.reply(errorReply(400, 'Invalid value for max_tokens.'));
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(errorReply(400, 'Invalid value for max_tokens.'), request());
       expect(error.code).toBe('model_request_invalid');
       expect(error.retryable).toBe(false);
       expect(error.message).toContain('Invalid value for max_tokens.');
     });
 
     it('a malformed body: bad response, retryable', async () => {
-      server.reply({ text: '{"id": "oops", "content": [', status: 200 });
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure({ text: '{"id": "oops", "content": [', status: 200 }, request());
       expect(error.code).toBe('model_bad_response');
       expect(error.retryable).toBe(true);
     });
 
     it('a body of the wrong shape: bad response', async () => {
-      server.reply({ json: { unexpected: true, candidates: 'no', choices: 3, content: 'x', output: 7 } });
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure(
+        {
+          json: { unexpected: true, candidates: 'no', choices: 3, content: 'x', output: 7 },
+        },
+        request(),
+      );
       expect(error.code).toBe('model_bad_response');
     });
 
     it('no reply within timeout_ms: network error, and the request is aborted', async () => {
-      server.reply({ hang: true });
+      fake.server.reply({ hang: true });
       const started = Date.now();
       const error = await failureOf(completer({ timeout_ms: 150 }).complete(request(), neverAborted()));
       expect(error.code).toBe('model_network_error');
@@ -156,8 +145,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it('a dropped connection: network error', async () => {
-      server.reply({ drop: true });
-      const error = await failureOf(completer().complete(request(), neverAborted()));
+      const error = await fake.sendFailure({ drop: true }, request());
       expect(error.code).toBe('model_network_error');
       expect(error.retryable).toBe(true);
     });
@@ -176,7 +164,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     });
 
     it("the caller's abort ends the request with the signal's reason, not a model error", async () => {
-      server.reply({ hang: true });
+      fake.server.reply({ hang: true });
       const controller = new AbortController();
       const reason = new Error('run cancelled');
       setTimeout(() => controller.abort(reason), 50);

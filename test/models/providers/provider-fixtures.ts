@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Message } from '../../../src/chat/index.js';
+import type { Message, Part } from '../../../src/chat/index.js';
 import { RatchetError } from '../../../src/errors/index.js';
 import { createLogger } from '../../../src/log/index.js';
 import {
@@ -13,6 +13,8 @@ import { message } from '../chat-builder.js';
 /** A 1×1 PNG. */
 export const PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+/** The inline image as the OpenAI-style APIs carry it. */
+export const PNG_DATA_URL = `data:image/png;base64,${PNG_BASE64}`;
 export const IMAGE_URL = 'https://example.com/images/cat.png';
 export const SYSTEM_PROMPT = 'You are terse. Use tools for arithmetic.';
 export const QUESTION = 'What is in this picture? And what are 2+3 and 4+5?';
@@ -27,6 +29,15 @@ export const addTool: ToolDefinition = {
     additionalProperties: false,
   },
 };
+
+/** The parts every "reads parallel tool calls" test expects: the text "Adding both." and add(2,3), add(4,5). */
+export function parallelAddCallParts(firstId: string, secondId: string): Part[] {
+  return [
+    { type: 'text', text: 'Adding both.' },
+    { type: 'tool_call', id: firstId, name: 'add', arguments: '{"a":2,"b":3}' },
+    { type: 'tool_call', id: secondId, name: 'add', arguments: '{"a":4,"b":5}' },
+  ];
+}
 
 export const systemMessage = (text: string): Message => message('system', 'system', [{ type: 'text', text }]);
 export const userMessage = (text: string): Message => message('user', 'user', [{ type: 'text', text }]);
@@ -55,6 +66,81 @@ export function toolRoundChat(): Message[] {
     ]),
   ];
 }
+
+/** A completed assistant message item of a Responses output that says `text`. */
+const messageItem = (id: string, text: string) => ({
+  type: 'message',
+  id,
+  status: 'completed',
+  role: 'assistant',
+  content: [{ type: 'output_text', text, annotations: [] }],
+});
+
+/** A completed function_call item of a Responses output that calls add with `args`. */
+const functionCallItem = (id: string, callId: string, args: string) => ({
+  type: 'function_call',
+  id,
+  call_id: callId,
+  name: 'add',
+  arguments: args,
+  status: 'completed',
+});
+
+/** The usage object of a Responses reply. */
+const usage = (input: number, cached: number, output: number) => ({
+  input_tokens: input,
+  input_tokens_details: { cached_tokens: cached },
+  output_tokens: output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: input + output,
+});
+
+/** Responses stream events as server-sent events, each named by its type as the API names them. */
+const sse = <Event extends { type: string }>(events: readonly Event[]) =>
+  events.map((data) => ({ event: data.type, data }));
+
+/** The stream event that opens an in-progress assistant message item `itemId` at output 0. */
+const messageAdded = (itemId: string) => ({
+  type: 'response.output_item.added',
+  output_index: 0,
+  item: { type: 'message', id: itemId, status: 'in_progress', role: 'assistant', content: [] },
+});
+
+/** The stream event that carries one text delta of the message item `itemId` at output 0. */
+const textDelta = (itemId: string, delta: string) => ({
+  type: 'response.output_text.delta',
+  item_id: itemId,
+  output_index: 0,
+  content_index: 0,
+  delta,
+});
+
+/** The input items a Responses request carries for toolRoundChat() before its tool calls: system, user, assistant. */
+function toolRoundInputStart(): unknown[] {
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: QUESTION },
+        { type: 'input_image', image_url: IMAGE_URL },
+        { type: 'input_image', image_url: PNG_DATA_URL },
+      ],
+    },
+    { role: 'assistant', content: 'A cat. Adding now.' },
+  ];
+}
+
+/** The Responses API shapes both the openai and the grok kind speak (xAI follows OpenAI's). */
+export const responses = {
+  messageItem,
+  functionCallItem,
+  usage,
+  sse,
+  messageAdded,
+  textDelta,
+  toolRoundInputStart,
+};
 
 export function requestOf(
   messages: readonly Message[],
