@@ -143,6 +143,11 @@ export interface ToolOutcomeCommit extends StepWrite {
   events: StoredEvent[];
 }
 
+/** KEYS of the tool-call scripts (begin-tool-call, commit-tool-outcome): lock, run, journal, chat, events. */
+function toolCallScriptKeys(write: StepWrite): string[] {
+  return [write.lockKey, write.keys.run, write.keys.journal, write.chatKey, write.keys.events];
+}
+
 /** The journal fields of one kind for every call of iteration n's batch, in call order. */
 function batchFields(
   iteration: number,
@@ -157,7 +162,7 @@ export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit)
   const reply = await runScript(
     redis,
     'commit-tool-outcome',
-    [commit.lockKey, commit.keys.run, commit.keys.journal, commit.chatKey, commit.keys.events],
+    toolCallScriptKeys(commit),
     [
       commit.token,
       journalField.toolOutcome(commit.iteration, commit.index),
@@ -201,7 +206,7 @@ export async function beginToolCall(redis: Redis, begin: BeginToolCall): Promise
   const reply = await runScript(
     redis,
     'begin-tool-call',
-    [begin.lockKey, begin.keys.run, begin.keys.journal, begin.chatKey, begin.keys.events],
+    toolCallScriptKeys(begin),
     [
       begin.token,
       journalField.toolIntent(begin.iteration, begin.index),

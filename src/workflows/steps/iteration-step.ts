@@ -18,10 +18,9 @@ import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
 import { callModel, estimateInputTokens } from './model-call.js';
-import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
+import { ensureOwned } from './run-failures.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
-import type { StepKind } from './step-kind.js';
-import { untilParked } from './step-outcome.js';
+import { defineStepKind, type StepKind } from './step-kind.js';
 import { streamTextDeltas } from './text-deltas.js';
 import { raiseBudget } from './tool-interaction.js';
 
@@ -374,7 +373,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
   }
 }
 
-export const iterationStep: StepKind<IterationJobData> = {
+export const iterationStep: StepKind<IterationJobData> = defineStepKind({
   name: 'iteration',
   dataSchema: iterationJobDataSchema,
   describe: (data) => ({
@@ -383,8 +382,6 @@ export const iterationStep: StepKind<IterationJobData> = {
     agent: data.agent,
     iteration: data.iteration,
   }),
-  execute: (context, data) => untilParked(() => execute(context, data)),
-  fail: (context, data, error) => failRun(context, data, error),
-  announceFailure: (context, data, error, retryInMs) =>
-    announceAttemptFailure(context, { ...data, step: `iteration ${data.iteration}` }, error, retryInMs),
-};
+  label: (data) => `iteration ${data.iteration}`,
+  run: execute,
+});

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { RatchetError } from '../../errors/index.js';
+import { announceAttemptFailure, failRun } from './run-failures.js';
 import type { StepContext } from './step-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import { type StepOutcome, untilParked } from './step-outcome.js';
 
 /**
  * A step kind says how its jobs execute and what a final failure means. The worker looks kinds up by job
@@ -23,4 +24,30 @@ export interface StepKind<Data> {
     error: RatchetError,
     retryInMs: number | null,
   ): Promise<void>;
+}
+
+/**
+ * A step kind from what is its own: its body (which may throw a Suspension to wait: it becomes the `park`
+ * outcome), the label of its failed attempts' `error` events, and what a final failure means (by default the
+ * run fails with the error recorded).
+ */
+export function defineStepKind<Data extends { session_id: string; run_id: string }>(definition: {
+  name: string;
+  dataSchema: z.ZodType<Data>;
+  describe(data: Data): Record<string, unknown>;
+  /** How its `error` events name the step, e.g. `iteration 3`. */
+  label(data: Data): string;
+  run(context: StepContext, data: Data): Promise<void>;
+  fail?(context: StepContext, data: Data, error: RatchetError): Promise<void>;
+}): StepKind<Data> {
+  const { run, label } = definition;
+  return {
+    name: definition.name,
+    dataSchema: definition.dataSchema,
+    describe: definition.describe,
+    execute: (context, data) => untilParked(() => run(context, data)),
+    fail: definition.fail ?? ((context, data, error) => failRun(context, data, error)),
+    announceFailure: (context, data, error, retryInMs) =>
+      announceAttemptFailure(context, { ...data, step: label(data) }, error, retryInMs),
+  };
 }

@@ -21,10 +21,9 @@ import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSc
 import { isFinished, type RunRecord } from '../run-record.js';
 import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
 import { awaitChildRuns } from './child-wait.js';
-import { announceAttemptFailure, ensureOwned, failRun } from './run-failures.js';
+import { ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
-import type { StepKind } from './step-kind.js';
-import { untilParked } from './step-outcome.js';
+import { defineStepKind, type StepKind } from './step-kind.js';
 import { chooseMembers } from './team-coordinator.js';
 
 interface LoadedTurn {
@@ -339,7 +338,7 @@ async function commitTurn(
 }
 
 /** A team's turn: its own step kind, with a run's failure semantics (a final failure fails the team's run). */
-export const teamTurnStep: StepKind<TeamTurnJobData> = {
+export const teamTurnStep: StepKind<TeamTurnJobData> = defineStepKind({
   name: 'team-turn',
   dataSchema: teamTurnJobDataSchema,
   describe: (data) => ({
@@ -348,8 +347,6 @@ export const teamTurnStep: StepKind<TeamTurnJobData> = {
     team: data.agent,
     turn: data.iteration,
   }),
-  execute: (context, data) => untilParked(() => executeTeamTurn(context, data)),
-  fail: (context, data, error) => failRun(context, data, error),
-  announceFailure: (context, data, error, retryInMs) =>
-    announceAttemptFailure(context, { ...data, step: `team turn ${data.iteration}` }, error, retryInMs),
-};
+  label: (data) => `team turn ${data.iteration}`,
+  run: executeTeamTurn,
+});

@@ -34,10 +34,9 @@ import {
 } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
-import { announceAttemptFailure, ensureOwned } from './run-failures.js';
+import { ensureOwned } from './run-failures.js';
 import type { StepContext } from './step-context.js';
-import type { StepKind } from './step-kind.js';
-import { untilParked } from './step-outcome.js';
+import { defineStepKind, type StepKind } from './step-kind.js';
 import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
 import { sessionAccess } from './tool-session.js';
 
@@ -308,7 +307,7 @@ async function fail(context: StepContext, data: ToolJobData, error: RatchetError
   await commitOutcome(context, data, loaded.call, { content, isError: true }, loaded.intent === undefined);
 }
 
-export const toolStep: StepKind<ToolJobData> = {
+export const toolStep: StepKind<ToolJobData> = defineStepKind({
   name: 'tool',
   dataSchema: toolJobDataSchema,
   describe: (data) => ({
@@ -318,13 +317,8 @@ export const toolStep: StepKind<ToolJobData> = {
     iteration: data.iteration,
     tool_index: data.index,
   }),
-  execute: (context, data) => untilParked(() => execute(context, data)),
+  label: (data) => `tool ${data.iteration}.${data.index}`,
+  // A tool call that fails for good gets an error result, and the run goes on.
   fail,
-  announceFailure: (context, data, error, retryInMs) =>
-    announceAttemptFailure(
-      context,
-      { ...data, step: `tool ${data.iteration}.${data.index}` },
-      error,
-      retryInMs,
-    ),
-};
+  run: execute,
+});
