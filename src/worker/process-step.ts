@@ -15,6 +15,7 @@ import {
   type StepOutcome,
   type StepServices,
   stepKinds,
+  stepStore,
   stepWriteOf,
 } from '../workflows/index.js';
 import type { RunCancellations } from './run-cancellations.js';
@@ -80,16 +81,18 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     const { services } = options;
     // BullMQ's signal: aborted on shutdown, or by a cancellation of the run broadcast to every worker.
     const release = options.cancellations.watch(data.run_id, job.id);
+    const write = stepWriteOf({
+      space: services.space,
+      job: data,
+      jobId: job.id,
+      token,
+      eventsMaxLength: services.eventsMaxLength,
+    });
     const context: StepContext = {
       services,
       jobId: job.id,
-      write: stepWriteOf({
-        space: services.space,
-        job: data,
-        jobId: job.id,
-        token,
-        eventsMaxLength: services.eventsMaxLength,
-      }),
+      write,
+      store: stepStore(services.redis, services.space, write, data.run_id),
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
       signal,

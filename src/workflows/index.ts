@@ -16,6 +16,7 @@ export {
 export { sessionOfQuestion } from './questions.js';
 export { budgetSchema, isFinished, runErrorSchema } from './run-record.js';
 export { finalFailureHeadroom } from './step-queues.js';
+export { type StepStore, stepStore } from './step-store.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
 export type { StepKind } from './steps/step-kind.js';
 export { stepKinds } from './steps/step-kinds.js';

@@ -159,27 +159,22 @@ function batchFields(
 
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
 export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit): Promise<CommitResult> {
-  const reply = await runScript(
-    redis,
-    'commit-tool-outcome',
-    toolCallScriptKeys(commit),
-    [
-      commit.token,
-      journalField.toolOutcome(commit.iteration, commit.index),
-      JSON.stringify(commit.outcome),
-      commit.eventsMaxLength,
-      journalField.results(commit.iteration),
-      commit.index,
-      commit.calls,
-      commit.replyIndex + 1,
-      encodeChatEntry(commit.message),
-      encodeEvent(commit.messageAdded),
-      commit.events.length,
-      ...commit.events.map(encodeEvent),
-      ...batchFields(commit.iteration, commit.calls, journalField.toolEntry),
-      ...batchFields(commit.iteration, commit.calls, journalField.toolAdded),
-    ],
-  );
+  const reply = await runScript(redis, 'commit-tool-outcome', toolCallScriptKeys(commit), [
+    commit.token,
+    journalField.toolOutcome(commit.iteration, commit.index),
+    JSON.stringify(commit.outcome),
+    commit.eventsMaxLength,
+    journalField.results(commit.iteration),
+    commit.index,
+    commit.calls,
+    commit.replyIndex + 1,
+    encodeChatEntry(commit.message),
+    encodeEvent(commit.messageAdded),
+    commit.events.length,
+    ...commit.events.map(encodeEvent),
+    ...batchFields(commit.iteration, commit.calls, journalField.toolEntry),
+    ...batchFields(commit.iteration, commit.calls, journalField.toolAdded),
+  ]);
   if (reply[0] !== 'OK') return toCommitResult(reply);
   return { status: 'ok', completedBatch: reply[1] !== '0', eventIds: reply.slice(2) };
 }
@@ -203,24 +198,19 @@ export interface BeginToolCall extends StepWrite {
 
 /** Reads a tool call's state and, when it never started, records its intent and start event (one round trip). */
 export async function beginToolCall(redis: Redis, begin: BeginToolCall): Promise<BeginToolCallResult> {
-  const reply = await runScript(
-    redis,
-    'begin-tool-call',
-    toolCallScriptKeys(begin),
-    [
-      begin.token,
-      journalField.toolIntent(begin.iteration, begin.index),
-      journalField.toolOutcome(begin.iteration, begin.index),
-      begin.replyIndex,
-      begin.index,
-      JSON.stringify(begin.intent),
-      begin.eventsMaxLength,
-      begin.runId,
-      begin.agent,
-      begin.time,
-      begin.iteration,
-    ],
-  );
+  const reply = await runScript(redis, 'begin-tool-call', toolCallScriptKeys(begin), [
+    begin.token,
+    journalField.toolIntent(begin.iteration, begin.index),
+    journalField.toolOutcome(begin.iteration, begin.index),
+    begin.replyIndex,
+    begin.index,
+    JSON.stringify(begin.intent),
+    begin.eventsMaxLength,
+    begin.runId,
+    begin.agent,
+    begin.time,
+    begin.iteration,
+  ]);
   const [code, first, second] = reply;
   if (code === 'STARTED') return { status: 'started', call: first ?? '' };
   if (code === 'INTERRUPTED') return { status: 'interrupted', intent: first ?? '', call: second ?? '' };

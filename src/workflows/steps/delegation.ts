@@ -3,7 +3,6 @@ import type { DelegatedTask, DelegationResult } from '../../tools/index.js';
 import type { ChildState } from '../child-runs.js';
 import type { ToolJobData } from '../job-data.js';
 import { isFinished } from '../run-record.js';
-import { loadRun } from '../store.js';
 import { isRunnable, runnableNames } from './agent-runtime.js';
 import { awaitChildRuns } from './child-wait.js';
 import type { StepContext } from './step-context.js';
@@ -29,7 +28,7 @@ export function delegateFunction(
         throw new Error(`unknown agent "${task.agent}" (agents you can delegate to: ${known})`);
       }
     }
-    const stored = await loadRun(services.redis, context.write.keys, data.run_id);
+    const stored = await context.store.loadRun();
     if (!stored || isFinished(stored.record.status))
       throw new RatchetError('cancelled', `run ${data.run_id} is finished: no child run is started`);
     const parent = stored.record;

@@ -13,7 +13,7 @@ import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
-import { commitStep, decodeChat, parseRun, readChat, type StepWrite } from '../store.js';
+import { decodeChat, parseRun } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
@@ -83,7 +83,7 @@ async function chatOf(
   const extended = extendChat(chat, from, decodeChat(entries, chat, from), length);
   if (extended) return extended;
   // What this process held does not fit the chat any more: read it whole.
-  const whole = await readChat(context.services.redis, chat);
+  const whole = await context.store.readChat();
   return extendChat(chat, 0, whole, whole.length) ?? whole;
 }
 
@@ -140,12 +140,10 @@ async function commitBudgetRaise(
   data: IterationJobData,
   record: RunRecord,
   rev: number,
-  base: StepWrite,
 ): Promise<{ record: RunRecord; rev: number }> {
   const now = context.services.now().toISOString();
   const raised: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };
-  const result = await commitStep(context.services.redis, {
-    ...base,
+  const result = await context.store.commit({
     journalField: journalField.budgetRaise(record.budget_raises),
     expectedRev: rev,
     plan: { journal: { v: 1, at: now }, record: raised, messages: [], events: [], finished: false },
@@ -158,21 +156,6 @@ async function commitBudgetRaise(
   });
 }
 
-/** What the run's whole tree has used so far (its root's run budget applies to all of it). */
-async function treeUsage(
-  context: StepContext,
-  record: RunRecord,
-): Promise<{ tokens: number; costUsd: number }> {
-  const sums = await context.services.redis.hmget(
-    treeUsageKeyOf(context.services.space, record),
-    'input_tokens',
-    'output_tokens',
-    'cost_usd',
-  );
-  const [input = 0, output = 0, cost = 0] = sums.map((value) => Number(value ?? 0));
-  return { tokens: input + output, costUsd: cost };
-}
-
 /** One model request of the iteration, within the run's and the agent's budget (which the user may raise). */
 async function modelReply(
   context: StepContext,
@@ -180,16 +163,14 @@ async function modelReply(
   agent: AgentRuntime,
   stored: { record: RunRecord; rev: number },
   chat: Message[],
-  commitBase: StepWrite,
 ): Promise<{ reply: ReplyOfTurn; record: RunRecord; rev: number }> {
   const n = data.iteration;
   let { record, rev } = stored;
-  const keys = commitBase.keys;
   crashPoint('iteration.before_model_call');
   const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
   if (record.budget || agent.budget) {
     const nextTokens = estimateInputTokens(messages);
-    const tree = record.budget ? await treeUsage(context, record) : undefined;
+    const tree = record.budget ? await context.store.treeUsage(record) : undefined;
     const exceeded = budgetExceeded({
       raises: record.budget_raises,
       usedTokens: record.usage.input_tokens + record.usage.output_tokens,
@@ -207,7 +188,7 @@ async function modelReply(
       const raised =
         exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
       if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
-      ({ record, rev } = await commitBudgetRaise(context, data, record, rev, commitBase));
+      ({ record, rev } = await commitBudgetRaise(context, data, record, rev));
     }
   }
   const deltas = agent.stream
@@ -234,7 +215,7 @@ async function modelReply(
       },
       ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
     },
-    { journalKey: keys.journal, field: journalField.modelCalls(n) },
+    journalField.modelCalls(n),
   );
   await deltas?.flush();
   crashPoint('iteration.after_model_call');
@@ -270,8 +251,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     return;
   }
   if (record.iteration > n) return;
-  const commitBase = context.write;
-  const { keys } = commitBase;
+  const { keys } = context.write;
   let chat = loaded.chat;
 
   if (data.previous_calls > 0 && !loaded.resultsDone) {
@@ -283,8 +263,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       now,
     });
     crashPoint('iteration.before_results_commit');
-    const result = await commitStep(services.redis, {
-      ...commitBase,
+    const result = await context.store.commit({
       journalField: journalField.results(data.iteration - 1),
       plan,
       expectedChatLength: chat.length,
@@ -310,7 +289,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       reply = await compositeReply(context, record, member, chat);
     } else {
       const agent = runAgent(services, member, record.lineage, group?.name);
-      ({ reply, record, rev } = await modelReply(context, data, agent, { record, rev }, chat, commitBase));
+      ({ reply, record, rev } = await modelReply(context, data, agent, { record, rev }, chat));
     }
     const parts = assignToolCallIds(reply.parts, n);
     const plan = replyCommit({
@@ -325,8 +304,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
       chatLength: chat.length,
       now: services.now().toISOString(),
     });
-    const result = await commitStep(services.redis, {
-      ...commitBase,
+    const result = await context.store.commit({
       journalField: journalField.reply(n),
       plan,
       ...(services.agents.has(member)

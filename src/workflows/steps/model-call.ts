@@ -14,7 +14,8 @@ export async function callModel(
   context: StepContext,
   agent: AgentRuntime,
   request: CompletionRequest,
-  counter: { journalKey: string; field: string },
+  /** The journal counter of model calls started for this request (retry waste). */
+  counterField: string,
 ): Promise<Completion> {
   const { services } = context;
   const { provider } = agent;
@@ -47,8 +48,8 @@ export async function callModel(
   // Counted without waiting (the connection pipelines it), so a later execution learns that this call was
   // made if this one dies before its reply is recorded (retry waste). A refused request is uncounted again.
   const count = (by: number) =>
-    services.redis
-      .hincrby(counter.journalKey, counter.field, by)
+    context.store
+      .countInJournal(counterField, by)
       .catch((error: unknown) => context.logger.warn({ err: error }, 'model call not counted'));
   const counted = count(1);
   try {

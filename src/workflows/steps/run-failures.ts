@@ -4,7 +4,7 @@ import { wakeParentStep } from '../child-runs.js';
 import { failureCommit } from '../core/run-commits.js';
 import { journalField } from '../journal.js';
 import { isFinished } from '../run-record.js';
-import { type CommitResult, commitStep, loadRun } from '../store.js';
+import type { CommitResult } from '../store.js';
 import type { StepContext } from './step-context.js';
 
 interface RunRef {
@@ -22,16 +22,14 @@ export function ensureOwned(result: CommitResult, what: string): void {
 /** Ends the run as failed with the error recorded (once, even when called again). */
 export async function failRun(context: StepContext, ref: RunRef, error: RatchetError): Promise<void> {
   const { services } = context;
-  const { keys } = context.write;
-  const stored = await loadRun(services.redis, keys, ref.run_id);
+  const stored = await context.store.loadRun();
   if (!stored || isFinished(stored.record.status)) return;
   const plan = failureCommit(
     stored.record,
     { code: error.code, message: withoutSecrets(error).message },
     services.now().toISOString(),
   );
-  const result = await commitStep(services.redis, {
-    ...context.write,
+  const result = await context.store.commit({
     journalField: journalField.runFailed(),
     plan,
   });
@@ -47,8 +45,7 @@ export async function announceAttemptFailure(
   retryInMs: number | null,
 ): Promise<void> {
   const { services } = context;
-  const { keys } = context.write;
-  const stored = await loadRun(services.redis, keys, ref.run_id);
+  const stored = await context.store.loadRun();
   if (!stored || isFinished(stored.record.status)) return;
   const now = services.now().toISOString();
   const event = buildEvent(
@@ -64,8 +61,7 @@ export async function announceAttemptFailure(
     },
     now,
   );
-  await commitStep(services.redis, {
-    ...context.write,
+  await context.store.commit({
     journalField: journalField.attemptFailed(context.jobId, context.attempt),
     plan: { journal: { v: 1, at: now }, record: undefined, messages: [], events: [event], finished: false },
   });

@@ -10,6 +10,7 @@ import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
 import type { StepScheduler } from '../step-scheduler.js';
+import type { StepStore } from '../step-store.js';
 import type { StepWrite } from '../store.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
@@ -76,6 +77,8 @@ export interface StepContext {
    * token, so a worker that lost the job writes nothing). Built once from the job.
    */
   write: StepWrite;
+  /** The reads and commits of this execution on its run, through `write`. */
+  store: StepStore;
   /** 1-based number of this attempt (stalls do not count, failures do). */
   attempt: number;
   /** How many times the job has been started (stalls and parking included). */

@@ -61,10 +61,7 @@ export async function chooseMembers(
           attempt: context.attempt,
         },
       },
-      {
-        journalKey: context.write.keys.journal,
-        field: journalField.teamCoordinatorCalls(data.iteration, attempt),
-      },
+      journalField.teamCoordinatorCalls(data.iteration, attempt),
     );
     usage = addUsage(usage, completion.usage);
     const text = completion.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');

@@ -19,7 +19,7 @@ import { crashPoint } from '../crash-points.js';
 import { type TeamTurnJobData, teamTurnJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { commitStep, decodeChat, execPipeline, parseRun, type StepWrite } from '../store.js';
+import { decodeChat, execPipeline, parseRun } from '../store.js';
 import { awaitChildRuns } from './child-wait.js';
 import { ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
@@ -96,10 +96,9 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     await wakeParentStep(services.scheduler, record);
     return;
   }
-  const base = context.write;
-  const { keys } = base;
+  const { keys } = context.write;
   if (!loaded.turnDone) {
-    const selection = await decide(context, data, team, loaded, base);
+    const selection = await decide(context, data, team, loaded);
     if (selection.kind === 'failed') {
       await failRun(context, data, new RatchetError(selection.code as 'max_rounds', selection.message));
       return;
@@ -108,8 +107,7 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
       const now = services.now().toISOString();
       // The record as the coordinator's commit left it.
       const plan = completionCommit(loaded.record, { v: 1, at: now }, teamResult(shared), now);
-      const result = await commitStep(services.redis, {
-        ...base,
+      const result = await context.store.commit({
         journalField: journalField.teamTurn(n),
         plan,
         expectedRev: loaded.rev,
@@ -142,7 +140,7 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     }
     const { states } = outcome;
     crashPoint('team.before_turn_commit');
-    await commitTurn(context, data, loaded, selection.members, states, base);
+    await commitTurn(context, data, loaded, selection.members, states);
     crashPoint('team.after_turn_commit');
   }
   await services.scheduler.queues.addTeamTurn(keys.shard, {
@@ -166,7 +164,6 @@ async function decide(
   data: TeamTurnJobData,
   team: TeamService,
   loaded: LoadedTurn,
-  base: StepWrite,
 ): Promise<Selection> {
   const { services } = context;
   if (loaded.selection) return selectionOf(loaded.selection);
@@ -203,8 +200,7 @@ async function decide(
     started_at: loaded.record.started_at ?? now,
     status: 'running',
   };
-  const result = await commitStep(services.redis, {
-    ...base,
+  const result = await context.store.commit({
     journalField: journalField.teamSelection(n),
     plan: {
       journal: choice.entry,
@@ -214,7 +210,7 @@ async function decide(
       finished: false,
       ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
     },
-    ...(agent ? { agentUsageKey: agentUsageKey(services.space, base.keys.shard, agent.name) } : {}),
+    ...(agent ? { agentUsageKey: agentUsageKey(services.space, context.write.keys.shard, agent.name) } : {}),
     treeUsageKey: treeUsageKeyOf(services.space, loaded.record),
     expectedRev: loaded.rev,
   });
@@ -292,7 +288,6 @@ async function commitTurn(
   loaded: LoadedTurn,
   selected: readonly number[],
   states: readonly ChildState[],
-  base: StepWrite,
 ): Promise<void> {
   const { services } = context;
   const now = services.now().toISOString();
@@ -315,8 +310,7 @@ async function commitTurn(
     updated_at: now,
     started_at: loaded.record.started_at ?? now,
   };
-  const result = await commitStep(services.redis, {
-    ...base,
+  const result = await context.store.commit({
     journalField: journalField.teamTurn(data.iteration),
     plan: {
       journal: { v: 1, turns: loaded.state.turns + 1, cursors },

@@ -24,14 +24,7 @@ import {
 } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import {
-  beginToolCall,
-  type CommitResult,
-  commitToolOutcome,
-  execPipeline,
-  parseRun,
-  readChat,
-} from '../store.js';
+import { type CommitResult, execPipeline, parseRun } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
 import { ensureOwned } from './run-failures.js';
@@ -107,8 +100,7 @@ async function commitOutcome(
   });
   const events = [toolEndEvent(run, data.iteration, call, entry, outcome.content)];
   if (withStartEvent) events.unshift(toolStartEvent(run, data.iteration, call, now));
-  const result = await commitToolOutcome(context.services.redis, {
-    ...context.write,
+  const result = await context.store.commitToolOutcome({
     iteration: data.iteration,
     index: data.index,
     calls: data.calls,
@@ -137,11 +129,10 @@ async function addNextIteration(context: StepContext, data: ToolJobData): Promis
  * iteration: add it when the batch is complete (adding is idempotent: the job id is fixed).
  */
 async function continueAfterTools(context: StepContext, data: ToolJobData): Promise<void> {
-  const { services } = context;
   const fields = [journalField.results(data.iteration)];
   for (let index = 0; index < data.calls; index += 1)
     fields.push(journalField.toolOutcome(data.iteration, index));
-  const [results, ...outcomes] = await services.redis.hmget(context.write.keys.journal, ...fields);
+  const [results, ...outcomes] = await context.store.journalFields(fields);
   if (results || outcomes.every((outcome) => outcome !== null)) await addNextIteration(context, data);
 }
 
@@ -155,9 +146,7 @@ function idempotencyKey(data: ToolJobData): string {
  * attempt was parked, not cut short.
  */
 async function parkedBefore(context: StepContext): Promise<boolean> {
-  const { services } = context;
-  const journal = context.write.keys.journal;
-  return (await services.redis.hexists(journal, journalField.parked(context.jobId))) === 1;
+  return context.store.hasJournalField(journalField.parked(context.jobId));
 }
 
 /** The call as begin-tool-call read it from the recorded reply (one part, not the whole message). */
@@ -195,8 +184,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   }
   crashPoint('tool.before_intent');
   const now = services.now().toISOString();
-  const begun = await beginToolCall(services.redis, {
-    ...context.write,
+  const begun = await context.store.beginToolCall({
     iteration: data.iteration,
     index: data.index,
     replyIndex: data.reply_index,
@@ -279,7 +267,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     reportProgress: progressFunction(context, data),
     session: sessionAccess(context, data),
     delegate: delegateFunction(context, data),
-    chat: () => readChat(services.redis, context.write.chatKey, 0),
+    chat: () => context.store.readChat(),
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');

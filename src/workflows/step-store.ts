@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import type { Message } from '../chat/index.js';
+import type { KeySpace } from '../redis/keys.js';
+import { treeUsageKeyOf } from './child-runs.js';
+import type { RunRecord, StoredRun } from './run-record.js';
+import {
+  type BeginToolCall,
+  type BeginToolCallResult,
+  beginToolCall,
+  type CommitRequest,
+  type CommitResult,
+  commitStep,
+  commitToolOutcome,
+  loadRun,
+  readChat,
+  type StepWrite,
+  type ToolOutcomeCommit,
+} from './store.js';
+
+/** A request of one step, without where it writes (the step store adds that). */
+type OwnPart<Request> = Omit<Request, keyof StepWrite>;
+
+/**
+ * The reads and commits one execution of a step makes on its own run, built once per execution from the job
+ * (`write`: the run's keys, its chat, the job's lock key and token). Every commit is fenced by that token.
+ */
+export interface StepStore {
+  readonly write: StepWrite;
+  loadRun(): Promise<StoredRun | undefined>;
+  commit<JournalValue>(request: OwnPart<CommitRequest<JournalValue>>): Promise<CommitResult>;
+  beginToolCall(begin: OwnPart<BeginToolCall>): Promise<BeginToolCallResult>;
+  commitToolOutcome(commit: OwnPart<ToolOutcomeCommit>): Promise<CommitResult>;
+  /** The run's chat from position `from` on. */
+  readChat(from?: number): Promise<Message[]>;
+  /** Journal fields of the run, in the order asked (null where a field is not written). */
+  journalFields(fields: readonly string[]): Promise<(string | null)[]>;
+  hasJournalField(field: string): Promise<boolean>;
+  /** Adds `by` to a counter in the run's journal (model calls started), without a fence: it only counts. */
+  countInJournal(field: string, by: number): Promise<number>;
+  /** What the run's whole tree has used so far (kept on its root run, for the root's run budget). */
+  treeUsage(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>): Promise<{
+    tokens: number;
+    costUsd: number;
+  }>;
+}
+
+export function stepStore(redis: Redis, space: KeySpace, write: StepWrite, runId: string): StepStore {
+  const { keys } = write;
+  return {
+    write,
+    loadRun: () => loadRun(redis, keys, runId),
+    commit: (request) => commitStep(redis, { ...write, ...request }),
+    beginToolCall: (begin) => beginToolCall(redis, { ...write, ...begin }),
+    commitToolOutcome: (commit) => commitToolOutcome(redis, { ...write, ...commit }),
+    readChat: (from = 0) => readChat(redis, write.chatKey, from),
+    journalFields: (fields) =>
+      fields.length === 0 ? Promise.resolve([]) : redis.hmget(keys.journal, ...fields),
+    hasJournalField: async (field) => (await redis.hexists(keys.journal, field)) === 1,
+    countInJournal: (field, by) => redis.hincrby(keys.journal, field, by),
+    async treeUsage(record) {
+      const sums = await redis.hmget(
+        treeUsageKeyOf(space, record),
+        'input_tokens',
+        'output_tokens',
+        'cost_usd',
+      );
+      const [input = 0, output = 0, cost = 0] = sums.map((value) => Number(value ?? 0));
+      return { tokens: input + output, costUsd: cost };
+    },
+  };
+}
