@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { KeySpace } from '../redis/keys.js';
+import { runScript } from '../redis/scripts.js';
 import { treeUsageKeyOf } from './child-runs.js';
 import type { RunRecord, StoredRun } from './run-record.js';
 import {
@@ -11,7 +12,9 @@ import {
   type CommitResult,
   commitStep,
   commitToolOutcome,
+  execPipeline,
   loadRun,
+  parseRun,
   readChat,
   type StepWrite,
   type ToolOutcomeCommit,
@@ -30,6 +33,28 @@ export interface StepStore {
   commit<JournalValue>(request: OwnPart<CommitRequest<JournalValue>>): Promise<CommitResult>;
   beginToolCall(begin: OwnPart<BeginToolCall>): Promise<BeginToolCallResult>;
   commitToolOutcome(commit: OwnPart<ToolOutcomeCommit>): Promise<CommitResult>;
+  /**
+   * One round trip (load-iteration.lua): the run, journal fields, the chat's entries from position `from` on
+   * and the chat's length.
+   */
+  loadIteration(
+    from: number,
+    fields: readonly string[],
+  ): Promise<{
+    run: StoredRun | undefined;
+    journal: (string | null)[];
+    entries: string[];
+    chatLength: number;
+  }>;
+  /** One round trip: the run, journal fields and every entry of the chat (a team turn's shared chat). */
+  loadWithChat(
+    fields: readonly string[],
+  ): Promise<{ run: StoredRun | undefined; journal: (string | null)[]; entries: string[] }>;
+  /** One round trip: the run, journal fields and one chat entry (the reply that made a tool call). */
+  loadWithChatEntry(
+    fields: readonly string[],
+    index: number,
+  ): Promise<{ run: StoredRun | undefined; journal: (string | null)[]; entry: string | null }>;
   /** The run's chat from position `from` on. */
   readChat(from?: number): Promise<Message[]>;
   /** Journal fields of the run, in the order asked (null where a field is not written). */
@@ -46,12 +71,43 @@ export interface StepStore {
 
 export function stepStore(redis: Redis, space: KeySpace, write: StepWrite, runId: string): StepStore {
   const { keys } = write;
+  const runOf = ([record, rev]: (string | null)[]) =>
+    record ? parseRun(record, rev ?? null, `run ${runId}`) : undefined;
   return {
     write,
     loadRun: () => loadRun(redis, keys, runId),
     commit: (request) => commitStep(redis, { ...write, ...request }),
     beginToolCall: (begin) => beginToolCall(redis, { ...write, ...begin }),
     commitToolOutcome: (commit) => commitToolOutcome(redis, { ...write, ...commit }),
+    async loadIteration(from, fields) {
+      const [runFields, journal, entries, chatLength] = (await runScript(
+        redis,
+        'load-iteration',
+        [keys.run, keys.journal, write.chatKey],
+        [from, ...fields],
+      )) as unknown as [(string | null)[], (string | null)[], string[], number];
+      return { run: runOf(runFields), journal, entries, chatLength };
+    },
+    async loadWithChat(fields) {
+      const [runFields, journal, entries] = (await execPipeline(
+        redis
+          .pipeline()
+          .hmget(keys.run, 'record', 'rev')
+          .hmget(keys.journal, ...fields)
+          .lrange(write.chatKey, 0, -1),
+      )) as [(string | null)[], (string | null)[], string[]];
+      return { run: runOf(runFields), journal, entries };
+    },
+    async loadWithChatEntry(fields, index) {
+      const [runFields, journal, entry] = (await execPipeline(
+        redis
+          .pipeline()
+          .hmget(keys.run, 'record', 'rev')
+          .hmget(keys.journal, ...fields)
+          .lindex(write.chatKey, index),
+      )) as [(string | null)[], (string | null)[], string | null];
+      return { run: runOf(runFields), journal, entry };
+    },
     readChat: (from = 0) => readChat(redis, write.chatKey, from),
     journalFields: (fields) =>
       fields.length === 0 ? Promise.resolve([]) : redis.hmget(keys.journal, ...fields),

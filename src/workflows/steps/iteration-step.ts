@@ -2,7 +2,6 @@ import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { agentUsageKey } from '../../redis/keys.js';
-import { runScript } from '../../redis/scripts.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
@@ -13,7 +12,7 @@ import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
-import { decodeChat, parseRun } from '../store.js';
+import { decodeChat } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
@@ -39,8 +38,6 @@ interface LoadedIteration {
 
 /** One round trip: the run, the journal fields this iteration needs, and the chat. */
 async function loadIteration(context: StepContext, data: IterationJobData): Promise<LoadedIteration> {
-  const { services } = context;
-  const keys = context.write.keys;
   const chat = context.write.chatKey;
   const n = data.iteration;
   const fields = [
@@ -52,23 +49,17 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   for (let index = 0; index < data.previous_calls; index += 1)
     fields.push(journalField.toolEntry(n - 1, index));
   const from = knownChatLength(chat);
-  const [runFields, journal, entries, chatLength] = (await runScript(
-    services.redis,
-    'load-iteration',
-    [keys.run, keys.journal, chat],
-    [from, ...fields],
-  )) as unknown as [(string | null)[], (string | null)[], string[], number];
-  const [record, rev] = runFields;
+  const { run, journal, entries, chatLength } = await context.store.loadIteration(from, fields);
   const [reply, previousReply, results, modelCalls, ...pendingResults] = journal;
   const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
   return {
-    run: record ? parseRun(record, rev ?? null, `run ${data.run_id}`) : undefined,
+    run,
     reply: reply ? parseJsonRecord(replyEntrySchema, reply, where(fields[0])) : undefined,
     previousReply: previousReply ?? null,
     resultsDone: results !== null && results !== undefined,
     modelCalls: Number(modelCalls ?? 0),
     pendingResults,
-    chat: record ? await chatOf(context, chat, from, entries, chatLength) : [],
+    chat: run ? await chatOf(context, chat, from, entries, chatLength) : [],
   };
 }
 

@@ -19,7 +19,7 @@ import { crashPoint } from '../crash-points.js';
 import { type TeamTurnJobData, teamTurnJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { decodeChat, execPipeline, parseRun } from '../store.js';
+import { decodeChat } from '../store.js';
 import { awaitChildRuns } from './child-wait.js';
 import { ensureOwned, failRun } from './run-failures.js';
 import type { StepContext, TeamService } from './step-context.js';
@@ -40,26 +40,19 @@ async function loadTurn(
   data: TeamTurnJobData,
   team: TeamService,
 ): Promise<LoadedTurn | undefined> {
-  const { services } = context;
-  const keys = context.write.keys;
   const chat = context.write.chatKey;
   const n = data.iteration;
-  const [runFields, journal, entries] = (await execPipeline(
-    services.redis
-      .pipeline()
-      .hmget(keys.run, 'record', 'rev')
-      .hmget(
-        keys.journal,
-        journalField.teamTurn(n - 1),
-        journalField.teamTurn(n),
-        journalField.teamSelection(n),
-      )
-      .lrange(chat, 0, -1),
-  )) as [(string | null)[], (string | null)[], string[]];
-  const [record, rev] = runFields;
-  if (!record) return undefined;
+  const {
+    run: stored,
+    journal,
+    entries,
+  } = await context.store.loadWithChat([
+    journalField.teamTurn(n - 1),
+    journalField.teamTurn(n),
+    journalField.teamSelection(n),
+  ]);
+  if (!stored) return undefined;
   const [previous, done, selection] = journal;
-  const stored = parseRun(record, rev ?? null, `run ${data.run_id}`);
   const state = previous
     ? parseJsonRecord(teamStateSchema, previous, `journal team:${n - 1} of ${data.run_id}`)
     : { v: 1 as const, ...initialTeamState(team) };

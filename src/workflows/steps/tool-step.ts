@@ -24,7 +24,7 @@ import {
 } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { type CommitResult, execPipeline, parseRun } from '../store.js';
+import type { CommitResult } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
 import { ensureOwned } from './run-failures.js';
@@ -42,21 +42,14 @@ interface LoadedCall {
 
 /** For the failure path: the run, the call (from the recorded reply in the chat) and its ledger entries. */
 async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
-  const { services } = context;
-  const keys = context.write.keys;
   const chat = context.write.chatKey;
   const intentField = journalField.toolIntent(data.iteration, data.index);
   const outcomeField = journalField.toolOutcome(data.iteration, data.index);
-  const [runFields, ledger, replyText] = (await execPipeline(
-    services.redis
-      .pipeline()
-      .hmget(keys.run, 'record', 'rev')
-      .hmget(keys.journal, intentField, outcomeField)
-      .lindex(chat, data.reply_index),
-  )) as [(string | null)[], (string | null)[], string | null];
-  const [record, rev] = runFields;
-  if (!record) return undefined;
-  const run = parseRun(record, rev ?? null, `run ${data.run_id}`).record;
+  const loaded = await context.store.loadWithChatEntry([intentField, outcomeField], data.reply_index);
+  if (!loaded.run) return undefined;
+  const run = loaded.run.record;
+  const replyText = loaded.entry;
+  const ledger = loaded.journal;
   if (!replyText)
     throw new RatchetError('record_invalid', `chat entry ${data.reply_index} of ${chat} is missing`);
   const call = toolCallsOf(decodeChatEntry(replyText, `chat entry ${data.reply_index} of ${chat}`))[
