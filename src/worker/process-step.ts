@@ -92,7 +92,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       services,
       jobId: job.id,
       write,
-      store: stepStore(services.redis, services.space, write, data.run_id),
+      store: stepStore(services.redis, services.space, write, data),
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
       signal,

@@ -17,6 +17,8 @@ export const journalField = {
   toolEntry: (iteration: number, index: number) => `tool:${iteration}:${index}:entry`,
   /** A finished call's message_added event, waiting with its entry. */
   toolAdded: (iteration: number, index: number) => `tool:${iteration}:${index}:added`,
+  /** The n-th progress report of a step job (`report_progress`). */
+  progress: (jobId: string, report: number) => `progress:${jobId}:${report}`,
   /** An agent's budget was raised for the n-th time (by a person's answer). */
   budgetRaise: (raise: number) => `budget-raise:${raise}`,
   /** A failed attempt of a step was announced (an `error` event). */

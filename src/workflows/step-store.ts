@@ -1,8 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
-import type { KeySpace } from '../redis/keys.js';
+import type { StoredEvent } from '../events/event.js';
+import { agentUsageKey, type KeySpace, sessionKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
+import { redisSessionData, type SessionDataStore } from '../redis/session-data-store.js';
 import { treeUsageKeyOf } from './child-runs.js';
+import type { QuestionRecord } from './question-record.js';
+import { answerQuestion, readQuestion } from './questions.js';
 import type { RunRecord, StoredRun } from './run-record.js';
 import {
   type BeginToolCall,
@@ -12,6 +16,7 @@ import {
   type CommitResult,
   commitStep,
   commitToolOutcome,
+  encodeEvent,
   execPipeline,
   loadRun,
   parseRun,
@@ -55,6 +60,25 @@ export interface StepStore {
     fields: readonly string[],
     index: number,
   ): Promise<{ run: StoredRun | undefined; journal: (string | null)[]; entry: string | null }>;
+  /** The key of an agent's usage sums on this run's shard (a commit adds the reply's usage there too). */
+  agentUsageKey(agent: string): string;
+  /** The data the session's agents share (state, tasks, notes): a tool call's `session.data`. */
+  readonly sessionData: SessionDataStore;
+  /** A question of the session, as stored. */
+  readQuestion(questionId: string): Promise<{ record: QuestionRecord; text: string } | undefined>;
+  /** Answers a question of the session once (answer-question.lua). */
+  answerQuestion(
+    answer: Omit<Parameters<typeof answerQuestion>[2], 'sessionId' | 'eventsMaxLength'>,
+  ): ReturnType<typeof answerQuestion>;
+  /** Records the step's question and its ask_user event, fenced (ask-question.lua). */
+  askQuestion(
+    record: QuestionRecord,
+    event: StoredEvent,
+  ): Promise<'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED'>;
+  /** Records a progress report of the step and its event, fenced, once per field (report-progress.lua). */
+  reportProgress(field: string, valueJson: string, event: StoredEvent): Promise<'OK' | 'LOCK_LOST' | string>;
+  /** Appends an event that is not a state change (a text delta), unfenced: its attempt tells clients apart. */
+  appendTransientEvent(event: StoredEvent): Promise<unknown>;
   /** The run's chat from position `from` on. */
   readChat(from?: number): Promise<Message[]>;
   /** Journal fields of the run, in the order asked (null where a field is not written). */
@@ -69,7 +93,15 @@ export interface StepStore {
   }>;
 }
 
-export function stepStore(redis: Redis, space: KeySpace, write: StepWrite, runId: string): StepStore {
+export function stepStore(
+  redis: Redis,
+  space: KeySpace,
+  write: StepWrite,
+  job: { session_id: string; run_id: string },
+): StepStore {
+  const runId = job.run_id;
+  const sessionId = job.session_id;
+  const session = sessionKeys(space, sessionId);
   const { keys } = write;
   const runOf = ([record, rev]: (string | null)[]) =>
     record ? parseRun(record, rev ?? null, `run ${runId}`) : undefined;
@@ -108,6 +140,31 @@ export function stepStore(redis: Redis, space: KeySpace, write: StepWrite, runId
       )) as [(string | null)[], (string | null)[], string | null];
       return { run: runOf(runFields), journal, entry };
     },
+    agentUsageKey: (agent) => agentUsageKey(space, keys.shard, agent),
+    sessionData: redisSessionData(redis, space, sessionId),
+    readQuestion: (questionId) => readQuestion(redis, space, sessionId, questionId),
+    answerQuestion: (answer) =>
+      answerQuestion(redis, space, { ...answer, sessionId, eventsMaxLength: write.eventsMaxLength }),
+    async askQuestion(record, event) {
+      const [code] = await runScript(
+        redis,
+        'ask-question',
+        [write.lockKey, keys.run, session.questions, session.pending, session.events],
+        [write.token, record.id, JSON.stringify(record), encodeEvent(event), write.eventsMaxLength],
+      );
+      return code as 'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';
+    },
+    async reportProgress(field, valueJson, event) {
+      const [code] = await runScript(
+        redis,
+        'report-progress',
+        [write.lockKey, keys.run, keys.journal, keys.events],
+        [write.token, field, valueJson, encodeEvent(event), write.eventsMaxLength],
+      );
+      return code ?? '';
+    },
+    appendTransientEvent: (event) =>
+      redis.xadd(session.events, 'MAXLEN', '~', write.eventsMaxLength, '*', 'event', encodeEvent(event)),
     readChat: (from = 0) => readChat(redis, write.chatKey, from),
     journalFields: (fields) =>
       fields.length === 0 ? Promise.resolve([]) : redis.hmget(keys.journal, ...fields),

@@ -75,4 +75,17 @@ describe('the import graph of src', () => {
     );
     expect(deep).toEqual([]);
   });
+
+  it('keeps Redis out of the step kinds: they read and commit through their step store (type imports aside)', () => {
+    const stepsDir = join(srcRoot, 'workflows/steps');
+    const valueImports = readdirSync(stepsDir)
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) =>
+        [...readFileSync(join(stepsDir, file), 'utf8').matchAll(/^import (?!type )[^;]*?from '([^']+)'/gm)]
+          .map(([, specifier]) => specifier ?? '')
+          .filter((specifier) => /(^|\/)redis\//.test(specifier) || specifier === 'ioredis')
+          .map((specifier) => `${file} → ${specifier}`),
+      );
+    expect(valueImports).toEqual([]);
+  });
 });

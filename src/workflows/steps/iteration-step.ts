@@ -1,7 +1,6 @@
 import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
-import { agentUsageKey } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
@@ -298,9 +297,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<vo
     const result = await context.store.commit({
       journalField: journalField.reply(n),
       plan,
-      ...(services.agents.has(member)
-        ? { agentUsageKey: agentUsageKey(services.space, keys.shard, member) }
-        : {}),
+      ...(services.agents.has(member) ? { agentUsageKey: context.store.agentUsageKey(member) } : {}),
       treeUsageKey: treeUsageKeyOf(services.space, record),
       expectedRev: rev,
       expectedChatLength: chat.length,

@@ -2,7 +2,6 @@ import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
-import { agentUsageKey, sessionDataKeys } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { type ChildState, type ChildTask, treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
@@ -165,8 +164,7 @@ async function decide(
   if (coordinator.kind !== 'llm') {
     const until = coordinator.kind === 'round_robin_until' ? coordinator.until : undefined;
     const stateKeyExists =
-      until?.state_key !== undefined &&
-      (await services.redis.hexists(stateKey(context, data), until.state_key)) === 1;
+      until?.state_key !== undefined && (await context.store.sessionData.hasState(until.state_key));
     const selection = selectMembers(team, loaded.state, loaded.shared, stateKeyExists);
     // Ending the run is itself recorded once: only a choice of members needs remembering.
     if (selection.kind !== 'act') return selection;
@@ -203,7 +201,7 @@ async function decide(
       finished: false,
       ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
     },
-    ...(agent ? { agentUsageKey: agentUsageKey(services.space, context.write.keys.shard, agent.name) } : {}),
+    ...(agent ? { agentUsageKey: context.store.agentUsageKey(agent.name) } : {}),
     treeUsageKey: treeUsageKeyOf(services.space, loaded.record),
     expectedRev: loaded.rev,
   });
@@ -227,10 +225,6 @@ function selectionOf(entry: TeamSelectionEntry): Selection {
 }
 
 /** The session's shared state hash (the `state` toolbox's blackboard). */
-function stateKey(context: StepContext, data: TeamTurnJobData): string {
-  return sessionDataKeys(context.services.space, data.session_id).state;
-}
-
 /** The turn of each selected member: a child run on its private chat, given its synced view. */
 function memberTurns(
   context: StepContext,

@@ -1,6 +1,4 @@
 import { buildEvent } from '../../events/event.js';
-import { sessionKeys } from '../../redis/keys.js';
-import { encodeEvent } from '../store.js';
 import type { StepContext } from './step-context.js';
 
 export interface TextDeltaStream {
@@ -19,13 +17,12 @@ export function streamTextDeltas(
   run: { sessionId: string; runId: string; agent: string; iteration: number },
 ): TextDeltaStream {
   const { services } = context;
-  const key = sessionKeys(services.space, run.sessionId).events;
   const attempt = context.started;
   const pending: Promise<unknown>[] = [];
   const append = (event: ReturnType<typeof buildEvent>) => {
     pending.push(
-      services.redis
-        .xadd(key, 'MAXLEN', '~', services.eventsMaxLength, '*', 'event', encodeEvent(event))
+      context.store
+        .appendTransientEvent(event)
         .catch((error: unknown) => context.logger.warn({ err: error }, 'a text delta was not recorded')),
     );
   };

@@ -1,13 +1,11 @@
 import type { ToolCallPart } from '../../chat/index.js';
 import { RatchetError, Suspension } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
-import { sessionKeys } from '../../redis/keys.js';
-import { runScript } from '../../redis/scripts.js';
 import type { AskOptions } from '../../tools/index.js';
 import type { ToolJobData } from '../job-data.js';
+import { journalField } from '../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../question-record.js';
-import { answerQuestion, questionIdOf, readQuestion } from '../questions.js';
-import { encodeEvent } from '../store.js';
+import { questionIdOf } from '../questions.js';
 import type { StepContext } from './step-context.js';
 
 /**
@@ -41,7 +39,7 @@ type Asker = Pick<ToolJobData, 'session_id' | 'run_id' | 'agent'>;
 async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): Promise<QuestionResponse> {
   const { services } = context;
   const nowMs = services.now().getTime();
-  const existing = await readQuestion(services.redis, services.space, data.session_id, asked.id);
+  const existing = await context.store.readQuestion(asked.id);
   if (existing) {
     const question = existing.record;
     if (question.status === 'answered' || question.status === 'timed_out') return question.answer ?? '';
@@ -49,13 +47,11 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
       throw new RatchetError('cancelled', `question ${question.id} was cancelled`);
     const timeoutAt = question.timeout_at ? Date.parse(question.timeout_at) : undefined;
     if (timeoutAt !== undefined && timeoutAt <= nowMs && question.default_answer !== null) {
-      const { result, question: after } = await answerQuestion(services.redis, services.space, {
-        sessionId: data.session_id,
+      const { result, question: after } = await context.store.answerQuestion({
         questionId: question.id,
         response: question.default_answer,
         by: 'timeout',
         now: services.now().toISOString(),
-        eventsMaxLength: services.eventsMaxLength,
       });
       if (result === 'run_finished')
         throw new RatchetError('cancelled', `the run of ${question.id} is finished`);
@@ -96,13 +92,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
     },
     now,
   );
-  const keys = sessionKeys(services.space, data.session_id);
-  const [code] = await runScript(
-    services.redis,
-    'ask-question',
-    [context.write.lockKey, context.write.keys.run, keys.questions, keys.pending, keys.events],
-    [context.write.token, record.id, JSON.stringify(record), encodeEvent(event), services.eventsMaxLength],
-  );
+  const code = await context.store.askQuestion(record, event);
   if (code === 'LOCK_LOST')
     throw new RatchetError('lock_lost', `asking ${record.id}: the job's lock was lost`);
   if (code === 'NO_RUN' || code === 'RUN_FINISHED')
@@ -193,18 +183,10 @@ export function progressFunction(
       { fraction: value.fraction, message },
       now,
     );
-    const keys = context.write.keys;
-    const [code] = await runScript(
-      services.redis,
-      'report-progress',
-      [context.write.lockKey, keys.run, keys.journal, keys.events],
-      [
-        context.write.token,
-        `progress:${context.jobId}:${sequence++}`,
-        JSON.stringify(value),
-        encodeEvent(event),
-        services.eventsMaxLength,
-      ],
+    const code = await context.store.reportProgress(
+      journalField.progress(context.jobId, sequence++),
+      JSON.stringify(value),
+      event,
     );
     if (code === 'LOCK_LOST')
       throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');

@@ -1,16 +1,14 @@
-import { sessionKeys } from '../../redis/keys.js';
-import { redisSessionData } from '../../redis/session-data-store.js';
 import type { SessionAccess } from '../../tools/index.js';
 import type { ToolJobData } from '../job-data.js';
 import type { StepContext } from './step-context.js';
 import { suspendUntil } from './tool-interaction.js';
 
 /** ToolContext.session for one execution of a tool handler. */
-export function sessionAccess(context: StepContext, data: ToolJobData): SessionAccess {
+export function sessionAccess(context: StepContext, _data: ToolJobData): SessionAccess {
   const { services } = context;
-  const shard = sessionKeys(services.space, data.session_id).shard;
+  const { shard } = context.write.keys;
   return {
-    data: redisSessionData(services.redis, services.space, data.session_id),
+    data: context.store.sessionData,
     jobId: context.jobId,
     now: services.now,
     recheckMs: services.questionRecheckMs,

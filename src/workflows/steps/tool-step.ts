@@ -1,7 +1,6 @@
 import { decodeChatEntry, type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { lazyChild } from '../../log/index.js';
-import { shardOf } from '../../redis/keys.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -111,10 +110,7 @@ async function commitOutcome(
 async function addNextIteration(context: StepContext, data: ToolJobData): Promise<void> {
   const { services } = context;
   crashPoint('tool.before_next_iteration');
-  await services.scheduler.queues.addIteration(
-    shardOf(services.space, data.session_id),
-    iterationAfterTools(data),
-  );
+  await services.scheduler.queues.addIteration(context.write.keys.shard, iterationAfterTools(data));
 }
 
 /**
