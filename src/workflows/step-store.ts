@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
-import { agentUsageKey, type KeySpace, sessionKeys } from '../redis/keys.js';
+import { agentUsageKey, type KeySpace } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { redisSessionData, type SessionDataStore } from '../redis/session-data-store.js';
 import { treeUsageKeyOf } from './child-runs.js';
@@ -99,86 +99,151 @@ export function stepStore(
   write: StepWrite,
   job: { session_id: string; run_id: string },
 ): StepStore {
-  const runId = job.run_id;
-  const sessionId = job.session_id;
-  const session = sessionKeys(space, sessionId);
-  const { keys } = write;
-  const runOf = ([record, rev]: (string | null)[]) =>
-    record ? parseRun(record, rev ?? null, `run ${runId}`) : undefined;
-  return {
-    write,
-    loadRun: () => loadRun(redis, keys, runId),
-    commit: (request) => commitStep(redis, { ...write, ...request }),
-    beginToolCall: (begin) => beginToolCall(redis, { ...write, ...begin }),
-    commitToolOutcome: (commit) => commitToolOutcome(redis, { ...write, ...commit }),
-    async loadIteration(from, fields) {
-      const [runFields, journal, entries, chatLength] = (await runScript(
-        redis,
-        'load-iteration',
-        [keys.run, keys.journal, write.chatKey],
-        [from, ...fields],
-      )) as unknown as [(string | null)[], (string | null)[], string[], number];
-      return { run: runOf(runFields), journal, entries, chatLength };
-    },
-    async loadWithChat(fields) {
-      const [runFields, journal, entries] = (await execPipeline(
-        redis
-          .pipeline()
-          .hmget(keys.run, 'record', 'rev')
-          .hmget(keys.journal, ...fields)
-          .lrange(write.chatKey, 0, -1),
-      )) as [(string | null)[], (string | null)[], string[]];
-      return { run: runOf(runFields), journal, entries };
-    },
-    async loadWithChatEntry(fields, index) {
-      const [runFields, journal, entry] = (await execPipeline(
-        redis
-          .pipeline()
-          .hmget(keys.run, 'record', 'rev')
-          .hmget(keys.journal, ...fields)
-          .lindex(write.chatKey, index),
-      )) as [(string | null)[], (string | null)[], string | null];
-      return { run: runOf(runFields), journal, entry };
-    },
-    agentUsageKey: (agent) => agentUsageKey(space, keys.shard, agent),
-    sessionData: redisSessionData(redis, space, sessionId),
-    readQuestion: (questionId) => readQuestion(redis, space, sessionId, questionId),
-    answerQuestion: (answer) =>
-      answerQuestion(redis, space, { ...answer, sessionId, eventsMaxLength: write.eventsMaxLength }),
-    async askQuestion(record, event) {
-      const [code] = await runScript(
-        redis,
-        'ask-question',
-        [write.lockKey, keys.run, session.questions, session.pending, session.events],
-        [write.token, record.id, JSON.stringify(record), encodeEvent(event), write.eventsMaxLength],
-      );
-      return code as 'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';
-    },
-    async reportProgress(field, valueJson, event) {
-      const [code] = await runScript(
-        redis,
-        'report-progress',
-        [write.lockKey, keys.run, keys.journal, keys.events],
-        [write.token, field, valueJson, encodeEvent(event), write.eventsMaxLength],
-      );
-      return code ?? '';
-    },
-    appendTransientEvent: (event) =>
-      redis.xadd(session.events, 'MAXLEN', '~', write.eventsMaxLength, '*', 'event', encodeEvent(event)),
-    readChat: (from = 0) => readChat(redis, write.chatKey, from),
-    journalFields: (fields) =>
-      fields.length === 0 ? Promise.resolve([]) : redis.hmget(keys.journal, ...fields),
-    hasJournalField: async (field) => (await redis.hexists(keys.journal, field)) === 1,
-    countInJournal: (field, by) => redis.hincrby(keys.journal, field, by),
-    async treeUsage(record) {
-      const sums = await redis.hmget(
-        treeUsageKeyOf(space, record),
-        'input_tokens',
-        'output_tokens',
-        'cost_usd',
-      );
-      const [input = 0, output = 0, cost = 0] = sums.map((value) => Number(value ?? 0));
-      return { tokens: input + output, costUsd: cost };
-    },
-  };
+  return new RedisStepStore(redis, space, write, job.session_id, job.run_id);
+}
+
+/**
+ * A class, not an object of closures: one is built for every execution of every step, and its methods are
+ * shared on the prototype. What only some steps need (the session data store) is built on first use.
+ */
+class RedisStepStore implements StepStore {
+  private sessionDataStore: SessionDataStore | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly space: KeySpace,
+    readonly write: StepWrite,
+    private readonly sessionId: string,
+    private readonly runId: string,
+  ) {}
+
+  get sessionData(): SessionDataStore {
+    this.sessionDataStore ??= redisSessionData(this.redis, this.space, this.sessionId);
+    return this.sessionDataStore;
+  }
+
+  loadRun(): Promise<StoredRun | undefined> {
+    return loadRun(this.redis, this.write.keys, this.runId);
+  }
+
+  commit<JournalValue>(request: OwnPart<CommitRequest<JournalValue>>): Promise<CommitResult> {
+    return commitStep(this.redis, { ...this.write, ...request });
+  }
+
+  beginToolCall(begin: OwnPart<BeginToolCall>): Promise<BeginToolCallResult> {
+    return beginToolCall(this.redis, { ...this.write, ...begin });
+  }
+
+  commitToolOutcome(commit: OwnPart<ToolOutcomeCommit>): Promise<CommitResult> {
+    return commitToolOutcome(this.redis, { ...this.write, ...commit });
+  }
+
+  async loadIteration(from: number, fields: readonly string[]) {
+    const { keys, chatKey } = this.write;
+    const [runFields, journal, entries, chatLength] = (await runScript(
+      this.redis,
+      'load-iteration',
+      [keys.run, keys.journal, chatKey],
+      [from, ...fields],
+    )) as unknown as [(string | null)[], (string | null)[], string[], number];
+    return { run: this.runOf(runFields), journal, entries, chatLength };
+  }
+
+  async loadWithChat(fields: readonly string[]) {
+    const { keys, chatKey } = this.write;
+    const [runFields, journal, entries] = (await execPipeline(
+      this.redis
+        .pipeline()
+        .hmget(keys.run, 'record', 'rev')
+        .hmget(keys.journal, ...fields)
+        .lrange(chatKey, 0, -1),
+    )) as [(string | null)[], (string | null)[], string[]];
+    return { run: this.runOf(runFields), journal, entries };
+  }
+
+  async loadWithChatEntry(fields: readonly string[], index: number) {
+    const { keys, chatKey } = this.write;
+    const [runFields, journal, entry] = (await execPipeline(
+      this.redis
+        .pipeline()
+        .hmget(keys.run, 'record', 'rev')
+        .hmget(keys.journal, ...fields)
+        .lindex(chatKey, index),
+    )) as [(string | null)[], (string | null)[], string | null];
+    return { run: this.runOf(runFields), journal, entry };
+  }
+
+  agentUsageKey(agent: string): string {
+    return agentUsageKey(this.space, this.write.keys.shard, agent);
+  }
+
+  readQuestion(questionId: string) {
+    return readQuestion(this.redis, this.space, this.sessionId, questionId);
+  }
+
+  answerQuestion(answer: Omit<Parameters<typeof answerQuestion>[2], 'sessionId' | 'eventsMaxLength'>) {
+    return answerQuestion(this.redis, this.space, {
+      ...answer,
+      sessionId: this.sessionId,
+      eventsMaxLength: this.write.eventsMaxLength,
+    });
+  }
+
+  async askQuestion(record: QuestionRecord, event: StoredEvent) {
+    const { keys, lockKey, token, eventsMaxLength } = this.write;
+    const [code] = await runScript(
+      this.redis,
+      'ask-question',
+      [lockKey, keys.run, keys.questions, keys.pending, keys.events],
+      [token, record.id, JSON.stringify(record), encodeEvent(event), eventsMaxLength],
+    );
+    return code as 'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';
+  }
+
+  async reportProgress(field: string, valueJson: string, event: StoredEvent) {
+    const { keys, lockKey, token, eventsMaxLength } = this.write;
+    const [code] = await runScript(
+      this.redis,
+      'report-progress',
+      [lockKey, keys.run, keys.journal, keys.events],
+      [token, field, valueJson, encodeEvent(event), eventsMaxLength],
+    );
+    return code ?? '';
+  }
+
+  appendTransientEvent(event: StoredEvent): Promise<unknown> {
+    const { keys, eventsMaxLength } = this.write;
+    return this.redis.xadd(keys.events, 'MAXLEN', '~', eventsMaxLength, '*', 'event', encodeEvent(event));
+  }
+
+  readChat(from = 0): Promise<Message[]> {
+    return readChat(this.redis, this.write.chatKey, from);
+  }
+
+  journalFields(fields: readonly string[]): Promise<(string | null)[]> {
+    return fields.length === 0 ? Promise.resolve([]) : this.redis.hmget(this.write.keys.journal, ...fields);
+  }
+
+  async hasJournalField(field: string): Promise<boolean> {
+    return (await this.redis.hexists(this.write.keys.journal, field)) === 1;
+  }
+
+  countInJournal(field: string, by: number): Promise<number> {
+    return this.redis.hincrby(this.write.keys.journal, field, by);
+  }
+
+  async treeUsage(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>) {
+    const sums = await this.redis.hmget(
+      treeUsageKeyOf(this.space, record),
+      'input_tokens',
+      'output_tokens',
+      'cost_usd',
+    );
+    const [input = 0, output = 0, cost = 0] = sums.map((value) => Number(value ?? 0));
+    return { tokens: input + output, costUsd: cost };
+  }
+
+  private runOf([record, rev]: (string | null)[]): StoredRun | undefined {
+    return record ? parseRun(record, rev ?? null, `run ${this.runId}`) : undefined;
+  }
 }
