@@ -8,7 +8,10 @@ export function sessionAccess(context: StepContext, _data: ToolJobData): Session
   const { services } = context;
   const { shard } = context.write.keys;
   return {
-    data: context.store.sessionData,
+    // Built on first use: most tools never touch the session's data.
+    get data() {
+      return context.store.sessionData;
+    },
     jobId: context.jobId,
     now: services.now,
     recheckMs: services.questionRecheckMs,
