@@ -12,12 +12,14 @@ export type StepOutcome =
  * answer, a model call for its rate limit, a turn for its members) becomes the `park` outcome, so the runner
  * receives data, never control flow.
  */
-export async function untilParked(body: () => Promise<void>): Promise<StepOutcome> {
-  try {
-    await body();
-    return { kind: 'done' };
-  } catch (error) {
-    if (error instanceof Suspension) return { kind: 'park', wakeAt: error.wakeAt, recheck: error.recheck };
-    throw error;
-  }
+export function untilParked(body: () => Promise<void>): Promise<StepOutcome> {
+  // Without an async frame of its own: this wraps every step execution.
+  return body().then(() => done, parkedOrThrown);
+}
+
+const done: StepOutcome = { kind: 'done' };
+
+function parkedOrThrown(error: unknown): StepOutcome {
+  if (error instanceof Suspension) return { kind: 'park', wakeAt: error.wakeAt, recheck: error.recheck };
+  throw error;
 }
