@@ -23,6 +23,7 @@ import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues } from './step-queues.js';
 import { execPipeline, loadRun, readChat } from './store.js';
+import { largestStreamId } from './stream-ids.js';
 import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
 
 export interface EngineOptions {
@@ -61,9 +62,6 @@ export interface StartedRun {
   runId: string;
   sessionId: string;
 }
-
-/** The largest Redis Stream id: both parts 2^64 - 1. */
-const largestStreamId = '18446744073709551615-18446744073709551615';
 
 /**
  * The programmatic face of the durable engine: start runs, read them, wait for them, read chats and events.
@@ -314,8 +312,6 @@ export class Engine {
     sessionId: string,
     options: { after?: string; count?: number } = {},
   ): Promise<RatchetEvent[]> {
-    // Redis refuses an exclusive range that starts after its largest id ("invalid start ID for the
-    // interval"): nothing can follow it.
     if (options.after === largestStreamId) return [];
     const key = sessionKeys(this.options.space, sessionId).events;
     const start = options.after ? `(${options.after}` : '-';

@@ -3,6 +3,7 @@ import type { RatchetEvent } from '../events/event.js';
 import { type KeySpace, sessionKeys } from '../redis/keys.js';
 import { parseEntries } from './event-entries.js';
 import type { EventHub, FollowerLease } from './event-hub.js';
+import { largestStreamId } from './stream-ids.js';
 
 const pageSize = 200;
 
@@ -36,9 +37,10 @@ async function* readFollowed(
   let last = options.after;
   try {
     while (!options.signal.aborted) {
-      let entries: [string, string[]][];
+      let entries: [string, string[]][] = [];
       try {
-        entries = await redis.xrange(key, last === undefined ? '-' : `(${last}`, '+', 'COUNT', pageSize);
+        if (last !== largestStreamId)
+          entries = await redis.xrange(key, last === undefined ? '-' : `(${last}`, '+', 'COUNT', pageSize);
       } catch (error) {
         if (options.signal.aborted) return;
         throw error;

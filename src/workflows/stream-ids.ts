@@ -1,4 +1,10 @@
 /**
+ * The largest Redis Stream id (both parts 2^64 - 1). Nothing can follow it, and Redis refuses an exclusive
+ * range that starts there ("invalid start ID for the interval"): readers after it read nothing.
+ */
+export const largestStreamId = '18446744073709551615-18446744073709551615';
+
+/**
  * Orders two Redis Stream ids (`<ms>-<seq>`, or `<ms>` meaning `<ms>-0` as Redis reads a start id):
  * negative when `a` comes first, 0 when equal, positive when `a` comes later. Numbers, not strings:
  * "9-0" comes before "10-0".

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxBodyDepth } from '../../src/api/json-body-parser.js';
 import { rawInitializeRequest } from '../mcp-server/mcp-client.js';
@@ -164,5 +166,24 @@ describe('event ids out of range', () => {
     const fromStart = await rawRequest(api.url, { method: 'GET', path: `${path}&after=0`, readStream: true });
     expect(fromStart.status).toBe(200);
     expect(fromStart.body).toMatch(/event: run_started/);
+  });
+
+  it('following after the largest id keeps the stream open (nothing can follow it), without an error', async () => {
+    api = await ApiHarness.start({ script: { default: { text: 'ok' } } });
+    const session = await api.request('POST', '/v1/sessions', { body: {} });
+    const path = `/v1/sessions/${session.body.id}/events?follow=true`;
+    let stream: IncomingMessage | undefined;
+    const answer = await rawRequest(
+      api.url,
+      { method: 'GET', path, headers: { 'last-event-id': '18446744073709551615-18446744073709551615' } },
+      { keepStream: (response) => (stream = response) },
+    );
+    expect(answer.status).toBe(200);
+    let ended = false;
+    stream?.on('close', () => (ended = true));
+    stream?.resume();
+    await sleep(500);
+    expect(ended).toBe(false);
+    stream?.destroy();
   });
 });
