@@ -1,18 +1,16 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
 import { RatchetError, toRatchetError, withoutSecrets } from '../errors/index.js';
 import { type Logger, lazyChild } from '../log/index.js';
-import { runKeys, shardOf } from '../redis/keys.js';
-import { runScript } from '../redis/scripts.js';
 import { parseRecord } from '../schemas/parse.js';
 import {
   backoffDelay,
   decideRetry,
   finalFailureHeadroom,
-  journalField,
+  type ParkJob,
   type RetrySettings,
+  runStep,
   type StepContext,
   type StepKind,
-  type StepOutcome,
   type StepServices,
   stepKinds,
   stepStore,
@@ -102,62 +100,42 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
         ...kind.describe(data as never),
       })),
     };
+    // Parking moves the job to BullMQ's delayed set, holding no worker (see runStep).
+    const parkJob = (wakeAt: number) => job.moveToDelayed(wakeAt, token);
     try {
-      let outcome: StepOutcome;
       try {
         if (context.attempt > (job.opts.attempts ?? 1) - finalFailureHeadroom) {
           // Attempts are used up, and an earlier attempt could not record the failure: record it now.
           const reason = job.failedReason ?? 'the step failed on every attempt';
-          await kind.fail(context, data as never, new RatchetError('internal', reason));
+          await runStep(
+            context,
+            kind.fail(context, data as never, new RatchetError('internal', reason)),
+            parkJob,
+          );
           return;
         }
         if (job.stalledCounter > options.maxStalledCount) {
           const reason = `the step was cut short ${job.stalledCounter} times (the workers running it died or stalled; worker.max_stalled_count is ${options.maxStalledCount})`;
           context.logger.error({ stalled: job.stalledCounter }, 'step stalled too often: failing it');
-          await kind.fail(context, data as never, new RatchetError('step_stalled', reason));
+          await runStep(
+            context,
+            kind.fail(context, data as never, new RatchetError('step_stalled', reason)),
+            parkJob,
+          );
           return;
         }
-        outcome = await kind.execute(context, data as never);
+        const end = await runStep(context, kind.execute(context, data as never), parkJob);
+        // BullMQ's way of saying that the processor moved the job itself.
+        if (end === 'parked') throw new DelayedError();
       } catch (thrown) {
-        await handleStepError(kind, context, data, job, thrown, options);
+        if (thrown instanceof DelayedError) throw thrown;
+        await handleStepError(kind, context, data, job, thrown, options, parkJob);
         return;
       }
-      // Parking is not a failure of the step: what goes wrong there goes to BullMQ as it is.
-      if (outcome.kind === 'park') await park(job, context, data, outcome, options);
     } finally {
       release();
     }
   };
-}
-
-/**
- * A step that waits (for an answer, child runs, a state key, a rate limit) is parked in BullMQ's delayed set:
- * no attempt spent, no worker held, woken by what it waits for or at `wakeAt`. It is marked in the journal
- * first (fenced), so its next execution is known for a wake-up rather than the rerun of a step a crash cut
- * short. The recheck then closes the gap of what it waits for having come while it was still running.
- */
-async function park(
-  job: Job,
-  context: StepContext,
-  data: unknown,
-  outcome: Extract<StepOutcome, { kind: 'park' }>,
-  options: StepProcessorOptions,
-): Promise<never> {
-  const { session_id: sessionId, run_id: runId } = data as { session_id: string; run_id: string };
-  const { space, redis } = options.services;
-  const [marked] = await runScript(
-    redis,
-    'mark-parked',
-    [context.write.lockKey, runKeys(space, sessionId, runId).journal],
-    [context.write.token, journalField.parked(context.jobId), String(outcome.wakeAt)],
-  );
-  if (marked !== 'OK') throw new RatchetError('lock_lost', 'lost the job lock while parking the step');
-  await job.moveToDelayed(outcome.wakeAt, context.write.token);
-  if (outcome.recheck && (await outcome.recheck().catch(() => false))) {
-    await options.services.scheduler.queues.wake(shardOf(space, sessionId), context.jobId);
-  }
-  // BullMQ's way of saying that the processor moved the job itself.
-  throw new DelayedError();
 }
 
 async function handleStepError(
@@ -167,6 +145,7 @@ async function handleStepError(
   job: Job,
   thrown: unknown,
   options: StepProcessorOptions,
+  parkJob: ParkJob,
 ): Promise<void> {
   // From here the error may be recorded (events, the run record, BullMQ's failed reason) and logged.
   const error = withoutSecrets(toRatchetError(thrown));
@@ -200,10 +179,10 @@ async function handleStepError(
     decision.retry ? 'step attempt failed: will retry' : 'step failed for good',
   );
   try {
-    await kind.announceFailure(context, data as never, error, retryInMs);
+    await runStep(context, kind.announceFailure(context, data as never, error, retryInMs), parkJob);
   } catch (announceError) {
     context.logger.warn({ err: announceError }, 'could not record the failed attempt as an event');
   }
   if (decision.retry) throw new RetryAfter(error, decision.delayMs);
-  await kind.fail(context, data as never, error);
+  await runStep(context, kind.fail(context, data as never, error), parkJob);
 }

@@ -69,7 +69,7 @@ export class RatchetWorker {
     const services: StepServices = {
       redis: commands,
       space,
-      scheduler: engine,
+      scheduler: engine.scheduler(),
       agents,
       handoffs,
       teams,

@@ -2,7 +2,6 @@ import { RatchetError } from '../errors/index.js';
 import { cancelChannel, runKeys, sessionKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import { wakeParentStep } from './child-runs.js';
 import { cancelCommit } from './core/run-commits.js';
 import type { EngineContext } from './engine-context.js';
 import { sessionIdOfRun, stepJobId } from './ids.js';
@@ -58,7 +57,7 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
     await context.redis.publish(cancelChannel(context.space), runId);
     await removeQueuedSteps(context, keys.shard, keys.journal, runId, stored.record.iteration);
     await cancelChildren(context, keys.children, runId);
-    await wakeParentStep(context, stored.record);
+    await context.queues.wakeParent(stored.record);
     return;
   }
   throw new RatchetError('internal', `run ${runId} kept changing while it was cancelled`);

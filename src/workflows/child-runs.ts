@@ -5,8 +5,7 @@ import { chatKey, type KeySpace, runKeys } from '../redis/keys.js';
 import { planRunCreation } from './core/run-creation.js';
 import { childRunId } from './ids.js';
 import type { RunRecord, RunStatus } from './run-record.js';
-import { writeRun } from './run-writer.js';
-import type { StepQueues } from './step-queues.js';
+import type { StepScheduler } from './step-scheduler.js';
 import { execPipeline, parseRun } from './store.js';
 
 export interface ChildTask {
@@ -29,8 +28,7 @@ export interface ChildState {
 interface ChildRunsContext {
   redis: Redis;
   space: KeySpace;
-  queues: StepQueues;
-  eventsMaxLength: number;
+  scheduler: Pick<StepScheduler, 'startChildRun'>;
   now: () => Date;
 }
 
@@ -84,14 +82,7 @@ export async function ensureChildRuns(
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],
     });
-    const { code, detail } = await writeRun({
-      queues: context.queues,
-      space: context.space,
-      plan,
-      chatLength,
-      eventsMaxLength: context.eventsMaxLength,
-      parent: parentKeys,
-    });
+    const { code, detail } = await context.scheduler.startChildRun({ plan, chatLength, parent: parentKeys });
     if (code === 'PARENT_FINISHED')
       throw new RatchetError('cancelled', `run ${parent.id} is ${detail}: no child run is started`);
     // CONFLICT: the private chat grew meanwhile, which only another execution of this step can do: read again.
@@ -138,20 +129,4 @@ export function treeUsageKeyOf(
   run: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>,
 ): string {
   return runKeys(space, run.session_id, run.root_run_id ?? run.id).treeUsage;
-}
-
-/**
- * Wakes the step that waits for this run, when it is a child run. Called when the run finishes, and again by
- * a step that finds it finished (a crash may have come between the two). Safe to call any time: a step not
- * parked is left alone, and a woken step that finds its children still running parks again.
- */
-export async function wakeParentStep(
-  context: Pick<ChildRunsContext, 'queues' | 'space'>,
-  run: Pick<RunRecord, 'session_id' | 'parent'>,
-): Promise<void> {
-  if (!run.parent) return;
-  await context.queues.wake(
-    runKeys(context.space, run.session_id, run.parent.run_id).shard,
-    run.parent.job_id,
-  );
 }

@@ -22,6 +22,7 @@ import { writeRun } from './run-writer.js';
 import { sessionRecordSchema } from './session-record.js';
 import { createSession, deleteSession, getSession } from './sessions.js';
 import { type StepJobSettings, StepQueues } from './step-queues.js';
+import { QueueScheduler, type StepScheduler } from './step-scheduler.js';
 import { execPipeline, loadRun, readChat } from './store.js';
 import { largestStreamId } from './stream-ids.js';
 import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
@@ -98,6 +99,16 @@ export class Engine {
 
   get space(): KeySpace {
     return this.options.space;
+  }
+
+  /** The engine's other face, for the steps a worker runs: add steps, wake them, cancel runs. */
+  scheduler(): StepScheduler {
+    return new QueueScheduler(
+      this.queues,
+      this.options.space,
+      this.options.eventsMaxLength,
+      (runId, reason) => this.cancelRun(runId, reason),
+    );
   }
 
   async startRun(input: StartRunInput): Promise<StartedRun> {

@@ -16,10 +16,12 @@ export {
 export { sessionOfQuestion } from './questions.js';
 export { budgetSchema, isFinished, runErrorSchema } from './run-record.js';
 export { finalFailureHeadroom } from './step-queues.js';
+export { QueueScheduler, type StepScheduler } from './step-scheduler.js';
 export { type StepStore, stepStore } from './step-store.js';
+export type { StepAction } from './steps/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
 export type { StepKind } from './steps/step-kind.js';
 export { stepKinds } from './steps/step-kinds.js';
-export type { StepOutcome } from './steps/step-outcome.js';
+export { type ParkJob, runStep, type StepEnd } from './steps/step-runner.js';
 export { stepWriteOf } from './store.js';
 export type { RunView, SessionView } from './views.js';

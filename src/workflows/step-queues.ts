@@ -2,9 +2,10 @@ import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/index.js';
 import type { KeySpace } from '../redis/keys.js';
-import { shardPrefix, stepQueueName } from '../redis/keys.js';
+import { runKeys, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { stepJobId } from './ids.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from './job-data.js';
+import type { RunRecord } from './run-record.js';
 
 /** Names of BullMQ jobs = step kinds. */
 export const stepJobName = { iteration: 'iteration', tool: 'tool', teamTurn: 'team-turn' } as const;
@@ -25,7 +26,7 @@ export class StepQueues {
 
   constructor(
     connection: Redis,
-    space: KeySpace,
+    private readonly space: KeySpace,
     private readonly settings: StepJobSettings,
     logger: Logger,
   ) {
@@ -98,6 +99,16 @@ export class StepQueues {
     } catch {
       // It left the delayed set meanwhile: it is running and will find the answer.
     }
+  }
+
+  /**
+   * Wakes the step that waits for this run, when it is a child run. Called when the run finishes, and again
+   * by a step that finds it finished (a crash may have come between the two). Safe to call any time: a step
+   * not parked is left alone, and a woken step that finds its children still running parks again.
+   */
+  async wakeParent(run: Pick<RunRecord, 'session_id' | 'parent'>): Promise<void> {
+    if (!run.parent) return;
+    await this.wake(runKeys(this.space, run.session_id, run.parent.run_id).shard, run.parent.job_id);
   }
 
   async close(): Promise<void> {

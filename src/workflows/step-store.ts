@@ -26,7 +26,7 @@ import {
 } from './store.js';
 
 /** A request of one step, without where it writes (the step store adds that). */
-type OwnPart<Request> = Omit<Request, keyof StepWrite>;
+export type OwnPart<Request> = Omit<Request, keyof StepWrite>;
 
 /**
  * The reads and commits one execution of a step makes on its own run, built once per execution from the job
@@ -84,6 +84,8 @@ export interface StepStore {
   /** Journal fields of the run, in the order asked (null where a field is not written). */
   journalFields(fields: readonly string[]): Promise<(string | null)[]>;
   hasJournalField(field: string): Promise<boolean>;
+  /** Marks the step parked until `wakeAt` in its journal field `field`, fenced (mark-parked.lua); false: lock lost. */
+  markParked(field: string, wakeAt: number): Promise<boolean>;
   /** Adds `by` to a counter in the run's journal (model calls started), without a fence: it only counts. */
   countInJournal(field: string, by: number): Promise<number>;
   /** What the run's whole tree has used so far (kept on its root run, for the root's run budget). */
@@ -226,6 +228,17 @@ class RedisStepStore implements StepStore {
 
   async hasJournalField(field: string): Promise<boolean> {
     return (await this.redis.hexists(this.write.keys.journal, field)) === 1;
+  }
+
+  async markParked(field: string, wakeAt: number): Promise<boolean> {
+    const { lockKey, keys, token } = this.write;
+    const [marked] = await runScript(
+      this.redis,
+      'mark-parked',
+      [lockKey, keys.journal],
+      [token, field, String(wakeAt)],
+    );
+    return marked === 'OK';
   }
 
   countInJournal(field: string, by: number): Promise<number> {

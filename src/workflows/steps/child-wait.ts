@@ -2,19 +2,21 @@ import { RatchetError } from '../../errors/index.js';
 import { type ChildState, type ChildTask, ensureChildRuns } from '../child-runs.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { prefixOf } from './agent-runtime.js';
+import { type Park, park } from './step-action.js';
 import type { StepContext } from './step-context.js';
-import { suspendUntil } from './tool-interaction.js';
 
 /** Where a step's children stand once it may go on. */
 export type ChildOutcome =
   | { kind: 'done'; states: ChildState[] }
   /** One failed or was cancelled; the others, still running, were cancelled with a reason naming it. */
-  | { kind: 'failed'; failed: ChildState; states: ChildState[] };
+  | { kind: 'failed'; failed: ChildState; states: ChildState[] }
+  /** Some still run: the step parks until a child's end wakes it. */
+  | { kind: 'waiting'; running: string[]; park: Park };
 
 /**
  * The one way a step waits for child runs (a delegation, a team turn, a team or group in control of a
  * handoff group): starts them once (their ids derive from the step's job), and returns when all have
- * finished or one has failed. Otherwise the step is parked, holding no worker, until a child's end wakes it;
+ * finished or one has failed. Otherwise the step is to park, holding no worker, until a child's end wakes it;
  * the recheck right after parking catches a child that finished while the step was still looking.
  */
 export async function awaitChildRuns(
@@ -27,8 +29,7 @@ export async function awaitChildRuns(
       {
         redis: services.redis,
         space: services.space,
-        queues: services.scheduler.queues,
-        eventsMaxLength: services.eventsMaxLength,
+        scheduler: services.scheduler,
         now: services.now,
       },
       {
@@ -59,9 +60,12 @@ export async function awaitChildRuns(
   const finished = states.filter((state) => isFinished(state.status)).length;
   if (finished === states.length) return { kind: 'done', states };
   const running = states.filter((state) => !isFinished(state.status)).map((state) => state.runId);
-  throw suspendUntil(
-    services.now().getTime() + services.questionRecheckMs,
-    `child runs ${running.join(', ')}`,
-    async () => (await read()).filter((state) => isFinished(state.status)).length > finished,
-  );
+  return {
+    kind: 'waiting',
+    running,
+    park: park(
+      services.now().getTime() + services.questionRecheckMs,
+      async () => (await read()).filter((state) => isFinished(state.status)).length > finished,
+    ),
+  };
 }

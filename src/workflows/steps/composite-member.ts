@@ -3,6 +3,7 @@ import { RatchetError } from '../../errors/index.js';
 import { type Usage, zeroUsage } from '../../models/usage.js';
 import type { RunRecord } from '../run-record.js';
 import { awaitChildRuns } from './child-wait.js';
+import type { Park } from './step-action.js';
 import type { StepContext } from './step-context.js';
 
 /** What an iteration records as its reply, from a model or from a child run. */
@@ -18,14 +19,14 @@ export interface ReplyOfTurn {
  * The reply of a team or handoff group that is in control of a handoff group: it runs as a child run on a
  * chat of its own, given the conversation so far as user messages (text only, senders kept), and its final
  * answer is the member's reply. It has no transfer tools, so its answer ends the group's run. Until it
- * finishes the step is parked (no worker held).
+ * finishes the step parks (no worker held).
  */
 export async function compositeReply(
   context: StepContext,
   record: RunRecord,
   member: string,
   chat: readonly Message[],
-): Promise<ReplyOfTurn> {
+): Promise<ReplyOfTurn | Park> {
   const outcome = await awaitChildRuns(context, {
     parent: record,
     lineage: [],
@@ -33,6 +34,7 @@ export async function compositeReply(
       { agent: member, task: '', turn: { messages: (childRunId) => conversationOf(chat, childRunId) } },
     ],
   });
+  if (outcome.kind === 'waiting') return outcome.park;
   const [child] = outcome.states;
   if (!child) throw new RatchetError('internal', `no child run for member ${member}`);
   if (outcome.kind === 'failed') {

@@ -6,6 +6,7 @@ import { isFinished } from '../run-record.js';
 import { isRunnable, runnableNames } from './agent-runtime.js';
 import { awaitChildRuns } from './child-wait.js';
 import type { StepContext } from './step-context.js';
+import { suspensionOf } from './tool-interaction.js';
 
 /**
  * ToolContext.delegate for one execution of a tool handler. Refusals (unknown agent, itself, too deep) are
@@ -45,6 +46,8 @@ export function delegateFunction(
       lineage: [data.agent, ...parent.lineage],
       tasks,
     });
+    if (outcome.kind === 'waiting')
+      throw suspensionOf(outcome.park, `child runs ${outcome.running.join(', ')}`);
     return outcome.states.map(resultOf);
   };
 }

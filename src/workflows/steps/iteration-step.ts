@@ -2,7 +2,7 @@ import { decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
+import { treeUsageKeyOf } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
 import { handoffState } from '../core/handoff.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
@@ -16,7 +16,7 @@ import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
 import { callModel, estimateInputTokens } from './model-call.js';
-import { ensureOwned } from './run-failures.js';
+import { commit, done, enqueue, isPark, type StepAction, wakeParent } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
 import { streamTextDeltas } from './text-deltas.js';
@@ -124,63 +124,159 @@ function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: s
   });
 }
 
-/** Records that the user raised the run's budget (once per question: a retried step finds it done). */
-async function commitBudgetRaise(
+type Stored = { record: RunRecord; rev: number };
+
+/**
+ * One ReAct iteration: append the previous iteration's tool results (in call order), call the model once,
+ * record its reply, and add what comes next. Each part is journaled, so running it again does nothing twice;
+ * the commits and the adding are the runner's (step-runner.ts), on what this step decides.
+ */
+async function execute(context: StepContext, data: IterationJobData): Promise<StepAction> {
+  const { services } = context;
+  const n = data.iteration;
+  const loaded = await loadIteration(context, data);
+  if (!loaded.run) {
+    context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
+    return done;
+  }
+  const stored: Stored = loaded.run;
+  const { record } = stored;
+  // A later iteration already committed, or the run is over: this is a stale retry. A finished child run
+  // wakes its parent again, in case a crash came between its last commit and the wake-up.
+  if (isFinished(record.status)) return wakeParent(record);
+  if (record.iteration > n) return done;
+  if (data.previous_calls === 0 || loaded.resultsDone)
+    return replyOf(context, data, loaded, stored, loaded.chat);
+
+  const now = services.now().toISOString();
+  const plan = resultsCommit({
+    run: record,
+    messages: fallbackResults(data, loaded, now),
+    chatLength: loaded.chat.length,
+    now,
+  });
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.results(n - 1),
+        plan,
+        expectedChatLength: loaded.chat.length,
+      },
+    },
+    {
+      what: 'appending tool results',
+      before: 'iteration.before_results_commit',
+      after: 'iteration.after_results_commit',
+      andThen: (result) => {
+        if (result.status === 'run_finished') return done;
+        if (result.status !== 'ok')
+          throw new RatchetError('internal', `appending tool results: ${JSON.stringify(result)}`);
+        return replyOf(context, data, loaded, stored, [...loaded.chat, ...plan.messages]);
+      },
+    },
+  );
+}
+
+/** The iteration's reply: as recorded by an earlier execution, or made now (by a model or a child run). */
+async function replyOf(
   context: StepContext,
   data: IterationJobData,
+  loaded: LoadedIteration,
+  stored: Stored,
+  chat: Message[],
+): Promise<StepAction> {
+  const { services } = context;
+  const { record } = stored;
+  if (loaded.reply) {
+    // Who made the reply: the run's agent, or the member of a handoff group in control then.
+    const sender = chat[loaded.reply.index]?.sender ?? record.agent;
+    return afterReply(context, data, record, loaded.reply, sender);
+  }
+  const group = services.handoffs.get(record.agent);
+  const member = group ? handoffState(chat, record.id, group.members).active : record.agent;
+  if (group && !services.agents.has(member)) {
+    // A team or group in control of a handoff group answers as one member: a child run of its own.
+    const reply = await compositeReply(context, record, member, chat);
+    if (isPark(reply)) return reply;
+    return commitReply(context, data, loaded, stored, chat, member, reply);
+  }
+  const agent = runAgent(services, member, record.lineage, group?.name);
+  crashPoint('iteration.before_model_call');
+  const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
+  const exceeded = await budgetCheck(context, agent, record, messages);
+  if (!exceeded) return modelReply(context, data, loaded, agent, stored, chat, messages);
+  const raised = exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
+  if (isPark(raised)) return raised;
+  if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
+  // The user raised the budget: recorded once per question (a retried step finds it done).
+  const now = services.now().toISOString();
+  const raisedRecord: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.budgetRaise(record.budget_raises),
+        expectedRev: stored.rev,
+        plan: { journal: { v: 1, at: now }, record: raisedRecord, messages: [], events: [], finished: false },
+      },
+    },
+    {
+      what: 'raising the budget',
+      andThen: (result) => {
+        if (result.status === 'ok') {
+          const after = { record: raisedRecord, rev: stored.rev + 1 };
+          return modelReply(context, data, loaded, agent, after, chat, messages);
+        }
+        // Raised by an earlier attempt, or the run moved on: read it again on the next attempt.
+        throw new RatchetError(
+          'internal',
+          `raising the budget of ${data.run_id}: ${JSON.stringify(result)}`,
+          {
+            retryable: true,
+          },
+        );
+      },
+    },
+  );
+}
+
+/** Whether the next request would go over the run's or the agent's budget (which the user may raise). */
+async function budgetCheck(
+  context: StepContext,
+  agent: AgentRuntime,
   record: RunRecord,
-  rev: number,
-): Promise<{ record: RunRecord; rev: number }> {
-  const now = context.services.now().toISOString();
-  const raised: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };
-  const result = await context.store.commit({
-    journalField: journalField.budgetRaise(record.budget_raises),
-    expectedRev: rev,
-    plan: { journal: { v: 1, at: now }, record: raised, messages: [], events: [], finished: false },
-  });
-  ensureOwned(result, 'raising the budget');
-  if (result.status === 'ok') return { record: raised, rev: rev + 1 };
-  // Raised by an earlier attempt, or the run moved on: read it again on the next attempt.
-  throw new RatchetError('internal', `raising the budget of ${data.run_id}: ${JSON.stringify(result)}`, {
-    retryable: true,
+  messages: readonly Message[],
+): Promise<ReturnType<typeof budgetExceeded>> {
+  if (!record.budget && !agent.budget) return undefined;
+  const nextTokens = estimateInputTokens(messages);
+  const tree = record.budget ? await context.store.treeUsage(record) : undefined;
+  return budgetExceeded({
+    raises: record.budget_raises,
+    usedTokens: record.usage.input_tokens + record.usage.output_tokens,
+    usedCostUsd: record.cost_usd,
+    ...(tree ? { tree } : {}),
+    nextTokens,
+    nextCostUsd: costOf(
+      { input_tokens: nextTokens, output_tokens: 0, cached_input_tokens: 0, requests: 1 },
+      agent.provider.price,
+    ),
+    runBudget: record.budget,
+    agentBudget: agent.budget,
   });
 }
 
-/** One model request of the iteration, within the run's and the agent's budget (which the user may raise). */
+/** The iteration's one model request, then its commit. */
 async function modelReply(
   context: StepContext,
   data: IterationJobData,
+  loaded: LoadedIteration,
   agent: AgentRuntime,
-  stored: { record: RunRecord; rev: number },
+  stored: Stored,
   chat: Message[],
-): Promise<{ reply: ReplyOfTurn; record: RunRecord; rev: number }> {
+  messages: Message[],
+): Promise<StepAction> {
   const n = data.iteration;
-  let { record, rev } = stored;
-  crashPoint('iteration.before_model_call');
-  const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
-  if (record.budget || agent.budget) {
-    const nextTokens = estimateInputTokens(messages);
-    const tree = record.budget ? await context.store.treeUsage(record) : undefined;
-    const exceeded = budgetExceeded({
-      raises: record.budget_raises,
-      usedTokens: record.usage.input_tokens + record.usage.output_tokens,
-      usedCostUsd: record.cost_usd,
-      ...(tree ? { tree } : {}),
-      nextTokens,
-      nextCostUsd: costOf(
-        { input_tokens: nextTokens, output_tokens: 0, cached_input_tokens: 0, requests: 1 },
-        agent.provider.price,
-      ),
-      runBudget: record.budget,
-      agentBudget: agent.budget,
-    });
-    if (exceeded) {
-      const raised =
-        exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
-      if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
-      ({ record, rev } = await commitBudgetRaise(context, data, record, rev));
-    }
-  }
   const deltas = agent.stream
     ? streamTextDeltas(context, {
         sessionId: data.session_id,
@@ -207,136 +303,107 @@ async function modelReply(
     },
     journalField.modelCalls(n),
   );
+  if (isPark(completion)) return completion;
   await deltas?.flush();
   crashPoint('iteration.after_model_call');
-  return {
-    reply: {
-      parts: completion.parts,
-      usage: completion.usage,
-      costUsd: costOf(completion.usage, agent.provider.price),
-      maxIterations: agent.maxIterations,
-    },
-    record,
-    rev,
-  };
+  return commitReply(context, data, loaded, stored, chat, agent.name, {
+    parts: completion.parts,
+    usage: completion.usage,
+    costUsd: costOf(completion.usage, agent.provider.price),
+    maxIterations: agent.maxIterations,
+  });
 }
 
-/**
- * One ReAct iteration: append the previous iteration's tool results (in call order), call the model once,
- * record its reply, and enqueue what comes next. Each part is journaled, so running it again does nothing twice.
- */
-async function execute(context: StepContext, data: IterationJobData): Promise<void> {
+/** Records the reply (once: an earlier attempt's record wins), then what it asks for comes next. */
+function commitReply(
+  context: StepContext,
+  data: IterationJobData,
+  loaded: LoadedIteration,
+  stored: Stored,
+  chat: Message[],
+  member: string,
+  reply: ReplyOfTurn,
+): StepAction {
   const { services } = context;
   const n = data.iteration;
-  const loaded = await loadIteration(context, data);
-  if (!loaded.run) {
-    context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
-    return;
-  }
-  let { record, rev } = loaded.run;
-  // A later iteration already committed, or the run is over: this is a stale retry. A finished child run
-  // wakes its parent again, in case a crash came between its last commit and the wake-up.
-  if (isFinished(record.status)) {
-    await wakeParentStep(services.scheduler, record);
-    return;
-  }
-  if (record.iteration > n) return;
-  const { keys } = context.write;
-  let chat = loaded.chat;
+  const { record } = stored;
+  const parts = assignToolCallIds(reply.parts, n);
+  const plan = replyCommit({
+    run: record,
+    sender: member,
+    iteration: n,
+    parts,
+    usage: reply.usage,
+    costUsd: reply.costUsd,
+    wastedCalls: loaded.modelCalls,
+    decision: decideReply(parts, n, reply.maxIterations),
+    chatLength: chat.length,
+    now: services.now().toISOString(),
+  });
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.reply(n),
+        plan,
+        ...(services.agents.has(member) ? { agentUsageKey: context.store.agentUsageKey(member) } : {}),
+        treeUsageKey: treeUsageKeyOf(services.space, record),
+        expectedRev: stored.rev,
+        expectedChatLength: chat.length,
+      },
+    },
+    {
+      what: 'recording the model reply',
+      after: 'iteration.after_commit',
+      andThen: (result) => {
+        if (result.status === 'run_finished') return done;
+        let entry: ReplyEntry;
+        if (result.status === 'ok') entry = plan.journal;
+        else if (result.status === 'done')
+          entry = parseJsonRecord(replyEntrySchema, result.value, `journal reply:${n}`);
+        else throw new RatchetError('internal', `recording the model reply: ${JSON.stringify(result)}`);
+        context.logger.info(
+          { decision: entry.decision, tool_calls: entry.tool_calls.length },
+          'iteration committed',
+        );
+        return afterReply(context, data, record, entry, member);
+      },
+    },
+  );
+}
 
-  if (data.previous_calls > 0 && !loaded.resultsDone) {
-    const now = services.now().toISOString();
-    const plan = resultsCommit({
-      run: record,
-      messages: fallbackResults(data, loaded, now),
-      chatLength: chat.length,
-      now,
-    });
-    crashPoint('iteration.before_results_commit');
-    const result = await context.store.commit({
-      journalField: journalField.results(data.iteration - 1),
-      plan,
-      expectedChatLength: chat.length,
-    });
-    ensureOwned(result, 'appending tool results');
-    if (result.status === 'run_finished') return;
-    if (result.status !== 'ok')
-      throw new RatchetError('internal', `appending tool results: ${JSON.stringify(result)}`);
-    chat = [...chat, ...plan.messages];
-    crashPoint('iteration.after_results_commit');
-  }
-
-  let entry = loaded.reply;
-  // Who made the reply: the run's agent, or the member of a handoff group in control then.
-  let sender = entry ? (chat[entry.index]?.sender ?? record.agent) : record.agent;
-  if (!entry) {
-    const group = services.handoffs.get(record.agent);
-    const member = group ? handoffState(chat, record.id, group.members).active : record.agent;
-    sender = member;
-    let reply: ReplyOfTurn;
-    if (group && !services.agents.has(member)) {
-      // A team or group in control of a handoff group answers as one member: a child run of its own.
-      reply = await compositeReply(context, record, member, chat);
-    } else {
-      const agent = runAgent(services, member, record.lineage, group?.name);
-      ({ reply, record, rev } = await modelReply(context, data, agent, { record, rev }, chat));
-    }
-    const parts = assignToolCallIds(reply.parts, n);
-    const plan = replyCommit({
-      run: record,
-      sender: member,
-      iteration: n,
-      parts,
-      usage: reply.usage,
-      costUsd: reply.costUsd,
-      wastedCalls: loaded.modelCalls,
-      decision: decideReply(parts, n, reply.maxIterations),
-      chatLength: chat.length,
-      now: services.now().toISOString(),
-    });
-    const result = await context.store.commit({
-      journalField: journalField.reply(n),
-      plan,
-      ...(services.agents.has(member) ? { agentUsageKey: context.store.agentUsageKey(member) } : {}),
-      treeUsageKey: treeUsageKeyOf(services.space, record),
-      expectedRev: rev,
-      expectedChatLength: chat.length,
-    });
-    ensureOwned(result, 'recording the model reply');
-    if (result.status === 'run_finished') return;
-    if (result.status === 'ok') entry = plan.journal;
-    else if (result.status === 'done')
-      entry = parseJsonRecord(replyEntrySchema, result.value, `journal reply:${n}`);
-    else throw new RatchetError('internal', `recording the model reply: ${JSON.stringify(result)}`);
-    context.logger.info(
-      { decision: entry.decision, tool_calls: entry.tool_calls.length },
-      'iteration committed',
-    );
-    crashPoint('iteration.after_commit');
-  }
-  if (entry.decision !== 'tools') await wakeParentStep(services.scheduler, record);
-
-  if (entry.decision === 'tools') {
-    const place = {
-      session_id: data.session_id,
-      run_id: data.run_id,
-      // A handoff group's member in control made the calls: its tools run them.
-      agent: sender,
-      ...(services.handoffs.has(record.agent) ? { group: record.agent } : {}),
-      chat_id: record.chat_id,
-      lineage: record.lineage,
-    };
-    await services.scheduler.queues.addToolCalls(
-      keys.shard,
-      toolJobsOf(
-        place,
-        n,
-        entry.index,
-        entry.tool_calls.map((call) => call.name),
-      ),
-    );
-    crashPoint('iteration.after_enqueue');
-  }
+/** What a recorded reply asks for: its tool calls, or (a final answer) the parent run's wake-up. */
+function afterReply(
+  context: StepContext,
+  data: IterationJobData,
+  record: RunRecord,
+  entry: ReplyEntry,
+  sender: string,
+): StepAction {
+  if (entry.decision !== 'tools') return wakeParent(record);
+  const place = {
+    session_id: data.session_id,
+    run_id: data.run_id,
+    // A handoff group's member in control made the calls: its tools run them.
+    agent: sender,
+    ...(context.services.handoffs.has(record.agent) ? { group: record.agent } : {}),
+    chat_id: record.chat_id,
+    lineage: record.lineage,
+  };
+  return enqueue(
+    [
+      {
+        kind: 'tools',
+        calls: toolJobsOf(
+          place,
+          data.iteration,
+          entry.index,
+          entry.tool_calls.map((call) => call.name),
+        ),
+      },
+    ],
+    { after: 'iteration.after_enqueue' },
+  );
 }
 
 export const iterationStep: StepKind<IterationJobData> = defineStepKind({

@@ -2,8 +2,8 @@ import type { Message } from '../../chat/index.js';
 import { RatchetError, toRatchetError } from '../../errors/index.js';
 import type { Completion, CompletionRequest } from '../../models/completer.js';
 import { estimateTokens } from '../../models/token-estimate.js';
+import { type Park, park } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
-import { suspendUntil } from './tool-interaction.js';
 
 /**
  * One model request of an iteration, within the provider's shared limits: admitted by the rate limiter (a
@@ -16,7 +16,7 @@ export async function callModel(
   request: CompletionRequest,
   /** The journal counter of model calls started for this request (retry waste). */
   counterField: string,
-): Promise<Completion> {
+): Promise<Completion | Park> {
   const { services } = context;
   const { provider } = agent;
   const limits = provider.rateLimit;
@@ -39,10 +39,7 @@ export async function callModel(
         { provider: provider.name, wait_ms: admission.waitMs },
         'rate limited: step parked',
       );
-      throw suspendUntil(
-        services.now().getTime() + admission.waitMs,
-        `the rate limit of provider ${provider.name}`,
-      );
+      return park(services.now().getTime() + admission.waitMs);
     }
   }
   // Counted without waiting (the connection pipelines it), so a later execution learns that this call was

@@ -1,10 +1,9 @@
-import { RatchetError, withoutSecrets } from '../../errors/index.js';
+import { type RatchetError, withoutSecrets } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
-import { wakeParentStep } from '../child-runs.js';
 import { failureCommit } from '../core/run-commits.js';
 import { journalField } from '../journal.js';
 import { isFinished } from '../run-record.js';
-import type { CommitResult } from '../store.js';
+import { commit, done, type StepAction, wakeParent } from './step-action.js';
 import type { StepContext } from './step-context.js';
 
 interface RunRef {
@@ -12,29 +11,20 @@ interface RunRef {
   run_id: string;
 }
 
-/** Throws when a commit was refused because this worker no longer owns the job. */
-export function ensureOwned(result: CommitResult, what: string): void {
-  if (result.status === 'lock_lost') {
-    throw new RatchetError('lock_lost', `${what}: the job's lock was lost; another worker owns it now`);
-  }
-}
-
-/** Ends the run as failed with the error recorded (once, even when called again). */
-export async function failRun(context: StepContext, ref: RunRef, error: RatchetError): Promise<void> {
+/** Ends the run as failed with the error recorded (once, even when called again), and wakes its parent. */
+export async function failRun(context: StepContext, ref: RunRef, error: RatchetError): Promise<StepAction> {
   const { services } = context;
   const stored = await context.store.loadRun();
-  if (!stored || isFinished(stored.record.status)) return;
+  if (!stored || isFinished(stored.record.status)) return done;
   const plan = failureCommit(
     stored.record,
     { code: error.code, message: withoutSecrets(error).message },
     services.now().toISOString(),
   );
-  const result = await context.store.commit({
-    journalField: journalField.runFailed(),
-    plan,
-  });
-  ensureOwned(result, `failing run ${ref.run_id}`);
-  await wakeParentStep(services.scheduler, stored.record);
+  return commit(
+    { op: 'run', request: { journalField: journalField.runFailed(), plan } },
+    { what: `failing run ${ref.run_id}`, andThen: () => wakeParent(stored.record) },
+  );
 }
 
 /** Records a failed attempt as an `error` event, once per attempt. */
@@ -43,10 +33,10 @@ export async function announceAttemptFailure(
   ref: RunRef & { step: string },
   error: RatchetError,
   retryInMs: number | null,
-): Promise<void> {
+): Promise<StepAction> {
   const { services } = context;
   const stored = await context.store.loadRun();
-  if (!stored || isFinished(stored.record.status)) return;
+  if (!stored || isFinished(stored.record.status)) return done;
   const now = services.now().toISOString();
   const event = buildEvent(
     'error',
@@ -61,8 +51,20 @@ export async function announceAttemptFailure(
     },
     now,
   );
-  await context.store.commit({
-    journalField: journalField.attemptFailed(context.jobId, context.attempt),
-    plan: { journal: { v: 1, at: now }, record: undefined, messages: [], events: [event], finished: false },
-  });
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.attemptFailed(context.jobId, context.attempt),
+        plan: {
+          journal: { v: 1, at: now },
+          record: undefined,
+          messages: [],
+          events: [event],
+          finished: false,
+        },
+      },
+    },
+    { what: `announcing a failed attempt of ${ref.run_id}`, andThen: () => done },
+  );
 }

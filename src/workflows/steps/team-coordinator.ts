@@ -7,6 +7,7 @@ import type { TeamTurnJobData } from '../job-data.js';
 import { journalField, type TeamSelectionEntry } from '../journal.js';
 import { descriptionOf } from './agent-runtime.js';
 import { callModel } from './model-call.js';
+import { isPark, type Park } from './step-action.js';
 import type { StepContext, TeamService } from './step-context.js';
 
 /** How many of the latest shared messages the coordinator model sees. */
@@ -27,7 +28,7 @@ export async function chooseMembers(
   data: TeamTurnJobData,
   team: TeamService,
   shared: readonly Message[],
-): Promise<{ entry: TeamSelectionEntry; usage: Usage }> {
+): Promise<{ entry: TeamSelectionEntry; usage: Usage } | Park> {
   const agent = team.coordinatorAgent;
   if (!agent) throw new RatchetError('config_invalid', `team ${team.name} has no coordinator model`);
   const now = context.services.now().toISOString();
@@ -63,6 +64,7 @@ export async function chooseMembers(
       },
       journalField.teamCoordinatorCalls(data.iteration, attempt),
     );
+    if (isPark(completion)) return completion;
     usage = addUsage(usage, completion.usage);
     const text = completion.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
     const parsed = parseChoice(text, team);

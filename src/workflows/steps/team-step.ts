@@ -3,7 +3,7 @@ import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { type ChildState, type ChildTask, treeUsageKeyOf, wakeParentStep } from '../child-runs.js';
+import { type ChildState, type ChildTask, treeUsageKeyOf } from '../child-runs.js';
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
 import {
   answerMessages,
@@ -14,13 +14,13 @@ import {
   type TeamState,
   teamResult,
 } from '../core/team.js';
-import { crashPoint } from '../crash-points.js';
 import { type TeamTurnJobData, teamTurnJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
 import { decodeChat } from '../store.js';
 import { awaitChildRuns } from './child-wait.js';
-import { ensureOwned, failRun } from './run-failures.js';
+import { failRun } from './run-failures.js';
+import { commit, done, enqueue, isPark, type StepAction, wakeParent } from './step-action.js';
 import type { StepContext, TeamService } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
 import { chooseMembers } from './team-coordinator.js';
@@ -70,80 +70,91 @@ async function loadTurn(
 /**
  * One turn of a team run: the coordinator chooses members; each acts as a child run on its private chat,
  * given what happened in the shared chat since its last turn; their final answers go to the shared chat in
- * selection order; the next turn is enqueued. While members act the step is parked (no worker held).
+ * selection order; the next turn is added. While members act the step is parked (no worker held).
  */
-async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Promise<void> {
+async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Promise<StepAction> {
   const { services } = context;
   const team = services.teams.get(data.agent);
   if (!team)
     throw new RatchetError('agent_not_found', `team "${data.agent}" is not configured on this worker`);
-  const n = data.iteration;
   const loaded = await loadTurn(context, data, team);
   if (!loaded) {
     context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
-    return;
+    return done;
   }
-  const { record, shared } = loaded;
-  if (isFinished(record.status)) {
-    await wakeParentStep(services.scheduler, record);
-    return;
+  if (isFinished(loaded.record.status)) return wakeParent(loaded.record);
+  if (loaded.turnDone) return nextTurn(data, loaded.record);
+  if (loaded.selection) return afterSelection(context, data, team, loaded, selectionOf(loaded.selection));
+  return decide(context, data, team, loaded);
+}
+
+/** The coordinator's choice made: finish the run, fail it, or let the members act. */
+async function afterSelection(
+  context: StepContext,
+  data: TeamTurnJobData,
+  team: TeamService,
+  loaded: LoadedTurn,
+  selection: Selection,
+): Promise<StepAction> {
+  const { services } = context;
+  const n = data.iteration;
+  if (selection.kind === 'failed')
+    return failRun(context, data, new RatchetError(selection.code as 'max_rounds', selection.message));
+  if (selection.kind === 'done') {
+    const now = services.now().toISOString();
+    // The record as the coordinator's commit left it.
+    const plan = completionCommit(loaded.record, { v: 1, at: now }, teamResult(loaded.shared), now);
+    return commit(
+      { op: 'run', request: { journalField: journalField.teamTurn(n), plan, expectedRev: loaded.rev } },
+      {
+        what: 'finishing the team run',
+        andThen: (result) => {
+          if (result.status === 'conflict')
+            throw new RatchetError('internal', 'finishing the team run: the run changed meanwhile', {
+              retryable: true,
+            });
+          return wakeParent(loaded.record);
+        },
+      },
+    );
   }
-  const { keys } = context.write;
-  if (!loaded.turnDone) {
-    const selection = await decide(context, data, team, loaded);
-    if (selection.kind === 'failed') {
-      await failRun(context, data, new RatchetError(selection.code as 'max_rounds', selection.message));
-      return;
-    }
-    if (selection.kind === 'done') {
-      const now = services.now().toISOString();
-      // The record as the coordinator's commit left it.
-      const plan = completionCommit(loaded.record, { v: 1, at: now }, teamResult(shared), now);
-      const result = await context.store.commit({
-        journalField: journalField.teamTurn(n),
-        plan,
-        expectedRev: loaded.rev,
-      });
-      ensureOwned(result, 'finishing the team run');
-      if (result.status === 'conflict')
-        throw new RatchetError('internal', 'finishing the team run: the run changed meanwhile', {
-          retryable: true,
-        });
-      await wakeParentStep(services.scheduler, record);
-      return;
-    }
-    const outcome = await awaitChildRuns(context, {
-      parent: loaded.record,
-      lineage: [],
-      tasks: memberTurns(context, data, team, loaded, selection.members),
-    });
-    if (outcome.kind === 'failed') {
-      const { failed } = outcome;
-      const why = failed.error ?? `its run ended ${failed.status}`;
-      await failRun(
-        context,
-        data,
-        new RatchetError(
-          'member_failed',
-          `team member ${failed.agent} (run ${failed.runId}) ${failed.status}: ${why}`,
-        ),
-      );
-      return;
-    }
-    const { states } = outcome;
-    crashPoint('team.before_turn_commit');
-    await commitTurn(context, data, loaded, selection.members, states);
-    crashPoint('team.after_turn_commit');
-  }
-  await services.scheduler.queues.addTeamTurn(keys.shard, {
-    v: 1,
-    session_id: data.session_id,
-    run_id: data.run_id,
-    agent: record.agent,
-    chat_id: record.chat_id,
-    iteration: n + 1,
-    ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
+  const outcome = await awaitChildRuns(context, {
+    parent: loaded.record,
+    lineage: [],
+    tasks: memberTurns(context, data, team, loaded, selection.members),
   });
+  if (outcome.kind === 'waiting') return outcome.park;
+  if (outcome.kind === 'failed') {
+    const { failed } = outcome;
+    const why = failed.error ?? `its run ended ${failed.status}`;
+    return failRun(
+      context,
+      data,
+      new RatchetError(
+        'member_failed',
+        `team member ${failed.agent} (run ${failed.runId}) ${failed.status}: ${why}`,
+      ),
+    );
+  }
+  return commitTurn(context, data, loaded, selection.members, outcome.states);
+}
+
+/** Turn n + 1 of the team's run. */
+function nextTurn(data: TeamTurnJobData, record: RunRecord): StepAction {
+  return enqueue([
+    {
+      kind: 'team_turn',
+      data: {
+        v: 1,
+        session_id: data.session_id,
+        run_id: data.run_id,
+        agent: record.agent,
+        chat_id: record.chat_id,
+        iteration: data.iteration + 1,
+        ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
+      },
+    },
+  ]);
 }
 
 /**
@@ -156,9 +167,8 @@ async function decide(
   data: TeamTurnJobData,
   team: TeamService,
   loaded: LoadedTurn,
-): Promise<Selection> {
+): Promise<StepAction> {
   const { services } = context;
-  if (loaded.selection) return selectionOf(loaded.selection);
   const { coordinator } = team;
   let choice: { entry: TeamSelectionEntry; usage: Usage };
   if (coordinator.kind !== 'llm') {
@@ -167,17 +177,19 @@ async function decide(
       until?.state_key !== undefined && (await context.store.sessionData.hasState(until.state_key));
     const selection = selectMembers(team, loaded.state, loaded.shared, stateKeyExists);
     // Ending the run is itself recorded once: only a choice of members needs remembering.
-    if (selection.kind !== 'act') return selection;
+    if (selection.kind !== 'act') return afterSelection(context, data, team, loaded, selection);
     choice = { entry: { v: 1, members: selection.members, done: false }, usage: { ...zeroUsage } };
   } else {
     if (coordinator.max_rounds > 0 && loaded.state.turns >= coordinator.max_rounds) {
-      return {
+      return afterSelection(context, data, team, loaded, {
         kind: 'failed',
         code: 'max_rounds',
         message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without its coordinator saying done`,
-      };
+      });
     }
-    choice = await chooseMembers(context, data, team, loaded.shared);
+    const chosen = await chooseMembers(context, data, team, loaded.shared);
+    if (isPark(chosen)) return chosen;
+    choice = chosen;
   }
   const n = data.iteration;
   const now = services.now().toISOString();
@@ -191,31 +203,41 @@ async function decide(
     started_at: loaded.record.started_at ?? now,
     status: 'running',
   };
-  const result = await context.store.commit({
-    journalField: journalField.teamSelection(n),
-    plan: {
-      journal: choice.entry,
-      record,
-      messages: [],
-      events: [],
-      finished: false,
-      ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.teamSelection(n),
+        plan: {
+          journal: choice.entry,
+          record,
+          messages: [],
+          events: [],
+          finished: false,
+          ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
+        },
+        ...(agent ? { agentUsageKey: context.store.agentUsageKey(agent.name) } : {}),
+        treeUsageKey: treeUsageKeyOf(services.space, loaded.record),
+        expectedRev: loaded.rev,
+      },
     },
-    ...(agent ? { agentUsageKey: context.store.agentUsageKey(agent.name) } : {}),
-    treeUsageKey: treeUsageKeyOf(services.space, loaded.record),
-    expectedRev: loaded.rev,
-  });
-  ensureOwned(result, 'recording the coordinator choice');
-  if (result.status === 'ok') {
-    loaded.record = record;
-    loaded.rev += 1;
-    return selectionOf(choice.entry);
-  }
-  if (result.status === 'done')
-    return selectionOf(parseJsonRecord(teamSelectionSchema, result.value, `journal team-select:${n}`));
-  throw new RatchetError('internal', `recording the coordinator choice: ${JSON.stringify(result)}`, {
-    retryable: true,
-  });
+    {
+      what: 'recording the coordinator choice',
+      andThen: (result) => {
+        if (result.status === 'ok') {
+          const chosen = { ...loaded, record, rev: loaded.rev + 1 };
+          return afterSelection(context, data, team, chosen, selectionOf(choice.entry));
+        }
+        if (result.status === 'done') {
+          const entry = parseJsonRecord(teamSelectionSchema, result.value, `journal team-select:${n}`);
+          return afterSelection(context, data, team, loaded, selectionOf(entry));
+        }
+        throw new RatchetError('internal', `recording the coordinator choice: ${JSON.stringify(result)}`, {
+          retryable: true,
+        });
+      },
+    },
+  );
 }
 
 function selectionOf(entry: TeamSelectionEntry): Selection {
@@ -269,13 +291,13 @@ function memberTurns(
 }
 
 /** The members' answers go to the shared chat in selection order, with the team's state after the turn. */
-async function commitTurn(
+function commitTurn(
   context: StepContext,
   data: TeamTurnJobData,
   loaded: LoadedTurn,
   selected: readonly number[],
   states: readonly ChildState[],
-): Promise<void> {
+): StepAction {
   const { services } = context;
   const now = services.now().toISOString();
   const messages = answerMessages({
@@ -297,25 +319,37 @@ async function commitTurn(
     updated_at: now,
     started_at: loaded.record.started_at ?? now,
   };
-  const result = await context.store.commit({
-    journalField: journalField.teamTurn(data.iteration),
-    plan: {
-      journal: { v: 1, turns: loaded.state.turns + 1, cursors },
-      record,
-      messages,
-      events: messages.map((message, offset) =>
-        messageAddedEvent(record, message, loaded.shared.length + offset, now),
-      ),
-      finished: false,
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.teamTurn(data.iteration),
+        plan: {
+          journal: { v: 1, turns: loaded.state.turns + 1, cursors },
+          record,
+          messages,
+          events: messages.map((message, offset) =>
+            messageAddedEvent(record, message, loaded.shared.length + offset, now),
+          ),
+          finished: false,
+        },
+        expectedRev: loaded.rev,
+        expectedChatLength: loaded.shared.length,
+      },
     },
-    expectedRev: loaded.rev,
-    expectedChatLength: loaded.shared.length,
-  });
-  ensureOwned(result, 'recording the team turn');
-  if (result.status !== 'ok' && result.status !== 'done' && result.status !== 'run_finished')
-    throw new RatchetError('internal', `recording the team turn: ${JSON.stringify(result)}`, {
-      retryable: true,
-    });
+    {
+      what: 'recording the team turn',
+      before: 'team.before_turn_commit',
+      after: 'team.after_turn_commit',
+      andThen: (result) => {
+        if (result.status !== 'ok' && result.status !== 'done' && result.status !== 'run_finished')
+          throw new RatchetError('internal', `recording the team turn: ${JSON.stringify(result)}`, {
+            retryable: true,
+          });
+        return nextTurn(data, loaded.record);
+      },
+    },
+  );
 }
 
 /** A team's turn: its own step kind, with a run's failure semantics (a final failure fails the team's run). */

@@ -6,20 +6,22 @@ import type { ToolJobData } from '../job-data.js';
 import { journalField } from '../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../question-record.js';
 import { questionIdOf } from '../questions.js';
+import { isPark, type Park, park } from './step-action.js';
 import type { StepContext } from './step-context.js';
 
 /**
- * Parks the step until `wakeAt` (or until what it waits for promotes it): the worker slot is free meanwhile.
- * `recheck`, run once the step is parked, closes the gap between the step's last look and its parking: when
- * what it waits for happened meanwhile (its wake-up found the step still running), it says so and the step
- * is woken at once.
+ * The one place a wait becomes a throw: inside a tool handler (`ctx.ask()`, `ctx.delegate()`,
+ * `ctx.session.park()`), which cannot return it and is unwound instead. The tool step catches it at the
+ * handler's boundary and returns it to the runner as data (see `parkOf`).
  */
-export function suspendUntil(
-  wakeAt: number,
-  waitingFor: string,
-  recheck?: () => Promise<boolean>,
-): Suspension {
-  return new Suspension(wakeAt, waitingFor, recheck);
+export function suspensionOf(parked: Park, waitingFor: string): Suspension {
+  return new Suspension(parked.wakeAt, waitingFor, parked.recheck);
+}
+
+/** A Suspension that unwound a tool handler, as the park it stands for; anything else is thrown on. */
+export function parkOf(error: unknown): Park {
+  if (error instanceof Suspension) return park(error.wakeAt, error.recheck);
+  throw error;
 }
 
 type NewQuestion = Pick<
@@ -36,7 +38,11 @@ type NewQuestion = Pick<
 /** Who asks: the run of the step (tool and iteration steps alike). */
 type Asker = Pick<ToolJobData, 'session_id' | 'run_id' | 'agent'>;
 
-async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): Promise<QuestionResponse> {
+async function answerOf(
+  context: StepContext,
+  data: Asker,
+  asked: NewQuestion,
+): Promise<QuestionResponse | Park> {
   const { services } = context;
   const nowMs = services.now().getTime();
   const existing = await context.store.readQuestion(asked.id);
@@ -57,10 +63,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
         throw new RatchetError('cancelled', `the run of ${question.id} is finished`);
       if (result === 'answered' || result === 'closed') return after?.answer ?? question.default_answer;
     }
-    throw suspendUntil(
-      Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs),
-      `an answer to ${question.id}`,
-    );
+    return park(Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs));
   }
   const now = services.now().toISOString();
   const { timeoutMs, ...fields } = asked;
@@ -100,7 +103,7 @@ async function answerOf(context: StepContext, data: Asker, asked: NewQuestion): 
   const wakeAt = timeoutAt
     ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
     : nowMs + services.questionRecheckMs;
-  throw suspendUntil(wakeAt, `an answer to ${record.id}`);
+  return park(wakeAt);
 }
 
 /** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */
@@ -113,8 +116,9 @@ export function askFunction(
     if (options.timeoutMs !== undefined && options.defaultAnswer === undefined) {
       throw new Error('ask: a timeout needs a defaultAnswer');
     }
+    const id = questionIdOf.ask(context.jobId, sequence++);
     const answer = await answerOf(context, data, {
-      id: questionIdOf.ask(context.jobId, sequence++),
+      id,
       kind: 'ask_user',
       question: options.question,
       options: options.options ?? [],
@@ -122,6 +126,7 @@ export function askFunction(
       default_answer: options.defaultAnswer ?? null,
       timeoutMs: options.timeoutMs,
     });
+    if (isPark(answer)) throw suspensionOf(answer, `an answer to ${id}`);
     return typeof answer === 'string' ? answer : JSON.stringify(answer);
   };
 }
@@ -131,7 +136,7 @@ export async function approvalOf(
   context: StepContext,
   data: ToolJobData,
   call: ToolCallPart,
-): Promise<ApprovalAnswer> {
+): Promise<ApprovalAnswer | Park> {
   const answer = await answerOf(context, data, {
     id: questionIdOf.approval(context.jobId),
     kind: 'approval',
@@ -141,6 +146,7 @@ export async function approvalOf(
     default_answer: null,
     timeoutMs: undefined,
   });
+  if (isPark(answer)) return answer;
   if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
   return answer;
 }
@@ -154,7 +160,7 @@ export async function raiseBudget(
   data: Asker,
   message: string,
   raises: number,
-): Promise<boolean> {
+): Promise<boolean | Park> {
   const answer = await answerOf(context, data, {
     id: questionIdOf.budget(context.jobId, raises),
     kind: 'budget',
@@ -164,6 +170,7 @@ export async function raiseBudget(
     default_answer: null,
     timeoutMs: undefined,
   });
+  if (isPark(answer)) return answer;
   return answer === 'raise';
 }
 

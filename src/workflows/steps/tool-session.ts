@@ -1,7 +1,8 @@
 import type { SessionAccess } from '../../tools/index.js';
 import type { ToolJobData } from '../job-data.js';
+import { park } from './step-action.js';
 import type { StepContext } from './step-context.js';
-import { suspendUntil } from './tool-interaction.js';
+import { suspensionOf } from './tool-interaction.js';
 
 /** ToolContext.session for one execution of a tool handler. */
 export function sessionAccess(context: StepContext, _data: ToolJobData): SessionAccess {
@@ -15,7 +16,7 @@ export function sessionAccess(context: StepContext, _data: ToolJobData): Session
     jobId: context.jobId,
     now: services.now,
     recheckMs: services.questionRecheckMs,
-    park: async (wakeAt, waitingFor, recheck) => suspendUntil(wakeAt, waitingFor, recheck),
-    wake: (jobId) => services.scheduler.queues.wake(shard, jobId),
+    park: async (wakeAt, waitingFor, recheck) => suspensionOf(park(wakeAt, recheck), waitingFor),
+    wake: (jobId) => services.scheduler.wake(shard, jobId),
   };
 }

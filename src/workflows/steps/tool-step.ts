@@ -11,7 +11,7 @@ import {
 } from '../../tools/index.js';
 import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
-import { crashPoint } from '../crash-points.js';
+import { type CrashPointName, crashPoint } from '../crash-points.js';
 import { stepJobId } from '../ids.js';
 import { iterationAfterTools, type ToolJobData, toolJobDataSchema } from '../job-data.js';
 import {
@@ -23,13 +23,13 @@ import {
 } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import type { CommitResult } from '../store.js';
+import type { BeginToolCallResult } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
-import { ensureOwned } from './run-failures.js';
-import type { StepContext } from './step-context.js';
+import { commit, done, enqueue, isPark, type StepAction } from './step-action.js';
+import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
-import { approvalOf, askFunction, progressFunction } from './tool-interaction.js';
+import { approvalOf, askFunction, parkOf, progressFunction } from './tool-interaction.js';
 import { sessionAccess } from './tool-session.js';
 
 interface LoadedCall {
@@ -65,14 +65,15 @@ async function loadCall(context: StepContext, data: ToolJobData): Promise<Loaded
   };
 }
 
-/** Records the call's outcome (and its start event when the call never started). */
-async function commitOutcome(
+/** Records the call's outcome (and its start event when the call never started); then what comes next. */
+function commitOutcome(
   context: StepContext,
   data: ToolJobData,
   call: ToolCallPart,
   outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted'] },
   withStartEvent: boolean,
-): Promise<void> {
+  crash: { before?: CrashPointName; after?: CrashPointName } = {},
+): StepAction {
   const now = context.services.now().toISOString();
   const run = { id: data.run_id, agent: data.agent, chat_id: data.chat_id };
   const entry: ToolOutcomeEntry = {
@@ -92,37 +93,49 @@ async function commitOutcome(
   });
   const events = [toolEndEvent(run, data.iteration, call, entry, outcome.content)];
   if (withStartEvent) events.unshift(toolStartEvent(run, data.iteration, call, now));
-  const result = await context.store.commitToolOutcome({
-    iteration: data.iteration,
-    index: data.index,
-    calls: data.calls,
-    replyIndex: data.reply_index,
-    outcome: entry,
-    message,
-    messageAdded: messageAddedEvent(run, message, data.reply_index + 1 + data.index, now),
-    events,
-  });
-  ensureOwned(result, `recording the outcome of ${call.name}`);
-  if (result.status === 'ok' && result.completedBatch) await addNextIteration(context, data);
-  else if (result.status === 'done') await continueAfterTools(context, data);
+  return commit(
+    {
+      op: 'tool_outcome',
+      request: {
+        iteration: data.iteration,
+        index: data.index,
+        calls: data.calls,
+        replyIndex: data.reply_index,
+        outcome: entry,
+        message,
+        messageAdded: messageAddedEvent(run, message, data.reply_index + 1 + data.index, now),
+        events,
+      },
+    },
+    {
+      what: `recording the outcome of ${call.name}`,
+      ...crash,
+      andThen: (result) => {
+        if (result.status === 'ok' && result.completedBatch) return nextIteration(data);
+        if (result.status === 'done') return continueAfterTools(context, data);
+        return done;
+      },
+    },
+  );
 }
 
-async function addNextIteration(context: StepContext, data: ToolJobData): Promise<void> {
-  const { services } = context;
-  crashPoint('tool.before_next_iteration');
-  await services.scheduler.queues.addIteration(context.write.keys.shard, iterationAfterTools(data));
+/** The batch is complete: the next iteration (adding is idempotent: the job id is fixed). */
+function nextIteration(data: ToolJobData): StepAction {
+  return enqueue([{ kind: 'iteration', data: iterationAfterTools(data) }], {
+    before: 'tool.before_next_iteration',
+  });
 }
 
 /**
  * This call's outcome was recorded by an earlier attempt, which may have died before adding the next
- * iteration: add it when the batch is complete (adding is idempotent: the job id is fixed).
+ * iteration: add it when the batch is complete.
  */
-async function continueAfterTools(context: StepContext, data: ToolJobData): Promise<void> {
+async function continueAfterTools(context: StepContext, data: ToolJobData): Promise<StepAction> {
   const fields = [journalField.results(data.iteration)];
   for (let index = 0; index < data.calls; index += 1)
     fields.push(journalField.toolOutcome(data.iteration, index));
   const [results, ...outcomes] = await context.store.journalFields(fields);
-  if (results || outcomes.every((outcome) => outcome !== null)) await addNextIteration(context, data);
+  return results || outcomes.every((outcome) => outcome !== null) ? nextIteration(data) : done;
 }
 
 /** The same on every attempt of the call: derived from the run, the iteration and the call's position. */
@@ -151,41 +164,57 @@ function callOf(data: ToolJobData, call: string): ToolCallPart {
  * One tool call: the intent (recorded with the call's state in one round trip), the handler, the outcome.
  * Errors of the call become error results; a call cut short by a crash follows the tool's policy.
  */
-async function execute(context: StepContext, data: ToolJobData): Promise<void> {
+async function execute(context: StepContext, data: ToolJobData): Promise<StepAction> {
   const { services } = context;
   const agent = runAgent(services, data.agent, data.lineage, data.group);
   // A call that needs approval waits for it before anything is recorded: no intent, no start event yet.
   let approved: ApprovalAnswer | undefined;
   if (agent.approvalTools.has(data.tool_name)) {
     const loaded = await loadCall(context, data);
-    if (!loaded || isFinished(loaded.record.status)) return;
-    if (loaded.outcome) {
-      await continueAfterTools(context, data);
-      return;
-    }
-    approved = await approvalOf(context, data, loaded.call);
+    if (!loaded || isFinished(loaded.record.status)) return done;
+    if (loaded.outcome) return continueAfterTools(context, data);
+    const answer = await approvalOf(context, data, loaded.call);
+    if (isPark(answer)) return answer;
+    approved = answer;
     if (approved.decision === 'reject') {
       const reason = approved.reason ? `: ${approved.reason}` : '';
       const content = `the call of tool "${loaded.call.name}" was rejected by a person${reason}`;
-      await commitOutcome(context, data, loaded.call, { content, isError: true }, true);
-      return;
+      return commitOutcome(context, data, loaded.call, { content, isError: true }, true);
     }
   }
-  crashPoint('tool.before_intent');
   const now = services.now().toISOString();
-  const begun = await context.store.beginToolCall({
-    iteration: data.iteration,
-    index: data.index,
-    replyIndex: data.reply_index,
-    intent: { v: 1, token: context.write.token, idempotency_key: idempotencyKey(data), at: now },
-    runId: data.run_id,
-    agent: data.agent,
-    time: now,
-  });
-  ensureOwned(begun as CommitResult, 'beginning the tool call');
+  return commit(
+    {
+      op: 'begin_tool',
+      request: {
+        iteration: data.iteration,
+        index: data.index,
+        replyIndex: data.reply_index,
+        intent: { v: 1, token: context.write.token, idempotency_key: idempotencyKey(data), at: now },
+        runId: data.run_id,
+        agent: data.agent,
+        time: now,
+      },
+    },
+    {
+      what: 'beginning the tool call',
+      before: 'tool.before_intent',
+      andThen: (begun) => callTool(context, data, agent, approved, begun),
+    },
+  );
+}
+
+/** The call as the intent's commit found it: run the handler, or act on what an earlier attempt left. */
+async function callTool(
+  context: StepContext,
+  data: ToolJobData,
+  agent: AgentRuntime,
+  approved: ApprovalAnswer | undefined,
+  begun: Exclude<BeginToolCallResult, { status: 'lock_lost' }>,
+): Promise<StepAction> {
   if (begun.status === 'no_run') {
     context.logger.warn('the run of this tool call does not exist: nothing to do');
-    return;
+    return done;
   }
   if (begun.status === 'no_reply') {
     throw new RatchetError(
@@ -193,11 +222,8 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
       `the reply at chat position ${data.reply_index} of ${data.run_id} is missing`,
     );
   }
-  if (begun.status === 'done') {
-    await continueAfterTools(context, data);
-    return;
-  }
-  if (begun.status !== 'started' && begun.status !== 'interrupted') return;
+  if (begun.status === 'done') return continueAfterTools(context, data);
+  if (begun.status !== 'started' && begun.status !== 'interrupted') return done;
   const recorded = callOf(data, begun.call);
   // Approved with edited arguments: the call runs with those (the chat keeps what the model asked).
   const call = approved?.arguments
@@ -209,10 +235,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
     tool,
     agent.tools.map((definition) => definition.name),
   );
-  if (!prepared.ok) {
-    await commitOutcome(context, data, call, prepared.outcome, false);
-    return;
-  }
+  if (!prepared.ok) return commitOutcome(context, data, call, prepared.outcome, false);
   const intent =
     begun.status === 'interrupted'
       ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
@@ -225,19 +248,10 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   );
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
-    await commitOutcome(
-      context,
-      data,
-      call,
-      { content, isError: true, interrupted: 'outcome_unknown' },
-      false,
-    );
-    return;
+    const outcome = { content, isError: true, interrupted: 'outcome_unknown' as const };
+    return commitOutcome(context, data, call, outcome, false);
   }
-  if (decision.kind === 'reuse') {
-    await continueAfterTools(context, data);
-    return;
-  }
+  if (decision.kind === 'reuse') return continueAfterTools(context, data);
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
   const interrupted =
     decision.kind === 'rerun' &&
@@ -260,28 +274,30 @@ async function execute(context: StepContext, data: ToolJobData): Promise<void> {
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
-  const outcome = await handling;
-  crashPoint('tool.before_commit');
-  await commitOutcome(
+  let outcome: ToolOutcome;
+  try {
+    outcome = await handling;
+  } catch (thrown) {
+    // A handler that waits (ask, delegate, park) was unwound: the step parks.
+    return parkOf(thrown);
+  }
+  return commitOutcome(
     context,
     data,
     call,
     interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
     false,
+    { before: 'tool.before_commit', after: 'tool.after_commit' },
   );
-  crashPoint('tool.after_commit');
 }
 
 /** A tool job that failed for good still gives the model a result, so the run goes on. */
-async function fail(context: StepContext, data: ToolJobData, error: RatchetError): Promise<void> {
+async function fail(context: StepContext, data: ToolJobData, error: RatchetError): Promise<StepAction> {
   const loaded = await loadCall(context, data);
-  if (!loaded || isFinished(loaded.record.status)) return;
-  if (loaded.outcome) {
-    await continueAfterTools(context, data);
-    return;
-  }
+  if (!loaded || isFinished(loaded.record.status)) return done;
+  if (loaded.outcome) return continueAfterTools(context, data);
   const content = `the call of tool "${loaded.call.name}" could not be completed: ${error.message}`;
-  await commitOutcome(context, data, loaded.call, { content, isError: true }, loaded.intent === undefined);
+  return commitOutcome(context, data, loaded.call, { content, isError: true }, loaded.intent === undefined);
 }
 
 export const toolStep: StepKind<ToolJobData> = defineStepKind({
