@@ -18,6 +18,11 @@ const memoMaxBytes = 32 * 1024 * 1024;
 const memo = new Map<string, Message>();
 let memoBytes = 0;
 
+/** Chat entries read from position `from` of the chat `where` names. */
+export function decodeChatEntries(entries: readonly string[], where: string, from = 0): Message[] {
+  return entries.map((entry, offset) => decodeChatEntry(entry, `chat entry ${from + offset} of ${where}`));
+}
+
 export function decodeChatEntry(text: string, where: string): Message {
   const known = memo.get(text);
   if (known) {

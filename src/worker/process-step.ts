@@ -13,8 +13,6 @@ import {
   type StepKind,
   type StepServices,
   stepKinds,
-  stepStore,
-  stepWriteOf,
 } from '../workflows/index.js';
 import type { RunCancellations } from './run-cancellations.js';
 
@@ -79,18 +77,12 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     const { services } = options;
     // BullMQ's signal: aborted on shutdown, or by a cancellation of the run broadcast to every worker.
     const release = options.cancellations.watch(data.run_id, job.id);
-    const write = stepWriteOf({
-      space: services.space,
-      job: data,
-      jobId: job.id,
-      token,
-      eventsMaxLength: services.eventsMaxLength,
-    });
+    const store = services.stores.open(data, job.id, token);
     const context: StepContext = {
       services,
       jobId: job.id,
-      write,
-      store: stepStore(services.redis, services.space, write, data),
+      write: store.write,
+      store,
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
       signal,

@@ -7,7 +7,13 @@ import { closeRedis, createRedis } from '../redis/connection.js';
 import { cancelChannel, type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RateLimiter } from '../redis/rate-limiter.js';
 import type { ToolBox } from '../tools/index.js';
-import { type Engine, engineFromConfig, type RetrySettings, type StepServices } from '../workflows/index.js';
+import {
+  type Engine,
+  engineFromConfig,
+  type RetrySettings,
+  redisStepStores,
+  type StepServices,
+} from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { RunCancellations } from './run-cancellations.js';
@@ -67,13 +73,11 @@ export class RatchetWorker {
     const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
     this.engine = engine;
     const services: StepServices = {
-      redis: commands,
-      space,
+      stores: redisStepStores(commands, space, config.events.max_len),
       scheduler: engine.scheduler(),
       agents,
       handoffs,
       teams,
-      eventsMaxLength: config.events.max_len,
       questionRecheckMs: config.worker.question_recheck_ms,
       maxDelegationDepth: config.max_delegation_depth,
       limiter: new RateLimiter(commands, space),

@@ -62,3 +62,10 @@ export const messageId = {
   reply: (runId: string, iteration: number) => `${runId}-i${iteration}-a`,
   toolResult: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-r${index}`,
 };
+
+/** Deterministic question ids: a step that asks again asks the same question. */
+export const questionIdOf = {
+  ask: (toolJobId: string, sequence: number) => `q-${toolJobId}-${sequence}`,
+  approval: (toolJobId: string) => `q-${toolJobId}-approval`,
+  budget: (iterationJobId: string, raises: number) => `q-${iterationJobId}-budget-${raises}`,
+};

@@ -15,13 +15,6 @@ import {
 } from './question-record.js';
 import { encodeEvent } from './store.js';
 
-/** Deterministic question ids: a step that asks again asks the same question. */
-export const questionIdOf = {
-  ask: (toolJobId: string, sequence: number) => `q-${toolJobId}-${sequence}`,
-  approval: (toolJobId: string) => `q-${toolJobId}-approval`,
-  budget: (iterationJobId: string, raises: number) => `q-${iterationJobId}-budget-${raises}`,
-};
-
 export function parseQuestion(text: string, id: string): QuestionRecord {
   return parseJsonRecord(questionRecordSchema, text, `question ${id}`);
 }

@@ -1,4 +1,4 @@
-import type { KeySpace, RunKeys } from '../redis/keys.js';
+import { type KeySpace, runKeys } from '../redis/keys.js';
 import type { RunCreation } from './core/run-creation.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from './job-data.js';
 import type { RunRecord } from './run-record.js';
@@ -23,7 +23,8 @@ export interface StepScheduler {
   startChildRun(input: {
     plan: RunCreation;
     chatLength: number;
-    parent: RunKeys;
+    /** The parent run (of the same session): the child is recorded among its children. */
+    parentRunId: string;
   }): Promise<{ code: RunWriteCode; detail: string | undefined }>;
   /** Cancels a run and its children: its state, its queued steps, and a broadcast to every worker. */
   cancelRun(runId: string, reason: string): Promise<unknown>;
@@ -58,14 +59,14 @@ export class QueueScheduler implements StepScheduler {
     return this.queues.wakeParent(run);
   }
 
-  startChildRun(input: { plan: RunCreation; chatLength: number; parent: RunKeys }) {
+  startChildRun(input: { plan: RunCreation; chatLength: number; parentRunId: string }) {
     return writeRun({
       queues: this.queues,
       space: this.space,
       plan: input.plan,
       chatLength: input.chatLength,
       eventsMaxLength: this.eventsMaxLength,
-      parent: input.parent,
+      parent: runKeys(this.space, input.plan.record.session_id, input.parentRunId),
     });
   }
 

@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
-import { agentUsageKey, type KeySpace } from '../redis/keys.js';
+import { agentUsageKey, chatKey, type KeySpace, runKeys } from '../redis/keys.js';
 import { runScript } from '../redis/scripts.js';
 import { redisSessionData, type SessionDataStore } from '../redis/session-data-store.js';
-import { treeUsageKeyOf } from './child-runs.js';
 import type { QuestionRecord } from './question-record.js';
 import { answerQuestion, readQuestion } from './questions.js';
 import type { RunRecord, StoredRun } from './run-record.js';
@@ -22,6 +21,7 @@ import {
   parseRun,
   readChat,
   type StepWrite,
+  stepWriteOf,
   type ToolOutcomeCommit,
 } from './store.js';
 
@@ -60,6 +60,12 @@ export interface StepStore {
     fields: readonly string[],
     index: number,
   ): Promise<{ run: StoredRun | undefined; journal: (string | null)[]; entry: string | null }>;
+  /** Runs of this run's session by id, in the order asked (undefined where a run does not exist). */
+  loadRuns(runIds: readonly string[]): Promise<(StoredRun | undefined)[]>;
+  /** The length of a chat of this run's session. */
+  chatLength(chatId: string): Promise<number>;
+  /** Where the usage of a run's whole tree is summed (a commit adds the reply's usage there too). */
+  treeUsageKey(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>): string;
   /** The key of an agent's usage sums on this run's shard (a commit adds the reply's usage there too). */
   agentUsageKey(agent: string): string;
   /** The data the session's agents share (state, tasks, notes): a tool call's `session.data`. */
@@ -95,13 +101,23 @@ export interface StepStore {
   }>;
 }
 
-export function stepStore(
-  redis: Redis,
-  space: KeySpace,
-  write: StepWrite,
-  job: { session_id: string; run_id: string },
-): StepStore {
-  return new RedisStepStore(redis, space, write, job.session_id, job.run_id);
+/** Opens the store of one execution of a step job: where it writes is built once, from the job. */
+export interface StepStores {
+  open(job: { session_id: string; run_id: string; chat_id: string }, jobId: string, token: string): StepStore;
+}
+
+/** The step stores of a worker, on its command connection. */
+export function redisStepStores(redis: Redis, space: KeySpace, eventsMaxLength: number): StepStores {
+  return {
+    open: (job, jobId, token) =>
+      new RedisStepStore(
+        redis,
+        space,
+        stepWriteOf({ space, job, jobId, token, eventsMaxLength }),
+        job.session_id,
+        job.run_id,
+      ),
+  };
 }
 
 /**
@@ -173,6 +189,23 @@ class RedisStepStore implements StepStore {
         .lindex(chatKey, index),
     )) as [(string | null)[], (string | null)[], string | null];
     return { run: this.runOf(runFields), journal, entry };
+  }
+
+  async loadRuns(runIds: readonly string[]): Promise<(StoredRun | undefined)[]> {
+    const pipeline = this.redis.pipeline();
+    for (const id of runIds) pipeline.hmget(runKeys(this.space, this.sessionId, id).run, 'record', 'rev');
+    const replies = (await execPipeline(pipeline)) as (string | null)[][];
+    return replies.map(([record, rev], index) =>
+      record ? parseRun(record, rev ?? null, `run ${runIds[index]}`) : undefined,
+    );
+  }
+
+  chatLength(chatId: string): Promise<number> {
+    return this.redis.llen(chatKey(this.space, this.sessionId, chatId));
+  }
+
+  treeUsageKey(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>): string {
+    return treeUsageKeyOf(this.space, record);
   }
 
   agentUsageKey(agent: string): string {
@@ -259,4 +292,12 @@ class RedisStepStore implements StepStore {
   private runOf([record, rev]: (string | null)[]): StoredRun | undefined {
     return record ? parseRun(record, rev ?? null, `run ${this.runId}`) : undefined;
   }
+}
+
+/** Where the usage of a run's whole tree is summed: on its root run (its run budget covers the tree). */
+export function treeUsageKeyOf(
+  space: KeySpace,
+  run: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>,
+): string {
+  return runKeys(space, run.session_id, run.root_run_id ?? run.id).treeUsage;
 }

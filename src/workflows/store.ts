@@ -1,5 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { decodeChatEntry, encodeChatEntry, type Message } from '../chat/index.js';
+import { decodeChatEntries, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
 import { chatKey, jobLockKey, type KeySpace, type RunKeys, runKeys } from '../redis/keys.js';
@@ -247,7 +247,7 @@ export async function loadRun(redis: Redis, keys: RunKeys, runId: string): Promi
 }
 
 export function decodeChat(entries: readonly string[], chatKey: string, from = 0): Message[] {
-  return entries.map((entry, offset) => decodeChatEntry(entry, `chat entry ${from + offset} of ${chatKey}`));
+  return decodeChatEntries(entries, chatKey, from);
 }
 
 export async function readChat(redis: Redis, chatKey: string, from = 0, to = -1): Promise<Message[]> {

@@ -1,10 +1,9 @@
 import { RatchetError } from '../../errors/index.js';
 import type { DelegatedTask, DelegationResult } from '../../tools/index.js';
-import type { ChildState } from '../child-runs.js';
 import type { ToolJobData } from '../job-data.js';
 import { isFinished } from '../run-record.js';
 import { isRunnable, runnableNames } from './agent-runtime.js';
-import { awaitChildRuns } from './child-wait.js';
+import { awaitChildRuns, type ChildState } from './child-wait.js';
 import type { StepContext } from './step-context.js';
 import { suspensionOf } from './tool-interaction.js';
 

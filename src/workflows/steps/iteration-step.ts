@@ -1,8 +1,7 @@
-import { decodeChatEntry, type Message } from '../../chat/index.js';
+import { decodeChatEntries, decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { treeUsageKeyOf } from '../child-runs.js';
 import { budgetExceeded } from '../core/budget.js';
 import { handoffState } from '../core/handoff.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
@@ -11,7 +10,6 @@ import { crashPoint } from '../crash-points.js';
 import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
 import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
-import { decodeChat } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
@@ -70,7 +68,7 @@ async function chatOf(
   entries: readonly string[],
   length: number,
 ): Promise<Message[]> {
-  const extended = extendChat(chat, from, decodeChat(entries, chat, from), length);
+  const extended = extendChat(chat, from, decodeChatEntries(entries, chat, from), length);
   if (extended) return extended;
   // What this process held does not fit the chat any more: read it whole.
   const whole = await context.store.readChat();
@@ -347,7 +345,7 @@ function commitReply(
         journalField: journalField.reply(n),
         plan,
         ...(services.agents.has(member) ? { agentUsageKey: context.store.agentUsageKey(member) } : {}),
-        treeUsageKey: treeUsageKeyOf(services.space, record),
+        treeUsageKey: context.store.treeUsageKey(record),
         expectedRev: stored.rev,
         expectedChatLength: chat.length,
       },

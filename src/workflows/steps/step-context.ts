@@ -1,16 +1,14 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/index.js';
 import type { Completer, ToolDefinition } from '../../models/completer.js';
 import type { Price } from '../../models/pricing.js';
 import type { BaseProviderConfig } from '../../models/provider-registry.js';
-import type { KeySpace } from '../../redis/keys.js';
 import type { RateLimiter } from '../../redis/rate-limiter.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
 import type { StepScheduler } from '../step-scheduler.js';
-import type { StepStore } from '../step-store.js';
+import type { StepStore, StepStores } from '../step-store.js';
 import type { StepWrite } from '../store.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
@@ -50,8 +48,8 @@ export interface TeamService extends TeamRuntime {
 
 /** Long-lived parts every step uses, built once per worker process. */
 export interface StepServices {
-  redis: Redis;
-  space: KeySpace;
+  /** Opens each execution's store (its reads and fenced commits): the steps' only way to Redis. */
+  stores: StepStores;
   /** Adds the next steps, wakes parked ones, cancels runs: the engine's face for steps. */
   scheduler: StepScheduler;
   agents: ReadonlyMap<string, AgentRuntime>;
@@ -59,7 +57,6 @@ export interface StepServices {
   handoffs: ReadonlyMap<string, HandoffGroup>;
   /** Teams by name (run like agents). */
   teams: ReadonlyMap<string, TeamService>;
-  eventsMaxLength: number;
   limiter: RateLimiter;
   /** How often a step waiting for an answer wakes to check (a safety net: an answer promotes it at once). */
   questionRecheckMs: number;

@@ -1,9 +1,9 @@
-import type { Message } from '../../chat/index.js';
+import { decodeChatEntries, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-import { type ChildState, type ChildTask, treeUsageKeyOf } from '../child-runs.js';
+
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
 import {
   answerMessages,
@@ -17,8 +17,7 @@ import {
 import { type TeamTurnJobData, teamTurnJobDataSchema } from '../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema, teamStateSchema } from '../journal.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import { decodeChat } from '../store.js';
-import { awaitChildRuns } from './child-wait.js';
+import { awaitChildRuns, type ChildState, type ChildTask } from './child-wait.js';
 import { failRun } from './run-failures.js';
 import { commit, done, enqueue, isPark, type StepAction, wakeParent } from './step-action.js';
 import type { StepContext, TeamService } from './step-context.js';
@@ -63,7 +62,7 @@ async function loadTurn(
     selection: selection
       ? parseJsonRecord(teamSelectionSchema, selection, `journal team-select:${n} of ${data.run_id}`)
       : undefined,
-    shared: decodeChat(entries, chat),
+    shared: decodeChatEntries(entries, chat),
   };
 }
 
@@ -217,7 +216,7 @@ async function decide(
           ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
         },
         ...(agent ? { agentUsageKey: context.store.agentUsageKey(agent.name) } : {}),
-        treeUsageKey: treeUsageKeyOf(services.space, loaded.record),
+        treeUsageKey: context.store.treeUsageKey(loaded.record),
         expectedRev: loaded.rev,
       },
     },

@@ -2,10 +2,10 @@ import type { ToolCallPart } from '../../chat/index.js';
 import { RatchetError, Suspension } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
 import type { AskOptions } from '../../tools/index.js';
+import { questionIdOf } from '../ids.js';
 import type { ToolJobData } from '../job-data.js';
 import { journalField } from '../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../question-record.js';
-import { questionIdOf } from '../questions.js';
 import { isPark, type Park, park } from './step-action.js';
 import type { StepContext } from './step-context.js';
 
