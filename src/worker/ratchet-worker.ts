@@ -3,8 +3,9 @@ import type { Redis } from 'ioredis';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { McpServers, redisToolListings } from '../mcp/client/index.js';
+import { listenForCancellations } from '../redis/cancel-run.js';
 import { closeRedis, createRedis } from '../redis/connection.js';
-import { cancelChannel, type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
+import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RateLimiter } from '../redis/rate-limiter.js';
 import type { ToolBox } from '../tools/index.js';
 import {
@@ -98,12 +99,11 @@ export class RatchetWorker {
       batching: 'none',
     });
     this.subscriber = subscriber;
-    subscriber.on('message', (_channel: string, runId: string) => {
+    await listenForCancellations(subscriber, space, (runId) => {
       const aborted = cancellations.cancel(runId);
       if (aborted > 0)
         logger.info({ run_id: runId, steps: aborted }, 'run cancelled: in-flight steps aborted');
     });
-    await subscriber.subscribe(cancelChannel(space));
     const processor = createStepProcessor({
       services,
       cancellations,

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { type RatchetConfig, resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { finalFailureHeadroom, type StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
 import { Engine } from './engine.js';
-import { finalFailureHeadroom, type StepJobSettings } from './step-queues.js';
 
 /**
  * BullMQ attempts of a step job: enough for the worker's step attempts and for every provider's own

@@ -3,28 +3,16 @@ import type { Message, Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
-import { closeRedis } from '../redis/connection.js';
-import { agentUsageKey, chatKey, type KeySpace, mainChatId, runKeys, sessionKeys } from '../redis/keys.js';
-import { defineScripts } from '../redis/scripts.js';
-import { parseJsonRecord } from '../schemas/parse.js';
+import { EngineStore } from '../redis/engine-store.js';
+import { type KeySpace, mainChatId } from '../redis/keys.js';
+import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
-import { cancelRun } from './cancel-run.js';
 import { planRunCreation } from './core/run-creation.js';
-import type { EngineContext } from './engine-context.js';
-import { parseEntries } from './event-entries.js';
-import { followEvents } from './event-follower.js';
-import { EventHub } from './event-hub.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
+import { normalizeResponse } from './question-answers.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
-import { answerQuestion, normalizeResponse, pendingQuestions, readQuestion } from './questions.js';
 import { type Budget, isFinished, type RunRecord } from './run-record.js';
-import { writeRun } from './run-writer.js';
-import { sessionRecordSchema } from './session-record.js';
-import { createSession, deleteSession, getSession } from './sessions.js';
-import { type StepJobSettings, StepQueues } from './step-queues.js';
-import { QueueScheduler, type StepScheduler } from './step-scheduler.js';
-import { execPipeline, loadRun, readChat } from './store.js';
-import { largestStreamId } from './stream-ids.js';
+import type { StepScheduler } from './step-scheduler.js';
 import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
 
 export interface EngineOptions {
@@ -69,31 +57,20 @@ export interface StartedRun {
  * It records and enqueues; it never runs a model or a tool (workers do).
  */
 export class Engine {
-  readonly queues: StepQueues;
   private readonly now: () => Date;
-
-  /**
-   * BullMQ defines its ~60 scripts on the connection its queues use, and ioredis copies every defined script
-   * into each pipeline it creates: the queues get a connection of their own, so the steps' pipelines stay cheap.
-   */
-  private readonly queueConnection: Redis;
-
-  /** Wakes every event follower of this process from a few blocking connections (opened on first use). */
-  private readonly eventHub: EventHub;
+  /** Where the engine reads and writes: every Redis command of the client face is made there. */
+  private readonly store: EngineStore;
 
   constructor(private readonly options: EngineOptions) {
-    defineScripts(options.redis);
-    this.queueConnection = options.redis.duplicate({ connectionName: 'ratchet-queues' });
-    this.queueConnection.on('error', () => {
-      // Reported by the queues' own error listeners.
-    });
-    defineScripts(this.queueConnection);
-    this.queues = new StepQueues(this.queueConnection, options.space, options.jobs, options.logger);
     this.now = options.now ?? (() => new Date());
-    this.eventHub = new EventHub({
+    this.store = new EngineStore({
       redis: options.redis,
-      maxFollowers: options.maxFollowers ?? 1000,
+      space: options.space,
+      jobs: options.jobs,
+      eventsMaxLength: options.eventsMaxLength,
       logger: options.logger,
+      maxFollowers: options.maxFollowers ?? 1000,
+      now: this.now,
     });
   }
 
@@ -101,33 +78,31 @@ export class Engine {
     return this.options.space;
   }
 
+  /** The step queues (tests and benchmarks look into them). */
+  get queues(): StepQueues {
+    return this.store.queues;
+  }
+
   /** The engine's other face, for the steps a worker runs: add steps, wake them, cancel runs. */
   scheduler(): StepScheduler {
-    return new QueueScheduler(
-      this.queues,
-      this.options.space,
-      this.options.eventsMaxLength,
-      (runId, reason) => this.cancelRun(runId, reason),
-    );
+    return this.store.scheduler((runId, reason) => this.cancelRun(runId, reason));
   }
 
   async startRun(input: StartRunInput): Promise<StartedRun> {
     const sessionId = input.sessionId ?? newSessionId();
-    const _session = sessionKeys(this.options.space, sessionId);
     const sessionAgent = input.sessionId === undefined ? undefined : await this.sessionAgent(sessionId);
     if (input.sessionId !== undefined && sessionAgent === undefined) {
       throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
     }
     const agent = input.agent ?? sessionAgent ?? this.options.defaultAgent;
     this.assertAgent(agent);
-    const chat = chatKey(this.options.space, sessionId, mainChatId);
     const parts: Part[] =
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
 
     for (let tries = 0; tries < 5; tries += 1) {
       // A fresh run id on every try: a failed try may have added its first step already (see below).
       const runId = newRunId(sessionId);
-      const chatLength = await this.options.redis.llen(chat);
+      const chatLength = await this.store.chatLength(sessionId, mainChatId);
       const plan = planRunCreation({
         sessionId,
         runId,
@@ -141,13 +116,7 @@ export class Engine {
         chatLength,
         now: this.now().toISOString(),
       });
-      const { code, detail } = await writeRun({
-        queues: this.queues,
-        space: this.options.space,
-        plan,
-        chatLength,
-        eventsMaxLength: this.options.eventsMaxLength,
-      });
+      const { code, detail } = await this.store.writeRun(plan, chatLength);
       if (code === 'OK') return { runId, sessionId };
       if (code === 'CONFLICT') continue;
       if (code === 'SESSION_BUSY') {
@@ -167,10 +136,9 @@ export class Engine {
   async getRun(runId: string): Promise<RunView | undefined> {
     const sessionId = sessionIdOfRun(runId);
     if (!sessionId) return undefined;
-    const keys = runKeys(this.options.space, sessionId, runId);
     const [stored, progress] = await Promise.all([
-      loadRun(this.options.redis, keys, runId),
-      this.options.redis.hget(keys.run, 'progress'),
+      this.store.loadRun(sessionId, runId),
+      this.store.runProgress(sessionId, runId),
     ]);
     if (!stored) return undefined;
     const record = stored.record;
@@ -191,15 +159,11 @@ export class Engine {
    * delegated agent or a team member asking the user holds up the whole tree).
    */
   private async questionsOfTree(sessionId: string, run: RunRecord): Promise<QuestionRecord[]> {
-    const pending = await pendingQuestions(this.options.redis, this.options.space, sessionId);
+    const pending = await this.store.pendingQuestions(sessionId);
     const roots = await Promise.all(
       pending.map(async (question) => {
         if (question.run_id === run.id || run.parent !== null) return question.run_id;
-        const asker = await loadRun(
-          this.options.redis,
-          runKeys(this.options.space, sessionId, question.run_id),
-          question.run_id,
-        );
+        const asker = await this.store.loadRun(sessionId, question.run_id);
         return asker?.record.root_run_id ?? question.run_id;
       }),
     );
@@ -224,7 +188,7 @@ export class Engine {
   }
 
   async cancelRun(runId: string, reason = 'cancelled by request'): Promise<RunView> {
-    await cancelRun(this.context, runId, reason);
+    await this.store.cancelRun(runId, reason);
     const run = await this.getRun(runId);
     if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
     return run;
@@ -235,17 +199,12 @@ export class Engine {
   ): Promise<SessionView> {
     const agent = input.agent ?? this.options.defaultAgent;
     this.assertAgent(agent);
-    return createSession(this.context, { agent, ...(input.metadata ? { metadata: input.metadata } : {}) });
+    return this.store.createSession({ agent, ...(input.metadata ? { metadata: input.metadata } : {}) });
   }
 
   /** An agent's usage summed over all its runs (every shard). */
   async agentUsage(agent: string): Promise<UsageTotals> {
-    const pipeline = this.options.redis.pipeline();
-    for (let shard = 0; shard < this.options.space.shards; shard += 1) {
-      pipeline.hgetall(agentUsageKey(this.options.space, shard, agent));
-    }
-    const perShard = (await execPipeline(pipeline)) as Record<string, string>[];
-    const totals = perShard.map(usageTotalsOf);
+    const totals = (await this.store.agentUsageByShard(agent)).map(usageTotalsOf);
     return {
       input_tokens: totals.reduce((sum, usage) => sum + usage.input_tokens, 0),
       output_tokens: totals.reduce((sum, usage) => sum + usage.output_tokens, 0),
@@ -256,37 +215,35 @@ export class Engine {
   }
 
   async getSession(sessionId: string): Promise<SessionView | undefined> {
-    return getSession(this.context, sessionId);
+    return this.store.getSession(sessionId);
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {
-    return deleteSession(this.context, sessionId);
+    return this.store.deleteSession(sessionId);
   }
 
   /** The pending questions of a session. */
   async listQuestions(sessionId: string): Promise<QuestionRecord[]> {
     if (!(await this.getSession(sessionId)))
       throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
-    return pendingQuestions(this.options.redis, this.options.space, sessionId);
+    return this.store.pendingQuestions(sessionId);
   }
 
   /** Answers a pending question, once, and wakes the step that waits for it. */
   async respond(sessionId: string, questionId: string, response: QuestionResponse): Promise<void> {
     if (!(await this.getSession(sessionId)))
       throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
-    const current = await readQuestion(this.options.redis, this.options.space, sessionId, questionId);
+    const current = await this.store.readQuestion(sessionId, questionId);
     if (!current)
       throw new RatchetError('question_not_found', `unknown question ${questionId} in session ${sessionId}`);
     const { record } = current;
     const tool = record.tool ? this.options.findTool?.(record.agent, record.tool.name) : undefined;
     const answer = normalizeResponse(record, response, tool);
-    const { result } = await answerQuestion(this.options.redis, this.options.space, {
+    const result = await this.store.answerQuestion({
       sessionId,
       questionId,
       response: answer,
-      by: 'user',
       now: this.now().toISOString(),
-      eventsMaxLength: this.options.eventsMaxLength,
     });
     if (result === 'not_found')
       throw new RatchetError('question_not_found', `unknown question ${questionId}`);
@@ -296,7 +253,7 @@ export class Engine {
         `question ${questionId} is no longer open (${result === 'closed' ? 'answered' : 'its run is finished'})`,
       );
     }
-    await this.queues.wake(sessionKeys(this.options.space, sessionId).shard, record.job_id);
+    await this.store.wakeStep(sessionId, record.job_id);
   }
 
   /**
@@ -307,15 +264,11 @@ export class Engine {
     sessionId: string,
     options: { after?: string; signal: AbortSignal },
   ): AsyncGenerator<RatchetEvent> {
-    return followEvents(this.eventHub, this.options.redis, this.options.space, sessionId, options);
+    return this.store.followEvents(sessionId, options);
   }
 
   async readChat(sessionId: string, options: { chatId?: string; from?: number } = {}): Promise<Message[]> {
-    return readChat(
-      this.options.redis,
-      chatKey(this.options.space, sessionId, options.chatId ?? mainChatId),
-      options.from ?? 0,
-    );
+    return this.store.readChat(sessionId, options.chatId ?? mainChatId, options.from ?? 0);
   }
 
   /** Events after the given stream id (exclusive), oldest first. */
@@ -323,20 +276,12 @@ export class Engine {
     sessionId: string,
     options: { after?: string; count?: number } = {},
   ): Promise<RatchetEvent[]> {
-    if (options.after === largestStreamId) return [];
-    const key = sessionKeys(this.options.space, sessionId).events;
-    const start = options.after ? `(${options.after}` : '-';
-    const entries = options.count
-      ? await this.options.redis.xrange(key, start, '+', 'COUNT', options.count)
-      : await this.options.redis.xrange(key, start, '+');
-    return parseEntries(entries, sessionId);
+    return this.store.readEvents(sessionId, options);
   }
 
   /** The id of the session's newest event (undefined when it has none): follow from it to get only new ones. */
-  async lastEventId(sessionId: string): Promise<string | undefined> {
-    const key = sessionKeys(this.options.space, sessionId).events;
-    const [newest] = await this.options.redis.xrevrange(key, '+', '-', 'COUNT', 1);
-    return newest?.[0];
+  lastEventId(sessionId: string): Promise<string | undefined> {
+    return this.store.lastEventId(sessionId);
   }
 
   private assertAgent(agent: string): void {
@@ -348,29 +293,11 @@ export class Engine {
     }
   }
 
-  private get context(): EngineContext {
-    return {
-      redis: this.options.redis,
-      space: this.options.space,
-      queues: this.queues,
-      eventsMaxLength: this.options.eventsMaxLength,
-      logger: this.options.logger,
-      now: this.now,
-    };
-  }
-
   private async sessionAgent(sessionId: string): Promise<string | undefined> {
-    const text = await this.options.redis.hget(sessionKeys(this.options.space, sessionId).session, 'record');
-    if (!text) return undefined;
-    return parseJsonRecord(sessionRecordSchema, text, `session ${sessionId}`).agent;
+    return (await this.store.sessionRecord(sessionId))?.agent;
   }
 
-  async close(): Promise<void> {
-    try {
-      await this.eventHub.close();
-      await this.queues.close();
-    } finally {
-      await closeRedis(this.queueConnection);
-    }
+  close(): Promise<void> {
+    return this.store.close();
   }
 }

@@ -1,23 +1,23 @@
 // The durable engine's public face. Clients (API, MCP server, CLI) start runs, read them, answer questions
 // and cancel through `Engine`, with the records and views below; the worker runs `stepKinds` with their
 // context and the retry policy. Everything else in src/workflows is the engine's own.
+
+export { finalFailureHeadroom } from '../redis/step-queues.js';
+export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
 export { Engine } from './engine.js';
 export { engineFromConfig } from './engine-from-config.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
 export { isSessionId, sessionIdOfRun } from './ids.js';
 export { journalField } from './journal.js';
+export { sessionOfQuestion } from './question-answers.js';
 export {
   type QuestionRecord,
   type QuestionResponse,
   questionRecordSchema,
   questionResponseSchema,
 } from './question-record.js';
-export { sessionOfQuestion } from './questions.js';
 export { budgetSchema, isFinished, runErrorSchema } from './run-record.js';
-export { finalFailureHeadroom } from './step-queues.js';
-export { QueueScheduler, type StepScheduler } from './step-scheduler.js';
-export { redisStepStores, type StepStore, type StepStores } from './step-store.js';
 export type { StepAction } from './steps/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
 export type { StepKind } from './steps/step-kind.js';

@@ -7,7 +7,7 @@ import {
   howToStartRedis,
   localServerPlan,
   redisServerArgs,
-} from '../../src/cli/local-redis.js';
+} from '../../src/redis/local-redis.js';
 
 describe('localServerPlan', () => {
   it('starts a server only for this machine, on the URL port (6379 by default), with its password', () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probeRedis } from '../../src/cli/local-redis.js';
+import { probeRedis } from '../../src/redis/local-redis.js';
 
 /** Answers PING within a second? (The same probe `ratchet dev` uses.) */
 export async function redisAnswers(url: string): Promise<boolean> {

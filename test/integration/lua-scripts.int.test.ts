@@ -6,11 +6,11 @@ import { buildEvent } from '../../src/events/event.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { chatKey, jobLockKey, type KeySpace, runKeys, sessionKeys } from '../../src/redis/keys.js';
+import { commitStep, encodeEvent, loadRun } from '../../src/redis/run-store.js';
 import { defineScripts, runScript } from '../../src/redis/scripts.js';
 import { planRunCreation } from '../../src/workflows/core/run-creation.js';
 import { newRunId, newSessionId } from '../../src/workflows/ids.js';
 import type { RunRecord } from '../../src/workflows/run-record.js';
-import { commitStep, encodeEvent, loadRun } from '../../src/workflows/store.js';
 import { deleteKeys } from '../helpers/harness.js';
 
 let redis: Redis;

@@ -66,9 +66,17 @@ describe('the import graph of src', () => {
   });
 
   it('lets code outside src/workflows reach the engine only through its public face (workflows/index.ts)', () => {
+    // The shell (src/redis) stores the engine's records, so it reads their schemas and the pure core; it
+    // never reaches the engine's logic (engine.ts, the steps), which talks to it.
+    const shellMayRead = (target: string) =>
+      !target.startsWith('workflows/steps/') && target !== 'workflows/engine.ts';
     const deep = [...graph].flatMap(([file, targets]) =>
       file.startsWith('workflows/')
         ? []
+        : file.startsWith('redis/')
+          ? targets
+              .filter((target) => target.startsWith('workflows/') && !shellMayRead(target))
+              .map((target) => `${file} → ${target}`)
         : targets
             .filter((target) => target.startsWith('workflows/') && target !== 'workflows/index.ts')
             .map((target) => `${file} → ${target}`),
@@ -86,6 +94,19 @@ describe('the import graph of src', () => {
           .filter((specifier) => /(^|\/)redis\//.test(specifier) || specifier === 'ioredis')
           .map((specifier) => `${file} → ${specifier}`),
       );
+    expect(valueImports).toEqual([]);
+  });
+
+  it('keeps every Redis command in src/redis: nothing else imports ioredis or the Lua runner as a value', () => {
+    const files = readdirSync(srcRoot, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.ts') && !file.startsWith('redis/'),
+    );
+    const valueImports = files.flatMap((file) =>
+      [...readFileSync(join(srcRoot, file), 'utf8').matchAll(/^import (?!type )[^;]*?from '([^']+)'/gm)]
+        .map(([, specifier]) => specifier ?? '')
+        .filter((specifier) => specifier === 'ioredis' || /(^|\/)redis\/scripts\.js$/.test(specifier))
+        .map((specifier) => `${file} → ${specifier}`),
+    );
     expect(valueImports).toEqual([]);
   });
 });

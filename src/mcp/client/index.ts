@@ -1,3 +1,3 @@
+export { type McpToolListings, redisToolListings } from '../../redis/mcp-tool-listings.js';
 export { McpConnection, type McpConnectionOptions } from './mcp-connection.js';
 export { McpServers, type McpServersOptions } from './mcp-servers.js';
-export { type McpToolListings, redisToolListings } from './mcp-tool-listings.js';

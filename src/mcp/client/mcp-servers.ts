@@ -1,8 +1,8 @@
 import type { McpServerConfig } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
+import type { McpToolListings } from '../../redis/mcp-tool-listings.js';
 import type { ToolBox } from '../../tools/index.js';
 import { McpConnection } from './mcp-connection.js';
-import type { McpToolListings } from './mcp-tool-listings.js';
 
 export interface McpServersOptions {
   servers: readonly McpServerConfig[];

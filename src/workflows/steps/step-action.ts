@@ -1,14 +1,14 @@
-import type { CrashPointName } from '../crash-points.js';
-import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../job-data.js';
-import type { RunRecord } from '../run-record.js';
-import type { OwnPart } from '../step-store.js';
 import type {
   BeginToolCall,
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
   ToolOutcomeCommit,
-} from '../store.js';
+} from '../../redis/run-store.js';
+import type { OwnPart } from '../../redis/step-store.js';
+import type { CrashPointName } from '../crash-points.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../job-data.js';
+import type { RunRecord } from '../run-record.js';
 
 /** A fenced write a step asks the runner to make, and what it says about the result. */
 export type StepCommit =

@@ -3,13 +3,13 @@ import type { Completer, ToolDefinition } from '../../models/completer.js';
 import type { Price } from '../../models/pricing.js';
 import type { BaseProviderConfig } from '../../models/provider-registry.js';
 import type { RateLimiter } from '../../redis/rate-limiter.js';
+import type { StepWrite } from '../../redis/run-store.js';
+import type { StepStore, StepStores } from '../../redis/step-store.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
 import type { StepScheduler } from '../step-scheduler.js';
-import type { StepStore, StepStores } from '../step-store.js';
-import type { StepWrite } from '../store.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {

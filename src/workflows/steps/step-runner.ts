@@ -1,7 +1,7 @@
 import { RatchetError } from '../../errors/index.js';
+import type { CommitResult } from '../../redis/run-store.js';
 import { crashPoint } from '../crash-points.js';
 import { journalField } from '../journal.js';
-import type { CommitResult } from '../store.js';
 import type { NextStep, StepAction, StepCommit } from './step-action.js';
 import type { StepContext } from './step-context.js';
 

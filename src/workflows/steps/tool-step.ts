@@ -1,6 +1,7 @@
 import { decodeChatEntry, type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { lazyChild } from '../../log/index.js';
+import type { BeginToolCallResult } from '../../redis/run-store.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   findTool,
@@ -23,7 +24,6 @@ import {
 } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
 import { isFinished, type RunRecord } from '../run-record.js';
-import type { BeginToolCallResult } from '../store.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
 import { commit, done, enqueue, isPark, type StepAction } from './step-action.js';

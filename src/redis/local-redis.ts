@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node
 import { delimiter, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { redactUrl } from '../config/index.js';
-import { CliError } from './cli-error.js';
+import { CliError } from '../cli/cli-error.js';
 
 /** A Redis the CLI uses: one that already answered, or a redis-server it started (stopped by `stop`). */
 export interface LocalRedis {

@@ -1,12 +1,12 @@
 import { RatchetError } from '../errors/index.js';
-import { chatKeyPattern, runKeys, sessionDataKeys, sessionKeys } from '../redis/keys.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { newSessionId } from '../workflows/ids.js';
+import { type SessionRecord, sessionRecordSchema } from '../workflows/session-record.js';
+import { type SessionView, usageTotalsOf } from '../workflows/views.js';
 import { cancelRun } from './cancel-run.js';
 import type { EngineContext } from './engine-context.js';
-import { newSessionId } from './ids.js';
-import { type SessionRecord, sessionRecordSchema } from './session-record.js';
-import { execPipeline } from './store.js';
-import { type SessionView, usageTotalsOf } from './views.js';
+import { chatKeyPattern, runKeys, sessionDataKeys, sessionKeys } from './keys.js';
+import { execPipeline } from './run-store.js';
 
 export async function createSession(
   context: EngineContext,

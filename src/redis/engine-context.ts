@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/index.js';
-import type { KeySpace } from '../redis/keys.js';
+import type { KeySpace } from './keys.js';
 import type { StepQueues } from './step-queues.js';
 
 /** What the engine's operations share: connections, key space, queues, settings and the clock. */

@@ -1,11 +1,11 @@
 import { Job } from 'bullmq';
 import { encodeChatEntry } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
-import { chatKey, type KeySpace, type RunKeys, runKeys } from '../redis/keys.js';
-import type { RunCreation } from './core/run-creation.js';
-import { stepJobId } from './ids.js';
+import type { RunCreation } from '../workflows/core/run-creation.js';
+import { stepJobId } from '../workflows/ids.js';
+import { chatKey, type KeySpace, type RunKeys, runKeys } from './keys.js';
+import { encodeEvent } from './run-store.js';
 import type { StepQueues } from './step-queues.js';
-import { encodeEvent } from './store.js';
 
 export type RunWriteCode =
   | 'OK'

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type KeySpace, mcpToolListingsKey } from '../../redis/keys.js';
-import { type ListedTool, listedToolSchema } from './mcp-tool.js';
+import { type ListedTool, listedToolSchema } from '../mcp/client/mcp-tool.js';
+import { type KeySpace, mcpToolListingsKey } from './keys.js';
 
 /**
  * Where a server's tool list is kept between workers: a worker that starts while a server is down offers

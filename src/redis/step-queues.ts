@@ -1,11 +1,11 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/index.js';
-import type { KeySpace } from '../redis/keys.js';
-import { runKeys, shardPrefix, stepQueueName } from '../redis/keys.js';
-import { stepJobId } from './ids.js';
-import type { IterationJobData, TeamTurnJobData, ToolJobData } from './job-data.js';
-import type { RunRecord } from './run-record.js';
+import { stepJobId } from '../workflows/ids.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
+import type { RunRecord } from '../workflows/run-record.js';
+import type { KeySpace } from './keys.js';
+import { runKeys, shardPrefix, stepQueueName } from './keys.js';
 
 /** Names of BullMQ jobs = step kinds. */
 export const stepJobName = { iteration: 'iteration', tool: 'tool', teamTurn: 'team-turn' } as const;

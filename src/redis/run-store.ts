@@ -2,12 +2,12 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { decodeChatEntries, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
-import { chatKey, jobLockKey, type KeySpace, type RunKeys, runKeys } from '../redis/keys.js';
-import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import type { CommitPlan } from './core/run-commits.js';
-import { journalField, type ToolIntent, type ToolOutcomeEntry } from './journal.js';
-import { type RunStatus, runRecordSchema, type StoredRun } from './run-record.js';
+import type { CommitPlan } from '../workflows/core/run-commits.js';
+import { journalField, type ToolIntent, type ToolOutcomeEntry } from '../workflows/journal.js';
+import { type RunStatus, runRecordSchema, type StoredRun } from '../workflows/run-record.js';
+import { chatKey, jobLockKey, type KeySpace, type RunKeys, runKeys } from './keys.js';
+import { runScript } from './scripts.js';
 
 export type CommitResult =
   | { status: 'ok'; eventIds: string[]; completedBatch?: boolean }

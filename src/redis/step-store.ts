@@ -1,12 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
-import { agentUsageKey, chatKey, type KeySpace, runKeys } from '../redis/keys.js';
-import { runScript } from '../redis/scripts.js';
-import { redisSessionData, type SessionDataStore } from '../redis/session-data-store.js';
-import type { QuestionRecord } from './question-record.js';
-import { answerQuestion, readQuestion } from './questions.js';
-import type { RunRecord, StoredRun } from './run-record.js';
+import type { QuestionRecord } from '../workflows/question-record.js';
+import type { RunRecord, StoredRun } from '../workflows/run-record.js';
+import { agentUsageKey, chatKey, type KeySpace, runKeys } from './keys.js';
+import { answerQuestion, readQuestion } from './question-store.js';
 import {
   type BeginToolCall,
   type BeginToolCallResult,
@@ -23,7 +21,9 @@ import {
   type StepWrite,
   stepWriteOf,
   type ToolOutcomeCommit,
-} from './store.js';
+} from './run-store.js';
+import { runScript } from './scripts.js';
+import { redisSessionData, type SessionDataStore } from './session-data-store.js';
 
 /** A request of one step, without where it writes (the step store adds that). */
 export type OwnPart<Request> = Omit<Request, keyof StepWrite>;

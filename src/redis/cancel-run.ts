@@ -1,15 +1,16 @@
+import type { Redis } from 'ioredis';
 import { RatchetError } from '../errors/index.js';
-import { cancelChannel, runKeys, sessionKeys } from '../redis/keys.js';
-import { runScript } from '../redis/scripts.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import { cancelCommit } from './core/run-commits.js';
+import { cancelCommit } from '../workflows/core/run-commits.js';
+import { sessionIdOfRun, stepJobId } from '../workflows/ids.js';
+import { journalField, replyEntrySchema } from '../workflows/journal.js';
+import type { QuestionRecord } from '../workflows/question-record.js';
+import { isFinished } from '../workflows/run-record.js';
 import type { EngineContext } from './engine-context.js';
-import { sessionIdOfRun, stepJobId } from './ids.js';
-import { journalField, replyEntrySchema } from './journal.js';
-import type { QuestionRecord } from './question-record.js';
-import { pendingQuestions } from './questions.js';
-import { isFinished } from './run-record.js';
-import { encodeEvent, loadRun } from './store.js';
+import { cancelChannel, type KeySpace, runKeys, sessionKeys } from './keys.js';
+import { pendingQuestions } from './question-store.js';
+import { encodeEvent, loadRun } from './run-store.js';
+import { runScript } from './scripts.js';
 
 /**
  * Cancels a run: the finished status is written first (every step checks it before it starts and when it
@@ -97,4 +98,17 @@ async function removeQueuedSteps(
       context.logger.debug({ err: error, job_id: jobId }, 'step not removed (running or gone)');
     }
   }
+}
+
+/**
+ * Listens, on a connection of its own, to the cancellations every engine broadcasts (cancelRun publishes the
+ * run id), and calls `onCancel` with each run id.
+ */
+export async function listenForCancellations(
+  subscriber: Redis,
+  space: KeySpace,
+  onCancel: (runId: string) => void,
+): Promise<void> {
+  subscriber.on('message', (_channel: string, runId: string) => onCancel(runId));
+  await subscriber.subscribe(cancelChannel(space));
 }

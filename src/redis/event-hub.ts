@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { compareStreamIds } from './stream-ids.js';
+import { compareStreamIds } from '../workflows/stream-ids.js';
 
 export interface EventHubOptions {
   /** The command connection: readers are duplicated from it, and unblocks are sent on it. */

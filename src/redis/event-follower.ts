@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { RatchetEvent } from '../events/event.js';
-import { type KeySpace, sessionKeys } from '../redis/keys.js';
-import { parseEntries } from './event-entries.js';
+import { parseEntries } from '../workflows/event-entries.js';
+import { largestStreamId } from '../workflows/stream-ids.js';
 import type { EventHub, FollowerLease } from './event-hub.js';
-import { largestStreamId } from './stream-ids.js';
+import { type KeySpace, sessionKeys } from './keys.js';
 
 const pageSize = 200;
 

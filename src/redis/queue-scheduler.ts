@@ -1,0 +1,52 @@
+import type { RunCreation } from '../workflows/core/run-creation.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
+import type { RunRecord } from '../workflows/run-record.js';
+import type { StepScheduler } from '../workflows/step-scheduler.js';
+import { type KeySpace, runKeys } from './keys.js';
+import { writeRun } from './run-writer.js';
+import type { StepQueues } from './step-queues.js';
+
+/** The scheduler of a worker: the step queues of every shard, and the engine's cancellation. */
+export class QueueScheduler implements StepScheduler {
+  constructor(
+    private readonly queues: StepQueues,
+    private readonly space: KeySpace,
+    private readonly eventsMaxLength: number,
+    private readonly cancel: (runId: string, reason: string) => Promise<unknown>,
+  ) {}
+
+  addIteration(shard: number, data: IterationJobData): Promise<void> {
+    return this.queues.addIteration(shard, data);
+  }
+
+  addToolCalls(shard: number, calls: readonly ToolJobData[]): Promise<void> {
+    return this.queues.addToolCalls(shard, calls);
+  }
+
+  addTeamTurn(shard: number, data: TeamTurnJobData): Promise<void> {
+    return this.queues.addTeamTurn(shard, data);
+  }
+
+  wake(shard: number, jobId: string): Promise<void> {
+    return this.queues.wake(shard, jobId);
+  }
+
+  wakeParent(run: Pick<RunRecord, 'session_id' | 'parent'>): Promise<void> {
+    return this.queues.wakeParent(run);
+  }
+
+  startChildRun(input: { plan: RunCreation; chatLength: number; parentRunId: string }) {
+    return writeRun({
+      queues: this.queues,
+      space: this.space,
+      plan: input.plan,
+      chatLength: input.chatLength,
+      eventsMaxLength: this.eventsMaxLength,
+      parent: runKeys(this.space, input.plan.record.session_id, input.parentRunId),
+    });
+  }
+
+  cancelRun(runId: string, reason: string): Promise<unknown> {
+    return this.cancel(runId, reason);
+  }
+}
