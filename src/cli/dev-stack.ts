@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { ensureRedis, type LocalRedis } from '../redis/local-redis.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from '../worker/index.js';
-import { ensureRedis, type LocalRedis } from '../redis/local-redis.js';
 import { type ApiProcess, startApi } from './start-api.js';
 
 export interface DevStackOptions {

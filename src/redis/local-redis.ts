@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { redactUrl } from '../config/index.js';
 import { CliError } from '../cli/cli-error.js';
+import { redactUrl } from '../config/index.js';
 
 /** A Redis the CLI uses: one that already answered, or a redis-server it started (stopped by `stop`). */
 export interface LocalRedis {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type KeySpace, sessionDataKeys } from './keys.js';
-import { runScript } from './scripts.js';
+import { runScript, type ScriptName } from './scripts.js';
 
 /**
  * The data a session's agents share through their toolboxes (state, tasks, notes), as Redis keeps it: every
@@ -69,13 +69,14 @@ export interface SessionDataStore {
 /** The session data of one session in Redis (under the session's hash tag, so each script touches one slot). */
 export function redisSessionData(redis: Redis, space: KeySpace, sessionId: string): SessionDataStore {
   const keys = sessionDataKeys(space, sessionId);
+  const script = (name: ScriptName, scriptKeys: string[], args: (string | number)[]) =>
+    runScript(redis, name, scriptKeys, args);
   return {
     readState: (key) => redis.hget(keys.state, key),
     stateKeys: () => redis.hkeys(keys.state),
     hasState: async (key) => (await redis.hexists(keys.state, key)) === 1,
     async setState(key, json, maxKeys) {
-      const [code, detail] = await runScript(
-        redis,
+      const [code, detail] = await script(
         'state-set',
         [keys.state, keys.stateWatchers],
         [key, json, maxKeys],
@@ -85,8 +86,7 @@ export function redisSessionData(redis: Redis, space: KeySpace, sessionId: strin
         : { kind: 'set', watchers: detail ?? '[]' };
     },
     async watchState(watch) {
-      const [code, detail] = await runScript(
-        redis,
+      const [code, detail] = await script(
         'state-watch',
         [keys.state, keys.stateWatchers, keys.stateWatchDeadlines],
         [watch.key, watch.jobId, watch.callKey, Math.ceil(watch.deadlineMs), watch.nowMs],
@@ -96,8 +96,7 @@ export function redisSessionData(redis: Redis, space: KeySpace, sessionId: strin
       return { kind: 'waiting', deadlineMs: Number(detail) };
     },
     async createTask(callKey, draftJson, maxTasks) {
-      const [code, id, json] = await runScript(
-        redis,
+      const [code, id, json] = await script(
         'task-create',
         [keys.tasks, keys.taskIndex],
         [callKey, draftJson, maxTasks],
@@ -108,8 +107,7 @@ export function redisSessionData(redis: Redis, space: KeySpace, sessionId: strin
     },
     allTasks: () => redis.hgetall(keys.tasks),
     async claimTask(claim) {
-      const [code, json] = await runScript(
-        redis,
+      const [code, json] = await script(
         'task-claim',
         [keys.tasks],
         [claim.id, claim.callKey, claim.actorJson, claim.now],
@@ -119,8 +117,7 @@ export function redisSessionData(redis: Redis, space: KeySpace, sessionId: strin
       return { kind, json: json ?? '' };
     },
     async updateTask(update) {
-      const [code, json] = await runScript(
-        redis,
+      const [code, json] = await script(
         'task-update',
         [keys.tasks],
         [update.id, update.status, update.note, update.actorJson, update.runId, update.callKey, update.now],
@@ -130,7 +127,7 @@ export function redisSessionData(redis: Redis, space: KeySpace, sessionId: strin
       return { kind, json: json ?? '' };
     },
     async writeNote(field, json, maxNotes) {
-      const [code, count] = await runScript(redis, 'note-write', [keys.notes], [field, json, maxNotes]);
+      const [code, count] = await script('note-write', [keys.notes], [field, json, maxNotes]);
       return code === 'FULL' ? { kind: 'full', notes: Number(count) } : { kind: 'written' };
     },
     readNote: (field) => redis.hget(keys.notes, field),

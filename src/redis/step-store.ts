@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
@@ -168,27 +168,31 @@ class RedisStepStore implements StepStore {
   }
 
   async loadWithChat(fields: readonly string[]) {
-    const { keys, chatKey } = this.write;
-    const [runFields, journal, entries] = (await execPipeline(
-      this.redis
-        .pipeline()
-        .hmget(keys.run, 'record', 'rev')
-        .hmget(keys.journal, ...fields)
-        .lrange(chatKey, 0, -1),
-    )) as [(string | null)[], (string | null)[], string[]];
-    return { run: this.runOf(runFields), journal, entries };
+    const [run, journal, entries] = await this.loadWith(fields, (pipeline, chatKey) =>
+      pipeline.lrange(chatKey, 0, -1),
+    );
+    return { run, journal, entries: entries as string[] };
   }
 
   async loadWithChatEntry(fields: readonly string[], index: number) {
+    const [run, journal, entry] = await this.loadWith(fields, (pipeline, chatKey) =>
+      pipeline.lindex(chatKey, index),
+    );
+    return { run, journal, entry: entry as string | null };
+  }
+
+  /** One round trip: the run, journal fields, and what `readChat` adds to the pipeline. */
+  private async loadWith(
+    fields: readonly string[],
+    readChat: (pipeline: ChainableCommander, chatKey: string) => ChainableCommander,
+  ): Promise<[StoredRun | undefined, (string | null)[], unknown]> {
     const { keys, chatKey } = this.write;
-    const [runFields, journal, entry] = (await execPipeline(
-      this.redis
-        .pipeline()
-        .hmget(keys.run, 'record', 'rev')
-        .hmget(keys.journal, ...fields)
-        .lindex(chatKey, index),
-    )) as [(string | null)[], (string | null)[], string | null];
-    return { run: this.runOf(runFields), journal, entry };
+    const pipeline = this.redis
+      .pipeline()
+      .hmget(keys.run, 'record', 'rev')
+      .hmget(keys.journal, ...fields);
+    const [runFields, journal, chat] = await execPipeline(readChat(pipeline, chatKey));
+    return [this.runOf(runFields as (string | null)[]), journal as (string | null)[], chat];
   }
 
   async loadRuns(runIds: readonly string[]): Promise<(StoredRun | undefined)[]> {

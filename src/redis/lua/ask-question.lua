@@ -20,13 +20,9 @@ local rcall = redis.call
 
 --- @include "step-guards"
 
-local refused = lockHeld(KEYS[1], ARGV[1]) or runOpen(KEYS[2])
+local refused = firstWrite(KEYS[1], ARGV[1], KEYS[2], KEYS[3], ARGV[2], 'EXISTS')
 if refused then
   return refused
-end
-local existing = rcall('HGET', KEYS[3], ARGV[2])
-if existing then
-  return {'EXISTS', existing}
 end
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 rcall('SADD', KEYS[4], ARGV[2])

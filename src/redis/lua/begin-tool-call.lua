@@ -32,13 +32,9 @@ local rcall = redis.call
 
 --- @include "step-guards"
 
-local refused = lockHeld(KEYS[1], ARGV[1]) or runOpen(KEYS[2])
+local refused = firstWrite(KEYS[1], ARGV[1], KEYS[2], KEYS[3], ARGV[3], 'DONE')
 if refused then
   return refused
-end
-local outcome = rcall('HGET', KEYS[3], ARGV[3])
-if outcome then
-  return {'DONE', outcome}
 end
 local reply = rcall('LINDEX', KEYS[4], tonumber(ARGV[4]))
 if not reply then

@@ -37,6 +37,7 @@
 local rcall = redis.call
 
 --- @include "step-guards"
+--- @include "append-entries"
 local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -46,19 +47,11 @@ if ARGV[4] ~= '' and rcall('HGET', KEYS[2], 'rev') ~= ARGV[4] then
   return {'CONFLICT', 'run'}
 end
 
-local messageCount = tonumber(ARGV[11])
 if ARGV[6] ~= '' and rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[6]) then
   return {'CONFLICT', 'chat'}
 end
 
-for index = 12, 11 + messageCount do
-  rcall('RPUSH', KEYS[4], ARGV[index])
-end
-
-local result = {'OK'}
-for index = 12 + messageCount, #ARGV do
-  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[9], '*', 'event', ARGV[index])
-end
+local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 11)
 
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 

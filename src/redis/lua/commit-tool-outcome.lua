@@ -4,11 +4,11 @@
   iteration's calls to finish) appends every entry to the chat in call order, with their message_added
   events, and marks the results of iteration n as appended. Exactly one commit can complete a batch.
 
-  KEYS[1] job lock key
-  KEYS[2] run hash
-  KEYS[3] journal hash
-  KEYS[4] chat list
-  KEYS[5] events stream
+  KEYS[1] the job's lock (the write is fenced by its token)
+  KEYS[2] the run's hash
+  KEYS[3] the run's journal, where outcomes and waiting entries are kept
+  KEYS[4] the chat the batch's results go to
+  KEYS[5] the session's events
 
   ARGV[1]  lock token
   ARGV[2]  journal field of this outcome            (tool:<n>:<k>:outcome)

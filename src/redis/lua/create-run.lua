@@ -32,6 +32,7 @@
 local rcall = redis.call
 
 --- @include "run-status"
+--- @include "append-entries"
 
 if rcall('HEXISTS', KEYS[1], 'record') == 0 then
   if ARGV[1] == '' then
@@ -74,13 +75,4 @@ else
   rcall('HSET', KEYS[1], 'active_run', ARGV[2])
 end
 
-local messageCount = tonumber(ARGV[6])
-for index = 7, 6 + messageCount do
-  rcall('RPUSH', KEYS[2], ARGV[index])
-end
-
-local result = {'OK'}
-for index = 7 + messageCount, #ARGV do
-  result[#result + 1] = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[index])
-end
-return result
+return appendEntries(KEYS[2], KEYS[3], ARGV[5], 6)

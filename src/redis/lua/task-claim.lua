@@ -14,12 +14,9 @@
 ]]
 --- @include "task-record"
 
-local text, task = readTask(KEYS[1], ARGV[1])
-if not text then
-  return {'NOT_FOUND'}
-end
-if task['claim_key'] == ARGV[2] then
-  return {'CLAIMED', text}
+local reply, text, task = taskToChange(KEYS[1], ARGV[1], 'claim_key', ARGV[2], 'CLAIMED')
+if reply then
+  return reply
 end
 if task['status'] ~= 'pending' then
   if task['assignee'] ~= cjson.null then

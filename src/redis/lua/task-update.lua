@@ -17,12 +17,9 @@
 ]]
 --- @include "task-record"
 
-local text, task = readTask(KEYS[1], ARGV[1])
-if not text then
-  return {'NOT_FOUND'}
-end
-if task['update_key'] == ARGV[6] then
-  return {'OK', text}
+local reply, text, task = taskToChange(KEYS[1], ARGV[1], 'update_key', ARGV[6], 'OK')
+if reply then
+  return reply
 end
 local assignee = task['assignee']
 if assignee ~= cjson.null and assignee['run_id'] ~= ARGV[5] then

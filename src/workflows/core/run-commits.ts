@@ -199,16 +199,23 @@ export function completionCommit<Journal>(
     started_at: run.started_at ?? now,
     finished_at: now,
   };
-  return {
-    journal,
-    record,
-    messages: [],
-    events: [
-      agentEndEvent(run, 'completed', now),
-      buildEvent('run_completed', run, { result, usage: run.usage, iterations: run.iteration }, now),
-    ],
-    finished: true,
-  };
+  const ended = buildEvent(
+    'run_completed',
+    run,
+    { result, usage: run.usage, iterations: run.iteration },
+    now,
+  );
+  return endingPlan(journal, record, agentEndEvent(run, 'completed', now), ended);
+}
+
+/** The last commit of a run: its record, then its agent_end and its terminal event (the last of all). */
+function endingPlan<Journal>(
+  journal: Journal,
+  record: RunRecord,
+  agentEnd: StoredEvent,
+  terminal: StoredEvent,
+): CommitPlan<Journal> {
+  return { journal, record, messages: [], events: [agentEnd, terminal], finished: true };
 }
 
 /** A step failed for good: the run ends as failed with the error recorded. */
@@ -218,16 +225,8 @@ export function failureCommit(
   now: string,
 ): CommitPlan<{ v: 1; at: string }> {
   const record: RunRecord = { ...run, status: 'failed', error, updated_at: now, finished_at: now };
-  return {
-    journal: { v: 1, at: now },
-    record,
-    messages: [],
-    events: [
-      agentEndEvent(run, 'failed', now),
-      buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now),
-    ],
-    finished: true,
-  };
+  const ended = buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now);
+  return endingPlan({ v: 1 as const, at: now }, record, agentEndEvent(run, 'failed', now), ended);
 }
 
 export function toolStartEvent(

@@ -407,12 +407,7 @@ function afterReply(
 export const iterationStep: StepKind<IterationJobData> = defineStepKind({
   name: 'iteration',
   dataSchema: iterationJobDataSchema,
-  describe: (data) => ({
-    run_id: data.run_id,
-    session_id: data.session_id,
-    agent: data.agent,
-    iteration: data.iteration,
-  }),
+  describe: (data) => ({ agent: data.agent, iteration: data.iteration }),
   label: (data) => `iteration ${data.iteration}`,
   run: execute,
 });

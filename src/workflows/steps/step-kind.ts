@@ -43,7 +43,7 @@ export function defineStepKind<Data extends { session_id: string; run_id: string
   return {
     name: definition.name,
     dataSchema: definition.dataSchema,
-    describe: definition.describe,
+    describe: (data) => ({ run_id: data.run_id, session_id: data.session_id, ...definition.describe(data) }),
     execute: definition.run,
     fail: definition.fail ?? ((context, data, error) => failRun(context, data, error)),
     announceFailure: (context, data, error, retryInMs) =>

@@ -355,12 +355,7 @@ function commitTurn(
 export const teamTurnStep: StepKind<TeamTurnJobData> = defineStepKind({
   name: 'team-turn',
   dataSchema: teamTurnJobDataSchema,
-  describe: (data) => ({
-    run_id: data.run_id,
-    session_id: data.session_id,
-    team: data.agent,
-    turn: data.iteration,
-  }),
+  describe: (data) => ({ team: data.agent, turn: data.iteration }),
   label: (data) => `team turn ${data.iteration}`,
   run: executeTeamTurn,
 });

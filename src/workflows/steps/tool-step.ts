@@ -303,13 +303,7 @@ async function fail(context: StepContext, data: ToolJobData, error: RatchetError
 export const toolStep: StepKind<ToolJobData> = defineStepKind({
   name: 'tool',
   dataSchema: toolJobDataSchema,
-  describe: (data) => ({
-    run_id: data.run_id,
-    session_id: data.session_id,
-    agent: data.agent,
-    iteration: data.iteration,
-    tool_index: data.index,
-  }),
+  describe: (data) => ({ agent: data.agent, iteration: data.iteration, tool_index: data.index }),
   label: (data) => `tool ${data.iteration}.${data.index}`,
   // A tool call that fails for good gets an error result, and the run goes on.
   fail,

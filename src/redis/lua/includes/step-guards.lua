@@ -3,6 +3,9 @@
                                else {'LOCK_LOST'}
   runOpen(runKey)           -> nil when the run exists and is not finished,
                                else {'NO_RUN'} or {'RUN_FINISHED', status}
+  firstWrite(lockKey, token, runKey, hashKey, field, writtenCode)
+                            -> nil when the step may write `field` of `hashKey`, else the refusal of
+                               lockHeld or runOpen, or {writtenCode, value} when the field is written
   stepGuards(lockKey, token, journalKey, field, runKey)
                             -> nil when the step may commit, else the reply of the first failed check:
     {'LOCK_LOST'}             the job's lock is gone or held by another worker (fencing)
@@ -27,6 +30,18 @@ local function runOpen(runKey)
   local status = runStatus(record)
   if isFinished(status) then
     return {'RUN_FINISHED', status}
+  end
+  return nil
+end
+
+local function firstWrite(lockKey, token, runKey, hashKey, field, writtenCode)
+  local refused = lockHeld(lockKey, token) or runOpen(runKey)
+  if refused then
+    return refused
+  end
+  local written = redis.call('HGET', hashKey, field)
+  if written then
+    return {writtenCode, written}
   end
   return nil
 end

@@ -1,0 +1,16 @@
+--[[
+  appendEntries(chatKey, eventsKey, maxLen, countAt)
+    ARGV[countAt] says how many chat entries follow it; they are appended to the chat in order, and every
+    ARGV after them is added to the events stream (trimmed to about maxLen). Returns {'OK', eventId...}.
+]]
+local function appendEntries(chatKey, eventsKey, maxLen, countAt)
+  local count = tonumber(ARGV[countAt])
+  for index = countAt + 1, countAt + count do
+    redis.call('RPUSH', chatKey, ARGV[index])
+  end
+  local added = {'OK'}
+  for index = countAt + count + 1, #ARGV do
+    added[#added + 1] = redis.call('XADD', eventsKey, 'MAXLEN', '~', maxLen, '*', 'event', ARGV[index])
+  end
+  return added
+end
