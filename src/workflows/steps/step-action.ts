@@ -28,7 +28,7 @@ export type NextStep =
   | { kind: 'iteration'; data: IterationJobData }
   | { kind: 'tools'; calls: readonly ToolJobData[] }
   | { kind: 'team_turn'; data: TeamTurnJobData }
-  /** Wakes the step that waits for this run, when it is a child run (see wakeParentStep). */
+  /** Wakes the step that waits for this run, when it is a child run (see StepQueues.wakeParent). */
   | { kind: 'wake_parent'; run: Pick<RunRecord, 'session_id' | 'parent'> };
 
 type Continue = () => StepAction | Promise<StepAction>;
