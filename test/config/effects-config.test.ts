@@ -130,7 +130,7 @@ describe('effects and middleware in the config', () => {
           '  output_guardrail:',
           '    deny: ["(a+)+$", "(unclosed"]',
           '    allow: ["(?=x)y"]',
-          '    json_schema: { type: object, properties: { n: { type: int, minimum: 0 } }, patternProperties: {} }',
+          '    json_schema: { type: object, properties: { n: { type: int, minimun: 0 } }, patternProperties: {} }',
           '    on_fail: retyr',
           '    max_retrys: 1',
         ]),
@@ -144,7 +144,10 @@ describe('effects and middleware in the config', () => {
       'agents[0].options.output_guardrail.allow[0]: unsafe regular expression: lookarounds are not allowed',
       'agents[0].options.output_guardrail.json_schema.properties.n.type: expected a JSON Schema type (string, ' +
         'number, integer, boolean, object, array, null) or a list of them',
-      'agents[0].options.output_guardrail.json_schema.patternProperties: unknown key',
+      'agents[0].options.output_guardrail.json_schema.properties.n.minimun: unknown key (did you mean "minimum"?)',
+      'agents[0].options.output_guardrail.json_schema.patternProperties: unknown key (expected one of: type, ' +
+        'enum, const, properties, required, additionalProperties, items, minItems, maxItems, minLength, ' +
+        'maxLength, pattern, minimum, maximum, title, description)',
       'agents[0].options.output_guardrail.on_fail: must be one of "fail", "retry"',
       'agents[0].options.output_guardrail.max_retrys: unknown key (did you mean "max_retries"?)',
     ]);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/chat/index.js';
-import type { ResolvedEffect } from '../../../src/workflows/core/effects/effect-list.js';
 import {
   applySummary,
   buildSummaryRequest,
   contextViewSchema,
   planAfterContextError,
   planModelCall,
+  type ResolvedEffect,
 } from '../../../src/workflows/core/effects/index.js';
 import { conversation, now, planInput, runId, shown, systemPrompt } from './conversation.js';
 

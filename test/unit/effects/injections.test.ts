@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/chat/index.js';
-import type { ResolvedEffect } from '../../../src/workflows/core/effects/effect-list.js';
-import { planModelCall, resolveEffects } from '../../../src/workflows/core/effects/index.js';
+import {
+  planModelCall,
+  type ResolvedEffect,
+  resolveEffects,
+} from '../../../src/workflows/core/effects/index.js';
 import { conversation, now, planInput, runId, shown } from './conversation.js';
 
 const loopDetect: ResolvedEffect = { kind: 'loop_detect', params: { threshold: 3, window_size: 6 } };

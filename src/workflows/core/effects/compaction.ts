@@ -41,7 +41,6 @@ export function compactionCut(input: {
     if (tail > recentBudget) break;
     if (chat[index]?.role !== 'tool') cut = index;
   }
-  while (cut < chat.length && chat[cut]?.role === 'tool') cut += 1;
   if (cut <= from) return undefined;
   const summarised = estimateMessagesTokens(chat.slice(from, cut));
   return summarised >= budget * minimumSummarisedShare ? cut : undefined;

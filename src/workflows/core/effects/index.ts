@@ -14,7 +14,8 @@ export {
   summaryMessage,
   viewMessages,
 } from './context-view.js';
-export { effectPriority, type ResolvedEffect, resolveEffects } from './effect-list.js';
+export { effectKindDefinitions, type ResolvedEffect } from './effect-kinds.js';
+export { resolveEffects } from './effect-list.js';
 export {
   type ContextErrorPlan,
   type EffectEvent,

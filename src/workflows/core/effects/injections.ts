@@ -18,10 +18,10 @@ export interface InjectionContext {
   chat: readonly Message[];
 }
 
-export type Injection<Kind extends 'loop_detected' | 'reflection' | 'progress'> = {
-  message: Message;
-  event: { kind: Kind; data: EventData<Kind> };
-};
+/** A message an effect adds and the event that says so (distributes over a union of kinds). */
+export type Injection<Kind extends 'loop_detected' | 'reflection' | 'progress'> = Kind extends unknown
+  ? { message: Message; event: { kind: Kind; data: EventData<Kind> } }
+  : never;
 
 function effectMessage(context: InjectionContext, effect: string, text: string): Message {
   return {

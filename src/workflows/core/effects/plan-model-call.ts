@@ -1,12 +1,11 @@
 import type { Message } from '../../../chat/index.js';
 import type { EventData } from '../../../events/event.js';
 import { estimateMessagesTokens } from '../../../models/token-estimate.js';
-import { compactionCut, reactiveCompactionCut } from './compaction.js';
+import { reactiveCompactionCut } from './compaction.js';
 import { type ContextView, viewMessages } from './context-view.js';
-import type { ResolvedEffect } from './effect-list.js';
-import { detectLoop, type InjectionContext, progressCheckpoint, promptReflection } from './injections.js';
+import { decideEffect, type ResolvedEffect } from './effect-kinds.js';
+import type { InjectionContext } from './injections.js';
 import { type PreviousRequest, requestTokens } from './request-tokens.js';
-import { maskObservations, slideWindow, trimToolResults } from './view-transforms.js';
 
 /** An event an effect asks for, in the event vocabulary. */
 export type EffectEvent = {
@@ -61,73 +60,45 @@ export type ModelCallPlan =
  */
 export function planModelCall(input: ModelCallInput): ModelCallPlan {
   let messages = viewMessages(input);
-  const base = requestTokens(messages, input.previous);
   // What the provider counts beyond our estimate (tool definitions, framing) stays as effects change messages.
-  const offset = base - estimateMessagesTokens(messages);
+  const offset = requestTokens(messages, input.previous) - estimateMessagesTokens(messages);
   const tokensOf = (current: readonly Message[]) => Math.max(0, offset + estimateMessagesTokens(current));
-  const reached = (threshold: number, tokens: number) =>
-    input.contextWindow > 0 && tokens >= threshold * input.contextWindow;
-
-  const applied: ResolvedEffect['kind'][] = [];
-  const inject: Message[] = [];
-  const events: EffectEvent[] = [];
-  const context: InjectionContext = {
+  const injection: InjectionContext = {
     runId: input.runId,
     iteration: input.iteration,
     now: input.now,
     chat: input.chat.slice(input.runStart),
   };
+  const applied: ResolvedEffect['kind'][] = [];
+  const inject: Message[] = [];
+  const events: EffectEvent[] = [];
   for (const effect of input.effects) {
-    const before = messages;
-    switch (effect.kind) {
-      case 'trim_tool_results':
-        messages = trimToolResults(messages, effect.params);
-        break;
-      case 'observation_mask':
-        if (reached(effect.params.threshold, tokensOf(messages))) {
-          messages = maskObservations(messages, effect.params);
-        }
-        break;
-      case 'sliding_window':
-        if (reached(effect.params.threshold, tokensOf(messages)))
-          messages = slideWindow(messages, effect.params);
-        break;
-      case 'compact': {
-        const tokens = tokensOf(messages);
-        if (!reached(effect.params.threshold, tokens)) break;
-        const cut = compactionCut({
-          chat: input.chat,
-          view: input.view,
-          contextWindow: input.contextWindow,
-          threshold: effect.params.threshold,
-        });
-        if (cut !== undefined) return { kind: 'compact', reason: 'threshold', up_to: cut, tokens };
-        break;
-      }
-      case 'loop_detect':
-      case 'reflection':
-      case 'progress': {
-        const injection =
-          effect.kind === 'loop_detect'
-            ? detectLoop(context, effect.params)
-            : effect.kind === 'reflection'
-              ? promptReflection(context, effect.params)
-              : progressCheckpoint(context, effect.params);
-        // Once added to the chat (a plan made again after a compaction), a message is not added twice.
-        const id = injection?.message.id;
-        if (
-          injection &&
-          !inject.some((message) => message.id === id) &&
-          !context.chat.some((message) => message.id === id)
-        ) {
-          inject.push(injection.message);
-          events.push(injection.event);
-          messages = [...messages, injection.message];
-        }
-        break;
-      }
+    const tokens = tokensOf(messages);
+    const outcome = decideEffect(effect, {
+      messages,
+      tokens,
+      reached: (threshold) => input.contextWindow > 0 && tokens >= threshold * input.contextWindow,
+      chat: input.chat,
+      view: input.view,
+      contextWindow: input.contextWindow,
+      injection,
+    });
+    if (outcome === undefined) continue;
+    if (outcome.kind === 'compact')
+      return { kind: 'compact', reason: 'threshold', up_to: outcome.upTo, tokens };
+    if (outcome.kind === 'messages') {
+      if (changedNothing(messages, outcome.messages)) continue;
+      messages = outcome.messages;
+    } else {
+      // Once in the chat (a plan made again after a compaction), a message is not added again.
+      const { message, event } = outcome.injection;
+      const known = (other: Message) => other.id === message.id;
+      if (inject.some(known) || injection.chat.some(known)) continue;
+      inject.push(message);
+      events.push(event);
+      messages = [...messages, message];
     }
-    if (messages !== before && !changedNothing(before, messages)) applied.push(effect.kind);
+    applied.push(effect.kind);
   }
   const sentEstimate = estimateMessagesTokens(messages);
   return {
