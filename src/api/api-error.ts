@@ -86,6 +86,8 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   member_failed: 'internal',
   coordinator_invalid: 'internal',
   step_stalled: 'internal',
+  context_exceeded: 'internal',
+  guardrail_failed: 'internal',
   model_rate_limited: 'internal',
   model_server_error: 'internal',
   model_network_error: 'internal',

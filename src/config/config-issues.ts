@@ -76,6 +76,7 @@ function schemaAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): z.core
     const inner = unwrap(current);
     if (inner instanceof z.ZodObject) current = inner.shape[String(segment)];
     else if (inner instanceof z.ZodArray) current = inner.element;
+    else if (inner instanceof z.ZodRecord) current = inner.valueType;
     else return undefined;
   }
   return current;
@@ -88,7 +89,8 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
       current instanceof z.ZodDefault ||
       current instanceof z.ZodPrefault ||
       current instanceof z.ZodOptional ||
-      current instanceof z.ZodNullable
+      current instanceof z.ZodNullable ||
+      current instanceof z.ZodLazy
     ) {
       current = current.unwrap();
     } else if (current instanceof z.ZodPipe) {

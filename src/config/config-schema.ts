@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { effectConfigSchema } from './effect-config-schema.js';
+import { outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 import { integer, nullAsMissing, withDefault } from './schema-helpers.js';
@@ -20,6 +22,12 @@ const agentOptionsSchema = z.strictObject({
    * agent.
    */
   delegate: z.preprocess(nullAsMissing, z.boolean().optional()),
+  /** Fraction of the context window at which `compact` summarises (its default threshold). */
+  context_threshold: withDefault(z.number().gt(0).lte(1), 0.8),
+  /** A deadline for a whole run of this agent, its child runs included. */
+  timeout_s: z.preprocess(nullAsMissing, z.int().positive().optional()),
+  /** A check of the run's final answer. */
+  output_guardrail: z.preprocess(nullAsMissing, outputGuardrailSchema.optional()),
 });
 
 const toolSettingsSchema = z.strictObject({
@@ -73,6 +81,11 @@ const agentSchema = z.strictObject({
   /** Settings of single tools, by tool name. */
   tools: withDefault(z.record(z.string().min(1), toolSettingsSchema), {}),
   options: withDefault(agentOptionsSchema, {}),
+  /**
+   * Hooks around each model call (docs/effects.md). Absent: the defaults (trim_tool_results and compact when
+   * the provider has a context window); `[]`: none.
+   */
+  effects: z.preprocess(nullAsMissing, z.array(effectConfigSchema).optional()),
 });
 
 const memberName = z.string().regex(agentNamePattern, {

@@ -17,6 +17,19 @@ export {
 export { configSecrets } from './config-secrets.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';
 export {
+  type EffectConfig,
+  type EffectKind,
+  type EffectParams,
+  effectKinds,
+  effectParamSchemas,
+} from './effect-config-schema.js';
+export {
+  type JsonSchemaSubset,
+  type JsonSchemaType,
+  type OutputGuardrailConfig,
+  outputGuardrailSchema,
+} from './guardrail-config-schema.js';
+export {
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
@@ -29,6 +42,12 @@ export type {
   StdioMcpServerConfig,
 } from './mcp-config-schema.js';
 export type { ProviderConfig } from './provider-config-schema.js';
+export {
+  compileSafePattern,
+  hasLinearRegExpEngine,
+  patternProblem,
+  unsafePatternReason,
+} from './regex-safety.js';
 export { resolveEntryAgent } from './resolve-entry-agent.js';
 export { didYouMean, suggest } from './suggest.js';
 export type { ToolsConfig } from './tools-config-schema.js';

@@ -21,6 +21,10 @@ export const errorCodes = {
   member_failed: { retryable: false },
   coordinator_invalid: { retryable: false },
   step_stalled: { retryable: false },
+  /** The request does not fit the model's context window even after compaction. */
+  context_exceeded: { retryable: false },
+  /** The final answer failed the agent's output guardrail (after its retries). */
+  guardrail_failed: { retryable: false },
   model_rate_limited: { retryable: true },
   model_server_error: { retryable: true },
   model_network_error: { retryable: true },

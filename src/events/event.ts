@@ -63,6 +63,27 @@ export const eventDataSchemas = {
   }),
   progress: z.strictObject({ fraction: z.number().nullable(), message: z.string() }),
   /**
+   * The messages the model is sent were compacted: chat entries before `up_to` are now sent as a summary.
+   * Token counts are estimates of the request before and after.
+   */
+  compaction: z.strictObject({
+    iteration: z.number().int(),
+    up_to: z.number().int(),
+    tokens_before: z.number().int(),
+    tokens_after: z.number().int(),
+    reason: z.enum(['threshold', 'context_length_error']),
+  }),
+  /** The model repeated one tool call (same name and arguments) `count` times among its latest calls. */
+  loop_detected: z.strictObject({
+    iteration: z.number().int(),
+    tool: z.string(),
+    arguments: z.string(),
+    count: z.number().int(),
+    window_size: z.number().int(),
+  }),
+  /** Tool calls failed `failures` times in a row: the model is asked to reflect before going on. */
+  reflection: z.strictObject({ iteration: z.number().int(), failures: z.number().int() }),
+  /**
    * A piece of a model reply in progress (agents with options.stream). Not a state change: the recorded reply
    * (message_added) is the truth; `attempt` tells the deltas of a retried attempt apart.
    */

@@ -61,6 +61,10 @@ export const messageId = {
   input: (runId: string) => `${runId}-in`,
   reply: (runId: string, iteration: number) => `${runId}-i${iteration}-a`,
   toolResult: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-r${index}`,
+  /** A message an effect adds before iteration n's model call (one per effect kind and iteration). */
+  effect: (runId: string, iteration: number, kind: string) => `${runId}-i${iteration}-e-${kind}`,
+  /** The summary the model is sent in place of the chat entries before `upTo` (never in the chat). */
+  summary: (runId: string, upTo: number) => `${runId}-summary-${upTo}`,
 };
 
 /** Deterministic question ids: a step that asks again asks the same question. */

@@ -36,7 +36,7 @@ describe('parseConfigText: defaults', () => {
           toolboxes: [],
           skills: [],
           tools: {},
-          options: { max_iterations: 10, stream: false },
+          options: { max_iterations: 10, stream: false, context_threshold: 0.8 },
         },
       ],
       redis: { url: DEFAULT_REDIS_URL, prefix: 'ratchet', shards: 1 },

@@ -36,6 +36,21 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
   question_answered: () =>
     buildEvent('question_answered', run, { question_id: 'q1', answered_by: 'user', answer: 'yes' }, time),
   progress: () => buildEvent('progress', run, { fraction: 0.5, message: 'half way' }, time),
+  compaction: () =>
+    buildEvent(
+      'compaction',
+      run,
+      { iteration: 7, up_to: 12, tokens_before: 9000, tokens_after: 1200, reason: 'threshold' },
+      time,
+    ),
+  loop_detected: () =>
+    buildEvent(
+      'loop_detected',
+      run,
+      { iteration: 4, tool: 'read_file', arguments: '{"path":"a"}', count: 3, window_size: 6 },
+      time,
+    ),
+  reflection: () => buildEvent('reflection', run, { iteration: 5, failures: 3 }, time),
   text_delta: () => buildEvent('text_delta', run, { iteration: 2, attempt: 1, delta: 'Hel' }, time),
   attempt_retried: () => buildEvent('attempt_retried', run, { iteration: 2, attempt: 2 }, time),
   message_added: () =>

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { Message } from '../../../chat/index.js';
+import { RatchetError } from '../../../errors/index.js';
+import { messageId } from '../../ids.js';
+
+/**
+ * What the model is sent of a chat, persisted beside the run: the chat itself stays the whole transcript,
+ * and the model gets the system prompt, the summary (when there is one) and the chat entries from `up_to`
+ * on. Every worker rebuilds the same messages from it. Version 1.
+ */
+export const contextViewSchema = z.strictObject({
+  v: z.literal(1),
+  summary: z
+    .strictObject({
+      /** The model's summary of chat entries [0, up_to), earlier summaries included. */
+      text: z.string(),
+      up_to: z.int().nonnegative(),
+      created_at: z.iso.datetime(),
+    })
+    .nullable(),
+});
+export type ContextView = z.infer<typeof contextViewSchema>;
+export type ContextSummary = NonNullable<ContextView['summary']>;
+
+export const emptyContextView: ContextView = Object.freeze({ v: 1, summary: null });
+
+/** Marks messages no effect may trim, mask or leave out: the summary (system messages are pinned too). */
+export const summaryMarker = 'summary';
+
+/** The message the model reads the summary in (a user message: every provider accepts one first). */
+export function summaryMessage(runId: string, summary: ContextSummary): Message {
+  return {
+    id: messageId.summary(runId, summary.up_to),
+    sender: 'ratchet',
+    role: 'user',
+    parts: [
+      {
+        type: 'text',
+        text:
+          'Summary of the conversation so far (earlier messages were summarised to stay within the ' +
+          `context window):\n\n${summary.text}`,
+      },
+    ],
+    metadata: { context: summaryMarker, up_to: summary.up_to },
+    created_at: summary.created_at,
+  };
+}
+
+/** The messages of a view before any effect: system prompt, summary, chat entries from `up_to` on. */
+export function viewMessages(input: {
+  runId: string;
+  system: readonly Message[];
+  chat: readonly Message[];
+  view: ContextView;
+}): Message[] {
+  const { summary } = input.view;
+  if (summary === null) return [...input.system, ...input.chat];
+  if (summary.up_to > input.chat.length) {
+    throw new RatchetError(
+      'record_invalid',
+      `the context view summarises ${summary.up_to} chat entries but the chat has ${input.chat.length}`,
+    );
+  }
+  return [...input.system, summaryMessage(input.runId, summary), ...input.chat.slice(summary.up_to)];
+}
+
+/** Whether no effect may change or leave out this message. */
+export function isPinned(message: Message): boolean {
+  return message.role === 'system' || message.metadata.context === summaryMarker;
+}

@@ -1,0 +1,27 @@
+export {
+  applySummary,
+  buildSummaryRequest,
+  compactionCut,
+  reactiveCompactionCut,
+  type SummaryRequest,
+} from './compaction.js';
+export { isContextLengthError } from './context-length-error.js';
+export {
+  type ContextSummary,
+  type ContextView,
+  contextViewSchema,
+  emptyContextView,
+  summaryMessage,
+  viewMessages,
+} from './context-view.js';
+export { effectKindDefinitions, type ResolvedEffect } from './effect-kinds.js';
+export { resolveEffects } from './effect-list.js';
+export {
+  type ContextErrorPlan,
+  type EffectEvent,
+  type ModelCallInput,
+  type ModelCallPlan,
+  planAfterContextError,
+  planModelCall,
+} from './plan-model-call.js';
+export { type PreviousRequest, requestTokens } from './request-tokens.js';
