@@ -77,9 +77,9 @@ describe('the import graph of src', () => {
           ? targets
               .filter((target) => target.startsWith('workflows/') && !shellMayRead(target))
               .map((target) => `${file} → ${target}`)
-        : targets
-            .filter((target) => target.startsWith('workflows/') && target !== 'workflows/index.ts')
-            .map((target) => `${file} → ${target}`),
+          : targets
+              .filter((target) => target.startsWith('workflows/') && target !== 'workflows/index.ts')
+              .map((target) => `${file} → ${target}`),
     );
     expect(deep).toEqual([]);
   });
