@@ -19,13 +19,14 @@ const waitPollMs = 200;
 
 /** Starts a run (on a new session unless `session_id` is given). */
 export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise<AcceptedRun> {
-  const { input, agent, session_id, metadata, budget } = body;
+  const { input, agent, session_id, metadata, budget, timeout_s } = body;
   const started = await engine.startRun({
     input,
     ...(agent === undefined ? {} : { agent }),
     ...(session_id === undefined ? {} : { sessionId: session_id }),
     ...(metadata === undefined ? {} : { metadata }),
     ...(budget === undefined ? {} : { budget }),
+    ...(timeout_s === undefined ? {} : { timeoutS: timeout_s }),
   });
   return { run_id: started.runId, session_id: started.sessionId };
 }

@@ -80,6 +80,14 @@ export const createRunBodySchema = z.strictObject({
     .describe(
       'Limits of the run (input + output tokens, USD); the run fails with budget_exceeded past them.',
     ),
+  timeout_s: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Seconds the run may take, its child runs included; at most the agent's options.timeout_s. " +
+        'Past it the run fails with deadline_exceeded.',
+    ),
 });
 
 export const cancelRunBodySchema = z
@@ -215,6 +223,12 @@ export const runSchema = z
     pending_question: questionSchema.nullable(),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().nullable(),
+    deadline_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        'When the run must be finished, its child runs included; past it it fails with deadline_exceeded.',
+      ),
   })
   .meta({ id: 'Run' });
 export type WireRun = z.infer<typeof runSchema>;

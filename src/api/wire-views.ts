@@ -55,6 +55,7 @@ export function toWireRun(run: RunView): WireRun {
     pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,
     created_at: run.created_at,
     finished_at: run.finished_at,
+    deadline_at: run.deadline_at,
   };
 }
 

@@ -14,6 +14,8 @@ export const errorCodes = {
   question_not_found: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },
+  /** A run asked for more than its agent's config allows (e.g. a longer timeout_s). */
+  invalid_run_settings: { retryable: false },
   suspended: { retryable: false },
   max_iterations: { retryable: false },
   budget_exceeded: { retryable: false },
@@ -21,6 +23,8 @@ export const errorCodes = {
   member_failed: { retryable: false },
   coordinator_invalid: { retryable: false },
   step_stalled: { retryable: false },
+  /** The run (or the run above it) passed its deadline (`options.timeout_s`, or the run's own). */
+  deadline_exceeded: { retryable: false },
   /** The request does not fit the model's context window even after compaction. */
   context_exceeded: { retryable: false },
   /** The final answer failed the agent's output guardrail (after its retries). */

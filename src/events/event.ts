@@ -21,6 +21,8 @@ export const eventDataSchemas = {
     parent_run_id: z.string().nullable(),
     depth: z.number().int(),
     prefix: z.string(),
+    /** From the run's start (its creation when it never started) to its end; absent on older events. */
+    duration_ms: z.number().int().nonnegative().optional(),
   }),
   message_added: z.strictObject({ chat_id: z.string(), index: z.number().int(), message: messageSchema }),
   tool_call_start: z.strictObject({

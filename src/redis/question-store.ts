@@ -41,6 +41,29 @@ export async function pendingQuestions(
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
+/**
+ * Closes the pending questions of a finished run (status `cancelled`): nobody can answer them any more, and
+ * they leave the session's list. Plain writes suffice: an answer to a finished run's question is refused.
+ */
+export async function closeQuestionsOfRun(
+  redis: Redis,
+  space: KeySpace,
+  sessionId: string,
+  runId: string,
+): Promise<void> {
+  const keys = sessionKeys(space, sessionId);
+  const open = (await pendingQuestions(redis, space, sessionId)).filter(
+    (question) => question.run_id === runId,
+  );
+  if (open.length === 0) return;
+  const transaction = redis.multi();
+  for (const question of open) {
+    transaction.hset(keys.questions, question.id, JSON.stringify({ ...question, status: 'cancelled' }));
+    transaction.srem(keys.pending, question.id);
+  }
+  await transaction.exec();
+}
+
 export type AnswerResult = 'answered' | 'not_found' | 'closed' | 'run_finished';
 
 /** Answers a pending question once (compare-and-set on the question as read). */

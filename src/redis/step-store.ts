@@ -4,7 +4,7 @@ import type { StoredEvent } from '../events/event.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord, StoredRun } from '../workflows/run-record.js';
 import { agentUsageKey, chatKey, type KeySpace, runKeys } from './keys.js';
-import { answerQuestion, readQuestion } from './question-store.js';
+import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
   type BeginToolCall,
   type BeginToolCallResult,
@@ -76,6 +76,8 @@ export interface StepStore {
   answerQuestion(
     answer: Omit<Parameters<typeof answerQuestion>[2], 'sessionId' | 'eventsMaxLength'>,
   ): ReturnType<typeof answerQuestion>;
+  /** Closes the pending questions of this (finished) run. */
+  closeQuestionsOfRun(): Promise<void>;
   /** Records the step's question and its ask_user event, fenced (ask-question.lua). */
   askQuestion(
     record: QuestionRecord,
@@ -226,6 +228,10 @@ class RedisStepStore implements StepStore {
       sessionId: this.sessionId,
       eventsMaxLength: this.write.eventsMaxLength,
     });
+  }
+
+  closeQuestionsOfRun(): Promise<void> {
+    return closeQuestionsOfRun(this.redis, this.space, this.sessionId, this.runId);
   }
 
   async askQuestion(record: QuestionRecord, event: StoredEvent) {

@@ -105,6 +105,7 @@ export function buildRegistry(
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,
       budget: agent.budget,
+      timeoutS: agent.options.timeout_s,
       completer,
       toolboxes: agentToolboxes,
       // A getter: an MCP server's toolbox changes when the server reconnects or its tool list changes.
@@ -150,6 +151,7 @@ export function buildRegistry(
               maxIterations: 1,
               stream: false,
               budget: undefined,
+              timeoutS: undefined,
               completer: completerOf(coordinator.provider),
               toolboxes: [],
               tools: [],

@@ -67,7 +67,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     if (!token || !job.id || !signal) {
       throw new UnrecoverableError('a step job needs an id, a lock token and an abort signal');
     }
-    let data: { session_id: string; run_id: string; chat_id: string };
+    let data: { session_id: string; run_id: string; chat_id: string; deadline_at?: string };
     try {
       data = parseRecord(kind.dataSchema, job.data, `data of job ${job.id}`) as typeof data;
     } catch (error) {
@@ -78,6 +78,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     // BullMQ's signal: aborted on shutdown, or by a cancellation of the run broadcast to every worker.
     const release = options.cancellations.watch(data.run_id, job.id);
     const store = services.stores.open(data, job.id, token);
+    const deadline = deadlineOf(data.deadline_at, signal);
     const context: StepContext = {
       services,
       jobId: job.id,
@@ -85,7 +86,8 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       store,
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
-      signal,
+      signal: deadline.signal,
+      deadlineMs: deadline.ms,
       logger: lazyChild(options.logger, () => ({
         job_id: job.id,
         step: job.name,
@@ -96,6 +98,11 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     const parkJob = (wakeAt: number) => job.moveToDelayed(wakeAt, token);
     try {
       try {
+        if (deadline.passed()) {
+          // The run is past its deadline: no attempt of its steps runs; the kind fails it (see below).
+          await runStep(context, kind.fail(context, data as never, deadlineError(data.deadline_at)), parkJob);
+          return;
+        }
         if (context.attempt > (job.opts.attempts ?? 1) - finalFailureHeadroom) {
           // Attempts are used up, and an earlier attempt could not record the failure: record it now.
           const reason = job.failedReason ?? 'the step failed on every attempt';
@@ -125,9 +132,36 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
         return;
       }
     } finally {
+      deadline.clear();
       release();
     }
   };
+}
+
+/**
+ * The step's signal: BullMQ's (shutdown, cancellation), aborted too at the run's deadline, so a model or
+ * tool call in flight stops there whichever worker holds it.
+ */
+function deadlineOf(deadlineAt: string | undefined, signal: AbortSignal) {
+  const ms = deadlineAt === undefined ? undefined : Date.parse(deadlineAt);
+  if (ms === undefined) return { ms, signal, passed: () => false, clear: () => {} };
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.aborted ? signal.reason : deadlineError(deadlineAt));
+  signal.addEventListener('abort', abort, { once: true });
+  const timer = setTimeout(abort, Math.max(0, ms - Date.now()));
+  return {
+    ms,
+    signal: controller.signal,
+    passed: () => Date.now() >= ms,
+    clear: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', abort);
+    },
+  };
+}
+
+function deadlineError(deadlineAt: string | undefined): RatchetError {
+  return new RatchetError('deadline_exceeded', `the run passed its deadline (${deadlineAt})`);
 }
 
 async function handleStepError(
@@ -141,6 +175,14 @@ async function handleStepError(
 ): Promise<void> {
   // From here the error may be recorded (events, the run record, BullMQ's failed reason) and logged.
   const error = withoutSecrets(toRatchetError(thrown));
+  if (error.code !== 'lock_lost' && context.deadlineMs !== undefined && Date.now() >= context.deadlineMs) {
+    // Cut short by the run's deadline (or failing past it): no retry; the kind fails the run, or a tool
+    // call gets an error result and the next iteration fails the run.
+    context.logger.warn({ err: error }, 'step stopped: the run passed its deadline');
+    const why = deadlineError(new Date(context.deadlineMs).toISOString());
+    await runStep(context, kind.fail(context, data as never, why), parkJob);
+    return;
+  }
   if (error.code === 'lock_lost') {
     context.logger.warn({ err: error }, 'lost the job lock: another worker continues this step');
     throw error;

@@ -38,6 +38,11 @@ export function engineFromConfig(options: {
     ),
     logger: options.logger,
     maxFollowers: config.api.max_followers,
+    timeouts: Object.fromEntries(
+      config.agents.flatMap((agent) =>
+        agent.options.timeout_s === undefined ? [] : [[agent.name, agent.options.timeout_s]],
+      ),
+    ),
     ...(options.findTool ? { findTool: options.findTool } : {}),
   });
 }

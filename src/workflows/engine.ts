@@ -34,6 +34,8 @@ export interface EngineOptions {
   findTool?: (agent: string, toolName: string) => Tool | undefined;
   /** Event followers served at once (config `api.max_followers`); default 1000. */
   maxFollowers?: number;
+  /** Each agent's `options.timeout_s`, where it has one: how long its runs may take. */
+  timeouts?: Readonly<Record<string, number>>;
 }
 
 export interface StartRunInput {
@@ -45,6 +47,8 @@ export interface StartRunInput {
   metadata?: Record<string, unknown>;
   /** Limits of the run's model usage (the agent's budget applies too). */
   budget?: Budget;
+  /** Seconds the run may take, its children included: at most the agent's `options.timeout_s`. */
+  timeoutS?: number;
 }
 
 export interface StartedRun {
@@ -96,6 +100,7 @@ export class Engine {
     }
     const agent = input.agent ?? sessionAgent ?? this.options.defaultAgent;
     this.assertAgent(agent);
+    const deadlineAt = this.deadlineOf(agent, input.timeoutS);
     const parts: Part[] =
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
 
@@ -111,6 +116,7 @@ export class Engine {
         parts,
         newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
         ...(input.budget ? { budget: input.budget } : {}),
+        ...(deadlineAt ? { deadlineAt } : {}),
         prefix: this.options.prefixes?.[agent] ?? '🤖',
         team: this.options.teams?.includes(agent) ?? false,
         chatLength,
@@ -282,6 +288,19 @@ export class Engine {
   /** The id of the session's newest event (undefined when it has none): follow from it to get only new ones. */
   lastEventId(sessionId: string): Promise<string | undefined> {
     return this.store.lastEventId(sessionId);
+  }
+
+  /** When a new run of the agent must be finished: its own timeout, or a shorter one asked for the run. */
+  private deadlineOf(agent: string, timeoutS: number | undefined): string | undefined {
+    const limit = this.options.timeouts?.[agent];
+    if (timeoutS !== undefined && limit !== undefined && timeoutS > limit) {
+      throw new RatchetError(
+        'invalid_run_settings',
+        `timeout_s: ${timeoutS} is more than agent "${agent}" allows (options.timeout_s: ${limit}); ask for ${limit} or less`,
+      );
+    }
+    const seconds = timeoutS ?? limit;
+    return seconds === undefined ? undefined : new Date(this.now().getTime() + seconds * 1000).toISOString();
   }
 
   private assertAgent(agent: string): void {

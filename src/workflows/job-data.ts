@@ -11,6 +11,11 @@ const runPlaceFields = {
   chat_id: z.string(),
   /** The iteration (a team's turn) the step belongs to. */
   iteration: z.number().int().positive(),
+  /**
+   * The run's deadline (RunRecord.deadline_at), so the worker bounds the step before reading anything:
+   * it aborts the step's model or tool call at the deadline, and parks no step past it.
+   */
+  deadline_at: z.iso.datetime().optional(),
 };
 
 /** Iteration n of an agent's run. Version 1. */
@@ -54,7 +59,10 @@ export const toolJobDataSchema = z.strictObject({
 export type ToolJobData = z.infer<typeof toolJobDataSchema>;
 
 /** What every step job of a run carries about where it runs. */
-type RunPlace = Pick<IterationJobData, 'session_id' | 'run_id' | 'agent' | 'chat_id' | 'group' | 'lineage'>;
+type RunPlace = Pick<
+  IterationJobData,
+  'session_id' | 'run_id' | 'agent' | 'chat_id' | 'group' | 'lineage' | 'deadline_at'
+>;
 
 function placeOf(data: RunPlace): RunPlace {
   return {
@@ -64,6 +72,7 @@ function placeOf(data: RunPlace): RunPlace {
     chat_id: data.chat_id,
     ...(data.group ? { group: data.group } : {}),
     ...(data.lineage && data.lineage.length > 0 ? { lineage: data.lineage } : {}),
+    ...(data.deadline_at ? { deadline_at: data.deadline_at } : {}),
   };
 }
 

@@ -62,6 +62,12 @@ export const runRecordSchema = z.strictObject({
   root_run_id: z.string().nullable().default(null),
   /** The agent's display prefix, repeated in its agent_start and agent_end events. */
   prefix: z.string().default('🤖'),
+  /**
+   * When the run must be finished, its child runs included (the agent's `options.timeout_s`, or a shorter
+   * one asked for the run; a child run keeps its parent's if that is sooner). Past it the run fails with
+   * `deadline_exceeded`. Null: no deadline.
+   */
+  deadline_at: z.iso.datetime().nullable().default(null),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -43,6 +43,7 @@ describe('toApiError', () => {
       'run_finished',
       'question_closed',
       'invalid_response',
+      'invalid_run_settings',
       'redis_unavailable',
       'shutting_down',
       'too_many_followers',

@@ -40,7 +40,14 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   // Request bodies and responses come from the same schemas that validate them.
   const createRun = document.paths['/v1/runs'].post;
   const body = createRun.requestBody.content['application/json'].schema;
-  expect(Object.keys(body.properties).sort()).toEqual(['agent', 'budget', 'input', 'metadata', 'session_id']);
+  expect(Object.keys(body.properties).sort()).toEqual([
+    'agent',
+    'budget',
+    'input',
+    'metadata',
+    'session_id',
+    'timeout_s',
+  ]);
   expect(body.required).toEqual(['input']);
   expect(body.additionalProperties).toBe(false);
   expect(Object.keys(createRun.responses).sort()).toEqual([

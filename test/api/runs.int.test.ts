@@ -57,6 +57,7 @@ describe('runs', () => {
       pending_question: null,
       created_at: expect.any(String),
       finished_at: expect.any(String),
+      deadline_at: null,
     });
   });
 
@@ -160,5 +161,26 @@ describe('long-poll', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     const done = await harness.request('GET', `/v1/runs/${runId}/wait?timeout_s=20`);
     expect(done.body).toMatchObject({ status: 'completed', result: 'slow answer' });
+  });
+});
+
+describe('a run deadline asked for one run', () => {
+  it('POST /v1/runs takes a timeout_s up to the agent’s options.timeout_s and refuses more with a 400 naming the field', async () => {
+    api = await ApiHarness.start({
+      script: { replies: [{ text: 'slow', delay_ms: 30_000 }] },
+      harness: { agent: { options: { max_iterations: 3, timeout_s: 60 } } },
+    });
+    const refused = await api.request('POST', '/v1/runs', { body: { input: 'go', timeout_s: 61 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('timeout_s');
+    const zero = await api.request('POST', '/v1/runs', { body: { input: 'go', timeout_s: 0 } });
+    expect(zero.status).toBe(400);
+    const accepted = await api.request('POST', '/v1/runs', { body: { input: 'go', timeout_s: 1 } });
+    expect(accepted.status).toBe(202);
+    await api.request('GET', `/v1/runs/${accepted.body.run_id}/wait?timeout_s=20`);
+    const run = await api.request('GET', `/v1/runs/${accepted.body.run_id}`);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.error).toMatchObject({ code: 'deadline_exceeded' });
+    expect(run.body.deadline_at).toEqual(expect.any(String));
   });
 });

@@ -9,7 +9,7 @@ import '../../src/models/index.js';
 import type { Message } from '../../src/chat/index.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
-import { silentLogger } from '../../src/log/index.js';
+import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
@@ -123,11 +123,11 @@ export class Harness {
   }
 
   /** A worker in this process. */
-  async startWorker(): Promise<RatchetWorker> {
+  async startWorker(options: { logger?: Logger } = {}): Promise<RatchetWorker> {
     const worker = new RatchetWorker({
       loaded: this.loaded,
       toolboxes: [testToolbox({ effectLog: this.effectLog }), altToolbox()],
-      logger: silentLogger(),
+      logger: options.logger ?? silentLogger(),
     });
     this.workers.push(worker);
     await worker.start();

@@ -80,9 +80,29 @@ describe('delegation', () => {
     expect(tree.map((event) => [event.kind, event.agent, event.data])).toEqual([
       ['agent_start', 'lead', { parent_run_id: null, depth: 0, prefix: '🧭' }],
       ['agent_start', 'researcher', { parent_run_id: runId, depth: 1, prefix: '🔎' }],
-      ['agent_end', 'researcher', { status: 'completed', parent_run_id: runId, depth: 1, prefix: '🔎' }],
-      ['agent_end', 'lead', { status: 'completed', parent_run_id: null, depth: 0, prefix: '🧭' }],
+      [
+        'agent_end',
+        'researcher',
+        {
+          status: 'completed',
+          parent_run_id: runId,
+          depth: 1,
+          prefix: '🔎',
+          duration_ms: expect.any(Number),
+        },
+      ],
+      [
+        'agent_end',
+        'lead',
+        { status: 'completed', parent_run_id: null, depth: 0, prefix: '🧭', duration_ms: expect.any(Number) },
+      ],
     ]);
+    // A run's duration covers its children's.
+    const ends = tree.filter((event) => event.kind === 'agent_end');
+    const [childEnd, leadEnd] = ends.map((event) =>
+      event.kind === 'agent_end' ? (event.data.duration_ms ?? -1) : -1,
+    );
+    expect(leadEnd).toBeGreaterThanOrEqual(childEnd ?? 0);
     // Each run's terminal event is its last one, the child's as well as the parent's.
     for (const id of [runId, child?.id ?? '']) {
       const ofRun = events.filter((event) => event.run_id === id).map((event) => event.kind);

@@ -40,6 +40,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     root_run_id: null,
     prefix: '🤖',
     budget_raises: 0,
+    deadline_at: null,
     result: null,
     error: null,
     created_at: created,
@@ -264,7 +265,7 @@ describe('failureCommit', () => {
         run_id: runId,
         agent: 'researcher',
         time: now,
-        data: { status: 'failed', parent_run_id: null, depth: 0, prefix: '🤖' },
+        data: { status: 'failed', parent_run_id: null, depth: 0, prefix: '🤖', duration_ms: 5000 },
       },
       {
         v: 1,

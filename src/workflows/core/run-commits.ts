@@ -27,9 +27,20 @@ function agentEndEvent(run: RunRecord, status: 'completed' | 'failed' | 'cancell
   return buildEvent(
     'agent_end',
     run,
-    { status, parent_run_id: run.parent?.run_id ?? null, depth: run.parent?.depth ?? 0, prefix: run.prefix },
+    {
+      status,
+      parent_run_id: run.parent?.run_id ?? null,
+      depth: run.parent?.depth ?? 0,
+      prefix: run.prefix,
+      duration_ms: runDurationMs(run, now),
+    },
     now,
   );
+}
+
+/** How long a run took until `now`: from its start, or from its creation when it never started. */
+export function runDurationMs(run: Pick<RunRecord, 'started_at' | 'created_at'>, now: string): number {
+  return Math.max(0, Date.parse(now) - Date.parse(run.started_at ?? run.created_at));
 }
 
 function messageAddedEvents(run: RunRecord, messages: readonly Message[], chatLength: number, now: string) {

@@ -40,6 +40,8 @@ export function planRunCreation(input: {
   /** A child run shares its tree root's budget, raises included. */
   budgetRaises?: number;
   rootRunId?: string;
+  /** When the run (and its children) must be finished (RunRecord.deadline_at). */
+  deadlineAt?: string;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -62,6 +64,7 @@ export function planRunCreation(input: {
     root_run_id: input.rootRunId ?? null,
     lineage: input.lineage ?? [],
     prefix: input.prefix ?? '🤖',
+    deadline_at: input.deadlineAt ?? null,
     result: null,
     error: null,
     created_at: now,
@@ -81,6 +84,7 @@ export function planRunCreation(input: {
     chat_id: chatId,
     iteration: 1,
     ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
+    ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
   };
   return {
     record,

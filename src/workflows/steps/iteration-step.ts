@@ -17,6 +17,7 @@ import { callModel, estimateInputTokens } from './model-call.js';
 import { commit, done, enqueue, isPark, type StepAction, wakeParent } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
+import { logRunStart } from './step-runner.js';
 import { streamTextDeltas } from './text-deltas.js';
 import { raiseBudget } from './tool-interaction.js';
 
@@ -143,6 +144,7 @@ async function execute(context: StepContext, data: IterationJobData): Promise<St
   // wakes its parent again, in case a crash came between its last commit and the wake-up.
   if (isFinished(record.status)) return wakeParent(record);
   if (record.iteration > n) return done;
+  logRunStart(context, record);
   if (data.previous_calls === 0 || loaded.resultsDone)
     return replyOf(context, data, loaded, stored, loaded.chat);
 
@@ -387,6 +389,7 @@ function afterReply(
     ...(context.services.handoffs.has(record.agent) ? { group: record.agent } : {}),
     chat_id: record.chat_id,
     lineage: record.lineage,
+    ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
   };
   return enqueue(
     [

@@ -23,7 +23,14 @@ export async function failRun(context: StepContext, ref: RunRef, error: RatchetE
   );
   return commit(
     { op: 'run', request: { journalField: journalField.runFailed(), plan } },
-    { what: `failing run ${ref.run_id}`, andThen: () => wakeParent(stored.record) },
+    {
+      what: `failing run ${ref.run_id}`,
+      andThen: async () => {
+        // Its questions can no longer be answered: they leave the session's list.
+        await context.store.closeQuestionsOfRun();
+        return wakeParent(stored.record);
+      },
+    },
   );
 }
 

@@ -24,6 +24,8 @@ export interface AgentRuntime {
   stream: boolean;
   /** Limits of each run of the agent. */
   budget: Budget | undefined;
+  /** How long a run of the agent may take, its child runs included (`options.timeout_s`); none when absent. */
+  timeoutS: number | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
@@ -80,6 +82,9 @@ export interface StepContext {
   attempt: number;
   /** How many times the job has been started (stalls and parking included). */
   started: number;
+  /** Aborted on shutdown, on the run's cancellation, and at the run's deadline. */
   signal: AbortSignal;
+  /** The run's deadline (ms since the epoch), from the job: no step parks past it. */
+  deadlineMs: number | undefined;
   logger: Logger;
 }

@@ -1,7 +1,9 @@
 import { RatchetError } from '../../errors/index.js';
 import type { CommitResult } from '../../redis/run-store.js';
+import { type CommitPlan, runDurationMs } from '../core/run-commits.js';
 import { crashPoint } from '../crash-points.js';
 import { journalField } from '../journal.js';
+import type { RunRecord } from '../run-record.js';
 import type { NextStep, StepAction, StepCommit } from './step-action.js';
 import type { StepContext } from './step-context.js';
 
@@ -27,7 +29,13 @@ export async function runStep(
       case 'done':
         return 'done';
       case 'park':
-        await parkStep(context, action.wakeAt, action.recheck, parkJob);
+        // A step waits at most until its run's deadline, and then fails it.
+        await parkStep(
+          context,
+          Math.min(action.wakeAt, context.deadlineMs ?? Number.POSITIVE_INFINITY),
+          action.recheck,
+          parkJob,
+        );
         return 'parked';
       case 'commit': {
         if (action.before) crashPoint(action.before);
@@ -40,6 +48,8 @@ export async function runStep(
         }
         // The point after a commit is reached when the write took effect (or an earlier attempt's had).
         if (action.after && (result.status === 'ok' || result.status === 'done')) crashPoint(action.after);
+        if (result.status === 'ok' && action.commit.op === 'run')
+          logRunEnd(context, action.commit.request.plan);
         action = await action.andThen(result as never);
         break;
       }
@@ -52,6 +62,23 @@ export async function runStep(
       }
     }
   }
+}
+
+/** A commit that finished a run says so in the logs: its status and how long it took. */
+function logRunEnd(context: StepContext, plan: CommitPlan<unknown>): void {
+  const { record } = plan;
+  if (!plan.finished || !record) return;
+  const duration = runDurationMs(record, record.finished_at ?? context.services.now().toISOString());
+  context.logger.info(
+    { run_id: record.id, agent: record.agent, status: record.status, duration_ms: duration },
+    'agent run ended',
+  );
+}
+
+/** The first step of a run says so in the logs (again if that step runs again). */
+export function logRunStart(context: StepContext, record: RunRecord): void {
+  if (record.status !== 'queued') return;
+  context.logger.info({ run_id: record.id, agent: record.agent }, 'agent run started');
 }
 
 function write(context: StepContext, commit: StepCommit): Promise<CommitResult | { status: string }> {

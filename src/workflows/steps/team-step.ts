@@ -22,6 +22,7 @@ import { failRun } from './run-failures.js';
 import { commit, done, enqueue, isPark, type StepAction, wakeParent } from './step-action.js';
 import type { StepContext, TeamService } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
+import { logRunStart } from './step-runner.js';
 import { chooseMembers } from './team-coordinator.js';
 
 interface LoadedTurn {
@@ -82,6 +83,7 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     return done;
   }
   if (isFinished(loaded.record.status)) return wakeParent(loaded.record);
+  logRunStart(context, loaded.record);
   if (loaded.turnDone) return nextTurn(data, loaded.record);
   if (loaded.selection) return afterSelection(context, data, team, loaded, selectionOf(loaded.selection));
   return decide(context, data, team, loaded);
@@ -151,6 +153,7 @@ function nextTurn(data: TeamTurnJobData, record: RunRecord): StepAction {
         chat_id: record.chat_id,
         iteration: data.iteration + 1,
         ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
+        ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
       },
     },
   ]);
