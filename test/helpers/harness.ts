@@ -273,6 +273,8 @@ export function normalizeEvents(events: readonly RatchetEvent[], runId: string):
       if (data.message && typeof data.message === 'object')
         data.message = { ...data.message, created_at: 'T' };
       if (data.interrupted === 'rerun') delete data.interrupted;
+      // A wall-clock length, like the times above: present, but not the same in two runs.
+      if (typeof data.duration_ms === 'number') data.duration_ms = 'D';
       return JSON.stringify({ ...rest, data }).replaceAll(runId, 'RUN');
     })
     .sort();
