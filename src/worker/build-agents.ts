@@ -1,4 +1,9 @@
-import { ConfigError, type RatchetConfig, type ToolboxReference } from '../config/index.js';
+import {
+  ConfigError,
+  type OutputGuardrailConfig,
+  type RatchetConfig,
+  type ToolboxReference,
+} from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
@@ -6,7 +11,12 @@ import { providerKind, resolveContextWindow } from '../models/index.js';
 import { instructionsWithSkills, selectAgentSkills, skillsToolbox } from '../skills/index.js';
 import { builtinToolboxes, delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
-import type { AgentRuntime, HandoffGroup, TeamService } from '../workflows/index.js';
+import {
+  type AgentRuntime,
+  createOutputCheck,
+  type HandoffGroup,
+  type TeamService,
+} from '../workflows/index.js';
 
 /** Everything a run can be started with: agents, handoff groups and teams, by name. */
 export interface Registry {
@@ -106,6 +116,7 @@ export function buildRegistry(
       stream: agent.options.stream,
       budget: agent.budget,
       timeoutS: agent.options.timeout_s,
+      outputGuard: outputGuardOf(agent.options.output_guardrail),
       completer,
       toolboxes: agentToolboxes,
       // A getter: an MCP server's toolbox changes when the server reconnects or its tool list changes.
@@ -152,6 +163,7 @@ export function buildRegistry(
               stream: false,
               budget: undefined,
               timeoutS: undefined,
+              outputGuard: undefined,
               completer: completerOf(coordinator.provider),
               toolboxes: [],
               tools: [],
@@ -218,4 +230,9 @@ export function toolLookup(
     const runtime = agents.get(agent);
     return runtime ? findTool(runtime.toolboxes, toolName) : undefined;
   };
+}
+
+/** An agent's output guardrail, its patterns compiled once for every run of the worker. */
+function outputGuardOf(config: OutputGuardrailConfig | undefined): AgentRuntime['outputGuard'] {
+  return config ? { check: createOutputCheck(config), config } : undefined;
 }

@@ -60,6 +60,8 @@ export const stepJobId = {
 export const messageId = {
   input: (runId: string) => `${runId}-in`,
   reply: (runId: string, iteration: number) => `${runId}-i${iteration}-a`,
+  /** Why the output guardrail sent iteration n's answer back. */
+  guardrailFeedback: (runId: string, iteration: number) => `${runId}-i${iteration}-g`,
   toolResult: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-r${index}`,
   /** A message an effect adds before iteration n's model call (one per effect kind and iteration). */
   effect: (runId: string, iteration: number, kind: string) => `${runId}-i${iteration}-e-${kind}`,

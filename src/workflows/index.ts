@@ -4,6 +4,7 @@
 
 export { finalFailureHeadroom } from '../redis/step-queues.js';
 export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
+export { createOutputCheck } from './core/guardrails.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
 export { Engine } from './engine.js';
 export { engineFromConfig } from './engine-from-config.js';

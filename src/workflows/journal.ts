@@ -58,7 +58,8 @@ export const replyEntrySchema = z.strictObject({
   /** Position of the reply in the run's chat. */
   index: z.number().int().nonnegative(),
   tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string() })),
-  decision: z.enum(['final', 'tools', 'failed']),
+  /** `retry`: a final answer the output guardrail sent back (a feedback message follows it). */
+  decision: z.enum(['final', 'tools', 'retry', 'failed']),
 });
 export type ReplyEntry = z.infer<typeof replyEntrySchema>;
 

@@ -48,6 +48,8 @@ export const runRecordSchema = z.strictObject({
   budget: budgetSchema.nullable(),
   /** How often the user raised the budget: every budget counts (1 + raises) times. */
   budget_raises: z.number().int().nonnegative(),
+  /** Final answers the output guardrail sent back so far (`options.output_guardrail.max_retries`). */
+  guardrail_retries: z.number().int().nonnegative().default(0),
   /** Set on a child run: the run that started it, the step job that waits for it, and its depth (1 = child). */
   parent: z
     .strictObject({ run_id: z.string(), job_id: z.string(), depth: z.number().int().positive() })

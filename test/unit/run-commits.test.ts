@@ -40,6 +40,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     root_run_id: null,
     prefix: '🤖',
     budget_raises: 0,
+    guardrail_retries: 0,
     deadline_at: null,
     result: null,
     error: null,

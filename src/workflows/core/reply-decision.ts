@@ -1,9 +1,21 @@
 import { type Part, type ToolCallPart, textOf, toolCallsOf } from '../../chat/index.js';
+import type { OutputGuardrailConfig } from '../../config/index.js';
+import { type GuardrailResult, guardrailVerdict } from './guardrails.js';
 
 export type ReplyDecision =
   | { kind: 'final'; result: string }
   | { kind: 'tools'; calls: ToolCallPart[] }
-  | { kind: 'failed'; code: 'max_iterations'; message: string };
+  /** The final answer failed the output guardrail: it is sent back with the reason, for another answer. */
+  | { kind: 'retry'; feedback: string }
+  | { kind: 'failed'; code: 'max_iterations' | 'guardrail_failed'; message: string };
+
+/** The agent's output guardrail, as a reply decision needs it: the check and what a failure means. */
+export interface AnswerGuard {
+  check: (answer: string) => GuardrailResult;
+  config: Pick<OutputGuardrailConfig, 'on_fail' | 'max_retries'>;
+  /** Answers of this run already sent back. */
+  retriesSoFar: number;
+}
 
 /**
  * Gives every tool call an id that is unique within the reply. Providers normally send ids; a reply without
@@ -27,9 +39,14 @@ export function assignToolCallIds(parts: readonly Part[], iteration: number): Pa
 }
 
 /** What a model reply means for the run: a final answer, tool calls to run, or the end of the budget. */
-export function decideReply(parts: readonly Part[], iteration: number, maxIterations: number): ReplyDecision {
+export function decideReply(
+  parts: readonly Part[],
+  iteration: number,
+  maxIterations: number,
+  guard?: AnswerGuard,
+): ReplyDecision {
   const calls = toolCallsOf({ parts });
-  if (calls.length === 0) return { kind: 'final', result: textOf({ parts }) };
+  if (calls.length === 0) return finalAnswer(textOf({ parts }), iteration, maxIterations, guard);
   if (iteration >= maxIterations) {
     return {
       kind: 'failed',
@@ -40,4 +57,27 @@ export function decideReply(parts: readonly Part[], iteration: number, maxIterat
     };
   }
   return { kind: 'tools', calls };
+}
+
+/** A final answer, as the output guardrail (when the agent has one) takes it. */
+function finalAnswer(
+  result: string,
+  iteration: number,
+  maxIterations: number,
+  guard: AnswerGuard | undefined,
+): ReplyDecision {
+  if (!guard) return { kind: 'final', result };
+  const verdict = guardrailVerdict(guard.config, guard.check(result), guard.retriesSoFar);
+  if (verdict.kind === 'accept') return { kind: 'final', result };
+  if (verdict.kind === 'fail') return { kind: 'failed', code: verdict.code, message: verdict.message };
+  if (iteration >= maxIterations) {
+    return {
+      kind: 'failed',
+      code: 'guardrail_failed',
+      message:
+        `the final answer failed the output guardrail and max_iterations (${maxIterations}) leaves no ` +
+        `iteration to answer again: ${verdict.feedback}`,
+    };
+  }
+  return { kind: 'retry', feedback: verdict.feedback };
 }

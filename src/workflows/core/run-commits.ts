@@ -73,10 +73,12 @@ export function replyCommit(input: {
     created_at: now,
   };
   const usage = addUsage(run.usage, input.usage);
+  const going = decision.kind === 'tools' || decision.kind === 'retry';
   const record: RunRecord = {
     ...run,
-    status: decision.kind === 'tools' ? 'running' : decision.kind === 'final' ? 'completed' : 'failed',
+    status: going ? 'running' : decision.kind === 'final' ? 'completed' : 'failed',
     iteration,
+    guardrail_retries: run.guardrail_retries + (decision.kind === 'retry' ? 1 : 0),
     usage,
     cost_usd: run.cost_usd + input.costUsd,
     retry_waste: {
@@ -88,7 +90,19 @@ export function replyCommit(input: {
     updated_at: now,
     started_at: run.started_at ?? now,
   };
-  const events = messageAddedEvents(run, [message], chatLength, now);
+  const messages = [message];
+  if (decision.kind === 'retry') {
+    // The answer goes back to the model with the reason, as the user's next message.
+    messages.push({
+      id: messageId.guardrailFeedback(run.id, iteration),
+      sender: 'guardrail',
+      role: 'user',
+      parts: [{ type: 'text', text: decision.feedback }],
+      metadata: { iteration },
+      created_at: now,
+    });
+  }
+  const events = messageAddedEvents(run, messages, chatLength, now);
   if (decision.kind === 'final') {
     record.result = decision.result;
     record.finished_at = now;
@@ -113,9 +127,9 @@ export function replyCommit(input: {
       decision: decision.kind,
     },
     record,
-    messages: [message],
+    messages,
     events,
-    finished: decision.kind !== 'tools',
+    finished: !going,
     usage: {
       ...input.usage,
       cost_usd: input.costUsd,

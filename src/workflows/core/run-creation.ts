@@ -60,6 +60,7 @@ export function planRunCreation(input: {
     retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.budget ?? null,
     budget_raises: input.budgetRaises ?? 0,
+    guardrail_retries: 0,
     parent: input.parent ?? null,
     root_run_id: input.rootRunId ?? null,
     lineage: input.lineage ?? [],

@@ -4,7 +4,7 @@ import { type Usage, zeroUsage } from '../../models/usage.js';
 import type { RunRecord } from '../run-record.js';
 import { awaitChildRuns } from './child-wait.js';
 import type { Park } from './step-action.js';
-import type { StepContext } from './step-context.js';
+import type { AgentRuntime, StepContext } from './step-context.js';
 
 /** What an iteration records as its reply, from a model or from a child run. */
 export interface ReplyOfTurn {
@@ -13,6 +13,8 @@ export interface ReplyOfTurn {
   costUsd: number;
   /** The max_iterations of whoever replied. */
   maxIterations: number;
+  /** The output guardrail of whoever replied, when it has one. */
+  guard?: AgentRuntime['outputGuard'];
 }
 
 /**

@@ -311,6 +311,7 @@ async function modelReply(
     usage: completion.usage,
     costUsd: costOf(completion.usage, agent.provider.price),
     maxIterations: agent.maxIterations,
+    guard: agent.outputGuard,
   });
 }
 
@@ -336,7 +337,12 @@ function commitReply(
     usage: reply.usage,
     costUsd: reply.costUsd,
     wastedCalls: loaded.modelCalls,
-    decision: decideReply(parts, n, reply.maxIterations),
+    decision: decideReply(
+      parts,
+      n,
+      reply.maxIterations,
+      reply.guard ? { ...reply.guard, retriesSoFar: record.guardrail_retries } : undefined,
+    ),
     chatLength: chat.length,
     now: services.now().toISOString(),
   });
@@ -380,6 +386,15 @@ function afterReply(
   entry: ReplyEntry,
   sender: string,
 ): StepAction {
+  if (entry.decision === 'retry') {
+    // The answer was sent back (the feedback is in the chat): the next iteration answers again.
+    return enqueue(
+      [{ kind: 'iteration', data: { ...data, iteration: data.iteration + 1, previous_calls: 0 } }],
+      {
+        after: 'iteration.after_enqueue',
+      },
+    );
+  }
   if (entry.decision !== 'tools') return wakeParent(record);
   const place = {
     session_id: data.session_id,

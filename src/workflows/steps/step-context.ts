@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../redis/rate-limiter.js';
 import type { StepWrite } from '../../redis/run-store.js';
 import type { StepStore, StepStores } from '../../redis/step-store.js';
 import type { ToolBox } from '../../tools/index.js';
+import type { AnswerGuard } from '../core/reply-decision.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
@@ -26,6 +27,8 @@ export interface AgentRuntime {
   budget: Budget | undefined;
   /** How long a run of the agent may take, its child runs included (`options.timeout_s`); none when absent. */
   timeoutS: number | undefined;
+  /** The check of its final answers (`options.output_guardrail`), compiled once; none when absent. */
+  outputGuard: Omit<AnswerGuard, 'retriesSoFar'> | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
