@@ -84,3 +84,46 @@ describe('assignToolCallIds with colliding ids', () => {
     expect(ids[0]).toBe('call_1_1');
   });
 });
+
+describe('decideReply with an output guardrail', () => {
+  const answer: Part[] = [{ type: 'text', text: 'the answer' }];
+  const config = { on_fail: 'retry' as const, max_retries: 1 };
+
+  it('accepts a passing answer, sends a failing one back, and fails once the retries are used up', () => {
+    const pass = { check: () => ({ ok: true as const }), config, retriesSoFar: 0 };
+    expect(decideReply(answer, 1, 5, pass)).toEqual({ kind: 'final', result: 'the answer' });
+    const deny = { check: () => ({ ok: false as const, reason: 'too vague' }), config };
+    const retry = decideReply(answer, 1, 5, { ...deny, retriesSoFar: 0 });
+    expect(retry).toMatchObject({ kind: 'retry', feedback: expect.stringContaining('too vague') });
+    expect(decideReply(answer, 2, 5, { ...deny, retriesSoFar: 1 })).toMatchObject({
+      kind: 'failed',
+      code: 'guardrail_failed',
+    });
+    // No iteration left to answer again: the run fails instead of asking for one more.
+    expect(decideReply(answer, 5, 5, { ...deny, retriesSoFar: 0 })).toMatchObject({
+      kind: 'failed',
+      code: 'guardrail_failed',
+      message: expect.stringContaining('max_iterations'),
+    });
+  });
+
+  it('fails the run at once, with the reason, when the check itself throws', () => {
+    const broken = {
+      check: () => {
+        throw new Error('pattern engine unavailable');
+      },
+      config,
+      retriesSoFar: 0,
+    };
+    expect(decideReply(answer, 1, 5, broken)).toEqual({
+      kind: 'failed',
+      code: 'guardrail_failed',
+      message: 'the output guardrail could not check the final answer: pattern engine unavailable',
+    });
+  });
+
+  it('checks only final answers: tool calls go on unchecked', () => {
+    const deny = { check: () => ({ ok: false as const, reason: 'no' }), config, retriesSoFar: 0 };
+    expect(decideReply([call('a')], 1, 5, deny)).toMatchObject({ kind: 'tools' });
+  });
+});

@@ -67,7 +67,19 @@ function finalAnswer(
   guard: AnswerGuard | undefined,
 ): ReplyDecision {
   if (!guard) return { kind: 'final', result };
-  const verdict = guardrailVerdict(guard.config, guard.check(result), guard.retriesSoFar);
+  let checked: GuardrailResult;
+  try {
+    checked = guard.check(result);
+  } catch (error) {
+    // A check that throws fails its run with the reason, at once: running it again would throw again.
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      kind: 'failed',
+      code: 'guardrail_failed',
+      message: `the output guardrail could not check the final answer: ${why}`,
+    };
+  }
+  const verdict = guardrailVerdict(guard.config, checked, guard.retriesSoFar);
   if (verdict.kind === 'accept') return { kind: 'final', result };
   if (verdict.kind === 'fail') return { kind: 'failed', code: verdict.code, message: verdict.message };
   if (iteration >= maxIterations) {
