@@ -246,11 +246,7 @@ export async function loadRun(redis: Redis, keys: RunKeys, runId: string): Promi
   return parseRun(record, rev ?? null, `run ${runId}`);
 }
 
-export function decodeChat(entries: readonly string[], chatKey: string, from = 0): Message[] {
-  return decodeChatEntries(entries, chatKey, from);
-}
-
 export async function readChat(redis: Redis, chatKey: string, from = 0, to = -1): Promise<Message[]> {
   const entries = await redis.lrange(chatKey, from, to);
-  return decodeChat(entries, chatKey, from);
+  return decodeChatEntries(entries, chatKey, from);
 }

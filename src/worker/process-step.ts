@@ -78,7 +78,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     // BullMQ's signal: aborted on shutdown, or by a cancellation of the run broadcast to every worker.
     const release = options.cancellations.watch(data.run_id, job.id);
     const store = services.stores.open(data, job.id, token);
-    const deadline = deadlineOf(data.deadline_at, signal);
+    const deadline = stepDeadline(data.deadline_at, signal);
     const context: StepContext = {
       services,
       jobId: job.id,
@@ -142,7 +142,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
  * The step's signal: BullMQ's (shutdown, cancellation), aborted too at the run's deadline, so a model or
  * tool call in flight stops there whichever worker holds it.
  */
-function deadlineOf(deadlineAt: string | undefined, signal: AbortSignal) {
+function stepDeadline(deadlineAt: string | undefined, signal: AbortSignal) {
   const ms = deadlineAt === undefined ? undefined : Date.parse(deadlineAt);
   if (ms === undefined) return { ms, signal, passed: () => false, clear: () => {} };
   const controller = new AbortController();

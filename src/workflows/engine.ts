@@ -7,7 +7,7 @@ import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
-import { planRunCreation } from './core/run-creation.js';
+import { planRunCreation, runDeadline } from './core/run-creation.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
@@ -299,8 +299,7 @@ export class Engine {
         `timeout_s: ${timeoutS} is more than agent "${agent}" allows (options.timeout_s: ${limit}); ask for ${limit} or less`,
       );
     }
-    const seconds = timeoutS ?? limit;
-    return seconds === undefined ? undefined : new Date(this.now().getTime() + seconds * 1000).toISOString();
+    return runDeadline(this.now(), timeoutS ?? limit);
   }
 
   private assertAgent(agent: string): void {

@@ -119,3 +119,17 @@ export function planRunCreation(input: {
       : { kind: 'iteration', data: { ...place, previous_calls: 0 } },
   };
 }
+
+/**
+ * When a new run must be finished (RunRecord.deadline_at): `timeoutS` from `now`, or the deadline it
+ * inherits (a child run's parent's) when that is sooner; undefined when it has neither.
+ */
+export function runDeadline(
+  now: Date,
+  timeoutS: number | undefined,
+  inherited?: string | null,
+): string | undefined {
+  const own = timeoutS === undefined ? Number.POSITIVE_INFINITY : now.getTime() + timeoutS * 1000;
+  const soonest = Math.min(own, inherited ? Date.parse(inherited) : Number.POSITIVE_INFINITY);
+  return Number.isFinite(soonest) ? new Date(soonest).toISOString() : undefined;
+}

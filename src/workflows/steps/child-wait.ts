@@ -1,6 +1,6 @@
 import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { planRunCreation } from '../core/run-creation.js';
+import { planRunCreation, runDeadline } from '../core/run-creation.js';
 import { childRunId } from '../ids.js';
 import { isFinished, type RunRecord, type RunStatus } from '../run-record.js';
 import { prefixOf } from './agent-runtime.js';
@@ -70,7 +70,12 @@ async function ensureChildRuns(
       rootRunId: parent.root_run_id ?? parent.id,
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],
-      ...deadlineOf(parent, context.services.agents.get(task.agent)?.timeoutS, context.services.now()),
+      // Its own agent's timeout from now, or its parent's deadline when that is sooner.
+      deadlineAt: runDeadline(
+        context.services.now(),
+        context.services.agents.get(task.agent)?.timeoutS,
+        parent.deadline_at,
+      ),
     });
     const { code, detail } = await context.services.scheduler.startChildRun({
       plan,
@@ -109,14 +114,6 @@ async function readChildRuns(
       error: run.error ? run.error.message : null,
     };
   });
-}
-
-/** A child run's deadline: its parent's, or its own agent's timeout from now when that is sooner. */
-function deadlineOf(parent: RunRecord, timeoutS: number | undefined, now: Date): { deadlineAt?: string } {
-  const own = timeoutS === undefined ? undefined : now.getTime() + timeoutS * 1000;
-  const inherited = parent.deadline_at === null ? undefined : Date.parse(parent.deadline_at);
-  const soonest = Math.min(own ?? Number.POSITIVE_INFINITY, inherited ?? Number.POSITIVE_INFINITY);
-  return Number.isFinite(soonest) ? { deadlineAt: new Date(soonest).toISOString() } : {};
 }
 
 function withBudget(budget: RunRecord['budget']) {

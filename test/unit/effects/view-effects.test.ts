@@ -5,6 +5,17 @@ import { conversation, planInput, shown } from './conversation.js';
 const a = 'A'.repeat(100);
 const b = 'B'.repeat(100);
 const c = 'C'.repeat(100);
+
+/** What the model gets from `chat` under the sliding window of the two tests below (a window of 200). */
+const slidWindow = [
+  'system: You are careful.',
+  'user: [2 earlier messages are not shown, to keep the request within the context window]',
+  'user: Find the bug.',
+  'assistant: Now b. | → read_file({"path":"b.ts"})',
+  `tool: ← BBBBB\n[… 95 more characters of this tool result left out]`,
+  'assistant: → grep({"pattern":"x"})',
+  `tool: ← ${c}`,
+];
 const chat = conversation('Find the bug.', [
   { tool: 'read_file', arguments: '{"path":"a.ts"}', result: a },
   { tool: 'read_file', arguments: '{"path":"b.ts"}', result: b, text: 'Now b.' },
@@ -88,15 +99,7 @@ describe('the shrinking effects: what the model receives', () => {
     ];
     expect(sent(planModelCall(planInput(chat, { contextWindow: 10_000, effects })))).toEqual(whole);
     const plan = planModelCall(planInput(chat, { contextWindow: 200, effects }));
-    expect(sent(plan)).toEqual([
-      'system: You are careful.',
-      'user: [2 earlier messages are not shown, to keep the request within the context window]',
-      'user: Find the bug.',
-      'assistant: Now b. | → read_file({"path":"b.ts"})',
-      `tool: ← BBBBB\n[… 95 more characters of this tool result left out]`,
-      'assistant: → grep({"pattern":"x"})',
-      `tool: ← ${c}`,
-    ]);
+    expect(sent(plan)).toEqual(slidWindow);
   });
 
   it('sliding_window moves a zone border back rather than split a call from its result', () => {
@@ -108,15 +111,7 @@ describe('the shrinking effects: what the model receives', () => {
     ];
     // The recent zone of 1 would start at the last tool result: it starts at its call instead, and the
     // medium zone of 1 likewise takes the previous call with its result.
-    expect(sent(planModelCall(planInput(chat, { contextWindow: 200, effects })))).toEqual([
-      'system: You are careful.',
-      'user: [2 earlier messages are not shown, to keep the request within the context window]',
-      'user: Find the bug.',
-      'assistant: Now b. | → read_file({"path":"b.ts"})',
-      `tool: ← BBBBB\n[… 95 more characters of this tool result left out]`,
-      'assistant: → grep({"pattern":"x"})',
-      `tool: ← ${c}`,
-    ]);
+    expect(sent(planModelCall(planInput(chat, { contextWindow: 200, effects })))).toEqual(slidWindow);
   });
 
   it('plans the same from the same input, and a plan survives JSON (it can be journaled)', () => {

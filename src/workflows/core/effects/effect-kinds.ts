@@ -53,26 +53,24 @@ function injected(
   return injection && { kind: 'inject', injection };
 }
 
+/** A view transform that acts once the request reaches its `threshold` of the context window. */
+function atThreshold<Params extends { threshold: number }>(
+  transform: (messages: readonly Message[], params: Params) => Message[],
+): (params: Params, state: PlanState) => EffectOutcome {
+  return (params, state) =>
+    state.reached(params.threshold)
+      ? { kind: 'messages', messages: transform(state.messages, params) }
+      : undefined;
+}
+
 /** Every effect kind and how it decides: the one table the planner looks kinds up in. */
 export const effectKindDefinitions: { [Kind in EffectKind]: EffectKindDefinition<Kind> } = {
   trim_tool_results: {
     priority: 10,
     decide: (params, state) => ({ kind: 'messages', messages: trimToolResults(state.messages, params) }),
   },
-  observation_mask: {
-    priority: 20,
-    decide: (params, state) =>
-      state.reached(params.threshold)
-        ? { kind: 'messages', messages: maskObservations(state.messages, params) }
-        : undefined,
-  },
-  sliding_window: {
-    priority: 30,
-    decide: (params, state) =>
-      state.reached(params.threshold)
-        ? { kind: 'messages', messages: slideWindow(state.messages, params) }
-        : undefined,
-  },
+  observation_mask: { priority: 20, decide: atThreshold(maskObservations) },
+  sliding_window: { priority: 30, decide: atThreshold(slideWindow) },
   compact: {
     priority: 40,
     decide: (params, state) => {
