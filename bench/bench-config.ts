@@ -6,6 +6,8 @@ export const benchAgent = 'bench';
 
 export interface BenchConfigOptions {
   url: string;
+  /** Seed nodes of a Redis Cluster to run on instead of `url` (sessions then spread over 8 shards). */
+  clusterNodes?: readonly string[] | undefined;
   prefix: string;
   /** A registered provider kind that takes the scripted model's fields. */
   providerKind: string;
@@ -30,7 +32,9 @@ export function benchConfig(options: BenchConfigOptions): LoadedConfig {
         options: { max_iterations: options.maxIterations },
       },
     ],
-    redis: { url: options.url, prefix: options.prefix, shards: 1 },
+    redis: options.clusterNodes
+      ? { url: options.url, prefix: options.prefix, shards: 8, cluster_nodes: options.clusterNodes }
+      : { url: options.url, prefix: options.prefix, shards: 1 },
     worker: { concurrency: options.concurrency },
   });
   return { config, path: '<bench>', configDir: process.cwd() };

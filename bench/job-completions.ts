@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { QueueEvents } from 'bullmq';
+import type { RedisClient } from '../src/redis/connection.js';
 
 interface Waiter {
   resolve: (time: number) => void;
@@ -21,9 +22,15 @@ export class JobCompletions {
     events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, Number.NaN, failedReason));
   }
 
-  static async open(options: { url: string; prefix: string; queueName: string }): Promise<JobCompletions> {
+  static async open(options: {
+    url: string;
+    prefix: string;
+    queueName: string;
+    /** A client to duplicate instead of connecting to `url` (a Redis Cluster's). */
+    connection?: RedisClient;
+  }): Promise<JobCompletions> {
     const events = new QueueEvents(options.queueName, {
-      connection: { url: options.url, maxRetriesPerRequest: null },
+      connection: options.connection ?? { url: options.url, maxRetriesPerRequest: null },
       prefix: options.prefix,
       lastEventId: '0-0',
     });

@@ -12,9 +12,15 @@
  *      spans one queue hop plus one job's processing; the first gap starts at add/startRun. Per iteration:
  *      model call → model call (a tool job + an iteration job), and run time / N.
  *   A and B run at 1 unit in flight and at BENCH_CONCURRENCY units in flight.
- *   C. Takeover: BENCH_TAKEOVERS (default 3) worker processes, each holding one run's first iteration, are
+ *   C. Takeover: BENCH_TAKEOVERS (default 10) worker processes, one after another, each holding one run's first iteration, are
  *      SIGKILLed at delays spread over one lock renewal period; the time from the kill until the run
  *      completes on a worker in this process, with the config's default lock settings.
+ *   D. Context: one run of BENCH_LONG_ITERATIONS (default 100) iterations whose tool results are 4,000
+ *      characters, with the effects off and with the default effects: tokens sent per iteration.
+ *   E. Scaling: 1, 2 and 4 worker processes on one Redis (BENCH_SCALING_RUNS runs per worker, default 50), with a
+ *      model that answers after 50 ms (concurrency-bound) and at once (CPU-bound): runs/s, p50/p99 per
+ *      iteration, ratio to 1 worker, Redis CPU per step, Redis memory per finished run before and after
+ *      retention. See bench/scaling.ts.
  * Rates are work done over the wall time of the measured part. Targets: Ratchet's p50 per step (= per job)
  * ≤ 3× raw, its throughput at full concurrency ≥ 1/3 of raw, takeover ≤ 15 s. FAIL is reported, never turned
  * into an exit code: this is a measurement. Sizes: BENCH_RUNS (runs or chains at full concurrency, default
@@ -22,6 +28,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
+import { contextTarget, formatContextTokens, measureContextTokens } from './context-tokens.js';
 import { describeEnvironment } from './environment.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
 import { measureRawChains } from './raw-chain.js';
@@ -34,6 +41,7 @@ import {
   type Target,
   throughputTarget,
 } from './report.js';
+import { formatScaling, measureScaling, type ScalingResult, scalingTarget } from './scaling.js';
 import type { ScenarioSize } from './scenario.js';
 import { measureTakeover, type TakeoverResult } from './takeover.js';
 import { formatTakeovers, takeoverTarget } from './takeover-report.js';
@@ -42,7 +50,10 @@ const url = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const runs = positiveInteger('BENCH_RUNS', 200);
 const iterations = positiveInteger('BENCH_ITERATIONS', 10);
 const concurrency = positiveInteger('BENCH_CONCURRENCY', 50);
-const takeovers = positiveInteger('BENCH_TAKEOVERS', 3);
+const takeovers = positiveInteger('BENCH_TAKEOVERS', 10);
+const longRun = positiveInteger('BENCH_LONG_ITERATIONS', 100);
+/** Runs per worker process in section E: the same number of waves of runs at every worker count. */
+const scalingRuns = positiveInteger('BENCH_SCALING_RUNS', 50);
 const chainJobs = 2 * iterations - 1;
 /** Lock settings of Ratchet's worker defaults, given to the raw worker too. */
 const lock = { lockDurationMs: 10_000, stalledIntervalMs: 5_000 };
@@ -139,6 +150,8 @@ function targetsOf(
   single: { serial: SingleJobRows; parallel: SingleJobRows },
   chain: { serial: ChainRows; parallel: ChainRows },
   takeoverResults: readonly TakeoverResult[],
+  context: Target,
+  scaling: readonly ScalingResult[],
 ): Target[] {
   const full = `${concurrency} in flight`;
   return [
@@ -158,7 +171,9 @@ function targetsOf(
       chain.parallel.raw,
       1 / 3,
     ),
-    takeoverTarget(takeoverResults, 15_000),
+    takeoverTarget(takeoverResults, 3_000),
+    context,
+    scalingTarget(scaling),
   ];
 }
 
@@ -181,9 +196,21 @@ async function main(): Promise<void> {
     parallel: await singleJobs(concurrency, runs * iterations),
   };
   const chain = { serial: await chains(1, serialRuns), parallel: await chains(concurrency, runs) };
-  const takeoverResults = await Promise.all(
-    Array.from({ length: takeovers }, (_unused, index) => measureTakeover(url, index / takeovers)),
-  );
+  // One at a time: each is a worker process starting and dying, which would crowd the two cores together.
+  const takeoverResults: TakeoverResult[] = [];
+  for (let index = 0; index < takeovers; index += 1)
+    takeoverResults.push(await measureTakeover(url, index / takeovers));
+
+  const contextRuns = [
+    await measureContextTokens(url, longRun, 'effects off (effects: [])', []),
+    await measureContextTokens(url, longRun, 'default effects', undefined),
+  ];
+
+  const scaling: ScalingResult[] = [];
+  for (const delayMs of [50, 0]) {
+    for (const workers of [1, 2, 4])
+      scaling.push(await measureScaling({ url }, workers, delayMs, scalingRuns * workers));
+  }
 
   const singleRows = [single.serial, single.parallel].flatMap((rows) => [rows.raw, rows.ratchet]);
   const chainRows = [chain.serial, chain.parallel].flatMap((rows) => [
@@ -199,7 +226,13 @@ async function main(): Promise<void> {
   console.log('');
   console.log(formatTakeovers(takeoverResults));
   console.log('');
-  console.log(formatTargets(targetsOf(single, chain, takeoverResults)));
+  console.log(formatContextTokens(contextRuns));
+  console.log('');
+  console.log(formatScaling(scaling));
+  console.log('');
+  const withEffects = contextRuns[1];
+  if (!withEffects) throw new Error('the context bench did not run');
+  console.log(formatTargets(targetsOf(single, chain, takeoverResults, contextTarget(withEffects), scaling)));
   console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

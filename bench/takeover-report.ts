@@ -14,20 +14,29 @@ export function formatTakeovers(results: readonly TakeoverResult[]): string {
       `${seconds(result.stalledMs)} after the kill, run ${result.status} ${seconds(result.takeoverMs)} after the kill`,
   );
   return [
-    `C. takeover after SIGKILL, ${results.length} at once (lock_duration_ms ${first.lockDurationMs}, ` +
-      `stalled_interval_ms ${first.stalledIntervalMs})`,
+    `C. takeover after SIGKILL, ${results.length} one after another (lock_duration_ms ${first.lockDurationMs}, ` +
+      `stalled_interval_ms ${first.stalledIntervalMs}, dead_worker_ms ${first.deadWorkerMs})`,
     ...lines,
   ].join('\n');
 }
 
-/** The worst takeover observed must complete the run within `limitMs`. */
+function percentileOf(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN
+  );
+}
+
+/** p95 of the takeovers (SIGKILL → the run completed on the survivor) must be within `limitMs`. */
 export function takeoverTarget(results: readonly TakeoverResult[], limitMs: number): Target {
-  const worst = Math.max(...results.map((result) => result.takeoverMs));
+  const times = results.map((result) => result.takeoverMs);
+  const p50 = percentileOf(times, 0.5);
+  const p95 = percentileOf(times, 0.95);
   const allCompleted = results.every((result) => result.status === 'completed');
   return {
-    label: `takeover after SIGKILL, worst of ${results.length}`,
-    measured: `${seconds(worst)}${allCompleted ? '' : ' (a run did not complete)'}`,
-    limit: `≤ ${limitMs / 1000} s`,
-    pass: allCompleted && worst <= limitMs,
+    label: `takeover after SIGKILL, p95 of ${results.length} (default worker settings)`,
+    measured: `p50 ${seconds(p50)}, p95 ${seconds(p95)}${allCompleted ? '' : ' (a run did not complete)'}`,
+    limit: `p95 ≤ ${limitMs / 1000} s`,
+    pass: allCompleted && p95 <= limitMs,
   };
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
@@ -10,6 +10,7 @@ import type { Engine } from '../src/workflows/engine.js';
 import { stepJobId } from '../src/workflows/ids.js';
 import { benchConfig } from './bench-config.js';
 import { createBenchEngine } from './bench-engine.js';
+import { readyLine } from './child-ready.js';
 import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
 import { takeoverConfigOptions } from './takeover-config.js';
 
@@ -25,6 +26,7 @@ export interface TakeoverResult {
   status: string;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  deadWorkerMs: number;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
   });
   try {
     await events.waitUntilReady();
-    await readyLine(child, 30_000);
+    await readyLine(child, 30_000, 'the takeover worker');
     const { runId } = await engine.startRun({ input: 'go' });
     const activeAt = await waitUntilActive(engine, stepJobId.iteration(runId, 1), 10_000);
     await survivor.start();
@@ -76,6 +78,7 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
       status: run.status,
       lockDurationMs: config.worker.lock_duration_ms,
       stalledIntervalMs: config.worker.stalled_interval_ms,
+      deadWorkerMs: config.worker.dead_worker_ms,
     };
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -85,24 +88,6 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
     await closeRedis(redis);
     await deleteScratchKeys(url, prefix);
   }
-}
-
-function readyLine(child: ChildProcess, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error('the takeover worker did not start in time')), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the takeover worker exited before it was ready (${signal ?? code})`));
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('ready\n')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
 }
 
 /** Resolves with the `performance.now()` at which the job was first seen active. */

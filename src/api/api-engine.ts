@@ -17,4 +17,7 @@ export type ApiEngine = Pick<
   | 'followEvents'
   | 'lastEventId'
   | 'agentUsage'
+  | 'sessionState'
+  | 'sessionTasks'
+  | 'sessionNotes'
 >;

@@ -26,5 +26,9 @@ export {
   maxWaitSeconds,
   respondAcceptedSchema,
   runSchema,
+  sessionNoteListSchema,
+  sessionStateSchema,
+  sessionTaskListSchema,
   wireEventSchema,
 } from './schemas.js';
+export { sessionNotesOf, sessionStateOf, sessionTasksOf } from './session-data-reads.js';

@@ -19,7 +19,7 @@ const waitPollMs = 200;
 
 /** Starts a run (on a new session unless `session_id` is given). */
 export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise<AcceptedRun> {
-  const { input, agent, session_id, metadata, budget, timeout_s } = body;
+  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations } = body;
   const started = await engine.startRun({
     input,
     ...(agent === undefined ? {} : { agent }),
@@ -27,6 +27,7 @@ export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise
     ...(metadata === undefined ? {} : { metadata }),
     ...(budget === undefined ? {} : { budget }),
     ...(timeout_s === undefined ? {} : { timeoutS: timeout_s }),
+    ...(max_iterations === undefined ? {} : { maxIterations: max_iterations }),
   });
   return { run_id: started.runId, session_id: started.sessionId };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
 import { eventDataSchemas, eventKinds } from '../events/event.js';
+import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
 import {
   budgetSchema,
@@ -88,6 +89,11 @@ export const createRunBodySchema = z.strictObject({
       "Seconds the run may take, its child runs included; at most the agent's options.timeout_s. " +
         'Past it the run fails with deadline_exceeded.',
     ),
+  max_iterations: z
+    .int()
+    .positive()
+    .optional()
+    .describe("Model calls the run may make; at most the agent's options.max_iterations."),
 });
 
 export const cancelRunBodySchema = z
@@ -178,6 +184,45 @@ export type WireQuestion = z.infer<typeof questionSchema>;
 
 export const questionListSchema = z.strictObject({ questions: z.array(questionSchema) });
 
+const actorSchema = z.strictObject({ agent: z.string(), run_id: z.string() });
+
+/** GET /v1/sessions/:id/state: the session's state blackboard (the `state` toolbox). */
+export const sessionStateSchema = z.strictObject({
+  state: z.record(z.string(), z.unknown()).describe('every key the agents set, with its JSON value'),
+});
+
+/** GET /v1/sessions/:id/tasks: the session's task board (the `tasks` toolbox). */
+export const sessionTaskListSchema = z.strictObject({
+  tasks: z.array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      description: z.string(),
+      status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
+      assignee: actorSchema.nullable().describe('who claimed it'),
+      note: z.string().nullable().describe('the note of the latest status update'),
+      created_by: actorSchema,
+      updated_by: actorSchema.nullable(),
+      created_at: z.iso.datetime(),
+      updated_at: z.iso.datetime(),
+    }),
+  ),
+});
+
+/** GET /v1/sessions/:id/notes: the session's notes (the `notes` toolbox), shared and per agent. */
+export const sessionNoteListSchema = z.strictObject({
+  notes: z.array(
+    z.strictObject({
+      name: z.string(),
+      scope: z.enum(['session', 'agent']),
+      agent: z.string().nullable().describe('the agent an `agent` note belongs to'),
+      content: z.string(),
+      written_by: actorSchema,
+      updated_at: z.iso.datetime(),
+    }),
+  ),
+});
+
 export const respondAcceptedSchema = z.strictObject({ session_id: z.string(), question_id: z.string() });
 
 export const progressSchema = z.strictObject({
@@ -229,6 +274,17 @@ export const runSchema = z
       .describe(
         'When the run must be finished, its child runs included; past it it fails with deadline_exceeded.',
       ),
+    max_iterations: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .describe(
+        "Fewer model calls than the agent's options.max_iterations, asked for this run; null: the agent's.",
+      ),
+    metadata: resultMetadataSchema.describe(
+      'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',
+    ),
   })
   .meta({ id: 'Run' });
 export type WireRun = z.infer<typeof runSchema>;

@@ -1,6 +1,6 @@
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
-import type { QuestionRecord, RunView, SessionView } from '../workflows/index.js';
+import { type QuestionRecord, type RunView, resultMetadataOf, type SessionView } from '../workflows/index.js';
 import type { WireQuestion, WireRun, WireSession } from './schemas.js';
 
 /** Engine views as the API shows them: field by field, so nothing internal leaks by accident. */
@@ -56,6 +56,8 @@ export function toWireRun(run: RunView): WireRun {
     created_at: run.created_at,
     finished_at: run.finished_at,
     deadline_at: run.deadline_at,
+    max_iterations: run.max_iterations,
+    metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }
 

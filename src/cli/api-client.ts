@@ -67,7 +67,12 @@ export interface EventStreamOptions {
 }
 
 export interface ApiClient {
-  submitRun(body: { input: string; agent?: string | undefined }): Promise<SubmittedRun>;
+  submitRun(body: {
+    input: string;
+    agent?: string | undefined;
+    max_iterations?: number;
+    timeout_s?: number;
+  }): Promise<SubmittedRun>;
   getRun(runId: string): Promise<RunSummary>;
   cancelRun(runId: string, reason?: string): Promise<void>;
   respond(sessionId: string, questionId: string, response: QuestionResponse): Promise<void>;

@@ -14,6 +14,9 @@ export type Command =
       url: string | undefined;
       token: string | undefined;
       config: string | undefined;
+      /** Fewer iterations or seconds than the agent's config allows, for this run. */
+      maxIterations: number | undefined;
+      timeoutS: number | undefined;
     }
   | { name: 'config-validate'; file: string };
 
@@ -42,6 +45,8 @@ Options:
   --agent A          the agent to work on the task (default: the config's entry agent)
   --url URL          the API to use; without it, run starts an API and a worker in its process
   --token T          bearer token for --url (default: $RATCHET_TOKEN)
+  --max-iterations N model calls the run may make (at most the agent's options.max_iterations)
+  --timeout S        seconds the run may take (at most the agent's options.timeout_s)
   -h, --help         this text
 
 Environment: REDIS_URL, RATCHET_CONFIG, RATCHET_TOKEN, RATCHET_LOG_LEVEL.
@@ -84,6 +89,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
           agent: { type: 'string' },
           url: { type: 'string' },
           token: { type: 'string' },
+          'max-iterations': { type: 'string' },
+          timeout: { type: 'string' },
         },
         Number.POSITIVE_INFINITY,
       );
@@ -106,6 +113,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         url: values.url?.replace(/\/+$/, ''),
         token: values.token,
         config: values.config,
+        maxIterations: optionalInteger('--max-iterations', values['max-iterations'], 1),
+        timeoutS: optionalInteger('--timeout', values.timeout, 1),
       };
     }
     case 'config': {

@@ -32,11 +32,14 @@ export interface DevStack {
 /** Redis (started when none answers), a worker and the API, in this process. */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
   const { loaded, logger } = options;
-  const redis = await ensureRedis({
-    url: loaded.config.redis.url,
-    dataDir: options.redisDataDir ?? resolve('.ratchet/redis'),
-    say: options.say,
-  });
+  // A cluster is used as it is; one Redis is started here when none answers.
+  const redis: LocalRedis = loaded.config.redis.cluster_nodes
+    ? { url: loaded.config.redis.cluster_nodes[0] as string, started: undefined, stop: async () => {} }
+    : await ensureRedis({
+        url: loaded.config.redis.url,
+        dataDir: options.redisDataDir ?? resolve('.ratchet/redis'),
+        say: options.say,
+      });
   let worker: RatchetWorker | undefined;
   let api: ApiProcess | undefined;
   const close = async () => {

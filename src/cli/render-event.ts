@@ -46,6 +46,12 @@ export function renderEvent(event: RatchetEvent): string | undefined {
     }
     case 'progress':
       return `  ${progressBar(event.data.fraction)}${event.data.message === '' ? '' : ` ${cut(event.data.message)}`}`;
+    case 'compaction':
+      return `  🗜 context compacted (${event.data.reason === 'threshold' ? 'threshold reached' : 'the model refused a request as too long'}): ${event.data.tokens_before} → ${event.data.tokens_after} tokens`;
+    case 'loop_detected':
+      return `  ↻ loop: ${event.data.tool}(${cut(event.data.arguments)}) called ${event.data.count} times in the last ${event.data.window_size} calls; the model was told`;
+    case 'reflection':
+      return `  💭 ${event.data.failures} failed tool calls in a row; the model was asked to reflect`;
     case 'run_completed': {
       const { usage } = event.data;
       return `✔ completed after ${event.data.iterations} iterations (${usage.input_tokens} tokens in, ${usage.output_tokens} out)`;

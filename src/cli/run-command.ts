@@ -16,6 +16,8 @@ export interface RunCommandOptions {
   url: string | undefined;
   token: string | undefined;
   config: string | undefined;
+  maxIterations?: number | undefined;
+  timeoutS?: number | undefined;
   toolboxes: readonly ToolBox[];
 }
 
@@ -46,6 +48,8 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
       const { run_id: runId, session_id: sessionId } = await client.submitRun({
         input: options.task,
         agent: options.agent,
+        ...(options.maxIterations === undefined ? {} : { max_iterations: options.maxIterations }),
+        ...(options.timeoutS === undefined ? {} : { timeout_s: options.timeoutS }),
       });
       terminal.print(`run ${runId} (session ${sessionId})${stack ? '' : ` on ${api.url}`}`);
       removeEarlyHandler();

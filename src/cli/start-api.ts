@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { closeRedis, createRedis } from '../redis/connection.js';
+import type { RedisClient } from '../redis/connection.js';
+import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
 import { createHttpServer } from '../server/index.js';
 import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
@@ -70,7 +70,7 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
 /** An engine as the API uses it, on a connection of its own. */
 export interface ApiEngineConnection {
   engine: Engine;
-  redis: Redis;
+  redis: RedisClient;
   /** Closes the engine, then the connection. */
   close(): Promise<void>;
 }
@@ -93,7 +93,7 @@ export function openApiEngine(options: {
   // time while Redis refuses, resets or is frozen. The offline queue stays: a command sent during a short
   // reconnect still goes through. The event hub's blocking reads use their own timeout (event-hub.ts).
   const redis = createRedis({
-    url: config.redis.url,
+    ...redisTargetOf(config.redis),
     logger,
     name: options.name,
     maxRetriesPerRequest: 1,

@@ -79,6 +79,15 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
   if (typeof raw.entry_agent === 'string' && runnable && !runnable.includes(raw.entry_agent)) {
     problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, runnable) });
   }
+  const redis = isRecord(raw.redis) ? raw.redis : {};
+  const shardCount = typeof redis.shards === 'number' ? redis.shards : 1;
+  entriesOf(isRecord(raw.worker) ? raw.worker.shards : undefined).forEach((shard, index) => {
+    if (typeof shard === 'number' && shard >= shardCount)
+      problems.push({
+        path: ['worker', 'shards', index],
+        message: `shard ${shard} does not exist: redis.shards is ${shardCount}, so shards are 0 to ${shardCount - 1}`,
+      });
+  });
   return problems;
 }
 

@@ -28,6 +28,11 @@ const agentOptionsSchema = z.strictObject({
   timeout_s: z.preprocess(nullAsMissing, z.int().positive().optional()),
   /** A check of the run's final answer. */
   output_guardrail: z.preprocess(nullAsMissing, outputGuardrailSchema.optional()),
+  /**
+   * How deep this agent's delegations may go (a child of a root run is depth 1), below the global
+   * `max_delegation_depth`: the smaller of the two applies.
+   */
+  max_delegation_depth: z.preprocess(nullAsMissing, integer(0, 100).optional()),
 });
 
 const toolSettingsSchema = z.strictObject({
@@ -108,10 +113,15 @@ const untilSchema = z
     contains: z.string().min(1).optional(),
     /** The team stops once this key exists in the session's shared state. */
     state_key: z.string().min(1).optional(),
+    /** The team stops once the state key holds this value (compared as JSON, key order aside). */
+    state_equals: z.strictObject({ key: z.string().min(1), value: z.json() }).optional(),
   })
-  .refine((until) => (until.contains === undefined) !== (until.state_key === undefined), {
-    error: 'give exactly one of `contains` or `state_key`',
-  });
+  .refine(
+    (until) =>
+      [until.contains, until.state_key, until.state_equals].filter((given) => given !== undefined).length ===
+      1,
+    { error: 'give exactly one of `contains`, `state_key` or `state_equals`' },
+  );
 
 const coordinatorSchema = z.discriminatedUnion('kind', [
   /** Each member once, in order. */
@@ -158,6 +168,17 @@ const redisSchema = z.strictObject({
     'ratchet',
   ),
   shards: withDefault(integer(1, 1024), 1),
+  /**
+   * Seed nodes of a Redis Cluster (redis:// URLs); when given, every connection is a cluster client and `url`
+   * is not used. The loader fills it from REDIS_CLUSTER_NODES (comma-separated) when the file has none.
+   */
+  cluster_nodes: z.preprocess(
+    nullAsMissing,
+    z
+      .array(z.string().regex(redisUrlPattern, { error: 'must be a redis:// or rediss:// URL' }))
+      .min(1, { error: 'give at least one seed node, or leave cluster_nodes out for one Redis' })
+      .optional(),
+  ),
 });
 
 const workerSchema = z.strictObject({
@@ -178,6 +199,29 @@ const workerSchema = z.strictObject({
   question_recheck_ms: withDefault(integer(100), 60_000),
   /** How long finished step jobs are kept. */
   keep_completed_jobs_s: withDefault(integer(0), 86_400),
+  /**
+   * A worker process whose heartbeat is this old is dead: the locks it holds are released and its steps taken
+   * over at once (src/worker/dead-worker-watch.ts). 0: no heartbeats; a dead worker's steps wait for their
+   * locks to expire.
+   */
+  dead_worker_ms: withDefault(z.union([z.literal(0), integer(500, 60_000)]), 2_000),
+  /** The shards this worker consumes (numbers below redis.shards); every shard when absent. */
+  shards: z.preprocess(nullAsMissing, z.array(integer(0, 1023)).min(1).optional()),
+});
+
+/**
+ * How long finished work is kept (docs/config.md, `retention`). 0 keeps for ever. Nothing an unfinished run
+ * needs is ever removed: a session with an active run or a pending question is never idle.
+ */
+const retentionSchema = z.strictObject({
+  /** A finished run's record, journal and own chat, this long after it finished (a week). */
+  finished_runs_s: withDefault(integer(0), 604_800),
+  /** A session with no active run and no pending question, this long after it was last active (30 days). */
+  idle_sessions_s: withDefault(integer(0), 2_592_000),
+  /** How often one worker looks for expired data (a BullMQ job scheduler: one sweep per interval overall). */
+  sweep_interval_s: withDefault(integer(1), 300),
+  /** Runs or sessions removed per Redis round trip of a sweep. */
+  batch_size: withDefault(integer(1, 10_000), 100),
 });
 
 /** A host name or address as a Host header carries it, without scheme or port; IPv6 in brackets or not. */
@@ -249,6 +293,7 @@ export const configSchema = z.strictObject({
   default_context_windows: withDefault(z.record(z.string().min(1), integer(0)), {}),
   redis: withDefault(redisSchema, {}),
   worker: withDefault(workerSchema, {}),
+  retention: withDefault(retentionSchema, {}),
   api: withDefault(apiSchema, {}),
   events: withDefault(eventsSchema, {}),
   /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
@@ -265,6 +310,7 @@ export type TeamConfig = z.output<typeof teamSchema>;
 export type CoordinatorConfig = z.output<typeof coordinatorSchema>;
 export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
+export type RetentionConfig = z.output<typeof retentionSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;
 export type ApiConfig = z.output<typeof apiSchema>;
 export type ToolboxReference = z.output<typeof toolboxReferenceSchema>;

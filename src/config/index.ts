@@ -10,6 +10,7 @@ export {
   type HandoffConfig,
   type RatchetConfig,
   type RedisConfig,
+  type RetentionConfig,
   type TeamConfig,
   type ToolboxReference,
   type WorkerConfig,

@@ -145,14 +145,21 @@ function layeredEnv(
   return merged;
 }
 
-/** redis.url defaults to REDIS_URL when the file leaves it out (the schema's own default comes after). */
+/**
+ * redis.url defaults to REDIS_URL, and redis.cluster_nodes to REDIS_CLUSTER_NODES (comma-separated), when the
+ * file leaves them out (the schema's own defaults come after).
+ */
 function withRedisUrlFromEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
-  const url = env.REDIS_URL;
-  if (!url || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
   const root = raw as Record<string, unknown>;
   const redis = root.redis ?? {};
   if (typeof redis !== 'object' || Array.isArray(redis)) return raw;
-  const current = (redis as Record<string, unknown>).url;
-  if (current !== undefined && current !== null) return raw;
-  return { ...root, redis: { ...redis, url } };
+  const section = { ...(redis as Record<string, unknown>) };
+  const missing = (key: string) => section[key] === undefined || section[key] === null;
+  if (env.REDIS_URL && missing('url')) section.url = env.REDIS_URL;
+  const nodes = env.REDIS_CLUSTER_NODES?.split(',')
+    .map((node) => node.trim())
+    .filter((node) => node !== '');
+  if (nodes && nodes.length > 0 && missing('cluster_nodes')) section.cluster_nodes = nodes;
+  return { ...root, redis: section };
 }

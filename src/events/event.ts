@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { messageSchema } from '../chat/index.js';
 import { usageSchema } from '../models/usage.js';
+import { resultMetadataSchema } from './result-metadata.js';
 
 /**
  * The one event vocabulary. An event is appended to its session's stream in the same atomic commit as the
@@ -23,6 +24,8 @@ export const eventDataSchemas = {
     prefix: z.string(),
     /** From the run's start (its creation when it never started) to its end; absent on older events. */
     duration_ms: z.number().int().nonnegative().optional(),
+    /** What the run's result says about itself (core/result-metadata.ts); absent on older events. */
+    metadata: resultMetadataSchema.optional(),
   }),
   message_added: z.strictObject({ chat_id: z.string(), index: z.number().int(), message: messageSchema }),
   tool_call_start: z.strictObject({

@@ -21,6 +21,11 @@ export interface CompletionContext {
   iteration: number;
   /** 1 on the first attempt of an iteration; a retried attempt after a failure has a higher number. */
   attempt: number;
+  /**
+   * `summary`: the request asks for a summary of the chat (a compaction), not for the agent's next step.
+   * Absent for the agent's own requests.
+   */
+  purpose?: 'summary';
 }
 
 export interface CompletionRequest {

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { RatchetError } from '../errors/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { cancelCommit } from '../workflows/core/run-commits.js';
@@ -6,8 +5,9 @@ import { sessionIdOfRun, stepJobId } from '../workflows/ids.js';
 import { journalField, replyEntrySchema } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import { isFinished } from '../workflows/run-record.js';
+import type { RedisClient } from './connection.js';
 import type { EngineContext } from './engine-context.js';
-import { cancelChannel, type KeySpace, runKeys, sessionKeys } from './keys.js';
+import { cancelChannel, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { pendingQuestions } from './question-store.js';
 import { encodeEvent, loadRun } from './run-store.js';
 import { runScript } from './scripts.js';
@@ -22,6 +22,7 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
   if (!sessionId) throw new RatchetError('run_not_found', `unknown run ${runId}`);
   const keys = runKeys(context.space, sessionId, runId);
   const session = sessionKeys(context.space, sessionId);
+  const retention = retentionKeys(context.space, keys.shard);
   for (let tries = 0; tries < 10; tries += 1) {
     const stored = await loadRun(context.redis, keys, runId);
     if (!stored) throw new RatchetError('run_not_found', `unknown run ${runId}`);
@@ -38,7 +39,15 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
     const [code, detail] = await runScript(
       context.redis,
       'cancel-run',
-      [keys.run, session.session, keys.events, session.questions, session.pending],
+      [
+        keys.run,
+        session.session,
+        keys.events,
+        session.questions,
+        session.pending,
+        retention.finishedRuns,
+        retention.sessions,
+      ],
       [
         stored.rev,
         JSON.stringify(plan.record),
@@ -105,7 +114,7 @@ async function removeQueuedSteps(
  * run id), and calls `onCancel` with each run id.
  */
 export async function listenForCancellations(
-  subscriber: Redis,
+  subscriber: RedisClient,
   space: KeySpace,
   onCancel: (runId: string) => void,
 ): Promise<void> {

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
@@ -11,22 +10,23 @@ import { type SessionRecord, sessionRecordSchema } from '../workflows/session-re
 import { largestStreamId } from '../workflows/stream-ids.js';
 import type { SessionView } from '../workflows/views.js';
 import { cancelRun } from './cancel-run.js';
-import { closeRedis } from './connection.js';
+import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
 import type { EngineContext } from './engine-context.js';
 import { followEvents } from './event-follower.js';
 import { EventHub } from './event-hub.js';
 import { agentUsageKey, chatKey, type KeySpace, runKeys, sessionKeys } from './keys.js';
 import { type AnswerResult, answerQuestion, pendingQuestions, readQuestion } from './question-store.js';
 import { QueueScheduler } from './queue-scheduler.js';
-import { execPipeline, loadRun, readChat } from './run-store.js';
+import { loadRun, readChat } from './run-store.js';
 import { type RunWriteCode, writeRun } from './run-writer.js';
 import { defineScripts } from './scripts.js';
+import { redisSessionData, type SessionDataStore } from './session-data-store.js';
 import { createSession, deleteSession, getSession } from './session-store.js';
 import { type StepJobSettings, StepQueues } from './step-queues.js';
 
 export interface EngineStoreOptions {
   /** A connection for commands (not blocking); the store does not close it. */
-  redis: Redis;
+  redis: RedisClient;
   space: KeySpace;
   jobs: StepJobSettings;
   eventsMaxLength: number;
@@ -48,14 +48,14 @@ export class EngineStore {
    * BullMQ defines its ~60 scripts on the connection its queues use, and ioredis copies every defined script
    * into each pipeline it creates: the queues get a connection of their own, so the steps' pipelines stay cheap.
    */
-  private readonly queueConnection: Redis;
+  private readonly queueConnection: RedisClient;
 
   /** Wakes every event follower of this process from a few blocking connections (opened on first use). */
   private readonly eventHub: EventHub;
 
   constructor(private readonly options: EngineStoreOptions) {
     defineScripts(options.redis);
-    this.queueConnection = options.redis.duplicate({ connectionName: 'ratchet-queues' });
+    this.queueConnection = duplicateClient(options.redis, { connectionName: 'ratchet-queues' });
     this.queueConnection.on('error', () => {
       // Reported by the queues' own error listeners.
     });
@@ -158,11 +158,12 @@ export class EngineStore {
 
   /** An agent's usage sums, one hash per shard. */
   async agentUsageByShard(agent: string): Promise<Record<string, string>[]> {
-    const pipeline = this.options.redis.pipeline();
-    for (let shard = 0; shard < this.options.space.shards; shard += 1) {
-      pipeline.hgetall(agentUsageKey(this.options.space, shard, agent));
-    }
-    return (await execPipeline(pipeline)) as Record<string, string>[];
+    // One command per shard, not a pipeline: on a cluster the shards' keys live on different nodes.
+    return Promise.all(
+      Array.from({ length: this.options.space.shards }, (_, shard) =>
+        this.options.redis.hgetall(agentUsageKey(this.options.space, shard, agent)),
+      ),
+    );
   }
 
   followEvents(
@@ -170,6 +171,11 @@ export class EngineStore {
     options: { after?: string; signal: AbortSignal },
   ): AsyncGenerator<RatchetEvent> {
     return followEvents(this.eventHub, this.options.redis, this.options.space, sessionId, options);
+  }
+
+  /** What a session's agents wrote (state, tasks, notes), for reading from outside. */
+  sessionData(sessionId: string): SessionDataStore {
+    return redisSessionData(this.options.redis, this.options.space, sessionId);
   }
 
   readChat(sessionId: string, chatId: string, from: number): Promise<Message[]> {

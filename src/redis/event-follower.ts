@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { RatchetEvent } from '../events/event.js';
 import { parseEntries } from '../workflows/event-entries.js';
 import { largestStreamId } from '../workflows/stream-ids.js';
+import type { RedisClient } from './connection.js';
 import type { EventHub, FollowerLease } from './event-hub.js';
 import { type KeySpace, sessionKeys } from './keys.js';
 
@@ -18,7 +18,7 @@ const pageSize = 200;
  */
 export function followEvents(
   hub: EventHub,
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   sessionId: string,
   options: { after?: string; signal: AbortSignal },
@@ -29,7 +29,7 @@ export function followEvents(
 
 async function* readFollowed(
   lease: FollowerLease,
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   sessionId: string,
   options: { after?: string; signal: AbortSignal },

@@ -1,11 +1,12 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { compareStreamIds } from '../workflows/stream-ids.js';
+import { commandTimeoutOf, nodeClientFor, type RedisClient } from './connection.js';
 
 export interface EventHubOptions {
   /** The command connection: readers are duplicated from it, and unblocks are sent on it. */
-  redis: Redis;
+  redis: RedisClient;
   /** Followers served at once; one more is refused with `too_many_followers`. */
   maxFollowers: number;
   logger: Logger;
@@ -112,16 +113,25 @@ export class EventHub {
     await Promise.allSettled(this.readers.map((reader) => reader.close()));
   }
 
+  /**
+   * The reader of a stream: one that reads streams of the same hash tag (a shard: one XREAD may name keys of
+   * one slot only, which a Redis Cluster enforces) and has room.
+   */
   private readerFor(key: string): HubReader {
     const known = this.readerOfKey.get(key);
     if (known) return known;
-    let reader = this.readers.find((candidate) => candidate.keyCount < this.keysPerReader);
+    const tag = hashTagOf(key);
+    let reader = this.readers.find(
+      (candidate) => candidate.tag === tag && candidate.keyCount < this.keysPerReader,
+    );
     if (!reader) {
       reader = new HubReader({
         commands: this.options.redis,
         blockMs: this.options.blockMs ?? defaultBlockMs,
         logger: this.options.logger,
         name: `ratchet-events-hub-${this.readers.length}`,
+        tag,
+        slotKey: key,
       });
       this.readers.push(reader);
     }
@@ -140,9 +150,18 @@ export class EventHub {
  * earliest position a follower waits at. A wait added while a read is blocked without it interrupts the
  * read (CLIENT UNBLOCK), so the next read includes it.
  */
+/** The hash tag of a key (`{3}` of `ratchet:{3}:session:…`), or the whole key when it has none. */
+function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
 class HubReader {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: Redis | undefined;
+  /** On a cluster: a second connection to the read's node, for CLIENT UNBLOCK. */
+  private unblockConnection: Redis | undefined;
   private clientId: string | undefined;
   /** The positions of the read in flight, by key; undefined between reads. */
   private reading: Map<string, string> | undefined;
@@ -152,7 +171,22 @@ class HubReader {
   private loop: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly options: { commands: Redis; blockMs: number; logger: Logger; name: string }) {}
+  constructor(
+    private readonly options: {
+      commands: RedisClient;
+      blockMs: number;
+      logger: Logger;
+      name: string;
+      /** The hash tag of every stream this reader reads. */
+      tag: string;
+      /** A key of that tag: where its slot is served. */
+      slotKey: string;
+    },
+  ) {}
+
+  get tag(): string {
+    return this.options.tag;
+  }
 
   get keyCount(): number {
     return this.waiters.size;
@@ -198,6 +232,7 @@ class HubReader {
     this.wakeIdle?.();
     // Not QUIT: it would wait behind the blocked read. Cutting the socket ends the read, and the loop.
     this.connection?.disconnect();
+    this.unblockConnection?.disconnect();
     await this.loop;
   }
 
@@ -217,11 +252,35 @@ class HubReader {
         this.reading = undefined;
         if (this.closed) return;
         failures += 1;
+        // The slot moved to another node (a cluster failover or resharding): connect to where it is now.
+        if (error instanceof Error && /^(MOVED|ASK)\b/.test(error.message)) this.reconnect();
         // Redis away or frozen: followers keep waiting (their clients keep their streams) until it is back.
         if (failures === 1) this.options.logger.warn({ err: error }, 'event hub read failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** failures)));
       }
     }
+  }
+
+  private reconnect(): void {
+    this.connection?.disconnect();
+    this.unblockConnection?.disconnect();
+    this.connection = undefined;
+    this.unblockConnection = undefined;
+    this.clientId = undefined;
+  }
+
+  /** Where CLIENT UNBLOCK goes: the command connection on one Redis, the read's node on a cluster. */
+  private unblocker(): RedisClient {
+    if (this.options.commands instanceof Cluster) {
+      if (!this.unblockConnection) {
+        this.unblockConnection = nodeClientFor(this.options.commands, this.options.slotKey, {
+          connectionName: `${this.options.name}-unblock`,
+        });
+        this.unblockConnection.on('error', () => {});
+      }
+      return this.unblockConnection;
+    }
+    return this.options.commands;
   }
 
   private async readOnce(): Promise<void> {
@@ -267,7 +326,8 @@ class HubReader {
     const attempt = async () => {
       for (let tries = 0; tries < 50; tries += 1) {
         if (this.closed || this.reading === undefined || this.round !== round) return;
-        if ((await this.options.commands.call('CLIENT', 'UNBLOCK', clientId)) === 1) return;
+        // On the connection's own node: a cluster client would send it to any node.
+        if ((await this.unblocker().call('CLIENT', 'UNBLOCK', clientId)) === 1) return;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
@@ -283,9 +343,9 @@ class HubReader {
    */
   private open(): Redis {
     if (this.connection) return this.connection;
-    const commandTimeout =
-      (this.options.commands.options.commandTimeout ?? defaultBlockMs) + this.options.blockMs;
-    const connection = this.options.commands.duplicate({
+    const commandTimeout = (commandTimeoutOf(this.options.commands) ?? defaultBlockMs) + this.options.blockMs;
+    // On a cluster, a connection to the master of the streams' slot (a read cut by a moved slot is opened again).
+    const connection = nodeClientFor(this.options.commands, this.options.slotKey, {
       connectionName: this.options.name,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
@@ -312,7 +372,7 @@ function earliestPosition(waiting: Set<Waiter> | undefined): string {
   return earliest ?? '0-0';
 }
 
-function readyOrTimeout(connection: Redis, timeoutMs: number): Promise<void> {
+function readyOrTimeout(connection: RedisClient, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const finish = (error?: Error) => {
       clearTimeout(timer);

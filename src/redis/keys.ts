@@ -93,9 +93,12 @@ export function sessionDataKeys(space: KeySpace, sessionId: string): SessionData
   };
 }
 
-/** Every chat of a session shares this prefix (for deletion). */
-export function chatKeyPattern(space: KeySpace, sessionId: string): string {
-  return `${sessionKeys(space, sessionId).session}:chat:*`;
+/**
+ * String: what the model is sent of a chat (its context view: the summary of its older entries). Beside the
+ * chat, so every run on the chat builds its requests the same way; deleted with the session's chats.
+ */
+export function chatViewKey(chatKeyOfView: string): string {
+  return `${chatKeyOfView}:view`;
 }
 
 /** Hash: MCP server name -> its tools as last listed by any worker (JSON), for workers that start while it is down. */
@@ -150,6 +153,19 @@ export function runKeys(space: KeySpace, sessionId: string, runId: string): Read
   if (recent.size >= recentRunKeysLimit) recent.clear();
   recent.set(id, keys);
   return keys;
+}
+
+/** What retention (src/redis/retention.ts) finds expired data by, per shard. */
+export interface RetentionKeys {
+  /** Sorted set: run id -> when the run finished (ms, Redis clock). */
+  finishedRuns: string;
+  /** Sorted set: session hash key -> when the session was last active (a run created or finished; ms). */
+  sessions: string;
+}
+
+export function retentionKeys(space: KeySpace, shard: number): RetentionKeys {
+  const base = shardPrefix(space, shard);
+  return { finishedRuns: `${base}:retention:finished-runs`, sessions: `${base}:retention:sessions` };
 }
 
 /** The lock BullMQ holds while a worker processes a job; our commits check its token (fencing). */

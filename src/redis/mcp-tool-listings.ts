@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { type ListedTool, listedToolSchema } from '../mcp/client/mcp-tool.js';
+import type { RedisClient } from './connection.js';
 import { type KeySpace, mcpToolListingsKey } from './keys.js';
 
 /**
@@ -13,7 +13,7 @@ export interface McpToolListings {
 }
 
 /** Tool listings in Redis, shared by every worker of the key space. Entries that do not parse are skipped. */
-export function redisToolListings(redis: Redis, space: KeySpace): McpToolListings {
+export function redisToolListings(redis: RedisClient, space: KeySpace): McpToolListings {
   const key = mcpToolListingsKey(space);
   return {
     async load(server) {

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { RatchetError } from '../errors/index.js';
 import { buildEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
@@ -7,6 +6,7 @@ import {
   type QuestionResponse,
   questionRecordSchema,
 } from '../workflows/question-record.js';
+import type { RedisClient } from './connection.js';
 import { type KeySpace, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 import { runScript } from './scripts.js';
@@ -16,7 +16,7 @@ export function parseQuestion(text: string, id: string): QuestionRecord {
 }
 
 export async function readQuestion(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   sessionId: string,
   questionId: string,
@@ -27,7 +27,7 @@ export async function readQuestion(
 
 /** The pending questions of a session, oldest first. */
 export async function pendingQuestions(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   sessionId: string,
 ): Promise<QuestionRecord[]> {
@@ -46,7 +46,7 @@ export async function pendingQuestions(
  * they leave the session's list. Plain writes suffice: an answer to a finished run's question is refused.
  */
 export async function closeQuestionsOfRun(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   sessionId: string,
   runId: string,
@@ -68,7 +68,7 @@ export type AnswerResult = 'answered' | 'not_found' | 'closed' | 'run_finished';
 
 /** Answers a pending question once (compare-and-set on the question as read). */
 export async function answerQuestion(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   options: {
     sessionId: string;

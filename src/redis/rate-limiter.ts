@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { type KeySpace, rateLimitKeys } from './keys.js';
 import { runScript } from './scripts.js';
 
@@ -19,7 +19,7 @@ export type Admission = { admitted: true } | { admitted: false; waitMs: number }
  */
 export class RateLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly space: KeySpace,
   ) {}
 

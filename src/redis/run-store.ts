@@ -1,4 +1,4 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { decodeChatEntries, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
@@ -6,7 +6,17 @@ import { parseJsonRecord } from '../schemas/parse.js';
 import type { CommitPlan } from '../workflows/core/run-commits.js';
 import { journalField, type ToolIntent, type ToolOutcomeEntry } from '../workflows/journal.js';
 import { type RunStatus, runRecordSchema, type StoredRun } from '../workflows/run-record.js';
-import { chatKey, jobLockKey, type KeySpace, type RunKeys, runKeys } from './keys.js';
+import type { RedisClient } from './connection.js';
+import {
+  chatKey,
+  chatViewKey,
+  jobLockKey,
+  type KeySpace,
+  type RetentionKeys,
+  type RunKeys,
+  retentionKeys,
+  runKeys,
+} from './keys.js';
 import { runScript } from './scripts.js';
 
 export type CommitResult =
@@ -46,6 +56,8 @@ export interface StepWrite {
   /** The job's lock token: the scripts refuse the write when another worker holds the lock. */
   token: string;
   eventsMaxLength: number;
+  /** The shard's retention indexes (a commit that finishes a run records when). */
+  retention: RetentionKeys;
 }
 
 /**
@@ -67,6 +79,7 @@ export function stepWriteOf(input: {
     lockKey: jobLockKey(space, keys.shard, input.jobId),
     token: input.token,
     eventsMaxLength: input.eventsMaxLength,
+    retention: retentionKeys(space, keys.shard),
   };
 }
 
@@ -81,6 +94,8 @@ export interface CommitRequest<JournalValue> extends StepWrite {
   agentUsageKey?: string;
   /** The usage sums of the run's tree (RunKeys.treeUsage of its root), when the plan adds usage. */
   treeUsageKey?: string;
+  /** The chat's new context view (JSON), written with the commit (a compaction); absent: unchanged. */
+  view?: string;
 }
 
 /** `field=amount,...` for the commit script's usage sums. */
@@ -93,7 +108,7 @@ export function encodeIncrements(usage: Readonly<Record<string, number>> | undef
 }
 
 export async function commitStep<JournalValue>(
-  redis: Redis,
+  redis: RedisClient,
   request: CommitRequest<JournalValue>,
 ): Promise<CommitResult> {
   const { keys, plan } = request;
@@ -110,6 +125,9 @@ export async function commitStep<JournalValue>(
       keys.usage,
       request.agentUsageKey ?? keys.usage,
       request.treeUsageKey ?? keys.run,
+      chatViewKey(request.chatKey),
+      request.retention.finishedRuns,
+      request.retention.sessions,
     ],
     [
       request.token,
@@ -122,6 +140,7 @@ export async function commitStep<JournalValue>(
       plan.finished ? '1' : '0',
       request.eventsMaxLength,
       encodeIncrements(plan.usage),
+      request.view ?? '',
       plan.messages.length,
       ...plan.messages.map(encodeChatEntry),
       ...plan.events.map(encodeEvent),
@@ -158,7 +177,10 @@ function batchFields(
 }
 
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
-export async function commitToolOutcome(redis: Redis, commit: ToolOutcomeCommit): Promise<CommitResult> {
+export async function commitToolOutcome(
+  redis: RedisClient,
+  commit: ToolOutcomeCommit,
+): Promise<CommitResult> {
   const reply = await runScript(redis, 'commit-tool-outcome', toolCallScriptKeys(commit), [
     commit.token,
     journalField.toolOutcome(commit.iteration, commit.index),
@@ -197,7 +219,7 @@ export interface BeginToolCall extends StepWrite {
 }
 
 /** Reads a tool call's state and, when it never started, records its intent and start event (one round trip). */
-export async function beginToolCall(redis: Redis, begin: BeginToolCall): Promise<BeginToolCallResult> {
+export async function beginToolCall(redis: RedisClient, begin: BeginToolCall): Promise<BeginToolCallResult> {
   const reply = await runScript(redis, 'begin-tool-call', toolCallScriptKeys(begin), [
     begin.token,
     journalField.toolIntent(begin.iteration, begin.index),
@@ -240,13 +262,17 @@ export function parseRun(record: string, rev: string | null, where: string): Sto
   return { record: parseJsonRecord(runRecordSchema, record, where), rev: Number(rev ?? 0) };
 }
 
-export async function loadRun(redis: Redis, keys: RunKeys, runId: string): Promise<StoredRun | undefined> {
+export async function loadRun(
+  redis: RedisClient,
+  keys: RunKeys,
+  runId: string,
+): Promise<StoredRun | undefined> {
   const [record, rev] = await redis.hmget(keys.run, 'record', 'rev');
   if (!record) return undefined;
   return parseRun(record, rev ?? null, `run ${runId}`);
 }
 
-export async function readChat(redis: Redis, chatKey: string, from = 0, to = -1): Promise<Message[]> {
+export async function readChat(redis: RedisClient, chatKey: string, from = 0, to = -1): Promise<Message[]> {
   const entries = await redis.lrange(chatKey, from, to);
   return decodeChatEntries(entries, chatKey, from);
 }

@@ -3,7 +3,7 @@ import { encodeChatEntry } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
-import { chatKey, type KeySpace, type RunKeys, runKeys } from './keys.js';
+import { chatKey, type KeySpace, type RunKeys, retentionKeys, runKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 import type { StepQueues } from './step-queues.js';
 
@@ -43,6 +43,7 @@ export async function writeRun(input: {
     keys.runs,
     input.parent?.run ?? keys.run,
     input.parent?.children ?? keys.run,
+    retentionKeys(space, keys.shard).sessions,
     plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
     record.id,
     JSON.stringify(record),

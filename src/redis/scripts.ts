@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 
 /**
  * The one owner of our Lua scripts. Each script is one atomic operation in src/redis/lua/<name>.lua with a
@@ -9,15 +9,19 @@ const scriptKeyCounts = {
   'answer-question': 4,
   'ask-question': 5,
   'begin-tool-call': 5,
-  'cancel-run': 5,
-  'commit-step': 9,
+  'cancel-run': 7,
+  'commit-step': 12,
   'commit-tool-outcome': 5,
-  'create-run': 7,
-  'load-iteration': 3,
+  'create-run': 8,
+  'expire-run': 9,
+  /** Every key of the session it removes: as many as it has. */
+  'expire-session': 'variable',
+  'load-iteration': 4,
   'mark-parked': 2,
   'note-write': 1,
   'rate-limit-admit': 3,
   'rate-limit-settle': 3,
+  'release-dead-lock': 3,
   'report-progress': 4,
   'state-set': 2,
   'state-watch': 3,
@@ -52,11 +56,14 @@ const commandNames: Record<ScriptName, string> = {
   'commit-step': 'ratchetCommitStep',
   'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',
+  'expire-run': 'ratchetExpireRun',
+  'expire-session': 'ratchetExpireSession',
   'load-iteration': 'ratchetLoadIteration',
   'mark-parked': 'ratchetMarkParked',
   'note-write': 'ratchetNoteWrite',
   'rate-limit-admit': 'ratchetRateLimitAdmit',
   'rate-limit-settle': 'ratchetRateLimitSettle',
+  'release-dead-lock': 'ratchetReleaseDeadLock',
   'report-progress': 'ratchetReportProgress',
   'state-set': 'ratchetStateSet',
   'state-watch': 'ratchetStateWatch',
@@ -66,27 +73,34 @@ const commandNames: Record<ScriptName, string> = {
 };
 
 /** Registers every script on a client (EVALSHA with automatic fallback to EVAL). */
-export function defineScripts(redis: Redis): void {
+export function defineScripts(redis: RedisClient): void {
   for (const name of Object.keys(scriptKeyCounts) as ScriptName[]) {
     const command = commandNames[name];
     if (typeof (redis as unknown as Record<string, unknown>)[command] === 'function') continue;
-    redis.defineCommand(command, { numberOfKeys: scriptKeyCounts[name], lua: loadScriptSource(name) });
+    const keyCount = scriptKeyCounts[name];
+    redis.defineCommand(command, {
+      // Without a number, the caller passes the key count first (runScript does).
+      ...(keyCount === 'variable' ? {} : { numberOfKeys: keyCount }),
+      lua: loadScriptSource(name),
+    });
   }
 }
 
-type ScriptClient = Redis & Record<string, (...args: (string | number)[]) => Promise<unknown>>;
+type ScriptClient = RedisClient & Record<string, (...args: (string | number)[]) => Promise<unknown>>;
 
 /** Runs a script registered by defineScripts; replies are arrays of strings. */
 export async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   name: ScriptName,
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<string[]> {
-  if (keys.length !== scriptKeyCounts[name]) {
-    throw new Error(`script ${name} takes ${scriptKeyCounts[name]} keys, got ${keys.length}`);
+  const keyCount = scriptKeyCounts[name];
+  if (keyCount !== 'variable' && keys.length !== keyCount) {
+    throw new Error(`script ${name} takes ${keyCount} keys, got ${keys.length}`);
   }
   const command = (redis as ScriptClient)[commandNames[name]];
   if (!command) throw new Error(`script ${name} is not defined on this client: call defineScripts first`);
-  return (await command.call(redis, ...keys, ...args)) as string[];
+  const counted = keyCount === 'variable' ? [keys.length, ...keys] : keys;
+  return (await command.call(redis, ...counted, ...args)) as string[];
 }

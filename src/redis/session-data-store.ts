@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { type KeySpace, sessionDataKeys } from './keys.js';
 import { runScript, type ScriptName } from './scripts.js';
 
@@ -67,7 +67,7 @@ export interface SessionDataStore {
 }
 
 /** The session data of one session in Redis (under the session's hash tag, so each script touches one slot). */
-export function redisSessionData(redis: Redis, space: KeySpace, sessionId: string): SessionDataStore {
+export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId: string): SessionDataStore {
   const keys = sessionDataKeys(space, sessionId);
   const script = (name: ScriptName, scriptKeys: string[], args: (string | number)[]) =>
     runScript(redis, name, scriptKeys, args);

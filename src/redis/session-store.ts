@@ -1,11 +1,22 @@
 import { RatchetError } from '../errors/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { newSessionId } from '../workflows/ids.js';
+import { runRecordSchema } from '../workflows/run-record.js';
 import { type SessionRecord, sessionRecordSchema } from '../workflows/session-record.js';
 import { type SessionView, usageTotalsOf } from '../workflows/views.js';
 import { cancelRun } from './cancel-run.js';
+import type { RedisClient } from './connection.js';
 import type { EngineContext } from './engine-context.js';
-import { chatKeyPattern, runKeys, sessionDataKeys, sessionKeys } from './keys.js';
+import {
+  chatKey,
+  chatViewKey,
+  type KeySpace,
+  mainChatId,
+  retentionKeys,
+  runKeys,
+  sessionDataKeys,
+  sessionKeys,
+} from './keys.js';
 import { execPipeline } from './run-store.js';
 
 export async function createSession(
@@ -41,6 +52,29 @@ export async function getSession(
   };
 }
 
+/**
+ * Every chat of a session and its context view: the main chat and the chat of each run (a child run's, a team
+ * member's), found from the runs' records rather than by SCAN, which a Redis Cluster answers per node.
+ */
+export async function sessionChatKeys(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runIds: readonly string[],
+): Promise<string[]> {
+  const records = await Promise.all(
+    runIds.map((runId) => redis.hget(runKeys(space, sessionId, runId).run, 'record')),
+  );
+  const chats = new Set([chatKey(space, sessionId, mainChatId)]);
+  records.forEach((json, index) => {
+    if (json)
+      chats.add(
+        chatKey(space, sessionId, parseJsonRecord(runRecordSchema, json, `run ${runIds[index]}`).chat_id),
+      );
+  });
+  return [...chats].flatMap((chat) => [chat, chatViewKey(chat)]);
+}
+
 /** Cancels the active run, then deletes everything of the session. False when there is no such session. */
 export async function deleteSession(context: EngineContext, sessionId: string): Promise<boolean> {
   const session = await getSession(context, sessionId);
@@ -67,18 +101,9 @@ export async function deleteSession(context: EngineContext, sessionId: string): 
     const run = runKeys(context.space, sessionId, runId);
     doomed.push(run.run, run.journal, run.children, run.treeUsage);
   }
-  let cursor = '0';
-  do {
-    const [next, chats] = await context.redis.scan(
-      cursor,
-      'MATCH',
-      chatKeyPattern(context.space, sessionId),
-      'COUNT',
-      100,
-    );
-    cursor = next;
-    doomed.push(...chats);
-  } while (cursor !== '0');
+  doomed.push(...(await sessionChatKeys(context.redis, context.space, sessionId, runIds)));
   await context.redis.unlink(...doomed);
+  // Its runs leave the finished-runs index when a sweep finds them gone.
+  await context.redis.zrem(retentionKeys(context.space, keys.shard).sessions, keys.session);
   return true;
 }

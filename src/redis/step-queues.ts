@@ -1,9 +1,9 @@
 import { type JobsOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../log/index.js';
 import { stepJobId } from '../workflows/ids.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
 import type { RunRecord } from '../workflows/run-record.js';
+import type { RedisClient } from './connection.js';
 import type { KeySpace } from './keys.js';
 import { runKeys, shardPrefix, stepQueueName } from './keys.js';
 
@@ -25,7 +25,7 @@ export class StepQueues {
   readonly queues: Queue[];
 
   constructor(
-    connection: Redis,
+    connection: RedisClient,
     private readonly space: KeySpace,
     private readonly settings: StepJobSettings,
     logger: Logger,

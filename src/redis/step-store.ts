@@ -1,9 +1,10 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord, StoredRun } from '../workflows/run-record.js';
-import { agentUsageKey, chatKey, type KeySpace, runKeys } from './keys.js';
+import type { RedisClient } from './connection.js';
+import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys } from './keys.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
   type BeginToolCall,
@@ -39,8 +40,8 @@ export interface StepStore {
   beginToolCall(begin: OwnPart<BeginToolCall>): Promise<BeginToolCallResult>;
   commitToolOutcome(commit: OwnPart<ToolOutcomeCommit>): Promise<CommitResult>;
   /**
-   * One round trip (load-iteration.lua): the run, journal fields, the chat's entries from position `from` on
-   * and the chat's length.
+   * One round trip (load-iteration.lua): the run, journal fields, the chat's entries from position `from` on,
+   * the chat's length and its context view.
    */
   loadIteration(
     from: number,
@@ -50,6 +51,8 @@ export interface StepStore {
     journal: (string | null)[];
     entries: string[];
     chatLength: number;
+    /** The chat's context view (JSON), null when nothing was summarised yet. */
+    view: string | null;
   }>;
   /** One round trip: the run, journal fields and every entry of the chat (a team turn's shared chat). */
   loadWithChat(
@@ -109,7 +112,7 @@ export interface StepStores {
 }
 
 /** The step stores of a worker, on its command connection. */
-export function redisStepStores(redis: Redis, space: KeySpace, eventsMaxLength: number): StepStores {
+export function redisStepStores(redis: RedisClient, space: KeySpace, eventsMaxLength: number): StepStores {
   return {
     open: (job, jobId, token) =>
       new RedisStepStore(
@@ -130,7 +133,7 @@ class RedisStepStore implements StepStore {
   private sessionDataStore: SessionDataStore | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly space: KeySpace,
     readonly write: StepWrite,
     private readonly sessionId: string,
@@ -160,13 +163,13 @@ class RedisStepStore implements StepStore {
 
   async loadIteration(from: number, fields: readonly string[]) {
     const { keys, chatKey } = this.write;
-    const [runFields, journal, entries, chatLength] = (await runScript(
+    const [runFields, journal, entries, chatLength, view] = (await runScript(
       this.redis,
       'load-iteration',
-      [keys.run, keys.journal, chatKey],
+      [keys.run, keys.journal, chatKey, chatViewKey(chatKey)],
       [from, ...fields],
-    )) as unknown as [(string | null)[], (string | null)[], string[], number];
-    return { run: this.runOf(runFields), journal, entries, chatLength };
+    )) as unknown as [(string | null)[], (string | null)[], string[], number, string | null];
+    return { run: this.runOf(runFields), journal, entries, chatLength, view };
   }
 
   async loadWithChat(fields: readonly string[]) {

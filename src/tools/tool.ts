@@ -52,6 +52,11 @@ export interface DelegationResult {
   answer: string | null;
   /** Why it failed or was cancelled. */
   error: string | null;
+  /**
+   * What the child's result says about itself: execution_time_ms, iterations, tool_calls {count, names},
+   * tokens {input, output, total}, cost_usd (and confidence, partial, contract: null for now).
+   */
+  metadata: Readonly<Record<string, unknown>>;
 }
 
 /**

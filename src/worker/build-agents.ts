@@ -15,6 +15,7 @@ import {
   type AgentRuntime,
   createOutputCheck,
   type HandoffGroup,
+  resolveEffects,
   type TeamService,
 } from '../workflows/index.js';
 
@@ -107,6 +108,7 @@ export function buildRegistry(
     agentToolboxes.push(interaction);
     if (agent.options.delegate ?? config.agents.length > 1) agentToolboxes.push(delegation);
     let fixedTools: ToolDefinition[] | undefined;
+    const provider = providerRuntime(agent.provider);
     agents.set(agent.name, {
       name: agent.name,
       description: agent.description,
@@ -117,6 +119,12 @@ export function buildRegistry(
       budget: agent.budget,
       timeoutS: agent.options.timeout_s,
       outputGuard: outputGuardOf(agent.options.output_guardrail),
+      maxDelegationDepth: agent.options.max_delegation_depth,
+      effects: resolveEffects({
+        configured: agent.effects,
+        contextWindow: provider.contextWindow,
+        contextThreshold: agent.options.context_threshold,
+      }),
       completer,
       toolboxes: agentToolboxes,
       // A getter: an MCP server's toolbox changes when the server reconnects or its tool list changes.
@@ -126,7 +134,7 @@ export function buildRegistry(
         fixedTools ??= toolDefinitions(agentToolboxes);
         return fixedTools;
       },
-      provider: providerRuntime(agent.provider),
+      provider,
       approvalTools: new Set(
         Object.entries(agent.tools)
           .filter(([, settings]) => settings.requires_approval)
@@ -164,6 +172,8 @@ export function buildRegistry(
               budget: undefined,
               timeoutS: undefined,
               outputGuard: undefined,
+              maxDelegationDepth: undefined,
+              effects: [],
               completer: completerOf(coordinator.provider),
               toolboxes: [],
               tools: [],

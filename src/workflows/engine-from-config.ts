@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { type RatchetConfig, resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/connection.js';
 import { finalFailureHeadroom, type StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
 import { Engine } from './engine.js';
@@ -20,7 +20,7 @@ export function stepJobSettings(config: RatchetConfig): StepJobSettings {
 /** The engine every process (worker, API, CLI, tests) builds from the config, with the same settings. */
 export function engineFromConfig(options: {
   config: RatchetConfig;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   findTool?: (agent: string, toolName: string) => Tool | undefined;
 }): Engine {
@@ -42,6 +42,12 @@ export function engineFromConfig(options: {
       config.agents.flatMap((agent) =>
         agent.options.timeout_s === undefined ? [] : [[agent.name, agent.options.timeout_s]],
       ),
+    ),
+    maxIterations: Object.fromEntries(
+      config.agents.map((agent) => [agent.name, agent.options.max_iterations]),
+    ),
+    budgets: Object.fromEntries(
+      config.agents.flatMap((agent) => (agent.budget === undefined ? [] : [[agent.name, agent.budget]])),
     ),
     ...(options.findTool ? { findTool: options.findTool } : {}),
   });

@@ -1,23 +1,30 @@
-import type { Redis } from 'ioredis';
 import type { Message, Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/connection.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
+import type { TaskRecord } from '../tools/builtin/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import { type Budget, isFinished, type RunRecord } from './run-record.js';
+import {
+  readSessionNotes,
+  readSessionState,
+  readSessionTasks,
+  type SessionNote,
+} from './session-data-view.js';
 import type { StepScheduler } from './step-scheduler.js';
 import { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
 
 export interface EngineOptions {
   /** A connection for commands (not blocking); the engine does not close it. */
-  redis: Redis;
+  redis: RedisClient;
   space: KeySpace;
   jobs: StepJobSettings;
   eventsMaxLength: number;
@@ -36,6 +43,10 @@ export interface EngineOptions {
   maxFollowers?: number;
   /** Each agent's `options.timeout_s`, where it has one: how long its runs may take. */
   timeouts?: Readonly<Record<string, number>>;
+  /** Each agent's `options.max_iterations` (a run may ask for fewer, never more). */
+  maxIterations?: Readonly<Record<string, number>>;
+  /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
+  budgets?: Readonly<Record<string, Budget>>;
 }
 
 export interface StartRunInput {
@@ -49,6 +60,8 @@ export interface StartRunInput {
   budget?: Budget;
   /** Seconds the run may take, its children included: at most the agent's `options.timeout_s`. */
   timeoutS?: number;
+  /** Model calls the run may make: at most the agent's `options.max_iterations`. */
+  maxIterations?: number;
 }
 
 export interface StartedRun {
@@ -101,6 +114,7 @@ export class Engine {
     const agent = input.agent ?? sessionAgent ?? this.options.defaultAgent;
     this.assertAgent(agent);
     const deadlineAt = this.deadlineOf(agent, input.timeoutS);
+    this.checkRunLimits(agent, input);
     const parts: Part[] =
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
 
@@ -117,6 +131,7 @@ export class Engine {
         newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
         ...(input.budget ? { budget: input.budget } : {}),
         ...(deadlineAt ? { deadlineAt } : {}),
+        ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
         prefix: this.options.prefixes?.[agent] ?? '🤖',
         team: this.options.teams?.includes(agent) ?? false,
         chatLength,
@@ -224,6 +239,21 @@ export class Engine {
     return this.store.getSession(sessionId);
   }
 
+  /** The state blackboard of a session (key -> value); undefined when there is no such session. */
+  async sessionState(sessionId: string): Promise<Record<string, unknown> | undefined> {
+    return (await this.getSession(sessionId)) && readSessionState(this.store.sessionData(sessionId));
+  }
+
+  /** The task board of a session; undefined when there is no such session. */
+  async sessionTasks(sessionId: string): Promise<TaskRecord[] | undefined> {
+    return (await this.getSession(sessionId)) && readSessionTasks(this.store.sessionData(sessionId));
+  }
+
+  /** The notes of a session (shared ones and each agent's); undefined when there is no such session. */
+  async sessionNotes(sessionId: string): Promise<SessionNote[] | undefined> {
+    return (await this.getSession(sessionId)) && readSessionNotes(this.store.sessionData(sessionId));
+  }
+
   async deleteSession(sessionId: string): Promise<boolean> {
     return this.store.deleteSession(sessionId);
   }
@@ -300,6 +330,35 @@ export class Engine {
       );
     }
     return runDeadline(this.now(), timeoutS ?? limit);
+  }
+
+  /** A run may ask for less than its agent's config allows, never more. */
+  private checkRunLimits(agent: string, input: Pick<StartRunInput, 'maxIterations' | 'budget'>): void {
+    const refuse = (message: string) => {
+      throw new RatchetError('invalid_run_settings', message);
+    };
+    if (input.maxIterations !== undefined) {
+      const limit = this.options.maxIterations?.[agent];
+      if (limit === undefined)
+        refuse(
+          `max_iterations: "${agent}" is a team or handoff group; only an agent's runs take max_iterations`,
+        );
+      else if (input.maxIterations > limit)
+        refuse(
+          `max_iterations: ${input.maxIterations} is more than agent "${agent}" allows (options.max_iterations: ${limit}); ask for ${limit} or less`,
+        );
+    }
+    const agentBudget = this.options.budgets?.[agent];
+    if (input.budget && agentBudget) {
+      for (const field of ['tokens', 'cost_usd'] as const) {
+        const asked = input.budget[field];
+        const allowed = agentBudget[field];
+        if (asked !== undefined && allowed !== undefined && asked > allowed)
+          refuse(
+            `budget.${field}: ${asked} is more than agent "${agent}" allows (budget.${field}: ${allowed}); ask for ${allowed} or less`,
+          );
+      }
+    }
   }
 
   private assertAgent(agent: string): void {

@@ -4,7 +4,9 @@
 
 export { finalFailureHeadroom } from '../redis/step-queues.js';
 export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
+export { resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
+export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
 export { Engine } from './engine.js';
 export { engineFromConfig } from './engine-from-config.js';

@@ -25,6 +25,13 @@ export const journalField = {
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
   modelCalls: (iteration: number) => `calls:${iteration}`,
+  /**
+   * Iteration n summarised the chat up to entry `upTo` (a compaction): the value is the new context view, which
+   * the same commit wrote beside the chat.
+   */
+  compaction: (iteration: number, upTo: number) => `compact:${iteration}:${upTo}`,
+  /** Summary model calls started for iteration n's compactions (the ones beyond a recorded one died). */
+  summaryCalls: (iteration: number) => `summary-calls:${iteration}`,
   /** A team run's turn n: its members' answers are in the shared chat; the value is the team's state after it. */
   teamTurn: (turn: number) => `team:${turn}`,
   /** The members an `llm` coordinator chose for turn n (recorded before they start). */
@@ -60,6 +67,21 @@ export const replyEntrySchema = z.strictObject({
   tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string() })),
   /** `retry`: a final answer the output guardrail sent back (a feedback message follows it). */
   decision: z.enum(['final', 'tools', 'retry', 'failed']),
+  /**
+   * What the effects decided for the request (absent before effects, and for replies not made by a model
+   * request of the run's agent): the request's token count as planned, the estimate of what it sent (the
+   * next iteration counts from it and the provider's reported input tokens), the effects that changed the
+   * messages or added one, and where the view's summary ended.
+   */
+  context: z
+    .strictObject({
+      tokens: z.number().int().nonnegative(),
+      sent_estimate: z.number().int().nonnegative(),
+      input_tokens: z.number().int().nonnegative(),
+      applied: z.array(z.string()),
+      summary_up_to: z.number().int().nonnegative().nullable(),
+    })
+    .optional(),
 });
 export type ReplyEntry = z.infer<typeof replyEntrySchema>;
 

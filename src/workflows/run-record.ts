@@ -70,6 +70,12 @@ export const runRecordSchema = z.strictObject({
    * `deadline_exceeded`. Null: no deadline.
    */
   deadline_at: z.iso.datetime().nullable().default(null),
+  /** The tool calls the run's replies asked for: how many, and the names called (sorted, each once). */
+  tool_calls: z
+    .strictObject({ count: z.number().int().nonnegative(), names: z.array(z.string()) })
+    .default({ count: 0, names: [] }),
+  /** Fewer model calls than the agent's options.max_iterations, asked for this run (POST /v1/runs); null: the agent's. */
+  max_iterations: z.int().positive().nullable().default(null),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -58,6 +58,17 @@ describe('runs', () => {
       created_at: expect.any(String),
       finished_at: expect.any(String),
       deadline_at: null,
+      max_iterations: null,
+      metadata: {
+        execution_time_ms: expect.any(Number),
+        iterations: 2,
+        tool_calls: { count: 1, names: [expect.any(String)] },
+        tokens: { input: expect.any(Number), output: expect.any(Number), total: expect.any(Number) },
+        cost_usd: 0,
+        confidence: null,
+        partial: null,
+        contract: null,
+      },
     });
   });
 

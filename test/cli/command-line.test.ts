@@ -45,7 +45,16 @@ describe('parseCommandLine', () => {
       url: undefined,
       token: undefined,
       config: undefined,
+      maxIterations: undefined,
+      timeoutS: undefined,
     });
+    expect(parseCommandLine(['run', 'go', '--max-iterations', '3', '--timeout', '60'])).toMatchObject({
+      maxIterations: 3,
+      timeoutS: 60,
+    });
+    expect(usageError(['run', 'go', '--max-iterations', '0'])).toBe(
+      '--max-iterations: must be a whole number from 1 up (got "0")',
+    );
     expect(
       parseCommandLine([
         'run',

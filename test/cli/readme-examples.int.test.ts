@@ -41,6 +41,26 @@ describe('config/team.yaml (the README example)', () => {
   });
 });
 
+describe('config/long-task.yaml (the README example)', () => {
+  it('runs as written: the reader compacts its context, takes stock every four iterations, and finishes', async () => {
+    const { code, stdout, stderr } = await runCli(
+      ['run', '--config', join(repoRoot, 'config/long-task.yaml'), 'Review the docs'],
+      { env: { REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix } },
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const at = (start: string) => lines.findIndex((line) => line.startsWith(start));
+    expect(at('▶ reader starts: Review the docs')).toBeGreaterThan(0);
+    expect(at('  ⏳ checkpoint after 4 iterations')).toBeGreaterThan(at('  🔧 read_file({"path":"api.md"})'));
+    expect(at('  🗜 context compacted (threshold reached): ')).toBeGreaterThan(
+      at('  🔧 read_file({"path":"security.md"})'),
+    );
+    expect(at('✔ completed after 9 iterations')).toBeGreaterThan(0);
+    expect(stdout).toContain('\nanswer: Reviewed five documents (three of them twice)');
+  });
+});
+
 describe('examples/engine-from-code.ts (the README example)', () => {
   it('runs as written: a worker and an engine in one process complete the demo run, answering its question', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'examples/engine-from-code.ts'], {

@@ -60,6 +60,44 @@ describe('renderEvent', () => {
   });
 });
 
+describe('renderEvent: effects', () => {
+  it('shows a compaction with its reason and the tokens before and after', () => {
+    expect(
+      renderEvent(
+        event('compaction', {
+          iteration: 7,
+          up_to: 12,
+          tokens_before: 25_000,
+          tokens_after: 3_000,
+          reason: 'threshold',
+        }),
+      ),
+    ).toBe('  🗜 context compacted (threshold reached): 25000 → 3000 tokens');
+    expect(
+      renderEvent(
+        event('compaction', {
+          iteration: 7,
+          up_to: 12,
+          tokens_before: 9_000,
+          tokens_after: 1_000,
+          reason: 'context_length_error',
+        }),
+      ),
+    ).toContain('the model refused a request as too long');
+  });
+
+  it('shows a detected loop and a reflection prompt', () => {
+    expect(
+      renderEvent(
+        event('loop_detected', { iteration: 4, tool: 'add', arguments: '{"a":1}', count: 3, window_size: 6 }),
+      ),
+    ).toBe('  ↻ loop: add({"a":1}) called 3 times in the last 6 calls; the model was told');
+    expect(renderEvent(event('reflection', { iteration: 3, failures: 2 }))).toBe(
+      '  💭 2 failed tool calls in a row; the model was asked to reflect',
+    );
+  });
+});
+
 describe('progressBar', () => {
   it('fills in proportion and clamps to 0..100 %', () => {
     expect(progressBar(0)).toBe(`⏳ [${'░'.repeat(24)}]   0%`);

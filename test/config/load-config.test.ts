@@ -105,6 +105,7 @@ describe('loadConfig', () => {
       shutdown_timeout_ms: 5_000,
       question_recheck_ms: 60_000,
       keep_completed_jobs_s: 3_600,
+      dead_worker_ms: 3_000,
     });
     expect(config.events).toEqual({ max_len: 500 });
     expect(config.api).toEqual({
@@ -156,6 +157,25 @@ describe('loadConfig', () => {
     });
     expect(fromEnv.config.providers[0]?.model).toBe('from-env');
     expect(fromEnv.config.redis.url).toBe('redis://env:6379');
+  });
+
+  it('takes Redis Cluster seed nodes from REDIS_CLUSTER_NODES when the file names none, and checks them', () => {
+    const path = writeConfig(configText);
+    const { config } = loadConfig(path, {
+      env: { MODEL: 'm', REDIS_CLUSTER_NODES: 'redis://10.0.0.1:7000, redis://10.0.0.2:7000' },
+      cwd: workingDir,
+    });
+    expect(config.redis.cluster_nodes).toEqual(['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000']);
+    expect(
+      loadConfig(path, { env: { MODEL: 'm' }, cwd: workingDir }).config.redis.cluster_nodes,
+    ).toBeUndefined();
+    const bad = loadError(() =>
+      loadConfig(writeConfig(`${configText}redis:\n  cluster_nodes: [http://x:1]\n`), {
+        env: { MODEL: 'm' },
+        cwd: workingDir,
+      }),
+    );
+    expect(bad.problems).toEqual(['redis.cluster_nodes[0]: must be a redis:// or rediss:// URL']);
   });
 
   it('does not modify process.env', () => {

@@ -45,7 +45,7 @@ describe('handoffs and teams in the config', () => {
       'teams[0].members: "loopy" contains itself through its members: a team or group cannot be its own member',
       'teams[1].members: "inner" contains itself through its members: a team or group cannot be its own member',
       'teams[1].coordinator.provider: unknown provider "mian" (known providers: main)',
-      'teams[2].coordinator.until: give exactly one of `contains` or `state_key`',
+      'teams[2].coordinator.until: give exactly one of `contains`, `state_key` or `state_equals`',
     ]);
   });
 });

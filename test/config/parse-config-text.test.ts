@@ -52,6 +52,13 @@ describe('parseConfigText: defaults', () => {
         shutdown_timeout_ms: 30_000,
         question_recheck_ms: 60_000,
         keep_completed_jobs_s: 86_400,
+        dead_worker_ms: 2_000,
+      },
+      retention: {
+        finished_runs_s: 604_800,
+        idle_sessions_s: 2_592_000,
+        sweep_interval_s: 300,
+        batch_size: 100,
       },
       handoffs: [],
       teams: [],
@@ -172,7 +179,7 @@ describe('parseConfigText: problems', () => {
       'worker.concurency: unknown key (did you mean "concurrency"?)',
       'worker.color: unknown key (expected one of: concurrency, lock_duration_ms, stalled_interval_ms, ' +
         'max_stalled_count, step_attempts, backoff_base_ms, backoff_max_ms, shutdown_timeout_ms, ' +
-        'question_recheck_ms, keep_completed_jobs_s)',
+        'question_recheck_ms, keep_completed_jobs_s, dead_worker_ms, shards)',
     ]);
     expect(
       problemsOf(minimal.replace('provider: default', 'provider: default\n    options: {max_iteration: 3}')),
@@ -437,5 +444,15 @@ describe('resolveEntryAgent', () => {
     const twoAgents = minimal.replace('agents:\n', 'agents:\n  - name: first\n    provider: default\n');
     expect(resolveEntryAgent(parse(twoAgents))).toBe('first');
     expect(resolveEntryAgent(parse(`${twoAgents}entry_agent: assistant\n`))).toBe('assistant');
+  });
+});
+
+describe('parseConfigText: worker.shards', () => {
+  it('takes shards below redis.shards and names one that does not exist', () => {
+    const base = minimal;
+    expect(parse(`${base}redis: {shards: 4}\nworker: {shards: [0, 3]}\n`).worker.shards).toEqual([0, 3]);
+    expect(problemsOf(`${base}redis: {shards: 2}\nworker: {shards: [1, 2]}\n`)).toEqual([
+      'worker.shards[1]: shard 2 does not exist: redis.shards is 2, so shards are 0 to 1',
+    ]);
   });
 });

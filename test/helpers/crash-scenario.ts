@@ -1,6 +1,15 @@
 import { expect } from 'vitest';
 import type { Script } from '../../src/models/index.js';
-import { Harness, normalizeEvents, normalizeTranscript, type WorkerProcess } from './harness.js';
+import {
+  Harness,
+  type HarnessOptions,
+  normalizeEvents,
+  normalizeTranscript,
+  type WorkerProcess,
+} from './harness.js';
+
+/** What else a scenario's harness is built with (its agent's effects, its provider's context window). */
+export type ScenarioOptions = Omit<HarnessOptions, 'script'>;
 
 export interface Reference {
   transcript: unknown[];
@@ -10,8 +19,12 @@ export interface Reference {
 }
 
 /** The scenario without faults, run by an in-process worker: the oracle for every faulted run. */
-export async function referenceRun(script: Script, input: string): Promise<Reference> {
-  const harness = new Harness({ script });
+export async function referenceRun(
+  script: Script,
+  input: string,
+  options: ScenarioOptions = {},
+): Promise<Reference> {
+  const harness = new Harness({ ...options, script });
   try {
     await harness.startWorker();
     const { runId, sessionId } = await harness.engine.startRun({ input });
@@ -71,8 +84,9 @@ export async function crashAndTakeOver(
   input: string,
   crashAt: string,
   track: (harness: Harness) => void,
+  options: ScenarioOptions = {},
 ): Promise<FaultedOutcome> {
-  const harness = new Harness({ script });
+  const harness = new Harness({ ...options, script });
   // Handed over before anything can fail, so a failing test still stops its worker processes.
   track(harness);
   const { runId, sessionId } = await harness.engine.startRun({ input });

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import '../../src/models/index.js';
 import type { Message } from '../../src/chat/index.js';
@@ -11,7 +10,7 @@ import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
-import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../src/redis/connection.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import type { Engine } from '../../src/workflows/engine.js';
@@ -64,7 +63,7 @@ export class Harness {
   readonly callsLog: string;
   readonly effectLog: string;
   readonly loaded: LoadedConfig;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly engine: Engine;
   private readonly workers: RatchetWorker[] = [];
   private readonly processes: WorkerProcess[] = [];
@@ -118,7 +117,11 @@ export class Harness {
     this.loaded = loadConfig(this.configPath, {
       knownToolboxes: knownToolboxes([testToolbox(), altToolbox()]),
     });
-    this.redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
+    this.redis = createRedis({
+      ...redisTargetOf(this.loaded.config.redis),
+      logger: silentLogger(),
+      name: 'test',
+    });
     this.engine = engineFromConfig({ config: this.loaded.config, redis: this.redis, logger: silentLogger() });
   }
 
@@ -184,12 +187,18 @@ export class Harness {
 
   /** Lines of the scripted model's call log (one per model request, across processes). */
   modelCalls(): {
+    time: string;
+    pid: number;
     run_id: string;
     agent: string;
     iteration: number;
     attempt: number;
     tools: string[];
     system: string;
+    /** `summary` for a compaction's summary request. */
+    purpose?: 'summary';
+    /** What the model was sent: each message's id, role and parts as text. */
+    messages: { id: string; role: string; text: string }[];
   }[] {
     if (!existsSync(this.callsLog)) return [];
     return readLines(this.callsLog);
@@ -245,7 +254,7 @@ function readLines<T>(path: string): T[] {
     .map((line) => JSON.parse(line) as T);
 }
 
-export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+export async function deleteKeys(redis: RedisClient, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
@@ -255,9 +264,17 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 }
 
 /** Messages without what legitimately differs between two executions of one scenario (run ids, times). */
+/**
+ * A wall-clock length, wherever result metadata carries one (an agent_end event, the answers spawn_agents
+ * returns, inside a tool result's JSON text too): present, but not the same in two runs.
+ */
+export function withoutExecutionTimes(json: string): string {
+  return json.replace(/(\\?"execution_time_ms\\?":)\d+/g, (_match, key: string) => `${key}0`);
+}
+
 export function normalizeTranscript(messages: readonly Message[], runId: string) {
   return messages.map((message) => ({
-    ...JSON.parse(JSON.stringify(message).replaceAll(runId, 'RUN')),
+    ...JSON.parse(withoutExecutionTimes(JSON.stringify(message).replaceAll(runId, 'RUN'))),
     created_at: 'T',
   }));
 }
@@ -275,7 +292,9 @@ export function normalizeEvents(events: readonly RatchetEvent[], runId: string):
       if (data.interrupted === 'rerun') delete data.interrupted;
       // A wall-clock length, like the times above: present, but not the same in two runs.
       if (typeof data.duration_ms === 'number') data.duration_ms = 'D';
-      return JSON.stringify({ ...rest, data }).replaceAll(runId, 'RUN');
+      if (data.metadata && typeof data.metadata === 'object')
+        data.metadata = { ...(data.metadata as Record<string, unknown>), execution_time_ms: 'D' };
+      return withoutExecutionTimes(JSON.stringify({ ...rest, data }).replaceAll(runId, 'RUN'));
     })
     .sort();
 }

@@ -4,7 +4,7 @@ import type { RatchetEvent } from '../../src/events/event.js';
 import { runKeys } from '../../src/redis/keys.js';
 import type { RunView } from '../../src/workflows/views.js';
 import { waitForExit } from './crash-scenario.js';
-import { Harness, type HarnessOptions } from './harness.js';
+import { Harness, type HarnessOptions, withoutExecutionTimes } from './harness.js';
 
 /** A run and every run below it (delegations, team members), as comparable data. */
 export interface TreeSnapshot {
@@ -58,10 +58,12 @@ export async function snapshotTree(h: Harness, sessionId: string, rootId: string
     );
     snapshot[name] = {
       status: run.status,
-      chat: chat.map((message) => JSON.parse(rename(JSON.stringify({ ...message, created_at: 'T' })))),
+      chat: chat.map((message) =>
+        JSON.parse(withoutExecutionTimes(rename(JSON.stringify({ ...message, created_at: 'T' })))),
+      ),
       events: events
         .filter((event) => event.run_id === run.id)
-        .map((event) => rename(JSON.stringify(comparable(event))))
+        .map((event) => withoutExecutionTimes(rename(JSON.stringify(comparable(event)))))
         .sort(),
     };
   }

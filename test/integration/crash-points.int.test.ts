@@ -39,9 +39,13 @@ const fallbackOnly: readonly CrashPointName[] = [
   'iteration.before_results_commit',
   'iteration.after_results_commit',
 ];
+/** A compaction's points are reached only by a run that compacts: effects-crash.int.test.ts covers them. */
+const compactionOnly: readonly CrashPointName[] = crashPointNames.filter((point) =>
+  point.includes('_summary_'),
+);
 /** Team turns are not on a single agent's path: test/orchestration/team-crash.int.test.ts covers them. */
 const mainPathPoints = crashPointNames.filter(
-  (point) => !fallbackOnly.includes(point) && !point.startsWith('team.'),
+  (point) => !fallbackOnly.includes(point) && !compactionOnly.includes(point) && !point.startsWith('team.'),
 );
 
 let reference: Reference;

@@ -37,6 +37,32 @@ describe('run deadlines', () => {
     expect(kinds.filter((kind) => kind === 'run_failed')).toHaveLength(1);
   });
 
+  it('aborts the model call on the worker process that holds it, which stays free for other runs', async () => {
+    harness = new Harness({
+      script: {
+        rules: [{ when: { contains: 'quick' }, reply: { text: 'fast' } }],
+        replies: [{ text: 'too late', delay_ms: 30_000 }],
+      },
+      agent: { options: { max_iterations: 5, timeout_s: 2 } },
+    });
+    // No worker in this process: the step runs on a worker of its own process.
+    const worker = harness.spawnWorker();
+    await waitFor(() => worker.output().includes('worker started'), 60_000, 'the worker process');
+    const started = Date.now();
+    const { runId } = await harness.engine.startRun({ input: 'go' });
+    await waitFor(() => harness?.modelCalls().length === 1, 30_000, 'the model call to start');
+    await failedWith(harness, runId, 30_000);
+    // The 30 s call was cut at the 2 s deadline, not waited for (generous: the machine may be busy).
+    expect(Date.now() - started).toBeLessThan(25_000);
+    // The same process goes on working: its slot was freed at the deadline, not after the 30 s call.
+    const next = await harness.engine.startRun({ input: 'a quick one' });
+    const done = await harness.engine.waitForRun(next.runId, { timeoutMs: 10_000 });
+    expect(done.status).toBe('completed');
+    expect(done.result).toBe('fast');
+    expect(worker.child.exitCode).toBeNull();
+    expect(worker.output()).toContain('deadline_exceeded');
+  });
+
   it('aborts a tool handler in flight: the call gets an error result and the run fails', async () => {
     const script: Script = {
       replies: [

@@ -5,7 +5,14 @@ import { encodeChatEntry } from '../../src/chat/index.js';
 import { buildEvent } from '../../src/events/event.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
-import { chatKey, jobLockKey, type KeySpace, runKeys, sessionKeys } from '../../src/redis/keys.js';
+import {
+  chatKey,
+  jobLockKey,
+  type KeySpace,
+  retentionKeys,
+  runKeys,
+  sessionKeys,
+} from '../../src/redis/keys.js';
 import { commitStep, encodeEvent, loadRun } from '../../src/redis/run-store.js';
 import { defineScripts, runScript } from '../../src/redis/scripts.js';
 import { planRunCreation } from '../../src/workflows/core/run-creation.js';
@@ -44,7 +51,16 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
   const reply = await runScript(
     redis,
     'create-run',
-    [keys.session, chat, keys.events, keys.run, keys.runs, keys.run, keys.run],
+    [
+      keys.session,
+      chat,
+      keys.events,
+      keys.run,
+      keys.runs,
+      keys.run,
+      keys.run,
+      retentionKeys(space, keys.shard).sessions,
+    ],
     [
       plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
       runId,
@@ -102,6 +118,7 @@ describe('create-run', () => {
         first.keys.runs,
         runKeys(space, sessionId, runId).run,
         runKeys(space, sessionId, runId).run,
+        retentionKeys(space, first.keys.shard).sessions,
       ],
       ['', runId, '{}', 1, 1000, 0],
     );
@@ -116,7 +133,13 @@ describe('commit-step', () => {
     await redis.set(lockKey, 'token-a', 'PX', 10_000);
     const stored = await loadRun(redis, created.keys, created.runId);
     if (!stored) throw new Error('no run');
-    const base = { keys: created.keys, chatKey: created.chat, lockKey, eventsMaxLength: 1000 };
+    const base = {
+      keys: created.keys,
+      chatKey: created.chat,
+      lockKey,
+      eventsMaxLength: 1000,
+      retention: retentionKeys(space, created.keys.shard),
+    };
     return { ...created, stored, base, lockKey };
   }
 

@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RedisClient } from '../../src/redis/connection.js';
 import { Harness } from '../helpers/harness.js';
 
 const apiKey = 'sk-leaky-0123456789abcdef';
@@ -36,7 +36,7 @@ const authError = (key: string) =>
   JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.`, code: 'invalid_api_key' } });
 
 /** Every value stored under the prefix, as text: records, chats, journals, event streams, BullMQ's jobs. */
-async function everythingStored(redis: Redis, prefix: string): Promise<string> {
+async function everythingStored(redis: RedisClient, prefix: string): Promise<string> {
   const texts: string[] = [];
   let cursor = '0';
   do {

@@ -57,7 +57,10 @@ export function ratchetMcpCommand(configPath: string): { command: string; args: 
 export const ratchetMcpToolNames = [
   'cancel_run',
   'get_run',
+  'get_session_state',
   'list_agents',
+  'list_session_notes',
+  'list_session_tasks',
   'respond',
   'submit_task',
   'wait_run',

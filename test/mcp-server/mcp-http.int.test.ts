@@ -55,7 +55,41 @@ async function submitAndAwaitQuestion(mcp: Client): Promise<{ submitted: ToolOut
 const unknownRun = 'run_0000000000000000_0000000000';
 
 describe('MCP over Streamable HTTP (/mcp)', () => {
-  it('lists the six tools and the agents', async () => {
+  it('reads what the agents of a session wrote: state, tasks and notes', async () => {
+    const mcp = await start(
+      {
+        replies: [
+          {
+            tool_calls: [
+              { name: 'state_set', arguments: { key: 'colour', value: 'blue' } },
+              { name: 'task_create', arguments: { title: 'paint' } },
+              { name: 'note_write', arguments: { name: 'plan', content: 'paint it blue' } },
+            ],
+          },
+          { text: 'noted' },
+        ],
+      },
+      { harness: { agent: { toolboxes: ['state', 'tasks', 'notes'] } } },
+    );
+    const submitted = await callTool(mcp, 'submit_task', { input: 'plan it' });
+    await callTool(mcp, 'wait_run', { run_id: submitted.value.run_id, timeout_s: 20 });
+    const session_id = submitted.value.session_id;
+    expect((await callTool(mcp, 'get_session_state', { session_id })).value).toEqual({
+      state: { colour: 'blue' },
+    });
+    const tasks = await callTool(mcp, 'list_session_tasks', { session_id });
+    expect(
+      tasks.value.tasks.map((task: { title: string; status: string }) => [task.title, task.status]),
+    ).toEqual([['paint', 'pending']]);
+    const notes = await callTool(mcp, 'list_session_notes', { session_id });
+    expect(
+      notes.value.notes.map((note: { name: string; content: string }) => [note.name, note.content]),
+    ).toEqual([['plan', 'paint it blue']]);
+    const unknown = await callTool(mcp, 'get_session_state', { session_id: 'ses_0000000000000000' });
+    expect(unknown.isError).toBe(true);
+  });
+
+  it('lists the tools and the agents', async () => {
     const mcp = await start({ default: { text: 'ok' } });
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(ratchetMcpToolNames);

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { textOf } from '../../src/chat/index.js';
 import { RatchetError } from '../../src/errors/index.js';
 import { createScriptedCompleter, type Script } from '../../src/models/scripted/index.js';
 import { assistant, neverAborted, request, system, toolResult, user } from './chat-builder.js';
@@ -295,6 +296,7 @@ describe('scripted model: record_calls', () => {
     expect(lines).toEqual([
       {
         time: expect.any(String),
+        pid: process.pid,
         session_id: 'session_1',
         run_id: 'run_1',
         agent: 'helper',
@@ -303,9 +305,11 @@ describe('scripted model: record_calls', () => {
         position: 0,
         tools: [],
         system: '',
+        messages: [{ id: expect.any(String), role: 'user', text: 'a' }],
       },
       {
         time: expect.any(String),
+        pid: process.pid,
         session_id: 'session_1',
         run_id: 'run_1',
         agent: 'helper',
@@ -314,9 +318,11 @@ describe('scripted model: record_calls', () => {
         position: 0,
         tools: [],
         system: '',
+        messages: [{ id: expect.any(String), role: 'user', text: 'a' }],
       },
       {
         time: expect.any(String),
+        pid: process.pid,
         session_id: 'session_1',
         run_id: 'run_1',
         agent: 'helper',
@@ -325,9 +331,39 @@ describe('scripted model: record_calls', () => {
         position: 1,
         tools: ['add'],
         system: 'Be brief.',
+        messages: [
+          { id: expect.any(String), role: 'system', text: 'Be brief.' },
+          { id: expect.any(String), role: 'user', text: 'a' },
+          { id: expect.any(String), role: 'assistant', text: 'ok' },
+          { id: expect.any(String), role: 'user', text: 'b' },
+        ],
       },
     ]);
     expect(Number.isNaN(Date.parse(lines[0].time))).toBe(false);
+  });
+});
+
+describe('scripted model: summaries and summarised chats', () => {
+  it("answers a summary request with the script's summary (or a default), never with a reply of the script", async () => {
+    const summaryRequest = {
+      ...request([user('[0] user (user): hi\n\n[1] assistant (agent): hello')]),
+      context: { ...request([]).context, purpose: 'summary' as const },
+    };
+    const plain = createScriptedCompleter({ replies: [{ text: 'first' }] });
+    expect(textOf(await plain.complete(summaryRequest, neverAborted()))).toBe(
+      'Scripted summary of 2 conversation entries.',
+    );
+    const own = createScriptedCompleter({
+      replies: [{ text: 'first' }],
+      summary: { text: 'all done so far' },
+    });
+    expect(textOf(await own.complete(summaryRequest, neverAborted()))).toBe('all done so far');
+  });
+
+  it('keeps its place in the script when a summary stands for earlier replies', async () => {
+    const model = createScriptedCompleter({ replies: [{ text: 'r0' }, { text: 'r1' }, { text: 'r2' }] });
+    const summary = { ...user('summary of the start'), metadata: { hidden_replies: 2 } };
+    expect(textOf(await model.complete(request([summary, user('go on')]), neverAborted()))).toBe('r2');
   });
 });
 

@@ -89,12 +89,30 @@ describe('delegation', () => {
           depth: 1,
           prefix: '🔎',
           duration_ms: expect.any(Number),
+          // The child's result metadata: its iterations, tool calls, tokens and cost.
+          metadata: {
+            execution_time_ms: expect.any(Number),
+            iterations: 2,
+            tool_calls: { count: 1, names: ['add'] },
+            tokens: { input: expect.any(Number), output: expect.any(Number), total: expect.any(Number) },
+            cost_usd: 0,
+            confidence: null,
+            partial: null,
+            contract: null,
+          },
         },
       ],
       [
         'agent_end',
         'lead',
-        { status: 'completed', parent_run_id: null, depth: 0, prefix: '🧭', duration_ms: expect.any(Number) },
+        {
+          status: 'completed',
+          parent_run_id: null,
+          depth: 0,
+          prefix: '🧭',
+          duration_ms: expect.any(Number),
+          metadata: expect.objectContaining({ tool_calls: { count: 1, names: ['delegate_to_agent'] } }),
+        },
       ],
     ]);
     // A run's duration covers its children's.
@@ -163,17 +181,23 @@ describe('delegation', () => {
     ]);
     const { runId, sessionId } = await h.engine.startRun({ input: 'go' });
     expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
-    expect(toolResults(await h.events(sessionId), runId)).toEqual([
-      {
-        name: 'spawn_agents',
-        is_error: false,
-        content: JSON.stringify([
-          { agent: 'slow', answer: 'one' },
-          { agent: 'fast', answer: 'two' },
-          { agent: 'slow', answer: 'three' },
-        ]),
-      },
+    const [spawned] = toolResults(await h.events(sessionId), runId);
+    expect(spawned).toMatchObject({ name: 'spawn_agents', is_error: false });
+    const results = JSON.parse(spawned?.content ?? '[]') as {
+      agent: string;
+      answer: string;
+      metadata: unknown;
+    }[];
+    expect(results.map(({ agent, answer }) => ({ agent, answer }))).toEqual([
+      { agent: 'slow', answer: 'one' },
+      { agent: 'fast', answer: 'two' },
+      { agent: 'slow', answer: 'three' },
     ]);
+    // Each answer comes with what its run cost: one iteration, no tool call, its tokens.
+    for (const { metadata } of results) {
+      expect(metadata).toMatchObject({ iterations: 1, tool_calls: { count: 0, names: [] }, cost_usd: 0 });
+      expect((metadata as { tokens: { total: number } }).tokens.total).toBeGreaterThan(0);
+    }
     expect((await childrenOf(h, sessionId, runId)).length).toBe(3);
   });
 
@@ -255,6 +279,37 @@ describe('delegation', () => {
     const deeper = toolResults(events, middle?.id ?? '');
     expect(deeper[0]?.is_error).toBe(true);
     expect(deeper[0]?.content).toContain('max_delegation_depth is 1');
+    expect(await childrenOf(h, sessionId, middle?.id ?? '')).toEqual([]);
+  });
+
+  it("an agent's own max_delegation_depth is below the global one", async () => {
+    const h = await start(
+      [
+        {
+          name: 'lead',
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'end' } }],
+            replies: [call('delegate_to_agent', { agent: 'middle', task: 'go deeper' })],
+          },
+        },
+        {
+          name: 'middle',
+          options: { max_delegation_depth: 1 },
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'child says: not allowed' } }],
+            replies: [call('delegate_to_agent', { agent: 'leaf', task: 'deepest' })],
+          },
+        },
+        { name: 'leaf', script: { default: { text: 'leaf answer' } } },
+      ],
+      { config: { max_delegation_depth: 5 } },
+    );
+    const { runId, sessionId } = await h.engine.startRun({ input: 'go' });
+    expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
+    const [middle] = await childrenOf(h, sessionId, runId);
+    const refused = toolResults(await h.events(sessionId), middle?.id ?? '');
+    expect(refused[0]?.is_error).toBe(true);
+    expect(refused[0]?.content).toContain('agent "middle" has max_delegation_depth 1');
     expect(await childrenOf(h, sessionId, middle?.id ?? '')).toEqual([]);
   });
 

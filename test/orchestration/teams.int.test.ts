@@ -124,7 +124,7 @@ describe('reactor teams', () => {
       ],
       'review',
     );
-    expect(run.status).toBe('completed');
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
     expect(run.result).toBe('APPROVED');
     expect(shared.slice(1).map(text)).toEqual(['draft 1', 'needs work', 'draft 2', 'APPROVED']);
   });
@@ -157,6 +157,50 @@ describe('reactor teams', () => {
     );
     expect(run.status).toBe('completed');
     expect(shared.slice(1).map(text)).toEqual(['working', 'not yet', 'working', 'marked done']);
+  });
+
+  it('round_robin_until: stops once a state key holds a given value (state_equals)', async () => {
+    const { run, shared } = await runTeam(
+      [
+        { name: 'worker', script: { default: { text: 'working' } } },
+        {
+          name: 'checker',
+          toolboxes: ['state'],
+          script: {
+            // First "draft" (the team goes on), then "approved" with keys in another order (it stops). Its
+            // second turn's private chat holds the first turn's two replies: position 2.
+            rules: [{ when: { role: 'tool' }, reply: { text: 'status set' } }],
+            replies: [
+              {
+                tool_calls: [
+                  { name: 'state_set', arguments: { key: 'review', value: { status: 'draft', n: 1 } } },
+                ],
+              },
+              { text: 'not used: position 1 is the rule reply' },
+              {
+                tool_calls: [
+                  { name: 'state_set', arguments: { key: 'review', value: { n: 2, status: 'approved' } } },
+                ],
+              },
+            ],
+          },
+        },
+      ],
+      [
+        {
+          name: 'review',
+          members: [{ agent: 'worker' }, { agent: 'checker' }],
+          coordinator: {
+            kind: 'round_robin_until',
+            until: { state_equals: { key: 'review', value: { status: 'approved', n: 2 } } },
+            max_rounds: 5,
+          },
+        },
+      ],
+      'review',
+    );
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(shared.slice(1).map(text)).toEqual(['working', 'status set', 'working', 'status set']);
   });
 
   it('takes a handoff group as a member, and a handoff group as a delegation target', async () => {

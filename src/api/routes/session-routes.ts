@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { RatchetError } from '../../errors/index.js';
 import { isSessionId, type SessionView } from '../../workflows/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import {
@@ -13,9 +12,13 @@ import {
   respondAcceptedSchema,
   respondBodySchema,
   sendMessageBodySchema,
+  sessionNoteListSchema,
   sessionParamsSchema,
   sessionSchema,
+  sessionStateSchema,
+  sessionTaskListSchema,
 } from '../schemas.js';
+import { sessionNotesOf, sessionNotFound, sessionStateOf, sessionTasksOf } from '../session-data-reads.js';
 import { toWireMessage, toWireQuestion, toWireSession } from '../wire-views.js';
 
 const tags = ['sessions'];
@@ -129,6 +132,45 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
     },
   );
 
+  app.get(
+    '/sessions/:id/state',
+    {
+      schema: {
+        tags,
+        summary: "What the session's agents set on their state blackboard",
+        params: sessionParamsSchema,
+        response: { 200: sessionStateSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => sessionStateOf(engine, request.params.id),
+  );
+
+  app.get(
+    '/sessions/:id/tasks',
+    {
+      schema: {
+        tags,
+        summary: "The session's task board",
+        params: sessionParamsSchema,
+        response: { 200: sessionTaskListSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => sessionTasksOf(engine, request.params.id),
+  );
+
+  app.get(
+    '/sessions/:id/notes',
+    {
+      schema: {
+        tags,
+        summary: "The session's notes: shared ones and each agent's",
+        params: sessionParamsSchema,
+        response: { 200: sessionNoteListSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => sessionNotesOf(engine, request.params.id),
+  );
+
   app.post(
     '/sessions/:id/respond',
     {
@@ -155,8 +197,4 @@ export async function requireSession(engine: ApiEngine, sessionId: string): Prom
   const session = isSessionId(sessionId) ? await engine.getSession(sessionId) : undefined;
   if (!session) throw sessionNotFound(sessionId);
   return session;
-}
-
-function sessionNotFound(sessionId: string): RatchetError {
-  return new RatchetError('session_not_found', `unknown session ${sessionId}`);
 }

@@ -13,6 +13,12 @@ import {
   respondAcceptedSchema,
   respondToQuestion,
   runSchema,
+  sessionNoteListSchema,
+  sessionNotesOf,
+  sessionStateOf,
+  sessionStateSchema,
+  sessionTaskListSchema,
+  sessionTasksOf,
   submitRun,
 } from '../../api/index.js';
 import type { Logger } from '../../log/index.js';
@@ -213,6 +219,48 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
     },
     () => toolAnswer('list_agents', logger, () => listAgents(engine, options.agents)),
   );
+
+  const sessionIdSchema = z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('The session id (ses_…) that submit_task returned.');
+  const sessionReads = [
+    [
+      'get_session_state',
+      'Read the state',
+      "What the session's agents set on their state blackboard (key → value).",
+      sessionStateSchema,
+      sessionStateOf,
+    ],
+    [
+      'list_session_tasks',
+      'List the tasks',
+      "The session's task board: every task with its status and who claimed it.",
+      sessionTaskListSchema,
+      sessionTasksOf,
+    ],
+    [
+      'list_session_notes',
+      'List the notes',
+      "The session's notes: the shared ones and each agent's.",
+      sessionNoteListSchema,
+      sessionNotesOf,
+    ],
+  ] as const;
+  for (const [name, title, description, output, read] of sessionReads) {
+    server.registerTool(
+      name,
+      {
+        title,
+        description,
+        inputSchema: z.strictObject({ session_id: sessionIdSchema }),
+        outputSchema: outputOf(output as z.ZodObject<z.ZodRawShape>),
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      ({ session_id }) => toolAnswer(name, logger, () => read(engine, session_id)),
+    );
+  }
 
   return server;
 }

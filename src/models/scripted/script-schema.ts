@@ -75,6 +75,11 @@ export const scriptShape = {
   rules: z.array(scriptedRuleSchema).optional(),
   /** The reply once `replies` is exhausted and no rule matches. */
   default: scriptedReplySchema.optional(),
+  /**
+   * The reply to a request for a summary of the chat (a compaction: docs/effects.md). Such requests never
+   * take a reply of `replies` or `rules`. Default: one line naming the entries summarised.
+   */
+  summary: scriptedReplySchema.optional(),
 };
 
 export const scriptSchema = z.strictObject(scriptShape).refine(isNonEmptyScript, {

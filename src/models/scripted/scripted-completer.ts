@@ -1,18 +1,19 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { textOf } from '../../chat/index.js';
+import { type Message, textOf } from '../../chat/index.js';
 import type { Completer, CompletionRequest } from '../completer.js';
 import { completionOf } from './completion-of.js';
 import { errorOf, failureFor } from './injected-failure.js';
 import { parseScript } from './load-script.js';
-import type { Script } from './script-schema.js';
+import type { Script, ScriptedReply } from './script-schema.js';
 import { scriptPosition, selectReply } from './select-reply.js';
 
 export interface ScriptedCompleterOptions {
   /**
-   * A JSON-lines file that gets one line per call, `{time, session_id, run_id, agent, iteration, attempt,
-   * position, tools (names offered), system (the system prompt)}`, written synchronously before the reply so
-   * a SIGKILL right after still leaves it.
+   * A JSON-lines file that gets one line per call, `{time, pid, session_id, run_id, agent, iteration, attempt,
+   * position, tools (names offered), system (the system prompt), purpose (`summary` for a compaction's
+   * request), messages (each `{id, role, text}`: exactly what the model was sent)}`, written synchronously
+   * before the reply so a SIGKILL right after still leaves it.
    */
   recordCallsTo?: string;
 }
@@ -32,7 +33,10 @@ export function createScriptedCompleter(script: Script, options: ScriptedComplet
       if (recordCallsTo !== undefined) {
         recordCall(recordCallsTo, request, scriptPosition(request.messages));
       }
-      const { reply, position } = selectReply(checked, request.messages);
+      const { reply, position } =
+        request.context.purpose === 'summary'
+          ? { reply: checked.summary ?? defaultSummary(request), position: scriptPosition(request.messages) }
+          : selectReply(checked, request.messages);
       if (reply.delay_ms !== undefined && reply.delay_ms > 0) await sleep(reply.delay_ms, signal);
       const failure = failureFor(reply, request.context.attempt);
       if (failure) throw errorOf(failure);
@@ -50,6 +54,7 @@ function recordCall(path: string, request: CompletionRequest, position: number):
   const system = request.messages[0]?.role === 'system' ? request.messages[0] : undefined;
   const line = {
     time: new Date().toISOString(),
+    pid: process.pid,
     session_id: context.sessionId,
     run_id: context.runId,
     agent: context.agent,
@@ -58,8 +63,35 @@ function recordCall(path: string, request: CompletionRequest, position: number):
     position,
     tools: request.tools.map((tool) => tool.name),
     system: system ? textOf(system) : '',
+    ...(context.purpose ? { purpose: context.purpose } : {}),
+    messages: request.messages.map(renderMessage),
   };
   appendFileSync(path, `${JSON.stringify(line)}\n`);
+}
+
+/** A message as the call log shows it: its id, role and every part as one line of text. */
+function renderMessage(message: Message): { id: string; role: Message['role']; text: string } {
+  return { id: message.id, role: message.role, text: message.parts.map(partLine).join('\n') };
+}
+
+function partLine(part: Message['parts'][number]): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'tool_call':
+      return `call ${part.name}(${part.arguments})`;
+    case 'tool_result':
+      return `${part.is_error ? 'error' : 'result'}: ${part.content}`;
+    case 'image':
+      return '[image]';
+  }
+}
+
+/** The scripted model's summary when its script has none: how many entries the request asked about. */
+function defaultSummary(request: CompletionRequest): ScriptedReply {
+  const input = request.messages.at(-1);
+  const entries = input ? (textOf(input).match(/^\[\d+\] /gm) ?? []).length : 0;
+  return { text: `Scripted summary of ${entries} conversation entries.` };
 }
 
 /** Waits, or rejects with the signal's reason as soon as it aborts (as fetch does). */

@@ -14,6 +14,8 @@ export const scriptedFieldsSchema = z
     script: z.string().min(1).optional(),
     ...scriptShape,
     record_calls: z.string().min(1).optional(),
+    /** The context window it pretends to have (tokens; default 0, unknown): effects with thresholds act on it. */
+    context_window: z.number().int().nonnegative().optional(),
   })
   .superRefine((fields, context) => {
     const inline = fields.replies !== undefined || fields.rules !== undefined || fields.default !== undefined;

@@ -40,8 +40,19 @@ export function selectReply(script: Script, messages: readonly Message[]): Selec
   );
 }
 
+/**
+ * The number of assistant messages in the chat: those in the request, and those a summary or a window note
+ * stands for (metadata `hidden_replies`), so a request whose older part was summarised keeps its place in
+ * the script.
+ */
 export function scriptPosition(messages: readonly Message[]): number {
-  return messages.filter((message) => message.role === 'assistant').length;
+  let position = 0;
+  for (const message of messages) {
+    if (message.role === 'assistant') position += 1;
+    const hidden = message.metadata.hidden_replies;
+    if (typeof hidden === 'number' && Number.isInteger(hidden) && hidden > 0) position += hidden;
+  }
+  return position;
 }
 
 /** The message a rule is tested against: the latest user or tool message. */

@@ -8,6 +8,8 @@
   KEYS[3] events stream
   KEYS[4] questions hash
   KEYS[5] pending questions set
+  KEYS[6] the shard's finished runs (retention index)
+  KEYS[7] the shard's sessions (retention index)
 
   ARGV[1] expected run rev
   ARGV[2] cancelled run record JSON
@@ -22,6 +24,7 @@
 local rcall = redis.call
 
 --- @include "step-guards"
+--- @include "retention-index"
 
 local refused = runOpen(KEYS[1])
 if refused then
@@ -36,6 +39,7 @@ rcall('HINCRBY', KEYS[1], 'rev', 1)
 if rcall('HGET', KEYS[2], 'active_run') == ARGV[3] then
   rcall('HDEL', KEYS[2], 'active_run')
 end
+markFinished(KEYS[6], KEYS[7], ARGV[3], KEYS[2])
 
 local updates = tonumber(ARGV[5])
 for index = 6, 5 + 2 * updates, 2 do

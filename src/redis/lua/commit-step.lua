@@ -11,6 +11,9 @@
   KEYS[7] session usage hash (sums of every run of the session)
   KEYS[8] agent usage hash of this shard (sums of every run of the agent on the shard); KEYS[7] = none
   KEYS[9] usage hash of the run's tree, on its root run (for the root's run budget); KEYS[2] = none
+  KEYS[10] the chat's context view (what the model is sent of it: the summary; see context-view.ts)
+  KEYS[11] the shard's finished runs (sorted set: run id -> when it finished, ms; retention)
+  KEYS[12] the shard's sessions (sorted set: session hash key -> last activity, ms; retention)
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -22,9 +25,10 @@
   ARGV[8]  '1' when the new record finishes the run: the session's active run is released
   ARGV[9]  events stream max length (approximate trimming)
   ARGV[10] usage to add to the sums: "field=amount,field=amount" ('' = none)
-  ARGV[11] number of chat entries M
-  ARGV[12 .. 11+M]   chat entries (JSON)
-  ARGV[12+M .. #ARGV] events (JSON)
+  ARGV[11] the chat's new context view (JSON; '' = unchanged)
+  ARGV[12] number of chat entries M
+  ARGV[13 .. 12+M]   chat entries (JSON)
+  ARGV[13+M .. #ARGV] events (JSON)
 
   Returns
     {'OK', eventId, ...}
@@ -38,6 +42,7 @@ local rcall = redis.call
 
 --- @include "step-guards"
 --- @include "append-entries"
+--- @include "retention-index"
 local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -51,7 +56,11 @@ if ARGV[6] ~= '' and rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[6]) then
   return {'CONFLICT', 'chat'}
 end
 
-local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 11)
+local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 12)
+
+if ARGV[11] ~= '' then
+  rcall('SET', KEYS[10], ARGV[11])
+end
 
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 
@@ -70,8 +79,11 @@ if ARGV[5] ~= '' then
   rcall('HINCRBY', KEYS[2], 'rev', 1)
 end
 
-if ARGV[8] == '1' and rcall('HGET', KEYS[6], 'active_run') == ARGV[7] then
-  rcall('HDEL', KEYS[6], 'active_run')
+if ARGV[8] == '1' then
+  if rcall('HGET', KEYS[6], 'active_run') == ARGV[7] then
+    rcall('HDEL', KEYS[6], 'active_run')
+  end
+  markFinished(KEYS[11], KEYS[12], ARGV[7], KEYS[6])
 end
 
 return result

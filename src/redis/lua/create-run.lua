@@ -9,6 +9,7 @@
   KEYS[5] set of the session's run ids
   KEYS[6] the parent run's hash, for a child run (the parent must not be finished); KEYS[4] for a root run
   KEYS[7] the parent run's set of children, for a child run; KEYS[4] for a root run
+  KEYS[8] the shard's sessions (sorted set: session hash key -> last activity, ms; retention)
   A child run works on a chat of its own beside the session's active run: it neither needs nor takes the
   session's active_run.
 
@@ -33,6 +34,7 @@ local rcall = redis.call
 
 --- @include "run-status"
 --- @include "append-entries"
+--- @include "retention-index"
 
 if rcall('HEXISTS', KEYS[1], 'record') == 0 then
   if ARGV[1] == '' then
@@ -69,6 +71,7 @@ end
 
 rcall('HSET', KEYS[4], 'record', ARGV[3], 'rev', 1)
 rcall('SADD', KEYS[5], ARGV[2])
+markActive(KEYS[8], KEYS[1])
 if child then
   rcall('SADD', KEYS[7], ARGV[2])
 else

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DelegationResult } from '../tool.js';
+import type { DelegationResult, JsonValue } from '../tool.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 
@@ -69,7 +69,12 @@ export function delegationToolbox(registry: readonly RegistryEntry[]): ToolBox {
       const results = await context.delegate(input.tasks);
       if (results.some((result) => result.status !== 'completed'))
         throw new Error(`not every task completed:\n${failureReport(results)}`);
-      return results.map((result) => ({ agent: result.agent, answer: result.answer ?? '' }));
+      // What each run cost, as the model reads it: without its wall-clock time, so that a run resumed after a
+      // crash reads (and is sent) exactly what an uninterrupted one would.
+      return results.map((result) => {
+        const { execution_time_ms: _time, ...metadata } = result.metadata;
+        return { agent: result.agent, answer: result.answer ?? '', metadata: metadata as JsonValue };
+      });
     },
   });
   return createToolBox(delegationToolboxName, [listAgents, delegateToAgent, spawnAgents]);

@@ -1,10 +1,16 @@
 import type { Message, Part, ToolCallPart } from '../../chat/index.js';
-import { buildEvent, previewContent, type StoredEvent } from '../../events/event.js';
+import { buildEvent, type EventData, previewContent, type StoredEvent } from '../../events/event.js';
+
+/** The events effects ask for with a reply. */
+type EffectEventKind = 'compaction' | 'loop_detected' | 'reflection' | 'progress';
+
 import { addUsage, type Usage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { ReplyEntry, ResultsEntry, ToolOutcomeEntry } from '../journal.js';
 import type { RunError, RunRecord } from '../run-record.js';
+import type { ContextView } from './effects/context-view.js';
 import type { ReplyDecision } from './reply-decision.js';
+import { resultMetadataOf } from './result-metadata.js';
 
 /** Everything one commit writes, computed from plain data. */
 export interface CommitPlan<JournalValue> {
@@ -23,16 +29,18 @@ export interface CommitPlan<JournalValue> {
  * terminal event (run_completed, run_failed, run_cancelled), which is always the run's last event: a
  * client that stops reading at the terminal event has seen everything of the run.
  */
-function agentEndEvent(run: RunRecord, status: 'completed' | 'failed' | 'cancelled', now: string) {
+function agentEndEvent(ended: RunRecord, status: 'completed' | 'failed' | 'cancelled', now: string) {
   return buildEvent(
     'agent_end',
-    run,
+    ended,
     {
       status,
-      parent_run_id: run.parent?.run_id ?? null,
-      depth: run.parent?.depth ?? 0,
-      prefix: run.prefix,
-      duration_ms: runDurationMs(run, now),
+      parent_run_id: ended.parent?.run_id ?? null,
+      depth: ended.parent?.depth ?? 0,
+      prefix: ended.prefix,
+      duration_ms: runDurationMs(ended, now),
+      // The run as it ends: iterations, usage and tool calls of its last commit included.
+      metadata: resultMetadataOf({ ...ended, finished_at: now }, now),
     },
     now,
   );
@@ -61,8 +69,20 @@ export function replyCommit(input: {
   decision: ReplyDecision;
   chatLength: number;
   now: string;
+  /**
+   * The effects' side of the request (absent when no effect planned it): the messages they added, which go
+   * into the chat before the reply, the events they asked for, and what the journal records of the plan.
+   */
+  effects?: {
+    inject: readonly Message[];
+    events: readonly { kind: EffectEventKind; data: unknown }[];
+    context: NonNullable<ReplyEntry['context']>;
+  };
 }): CommitPlan<ReplyEntry> {
-  const { run, iteration, parts, decision, chatLength, now } = input;
+  const { run, iteration, parts, decision, now } = input;
+  const injected = input.effects?.inject ?? [];
+  // The reply follows the messages the effects added for its request.
+  const chatLength = input.chatLength + injected.length;
   const message: Message = {
     id: messageId.reply(run.id, iteration),
     sender: input.sender ?? run.agent,
@@ -79,6 +99,13 @@ export function replyCommit(input: {
     status: going ? 'running' : decision.kind === 'final' ? 'completed' : 'failed',
     iteration,
     guardrail_retries: run.guardrail_retries + (decision.kind === 'retry' ? 1 : 0),
+    tool_calls:
+      decision.kind === 'tools'
+        ? {
+            count: run.tool_calls.count + decision.calls.length,
+            names: [...new Set([...run.tool_calls.names, ...decision.calls.map((call) => call.name)])].sort(),
+          }
+        : run.tool_calls,
     usage,
     cost_usd: run.cost_usd + input.costUsd,
     retry_waste: {
@@ -102,19 +129,24 @@ export function replyCommit(input: {
       created_at: now,
     });
   }
-  const events = messageAddedEvents(run, messages, chatLength, now);
+  const events = [
+    ...(input.effects?.events ?? []).map((event) =>
+      buildEvent(event.kind, run, event.data as EventData<EffectEventKind>, now),
+    ),
+    ...messageAddedEvents(run, [...injected, ...messages], input.chatLength, now),
+  ];
   if (decision.kind === 'final') {
     record.result = decision.result;
     record.finished_at = now;
     events.push(
-      agentEndEvent(run, 'completed', now),
+      agentEndEvent(record, 'completed', now),
       buildEvent('run_completed', run, { result: decision.result, usage, iterations: iteration }, now),
     );
   } else if (decision.kind === 'failed') {
     record.error = { code: decision.code, message: decision.message };
     record.finished_at = now;
     events.push(
-      agentEndEvent(run, 'failed', now),
+      agentEndEvent(record, 'failed', now),
       buildEvent('run_failed', run, { error: record.error, usage, iterations: iteration }, now),
     );
   }
@@ -125,9 +157,10 @@ export function replyCommit(input: {
       index: chatLength,
       tool_calls: toolCalls.map((call) => ({ id: call.id, name: call.name })),
       decision: decision.kind,
+      ...(input.effects ? { context: input.effects.context } : {}),
     },
     record,
-    messages,
+    messages: [...injected, ...messages],
     events,
     finished: !going,
     usage: {
@@ -197,15 +230,16 @@ export function cancelCommit(
   reason: string,
   now: string,
 ): { record: RunRecord; events: StoredEvent[] } {
+  const record: RunRecord = {
+    ...run,
+    status: 'cancelled',
+    error: { code: 'cancelled', message: reason },
+    updated_at: now,
+    finished_at: now,
+  };
   return {
-    record: {
-      ...run,
-      status: 'cancelled',
-      error: { code: 'cancelled', message: reason },
-      updated_at: now,
-      finished_at: now,
-    },
-    events: [agentEndEvent(run, 'cancelled', now), buildEvent('run_cancelled', run, { reason }, now)],
+    record,
+    events: [agentEndEvent(record, 'cancelled', now), buildEvent('run_cancelled', run, { reason }, now)],
   };
 }
 
@@ -230,7 +264,7 @@ export function completionCommit<Journal>(
     { result, usage: run.usage, iterations: run.iteration },
     now,
   );
-  return endingPlan(journal, record, agentEndEvent(run, 'completed', now), ended);
+  return endingPlan(journal, record, agentEndEvent(record, 'completed', now), ended);
 }
 
 /** The last commit of a run: its record, then its agent_end and its terminal event (the last of all). */
@@ -251,7 +285,7 @@ export function failureCommit(
 ): CommitPlan<{ v: 1; at: string }> {
   const record: RunRecord = { ...run, status: 'failed', error, updated_at: now, finished_at: now };
   const ended = buildEvent('run_failed', run, { error, usage: run.usage, iterations: run.iteration }, now);
-  return endingPlan({ v: 1 as const, at: now }, record, agentEndEvent(run, 'failed', now), ended);
+  return endingPlan({ v: 1 as const, at: now }, record, agentEndEvent(record, 'failed', now), ended);
 }
 
 export function toolStartEvent(
@@ -288,4 +322,33 @@ export function toolEndEvent(
     },
     outcome.at,
   );
+}
+
+/**
+ * A compaction: the chat's new context view (written beside the chat by the same commit), its `compaction`
+ * event, and the summary request's usage and cost added to the run's. The journal records the view, so a
+ * step that runs again finds what the summary said.
+ */
+export function compactionCommit(input: {
+  run: RunRecord;
+  view: ContextView;
+  event: { kind: 'compaction'; data: EventData<'compaction'> };
+  usage: Usage;
+  costUsd: number;
+  now: string;
+}): CommitPlan<ContextView> {
+  const { run, now } = input;
+  return {
+    journal: input.view,
+    record: {
+      ...run,
+      usage: addUsage(run.usage, input.usage),
+      cost_usd: run.cost_usd + input.costUsd,
+      updated_at: now,
+    },
+    messages: [],
+    events: [buildEvent('compaction', run, input.event.data, now)],
+    finished: false,
+    usage: { ...input.usage, cost_usd: input.costUsd },
+  };
 }

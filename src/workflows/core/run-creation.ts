@@ -42,6 +42,8 @@ export function planRunCreation(input: {
   rootRunId?: string;
   /** When the run (and its children) must be finished (RunRecord.deadline_at). */
   deadlineAt?: string;
+  /** Fewer iterations than the agent allows, for this run only (RunRecord.max_iterations). */
+  maxIterations?: number;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -66,6 +68,8 @@ export function planRunCreation(input: {
     lineage: input.lineage ?? [],
     prefix: input.prefix ?? '🤖',
     deadline_at: input.deadlineAt ?? null,
+    max_iterations: input.maxIterations ?? null,
+    tool_calls: { count: 0, names: [] },
     result: null,
     error: null,
     created_at: now,

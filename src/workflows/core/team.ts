@@ -1,5 +1,6 @@
 import type { Message } from '../../chat/index.js';
 import type { CoordinatorConfig } from '../../config/index.js';
+import { canonicalJson } from './canonical-json.js';
 
 /** A team as the engine runs it. */
 export interface TeamRuntime {
@@ -30,13 +31,14 @@ export type Selection =
 
 /**
  * The decision of every coordinator but `llm`: a pure function of the team, its state and the shared chat.
- * `stateKeyExists` answers the `round_robin_until: {state_key}` condition.
+ * `stateHolds` answers the `round_robin_until` conditions on the session's state (`state_key` exists,
+ * `state_equals` holds), read by the step (stateConditionHolds).
  */
 export function selectMembers(
   team: TeamRuntime,
   state: TeamState,
   shared: readonly Message[],
-  stateKeyExists: boolean,
+  stateHolds: boolean,
 ): Selection {
   const { coordinator } = team;
   const count = team.members.length;
@@ -49,7 +51,7 @@ export function selectMembers(
       if (
         coordinator.kind === 'round_robin_until' &&
         turn > 0 &&
-        untilHolds(coordinator.until, shared, stateKeyExists)
+        untilHolds(coordinator.until, shared, stateHolds)
       )
         return { kind: 'done' };
       if (coordinator.max_rounds > 0 && turn >= coordinator.max_rounds * count) {
@@ -80,15 +82,36 @@ function rolesInOrder(team: TeamRuntime): string[] {
   return [...new Set(team.members.map((member) => member.role))];
 }
 
-function untilHolds(
-  until: { contains?: string | undefined; state_key?: string | undefined },
-  shared: readonly Message[],
-  stateKeyExists: boolean,
-): boolean {
-  if (until.state_key !== undefined) return stateKeyExists;
+/** A `round_robin_until` condition. */
+export interface UntilCondition {
+  contains?: string | undefined;
+  state_key?: string | undefined;
+  state_equals?: { key: string; value: unknown } | undefined;
+}
+
+function untilHolds(until: UntilCondition, shared: readonly Message[], stateHolds: boolean): boolean {
+  if (until.state_key !== undefined || until.state_equals !== undefined) return stateHolds;
   const last = shared.at(-1);
   const text = last ? textOf(last) : '';
   return until.contains !== undefined && text.includes(until.contains);
+}
+
+/**
+ * Whether a condition on the session's state holds, given the JSON text under its key (null: not set):
+ * `state_key` when the key is set, `state_equals` when its value is the same JSON (key order aside).
+ */
+export function stateConditionHolds(until: UntilCondition, json: string | null): boolean {
+  if (json === null) return false;
+  if (until.state_equals === undefined) return until.state_key !== undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return false;
+  }
+  // A value an agent set may be built to exhaust the stack: then it is simply not the expected one.
+  const stored = canonicalJson(value);
+  return stored !== undefined && stored === canonicalJson(until.state_equals.value);
 }
 
 function textOf(message: Message): string {

@@ -1,5 +1,6 @@
 import type { Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
+import { type ResultMetadata, resultMetadataOf } from '../core/result-metadata.js';
 import { planRunCreation, runDeadline } from '../core/run-creation.js';
 import { childRunId } from '../ids.js';
 import { isFinished, type RunRecord, type RunStatus } from '../run-record.js';
@@ -22,6 +23,8 @@ export interface ChildState {
   status: RunStatus;
   result: string | null;
   error: string | null;
+  /** What the child's result says about itself (time, iterations, tool calls, tokens, cost). */
+  metadata: ResultMetadata;
 }
 
 /**
@@ -112,6 +115,7 @@ async function readChildRuns(
       status: run.status,
       result: run.result,
       error: run.error ? run.error.message : null,
+      metadata: resultMetadataOf(run, context.services.now().toISOString()),
     };
   });
 }

@@ -1,6 +1,7 @@
 import type { Message, Part } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { type Usage, zeroUsage } from '../../models/usage.js';
+import type { replyCommit } from '../core/run-commits.js';
 import type { RunRecord } from '../run-record.js';
 import { awaitChildRuns } from './child-wait.js';
 import type { Park } from './step-action.js';
@@ -15,6 +16,8 @@ export interface ReplyOfTurn {
   maxIterations: number;
   /** The output guardrail of whoever replied, when it has one. */
   guard?: AgentRuntime['outputGuard'];
+  /** What the effects added to and recorded of the request (a model reply of an agent only). */
+  effects?: Parameters<typeof replyCommit>[0]['effects'];
 }
 
 /**

@@ -33,10 +33,15 @@ export function delegateFunction(
       throw new RatchetError('cancelled', `run ${data.run_id} is finished: no child run is started`);
     const parent = stored.record;
     const depth = (parent.parent?.depth ?? 0) + 1;
-    if (depth > services.maxDelegationDepth) {
+    const own = services.agents.get(data.agent)?.maxDelegationDepth;
+    const limit = Math.min(services.maxDelegationDepth, own ?? Number.POSITIVE_INFINITY);
+    if (depth > limit) {
+      const which =
+        own !== undefined && own < services.maxDelegationDepth
+          ? `agent "${data.agent}" has max_delegation_depth ${own}`
+          : `max_delegation_depth is ${services.maxDelegationDepth}`;
       throw new Error(
-        `delegation refused: this run is already ${depth - 1} delegation(s) deep and max_delegation_depth ` +
-          `is ${services.maxDelegationDepth}; do the task yourself`,
+        `delegation refused: this run is already ${depth - 1} delegation(s) deep and ${which}; do the task yourself`,
       );
     }
     // The agent that delegates (a handoff group's member in control) passes its toolboxes on.
@@ -58,5 +63,6 @@ function resultOf(state: ChildState): DelegationResult {
     status: state.status === 'completed' ? 'completed' : state.status === 'failed' ? 'failed' : 'cancelled',
     answer: state.status === 'completed' ? state.result : null,
     error: state.status === 'completed' ? null : (state.error ?? `the run ended ${state.status}`),
+    metadata: state.metadata,
   };
 }

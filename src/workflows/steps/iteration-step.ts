@@ -3,6 +3,13 @@ import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { budgetExceeded } from '../core/budget.js';
+import type { ContextView } from '../core/effects/index.js';
+import {
+  isContextLengthError,
+  type ModelCallInput,
+  type ModelCallPlan,
+  planAfterContextError,
+} from '../core/effects/index.js';
 import { handoffState } from '../core/handoff.js';
 import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
@@ -13,7 +20,15 @@ import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
 import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
-import { callModel, estimateInputTokens } from './model-call.js';
+import {
+  type CompactionDecision,
+  compact,
+  decodeView,
+  planRequest,
+  previousRequestOf,
+  runStartOf,
+} from './context-effects.js';
+import { callModel, estimateInputTokens, requestContext } from './model-call.js';
 import { commit, done, enqueue, isPark, type StepAction, wakeParent } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
@@ -32,6 +47,8 @@ interface LoadedIteration {
   /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
   pendingResults: (string | null)[];
   chat: Message[];
+  /** The chat's context view: what the model is sent of it. */
+  view: ContextView;
 }
 
 /** One round trip: the run, the journal fields this iteration needs, and the chat. */
@@ -47,7 +64,7 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
   for (let index = 0; index < data.previous_calls; index += 1)
     fields.push(journalField.toolEntry(n - 1, index));
   const from = knownChatLength(chat);
-  const { run, journal, entries, chatLength } = await context.store.loadIteration(from, fields);
+  const { run, journal, entries, chatLength, view } = await context.store.loadIteration(from, fields);
   const [reply, previousReply, results, modelCalls, ...pendingResults] = journal;
   const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
   return {
@@ -58,6 +75,7 @@ async function loadIteration(context: StepContext, data: IterationJobData): Prom
     modelCalls: Number(modelCalls ?? 0),
     pendingResults,
     chat: run ? await chatOf(context, chat, from, entries, chatLength) : [],
+    view: decodeView(view, `the context view of ${chat}`),
   };
 }
 
@@ -124,6 +142,16 @@ function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: s
 }
 
 type Stored = { record: RunRecord; rev: number };
+
+/** An iteration's model request in the making: the step, the agent that makes it, and what it is planned from. */
+interface RequestState {
+  context: StepContext;
+  data: IterationJobData;
+  loaded: LoadedIteration;
+  agent: AgentRuntime;
+  stored: Stored;
+  input: ModelCallInput;
+}
 
 /**
  * One ReAct iteration: append the previous iteration's tool results (in call order), call the model once,
@@ -202,10 +230,37 @@ async function replyOf(
     return commitReply(context, data, loaded, stored, chat, member, reply);
   }
   const agent = runAgent(services, member, record.lineage, group?.name);
+  const input: ModelCallInput = {
+    runId: record.id,
+    iteration: data.iteration,
+    now: services.now().toISOString(),
+    system: systemMessage(agent, record.id, record.created_at),
+    chat,
+    runStart: runStartOf(chat, record.id),
+    view: loaded.view,
+    contextWindow: agent.provider.contextWindow,
+    previous: previousRequestOf(
+      loaded.previousReply,
+      `journal ${journalField.reply(data.iteration - 1)} of ${data.run_id}`,
+    ),
+    effects: agent.effects,
+  };
+  return sendRequest({ context, data, loaded, agent, stored, input });
+}
+
+/**
+ * The request the agent's effects plan (a compaction first when one is due), within the budget, then the
+ * model call. Called again with the new view after each compaction.
+ */
+async function sendRequest(request: RequestState): Promise<StepAction> {
+  const { context, data, agent, stored, input } = request;
+  const { services } = context;
+  const { record } = stored;
+  const plan = planRequest(input);
+  if (plan.kind === 'compact') return compactThenSend(request, plan);
   crashPoint('iteration.before_model_call');
-  const messages = [...systemMessage(agent, record.id, record.created_at), ...chat];
-  const exceeded = await budgetCheck(context, agent, record, messages);
-  if (!exceeded) return modelReply(context, data, loaded, agent, stored, chat, messages);
+  const exceeded = await budgetCheck(context, agent, record, plan.messages);
+  if (!exceeded) return modelReply(request, plan);
   const raised = exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
   if (isPark(raised)) return raised;
   if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
@@ -226,7 +281,7 @@ async function replyOf(
       andThen: (result) => {
         if (result.status === 'ok') {
           const after = { record: raisedRecord, rev: stored.rev + 1 };
-          return modelReply(context, data, loaded, agent, after, chat, messages);
+          return modelReply({ ...request, stored: after }, plan);
         }
         // Raised by an earlier attempt, or the run moved on: read it again on the next attempt.
         throw new RatchetError(
@@ -266,16 +321,24 @@ async function budgetCheck(
   });
 }
 
-/** The iteration's one model request, then its commit. */
+/** A compaction, then the request planned again from the new view. */
+function compactThenSend(request: RequestState, decision: CompactionDecision): Promise<StepAction> {
+  const { context, data, agent, stored, input } = request;
+  return compact(context, data, agent, stored, input, decision, (after, view) =>
+    sendRequest({ ...request, stored: after, input: { ...input, view } }),
+  );
+}
+
+/**
+ * The iteration's model request, then its commit. A provider that refuses the request as longer than its
+ * context window gets a compaction of everything not yet summarised and the request again (reactive
+ * compaction); when nothing is left to summarise, the run fails with context_exceeded.
+ */
 async function modelReply(
-  context: StepContext,
-  data: IterationJobData,
-  loaded: LoadedIteration,
-  agent: AgentRuntime,
-  stored: Stored,
-  chat: Message[],
-  messages: Message[],
+  request: RequestState,
+  plan: Extract<ModelCallPlan, { kind: 'send' }>,
 ): Promise<StepAction> {
+  const { context, data, loaded, agent, stored, input } = request;
   const n = data.iteration;
   const deltas = agent.stream
     ? streamTextDeltas(context, {
@@ -289,29 +352,46 @@ async function modelReply(
     context,
     agent,
     {
-      messages,
+      messages: plan.messages,
       tools: agent.tools,
       options: {},
-      context: {
-        sessionId: data.session_id,
-        runId: data.run_id,
-        agent: agent.name,
-        iteration: n,
-        attempt: context.attempt,
-      },
+      context: requestContext(context, data, agent.name),
       ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
     },
     journalField.modelCalls(n),
-  );
+  ).catch((error: unknown) => {
+    if (!isContextLengthError(error)) throw error;
+    return planAfterContextError(input);
+  });
   if (isPark(completion)) return completion;
+  if ('kind' in completion) {
+    if (completion.kind === 'fail') throw new RatchetError(completion.code, completion.message);
+    context.logger.warn(
+      { tokens: completion.tokens },
+      'the provider refused the request as too long: compacting',
+    );
+    return compactThenSend(request, completion);
+  }
   await deltas?.flush();
   crashPoint('iteration.after_model_call');
-  return commitReply(context, data, loaded, stored, chat, agent.name, {
+  return commitReply(context, data, loaded, stored, input.chat, agent.name, {
     parts: completion.parts,
     usage: completion.usage,
     costUsd: costOf(completion.usage, agent.provider.price),
-    maxIterations: agent.maxIterations,
+    // A run may have asked for fewer iterations than its agent allows (POST /v1/runs max_iterations).
+    maxIterations: Math.min(agent.maxIterations, stored.record.max_iterations ?? Number.POSITIVE_INFINITY),
     guard: agent.outputGuard,
+    effects: {
+      inject: plan.inject,
+      events: plan.events,
+      context: {
+        tokens: plan.tokens,
+        sent_estimate: plan.sent_estimate,
+        input_tokens: completion.usage.input_tokens,
+        applied: plan.applied,
+        summary_up_to: input.view.summary?.up_to ?? null,
+      },
+    },
   });
 }
 
@@ -321,7 +401,7 @@ function commitReply(
   data: IterationJobData,
   loaded: LoadedIteration,
   stored: Stored,
-  chat: Message[],
+  chat: readonly Message[],
   member: string,
   reply: ReplyOfTurn,
 ): StepAction {
@@ -345,6 +425,7 @@ function commitReply(
     ),
     chatLength: chat.length,
     now: services.now().toISOString(),
+    ...(reply.effects ? { effects: reply.effects } : {}),
   });
   return commit(
     {

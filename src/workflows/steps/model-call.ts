@@ -1,6 +1,6 @@
 import type { Message } from '../../chat/index.js';
 import { RatchetError, toRatchetError } from '../../errors/index.js';
-import type { Completion, CompletionRequest } from '../../models/completer.js';
+import type { Completion, CompletionContext, CompletionRequest } from '../../models/completer.js';
 import { estimateTokens } from '../../models/token-estimate.js';
 import { type Park, park } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
@@ -93,6 +93,23 @@ export async function callModel(
       },
     });
   }
+}
+
+/** Where a request comes from: the step's job (its session, run and iteration), the agent and the attempt. */
+export function requestContext(
+  context: StepContext,
+  data: { session_id: string; run_id: string; iteration: number },
+  agent: string,
+  purpose?: CompletionContext['purpose'],
+): CompletionContext {
+  return {
+    sessionId: data.session_id,
+    runId: data.run_id,
+    agent,
+    iteration: data.iteration,
+    attempt: context.attempt,
+    ...(purpose ? { purpose } : {}),
+  };
 }
 
 /** A rough input-token estimate of a request (about four characters a token). */

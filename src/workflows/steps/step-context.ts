@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../redis/rate-limiter.js';
 import type { StepWrite } from '../../redis/run-store.js';
 import type { StepStore, StepStores } from '../../redis/step-store.js';
 import type { ToolBox } from '../../tools/index.js';
+import type { ResolvedEffect } from '../core/effects/index.js';
 import type { AnswerGuard } from '../core/reply-decision.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
@@ -27,6 +28,10 @@ export interface AgentRuntime {
   budget: Budget | undefined;
   /** How long a run of the agent may take, its child runs included (`options.timeout_s`); none when absent. */
   timeoutS: number | undefined;
+  /** How deep its delegations may go (`options.max_delegation_depth`); the global limit applies too. */
+  maxDelegationDepth: number | undefined;
+  /** What runs around each of its model requests (`effects`, defaults filled in), in the order they run. */
+  effects: readonly ResolvedEffect[];
   /** The check of its final answers (`options.output_guardrail`), compiled once; none when absent. */
   outputGuard: Omit<AnswerGuard, 'retriesSoFar'> | undefined;
   completer: Completer;

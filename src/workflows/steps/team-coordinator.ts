@@ -6,7 +6,7 @@ import { messageText } from '../core/team.js';
 import type { TeamTurnJobData } from '../job-data.js';
 import { journalField, type TeamSelectionEntry } from '../journal.js';
 import { descriptionOf } from './agent-runtime.js';
-import { callModel } from './model-call.js';
+import { callModel, requestContext } from './model-call.js';
 import { isPark, type Park } from './step-action.js';
 import type { StepContext, TeamService } from './step-context.js';
 
@@ -54,13 +54,7 @@ export async function chooseMembers(
         messages,
         tools: [],
         options: {},
-        context: {
-          sessionId: data.session_id,
-          runId: data.run_id,
-          agent: agent.name,
-          iteration: data.iteration,
-          attempt: context.attempt,
-        },
+        context: requestContext(context, data, agent.name),
       },
       journalField.teamCoordinatorCalls(data.iteration, attempt),
     );

@@ -10,6 +10,7 @@ import {
   initialTeamState,
   type Selection,
   selectMembers,
+  stateConditionHolds,
   syncForMember,
   type TeamState,
   teamResult,
@@ -175,9 +176,12 @@ async function decide(
   let choice: { entry: TeamSelectionEntry; usage: Usage };
   if (coordinator.kind !== 'llm') {
     const until = coordinator.kind === 'round_robin_until' ? coordinator.until : undefined;
-    const stateKeyExists =
-      until?.state_key !== undefined && (await context.store.sessionData.hasState(until.state_key));
-    const selection = selectMembers(team, loaded.state, loaded.shared, stateKeyExists);
+    const stateKey = until?.state_key ?? until?.state_equals?.key;
+    const stateHolds =
+      until !== undefined &&
+      stateKey !== undefined &&
+      stateConditionHolds(until, await context.store.sessionData.readState(stateKey));
+    const selection = selectMembers(team, loaded.state, loaded.shared, stateHolds);
     // Ending the run is itself recorded once: only a choice of members needs remembering.
     if (selection.kind !== 'act') return afterSelection(context, data, team, loaded, selection);
     choice = { entry: { v: 1, members: selection.members, done: false }, usage: { ...zeroUsage } };

@@ -85,10 +85,16 @@ export function buildSummaryRequest(input: {
   upTo: number;
   contextWindow: number;
   now: string;
+  /**
+   * The share of the window the transcript may take (default summaryInputShare); smaller when the provider
+   * refused a summary request as too long (its tokenizer counts more than the estimate).
+   */
+  inputShare?: number;
 }): SummaryRequest {
   const from = input.view.summary?.up_to ?? 0;
   const entries = input.chat.slice(from, input.upTo);
-  const budgetCharacters = Math.max(4000, Math.floor(input.contextWindow * summaryInputShare * 4));
+  const share = input.inputShare ?? summaryInputShare;
+  const budgetCharacters = Math.max(4000, Math.floor(input.contextWindow * share * 4));
   const transcript = renderTranscript(entries, from, budgetCharacters);
   const previous = input.view.summary
     ? `The summary of what came before these entries:\n\n${input.view.summary.text}\n\n`

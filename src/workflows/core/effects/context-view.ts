@@ -27,8 +27,11 @@ export const emptyContextView: ContextView = Object.freeze({ v: 1, summary: null
 /** Marks messages no effect may trim, mask or leave out: the summary (system messages are pinned too). */
 export const summaryMarker = 'summary';
 
-/** The message the model reads the summary in (a user message: every provider accepts one first). */
-export function summaryMessage(runId: string, summary: ContextSummary): Message {
+/**
+ * The message the model reads the summary in (a user message: every provider accepts one first).
+ * `hiddenReplies` is how many of the model's own replies it stands for.
+ */
+export function summaryMessage(runId: string, summary: ContextSummary, hiddenReplies = 0): Message {
   return {
     id: messageId.summary(runId, summary.up_to),
     sender: 'ratchet',
@@ -41,7 +44,7 @@ export function summaryMessage(runId: string, summary: ContextSummary): Message 
           `context window):\n\n${summary.text}`,
       },
     ],
-    metadata: { context: summaryMarker, up_to: summary.up_to },
+    metadata: { context: summaryMarker, up_to: summary.up_to, hidden_replies: hiddenReplies },
     created_at: summary.created_at,
   };
 }
@@ -61,10 +64,22 @@ export function viewMessages(input: {
       `the context view summarises ${summary.up_to} chat entries but the chat has ${input.chat.length}`,
     );
   }
-  return [...input.system, summaryMessage(input.runId, summary), ...input.chat.slice(summary.up_to)];
+  const replies = hiddenReplies(input.chat.slice(0, summary.up_to));
+  return [...input.system, summaryMessage(input.runId, summary, replies), ...input.chat.slice(summary.up_to)];
 }
 
 /** Whether no effect may change or leave out this message. */
 export function isPinned(message: Message): boolean {
   return message.role === 'system' || message.metadata.context === summaryMarker;
+}
+
+/** The assistant messages among `messages`, and those that earlier notes or summaries stand for. */
+export function hiddenReplies(messages: readonly Message[]): number {
+  let count = 0;
+  for (const message of messages) {
+    if (message.role === 'assistant') count += 1;
+    const hidden = message.metadata.hidden_replies;
+    if (typeof hidden === 'number') count += hidden;
+  }
+  return count;
 }

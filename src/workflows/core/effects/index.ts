@@ -4,6 +4,7 @@ export {
   compactionCut,
   reactiveCompactionCut,
   type SummaryRequest,
+  summaryInputShare,
 } from './compaction.js';
 export { isContextLengthError } from './context-length-error.js';
 export {

@@ -2,6 +2,7 @@ import { type Message, toolCallsOf, toolResultsOf } from '../../../chat/index.js
 import type { EffectParams } from '../../../config/index.js';
 import type { EventData } from '../../../events/event.js';
 import { messageId } from '../../ids.js';
+import { canonicalJson } from '../canonical-json.js';
 
 /**
  * The effects that add a message for the model: loop_detect, reflection, progress. They read the chat (the
@@ -47,20 +48,10 @@ const canonicalLimit = 100_000;
 function canonicalArguments(text: string): string {
   if (text.length > canonicalLimit) return text;
   try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
+    return canonicalJson(JSON.parse(text)) ?? text.trim();
   } catch {
     return text.trim();
   }
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
-  );
 }
 
 /**

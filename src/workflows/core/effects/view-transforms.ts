@@ -1,7 +1,7 @@
 import { type Message, type Part, toolCallsOf } from '../../../chat/index.js';
 import type { EffectParams } from '../../../config/index.js';
 import { clipText } from './clip-text.js';
-import { isPinned } from './context-view.js';
+import { hiddenReplies, isPinned } from './context-view.js';
 
 /**
  * The shrinking effects that change messages in place of sending them whole. Each takes the messages about
@@ -107,7 +107,9 @@ export function slideWindow(messages: readonly Message[], params: EffectParams<'
         text: `[${left} earlier messages are not shown, to keep the request within the context window]`,
       },
     ],
-    metadata: { context: 'window_note' },
+    // How many of the model's own replies the note stands for: a reader counting replies (the scripted
+    // model, a client) can still tell how far the conversation went.
+    metadata: { context: 'window_note', hidden_replies: hiddenReplies(old) },
     created_at: first.created_at,
   };
   const kept = old.filter((message) => isPinned(message) || message === task);

@@ -1,0 +1,39 @@
+--[[
+  Removes an idle session and everything in it, when it is still idle: no active run, no pending question,
+  and not active since the cutoff (creating a run marks it active, so a run created after the caller
+  gathered the keys stops the removal). A session that is busy is looked at again one window later.
+
+  KEYS[1] session hash: record, active_run
+  KEYS[2] pending questions set
+  KEYS[3] the shard's sessions (retention index)
+  KEYS[4..] every other key of the session (chats and their views, events, runs, journals, state, ...)
+
+  ARGV[1] cutoff: sessions last active at or before this time (ms, Redis clock) are due
+
+  Returns 'EXPIRED' | 'NOT_DUE' | 'BUSY' | 'GONE'
+]]
+local rcall = redis.call
+
+--- @include "retention-index"
+
+local active = rcall('ZSCORE', KEYS[3], KEYS[1])
+if not active then
+  return 'GONE'
+end
+if tonumber(active) > tonumber(ARGV[1]) then
+  return 'NOT_DUE'
+end
+if rcall('HEXISTS', KEYS[1], 'active_run') == 1 or rcall('SCARD', KEYS[2]) > 0 then
+  rcall('ZADD', KEYS[3], nowMs(), KEYS[1])
+  return 'BUSY'
+end
+local existed = rcall('EXISTS', KEYS[1])
+rcall('UNLINK', KEYS[1], KEYS[2])
+for index = 4, #KEYS, 500 do
+  rcall('UNLINK', unpack(KEYS, index, math.min(index + 499, #KEYS)))
+end
+rcall('ZREM', KEYS[3], KEYS[1])
+if existed == 1 then
+  return 'EXPIRED'
+end
+return 'GONE'

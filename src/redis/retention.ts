@@ -1,0 +1,185 @@
+import type { RetentionConfig } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import { sessionIdOfRun } from '../workflows/ids.js';
+import { runRecordSchema } from '../workflows/run-record.js';
+import type { RedisClient } from './connection.js';
+import {
+  chatKey,
+  chatViewKey,
+  type KeySpace,
+  mainChatId,
+  retentionKeys,
+  runKeys,
+  sessionDataKeys,
+  sessionKeys,
+} from './keys.js';
+import { runScript } from './scripts.js';
+import { sessionChatKeys } from './session-store.js';
+
+/**
+ * Retention: what a long-lived deployment stops keeping. Every shard has two indexes, written by the same
+ * atomic commits that change what they index (create-run, commit-step and cancel-run, through
+ * lua/includes/retention-index.lua): when each run finished, and when each session was last active. A sweep
+ * reads the entries older than the cutoff, in batches, and removes each with a script that checks again,
+ * atomically, that it may go:
+ * - a finished run whose root run is finished too: its record, journal, children set, tree usage and its own
+ *   chat (a child run's, a team member's); the session and its main chat stay;
+ * - a session with no active run and no pending question, not active since the cutoff: everything in it.
+ * Nothing an unfinished run needs is removed, however old (a run waiting a month for an answer keeps all).
+ */
+
+export interface SweepResult {
+  runs: number;
+  sessions: number;
+  /** Entries looked at and kept (a run whose root is open, a busy session): looked at again one window later. */
+  kept: number;
+}
+
+/** The Redis server's clock in ms: the indexes are written with it, so the cutoff compares. */
+async function redisNowMs(redis: RedisClient): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/**
+ * One sweep over every shard: at most `maxPerShard` runs and sessions removed per shard, in batches of
+ * `settings.batch_size`, so one sweep is bounded in time; what is left waits for the next one.
+ */
+export async function sweepExpired(
+  redis: RedisClient,
+  space: KeySpace,
+  settings: RetentionConfig,
+  logger: Logger,
+  maxPerShard = 10_000,
+): Promise<SweepResult> {
+  const total: SweepResult = { runs: 0, sessions: 0, kept: 0 };
+  const now = await redisNowMs(redis);
+  for (let shard = 0; shard < space.shards; shard += 1) {
+    const indexes = retentionKeys(space, shard);
+    // Finished runs first: a session that goes in the same sweep then has fewer keys to gather.
+    const kinds = [
+      { windowS: settings.finished_runs_s, index: indexes.finishedRuns, expire: expireRuns },
+      { windowS: settings.idle_sessions_s, index: indexes.sessions, expire: expireSessions },
+    ];
+    for (const { windowS, index, expire } of kinds) {
+      if (windowS <= 0) continue;
+      const cutoff = now - windowS * 1000;
+      await sweepIndex(index, cutoff, settings.batch_size, maxPerShard, (members) =>
+        expire(redis, space, shard, members, cutoff, total),
+      );
+    }
+  }
+  if (total.runs + total.sessions > 0) logger.info({ ...total }, 'retention: expired data removed');
+  return total;
+
+  async function sweepIndex(
+    index: string,
+    cutoff: number,
+    batch: number,
+    limit: number,
+    expire: (members: string[]) => Promise<void>,
+  ): Promise<void> {
+    let seen = 0;
+    while (seen < limit) {
+      const members = await redis.zrangebyscore(index, '-inf', cutoff, 'LIMIT', 0, batch);
+      if (members.length === 0) return;
+      await expire(members);
+      seen += members.length;
+      // Every member looked at left the range (removed, or marked again with a later time).
+      if (members.length < batch) return;
+    }
+  }
+}
+
+async function expireRuns(
+  redis: RedisClient,
+  space: KeySpace,
+  _shard: number,
+  runIds: readonly string[],
+  cutoff: number,
+  total: SweepResult,
+): Promise<void> {
+  const located = runIds.map((runId) => ({ runId, sessionId: sessionIdOfRun(runId) }));
+  const pipeline = redis.pipeline();
+  for (const { runId, sessionId } of located) {
+    if (sessionId) pipeline.hget(runKeys(space, sessionId, runId).run, 'record');
+  }
+  const records = ((await pipeline.exec()) ?? []).map(([, value]) => value as string | null);
+  let next = 0;
+  for (const { runId, sessionId } of located) {
+    if (!sessionId) {
+      // Not a run id: nothing of ours; drop it from every shard's index it could be in.
+      for (let shard = 0; shard < space.shards; shard += 1)
+        await redis.zrem(retentionKeys(space, shard).finishedRuns, runId);
+      continue;
+    }
+    const json = records[next++] ?? null;
+    const keys = runKeys(space, sessionId, runId);
+    const record = json ? parseJsonRecord(runRecordSchema, json, `run ${runId}`) : undefined;
+    const root = record?.root_run_id ? runKeys(space, sessionId, record.root_run_id).run : keys.run;
+    const chat =
+      record && record.chat_id !== mainChatId ? chatKey(space, sessionId, record.chat_id) : undefined;
+    const outcome = await runScript(
+      redis,
+      'expire-run',
+      [
+        keys.run,
+        keys.journal,
+        keys.children,
+        keys.treeUsage,
+        root,
+        keys.runs,
+        retentionKeys(space, keys.shard).finishedRuns,
+        chat ?? keys.run,
+        chat ? chatViewKey(chat) : keys.run,
+      ],
+      [runId, cutoff],
+    );
+    count(outcome as unknown as string, 'runs', total);
+  }
+}
+
+async function expireSessions(
+  redis: RedisClient,
+  space: KeySpace,
+  shard: number,
+  members: readonly string[],
+  cutoff: number,
+  total: SweepResult,
+): Promise<void> {
+  for (const member of members) {
+    const sessionId = member.slice(member.lastIndexOf(':session:') + ':session:'.length);
+    const session = sessionKeys(space, sessionId);
+    const data = sessionDataKeys(space, sessionId);
+    const runIds = await redis.smembers(session.runs);
+    const runKeyList = runIds.flatMap((runId) => {
+      const keys = runKeys(space, sessionId, runId);
+      return [keys.run, keys.journal, keys.children, keys.treeUsage];
+    });
+    const chats = await sessionChatKeys(redis, space, sessionId, runIds);
+    const outcome = await runScript(
+      redis,
+      'expire-session',
+      [
+        session.session,
+        session.pending,
+        retentionKeys(space, shard).sessions,
+        session.usage,
+        session.events,
+        session.runs,
+        session.questions,
+        ...Object.values(data),
+        ...chats,
+        ...runKeyList,
+      ],
+      [cutoff],
+    );
+    count(outcome as unknown as string, 'sessions', total);
+  }
+}
+
+function count(outcome: string, what: 'runs' | 'sessions', total: SweepResult): void {
+  if (outcome === 'EXPIRED') total[what] += 1;
+  else if (outcome === 'KEPT' || outcome === 'BUSY') total.kept += 1;
+}

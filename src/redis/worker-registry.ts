@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { parseJsonRecord } from '../schemas/parse.js';
+import type { RedisClient } from './connection.js';
+import { jobLockKey, type KeySpace, shardPrefix, stepQueueName } from './keys.js';
+import { runScript } from './scripts.js';
+
+/**
+ * Which worker processes are alive, so a dead one's steps are taken over at once instead of when their job
+ * locks expire (docs/config.md, `worker.dead_worker_ms`). Each process keeps a heartbeat key that expires
+ * `ttlMs` after its last beat, and an entry in the registry naming the BullMQ worker ids its lock tokens start
+ * with. A registered process without a heartbeat is dead: its locks can be released.
+ */
+
+const entrySchema = z.strictObject({
+  v: z.literal(1),
+  /** The ids of the process's BullMQ workers (one per shard): each lock token starts with one and ':'. */
+  bullmq_ids: z.array(z.string()),
+  pid: z.number().int(),
+  started_at: z.iso.datetime(),
+});
+
+export interface DeadWorker {
+  id: string;
+  bullmqIds: readonly string[];
+}
+
+function registryKeys(space: KeySpace) {
+  // A hash tag of its own: the registry and every heartbeat are in one slot.
+  const base = `${space.prefix}:{workers}`;
+  return { registry: `${base}:registry`, heartbeat: (id: string) => `${base}:heartbeat:${id}` };
+}
+
+export class WorkerRegistry {
+  private readonly keys: ReturnType<typeof registryKeys>;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly space: KeySpace,
+    readonly id: string,
+    private readonly ttlMs: number,
+  ) {
+    this.keys = registryKeys(space);
+  }
+
+  async register(bullmqIds: readonly string[]): Promise<void> {
+    const entry = {
+      v: 1,
+      bullmq_ids: [...bullmqIds],
+      pid: process.pid,
+      started_at: new Date().toISOString(),
+    };
+    await this.redis
+      .multi()
+      .set(this.keys.heartbeat(this.id), '1', 'PX', this.ttlMs)
+      .hset(this.keys.registry, this.id, JSON.stringify(entry))
+      .exec();
+  }
+
+  async beat(): Promise<void> {
+    await this.redis.set(this.keys.heartbeat(this.id), '1', 'PX', this.ttlMs);
+  }
+
+  /** A process that stops cleanly leaves nothing to take over. */
+  async unregister(): Promise<void> {
+    await this.forget(this.id);
+  }
+
+  async forget(id: string): Promise<void> {
+    await this.redis.multi().del(this.keys.heartbeat(id)).hdel(this.keys.registry, id).exec();
+  }
+
+  /** Registered processes (other than this one) whose heartbeat expired. */
+  async deadWorkers(): Promise<DeadWorker[]> {
+    const entries = Object.entries(await this.redis.hgetall(this.keys.registry)).filter(
+      ([id]) => id !== this.id,
+    );
+    if (entries.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const [id] of entries) pipeline.exists(this.keys.heartbeat(id));
+    const alive = ((await pipeline.exec()) ?? []).map(([, value]) => value === 1);
+    return entries.flatMap(([id, json], index) => {
+      if (alive[index]) return [];
+      const entry = parseJsonRecord(entrySchema, json, `worker registry entry ${id}`);
+      return [{ id, bullmqIds: entry.bullmq_ids }];
+    });
+  }
+
+  /**
+   * Releases the locks the dead processes hold on active step jobs of a shard (release-dead-lock.lua: only a
+   * lock still holding their token), marking each job stalled. Returns the job ids released.
+   */
+  async releaseLocks(shard: number, dead: readonly DeadWorker[]): Promise<string[]> {
+    const queue = `${shardPrefix(this.space, shard)}:${stepQueueName}`;
+    const active = await this.redis.lrange(`${queue}:active`, 0, -1);
+    if (active.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const jobId of active) pipeline.get(jobLockKey(this.space, shard, jobId));
+    const tokens = ((await pipeline.exec()) ?? []).map(([, value]) => value as string | null);
+    const prefixes = dead.flatMap((worker) => worker.bullmqIds.map((id) => `${id}:`));
+    const released: string[] = [];
+    for (const [index, jobId] of active.entries()) {
+      const token = tokens[index];
+      if (!token || !prefixes.some((prefix) => token.startsWith(prefix))) continue;
+      const done = await runScript(
+        this.redis,
+        'release-dead-lock',
+        [jobLockKey(this.space, shard, jobId), `${queue}:stalled`, `${queue}:stalled-check`],
+        [token, jobId],
+      );
+      if (Number(done) === 1) released.push(jobId);
+    }
+    return released;
+  }
+}

@@ -1,0 +1,34 @@
+import type { ResultMetadata } from '../../events/result-metadata.js';
+import type { RunRecord } from '../run-record.js';
+
+export type { ResultMetadata };
+
+/**
+ * What a run's result says about itself: how long it took, how many iterations and tool calls, tokens and
+ * cost. It is in the run's `agent_end` event, in the run as the API shows it, and in the result a parent
+ * receives from `spawn_agents`. `confidence`, `partial` and `contract` are null until the features that set
+ * them (structured answers, supervisors, handoff contracts) exist.
+ */
+
+/** A run's result metadata: finished, from its finish; not finished yet, up to `now`. */
+export function resultMetadataOf(
+  run: Pick<
+    RunRecord,
+    'finished_at' | 'started_at' | 'created_at' | 'usage' | 'iteration' | 'tool_calls' | 'cost_usd'
+  >,
+  now: string,
+): ResultMetadata {
+  const end = run.finished_at ?? now;
+  const input = run.usage.input_tokens;
+  const output = run.usage.output_tokens;
+  return {
+    execution_time_ms: Math.max(0, Date.parse(end) - Date.parse(run.started_at ?? run.created_at)),
+    iterations: run.iteration,
+    tool_calls: { count: run.tool_calls.count, names: [...run.tool_calls.names] },
+    tokens: { input, output, total: input + output },
+    cost_usd: run.cost_usd,
+    confidence: null,
+    partial: null,
+    contract: null,
+  };
+}

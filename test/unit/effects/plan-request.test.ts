@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { RatchetError } from '../../../src/errors/index.js';
+import { emptyContextView, type ModelCallInput } from '../../../src/workflows/core/effects/index.js';
+import { planRequest, previousRequestOf, runStartOf } from '../../../src/workflows/steps/context-effects.js';
+
+const now = '2026-11-24T00:00:00.000Z';
+const user = (id: string, text: string) => ({
+  id,
+  sender: 'user',
+  role: 'user' as const,
+  parts: [{ type: 'text' as const, text }],
+  metadata: {},
+  created_at: now,
+});
+
+function input(effects: ModelCallInput['effects']): ModelCallInput {
+  return {
+    runId: 'run_a',
+    iteration: 1,
+    now,
+    system: [],
+    chat: [user('run_a-in', 'hello')],
+    runStart: 0,
+    view: emptyContextView,
+    contextWindow: 1000,
+    previous: undefined,
+    effects,
+  };
+}
+
+describe('planRequest', () => {
+  it('a throwing effect fails the run at once with effect_failed and its message (not retried)', () => {
+    const broken = [{ kind: 'no_such_kind', params: {} }] as unknown as ModelCallInput['effects'];
+    let thrown: unknown;
+    try {
+      planRequest(input(broken));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RatchetError);
+    expect((thrown as RatchetError).code).toBe('effect_failed');
+    expect((thrown as RatchetError).retryable).toBe(false);
+    expect((thrown as RatchetError).message).toContain('iteration 1');
+  });
+
+  it('plans the whole chat when no effect acts', () => {
+    const plan = planRequest(input([]));
+    expect(plan.kind).toBe('send');
+    if (plan.kind === 'send') expect(plan.messages.map((message) => message.id)).toEqual(['run_a-in']);
+  });
+});
+
+describe('what an iteration plans from', () => {
+  it('the previous request: the recorded estimate and the provider input tokens of its reply', () => {
+    const entry = {
+      v: 1,
+      index: 1,
+      tool_calls: [],
+      decision: 'tools',
+      context: { tokens: 90, sent_estimate: 80, input_tokens: 120, applied: [], summary_up_to: null },
+    };
+    expect(previousRequestOf(JSON.stringify(entry), 'reply:1')).toEqual({
+      input_tokens: 120,
+      sent_estimate: 80,
+    });
+    // A reply recorded without effects (a member's answer, an older record): no previous request.
+    expect(previousRequestOf(JSON.stringify({ ...entry, context: undefined }), 'reply:1')).toBeUndefined();
+    expect(previousRequestOf(null, 'reply:0')).toBeUndefined();
+  });
+
+  it("the run's start: its input message, or the chat's start", () => {
+    const chat = [user('run_x-in', 'earlier run'), user('run_a-in', 'this run')];
+    expect(runStartOf(chat, 'run_a')).toBe(1);
+    expect(runStartOf(chat, 'run_b')).toBe(0);
+  });
+});
