@@ -393,8 +393,10 @@ async function observe(
       delete data[key];
     if (data.metadata && typeof data.metadata === 'object')
       data.metadata = { ...(data.metadata as Record<string, unknown>), execution_time_ms: 'T' };
-    // Failed attempts (a kill, the Redis restart) are announced: they are not a difference.
+    // Failed attempts (a kill, the Redis restart) are announced: they are not a difference. Nor is a tool call
+    // that a kill interrupted and that ran again: its end says so, and is otherwise the same.
     if (event.kind === 'error' || event.kind === 'attempt_retried') return '';
+    if (data.interrupted === 'rerun') delete data.interrupted;
     return strip(`${event.kind}|${event.agent}|${JSON.stringify(data)}`);
   });
   return { messages, events: events.filter((text) => text !== ''), calls: 0 };
