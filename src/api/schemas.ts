@@ -229,6 +229,20 @@ export const progressSchema = z.strictObject({
   fraction: z.number().nullable(),
   message: z.string(),
   at: z.iso.datetime(),
+  sub_goals: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        title: z.string(),
+        status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
+        result: z
+          .string()
+          .nullable()
+          .describe('what completed or failed it, cut to a few hundred characters'),
+      }),
+    )
+    .optional()
+    .describe("a supervisor's sub-goals (agents[].options.supervisor), in the order declared"),
 });
 
 export const runSchema = z

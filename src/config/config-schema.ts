@@ -33,6 +33,21 @@ const agentOptionsSchema = z.strictObject({
    * `max_delegation_depth`: the smaller of the two applies.
    */
   max_delegation_depth: z.preprocess(nullAsMissing, integer(0, 100).optional()),
+  /**
+   * The agent supervises: it declares sub-goals (declare_sub_goals), delegates them and tracks them to
+   * completion; the run finishes on its own when all are completed.
+   */
+  supervisor: z.preprocess(
+    nullAsMissing,
+    z
+      .strictObject({
+        /** Sub-goals one declaration keeps; more are cut, with a warning. */
+        max_sub_goals: withDefault(integer(1, 50), 5),
+        /** Delegations the run may ask for in all; past it the run ends with what it has, marked partial. */
+        max_orchestration_steps: withDefault(integer(1, 1000), 20),
+      })
+      .optional(),
+  ),
 });
 
 const toolSettingsSchema = z.strictObject({

@@ -66,7 +66,22 @@ export const eventDataSchemas = {
     answered_by: z.enum(['user', 'timeout']),
     answer: z.unknown(),
   }),
-  progress: z.strictObject({ fraction: z.number().nullable(), message: z.string() }),
+  progress: z.strictObject({
+    fraction: z.number().nullable(),
+    message: z.string(),
+    /** A supervisor's sub-goals as they stand after the change (options.supervisor). */
+    sub_goals: z
+      .array(
+        z.strictObject({
+          id: z.string(),
+          title: z.string(),
+          status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
+        }),
+      )
+      .optional(),
+    /** Something the supervisor should know, e.g. that sub-goals over max_sub_goals were cut. */
+    warning: z.string().optional(),
+  }),
   /**
    * The messages the model is sent were compacted: chat entries before `up_to` are now sent as a summary.
    * Token counts are estimates of the request before and after.

@@ -1,9 +1,27 @@
 import { z } from 'zod';
 
+/** One way a result breaks its contract. */
+export const contractErrorSchema = z.strictObject({
+  field: z.string(),
+  error_type: z.string(),
+  message: z.string(),
+});
+export type ContractError = z.infer<typeof contractErrorSchema>;
+
+/** A result checked against its handoff contract (`contracts:`). */
+export const contractResultSchema = z.strictObject({
+  /** The contract's name (or `<from_agent>-><to_agent>`). */
+  contract: z.string(),
+  valid: z.boolean(),
+  errors: z.array(contractErrorSchema),
+  warnings: z.array(z.string()),
+});
+export type ContractResult = z.infer<typeof contractResultSchema>;
+
 /**
  * What a run's result says about itself (src/workflows/core/result-metadata.ts computes it): how long it took,
- * how many iterations and tool calls, tokens and cost. `confidence`, `partial` and `contract` are null until
- * the features that set them (structured answers, supervisors, handoff contracts) exist.
+ * how many iterations and tool calls, tokens and cost; the confidence its answer states, why it is partial, and
+ * its handoff contract's verdict (each null when it does not apply).
  */
 export const resultMetadataSchema = z.strictObject({
   execution_time_ms: z.number().int().nonnegative(),
@@ -17,6 +35,6 @@ export const resultMetadataSchema = z.strictObject({
   cost_usd: z.number().nonnegative(),
   confidence: z.number().nullable(),
   partial: z.strictObject({ reason: z.string() }).nullable(),
-  contract: z.unknown().nullable(),
+  contract: contractResultSchema.nullable(),
 });
 export type ResultMetadata = z.infer<typeof resultMetadataSchema>;

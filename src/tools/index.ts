@@ -8,6 +8,7 @@ export {
   interruptedPolicyOf,
   type JsonValue,
   type SessionAccess,
+  type SubGoalView,
   type Tool,
   type ToolContext,
   toolDefinitionOf,

@@ -35,8 +35,18 @@ export interface ToolContext {
   delegate(tasks: readonly DelegatedTask[]): Promise<DelegationResult[]>;
   /** The messages of the chat the run works on, as recorded so far. */
   chat(): Promise<Message[]>;
+  /** The run's sub-goals as its last reply left them (a supervisor's, options.supervisor; else none). */
+  subGoals(): Promise<readonly SubGoalView[]>;
   /** The session's shared data and parking, for tools that keep data shared by its agents (state, tasks, notes). */
   session: SessionAccess;
+}
+
+/** One sub-goal of a supervisor's run, as its tools read it. */
+export interface SubGoalView {
+  id: string;
+  title: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'failed';
+  result: string | null;
 }
 
 export interface DelegatedTask {

@@ -1,4 +1,5 @@
 import {
+  type AgentConfig,
   ConfigError,
   type OutputGuardrailConfig,
   type RatchetConfig,
@@ -16,6 +17,9 @@ import {
   createOutputCheck,
   type HandoffGroup,
   resolveEffects,
+  type SupervisorLimits,
+  supervisorInstructions,
+  supervisorToolbox,
   type TeamService,
 } from '../workflows/index.js';
 
@@ -106,20 +110,27 @@ export function buildRegistry(
     const skillTools = skillsToolbox(skills);
     if (skillTools) agentToolboxes.push(skillTools);
     agentToolboxes.push(interaction);
-    if (agent.options.delegate ?? config.agents.length > 1) agentToolboxes.push(delegation);
+    const supervisor = supervisorLimitsOf(agent.options.supervisor);
+    if (supervisor) agentToolboxes.push(supervisorToolbox(supervisor));
+    // A supervisor delegates: its sub-goals are given to other agents.
+    if (supervisor || (agent.options.delegate ?? config.agents.length > 1)) agentToolboxes.push(delegation);
     let fixedTools: ToolDefinition[] | undefined;
     const provider = providerRuntime(agent.provider);
     agents.set(agent.name, {
       name: agent.name,
       description: agent.description,
       prefix: agent.prefix,
-      instructions: instructionsWithSkills(agent.instructions, skills),
+      instructions: withSupervisorInstructions(
+        instructionsWithSkills(agent.instructions, skills),
+        supervisor,
+      ),
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,
       budget: agent.budget,
       timeoutS: agent.options.timeout_s,
       outputGuard: outputGuardOf(agent.options.output_guardrail),
       maxDelegationDepth: agent.options.max_delegation_depth,
+      supervisor,
       effects: resolveEffects({
         configured: agent.effects,
         contextWindow: provider.contextWindow,
@@ -173,6 +184,7 @@ export function buildRegistry(
               timeoutS: undefined,
               outputGuard: undefined,
               maxDelegationDepth: undefined,
+              supervisor: undefined,
               effects: [],
               completer: completerOf(coordinator.provider),
               toolboxes: [],
@@ -240,6 +252,19 @@ export function toolLookup(
     const runtime = agents.get(agent);
     return runtime ? findTool(runtime.toolboxes, toolName) : undefined;
   };
+}
+
+function supervisorLimitsOf(config: AgentConfig['options']['supervisor']): SupervisorLimits | undefined {
+  return config
+    ? { maxSubGoals: config.max_sub_goals, maxOrchestrationSteps: config.max_orchestration_steps }
+    : undefined;
+}
+
+function withSupervisorInstructions(instructions: string, limits: SupervisorLimits | undefined): string {
+  if (!limits) return instructions;
+  return instructions.trim() === ''
+    ? supervisorInstructions(limits)
+    : `${instructions}\n\n${supervisorInstructions(limits)}`;
 }
 
 /** An agent's output guardrail, its patterns compiled once for every run of the worker. */

@@ -17,6 +17,8 @@ export const crashPointNames = [
   'iteration.after_summary_call',
   'iteration.before_summary_commit',
   'iteration.after_summary_commit',
+  'iteration.before_goals_commit',
+  'iteration.after_goals_commit',
   'tool.before_intent',
   'tool.mid_call',
   'tool.before_commit',

@@ -9,10 +9,11 @@ import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
 import type { TaskRecord } from '../tools/builtin/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
+import { goalsProgress } from './core/supervisor.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
-import { type Budget, isFinished, type RunRecord } from './run-record.js';
+import { type Budget, isFinished, type RunRecord, type SubGoal } from './run-record.js';
 import {
   readSessionNotes,
   readSessionState,
@@ -171,7 +172,11 @@ export class Engine {
       ...record,
       status: pending.length > 0 ? 'waiting_input' : record.status,
       pending_question: pending[0] ?? null,
-      progress: progress ? (JSON.parse(progress) as Progress) : null,
+      progress: record.sub_goals
+        ? supervisorProgress(record.sub_goals, record.updated_at)
+        : progress
+          ? (JSON.parse(progress) as Progress)
+          : null,
     };
   }
 
@@ -377,4 +382,10 @@ export class Engine {
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+/** A supervisor's progress is its sub-goals'. */
+function supervisorProgress(goals: SubGoal[], at: string): Progress {
+  const { fraction, message } = goalsProgress(goals);
+  return { fraction, message, at, sub_goals: goals };
 }

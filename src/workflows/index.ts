@@ -8,6 +8,7 @@ export { resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export { type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { Engine } from './engine.js';
 export { engineFromConfig } from './engine-from-config.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
@@ -26,4 +27,5 @@ export type { AgentRuntime, StepContext, StepServices, TeamService } from './ste
 export type { StepKind } from './steps/step-kind.js';
 export { stepKinds } from './steps/step-kinds.js';
 export { type ParkJob, runStep, type StepEnd } from './steps/step-runner.js';
+export { supervisorToolbox } from './supervisor-toolbox.js';
 export type { RunView, SessionView } from './views.js';

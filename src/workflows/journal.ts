@@ -21,6 +21,8 @@ export const journalField = {
   progress: (jobId: string, report: number) => `progress:${jobId}:${report}`,
   /** An agent's budget was raised for the n-th time (by a person's answer). */
   budgetRaise: (raise: number) => `budget-raise:${raise}`,
+  /** A supervisor's sub-goals moved by the results of iteration n - 1's delegations, before iteration n's request. */
+  subGoals: (iteration: number) => `goals:${iteration}`,
   /** A failed attempt of a step was announced (an `error` event). */
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */

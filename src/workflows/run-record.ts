@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { type ContractResult, contractResultSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
+
+export type { ContractResult };
 
 export const runStatusSchema = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
@@ -22,6 +25,19 @@ export const budgetSchema = z.strictObject({
   on_exceeded: z.enum(['fail', 'ask']).optional(),
 });
 export type Budget = z.infer<typeof budgetSchema>;
+
+export const subGoalStatusSchema = z.enum(['pending', 'in_progress', 'completed', 'failed']);
+export type SubGoalStatus = z.infer<typeof subGoalStatusSchema>;
+
+/** One sub-goal a supervisor declared (options.supervisor), and where it stands. */
+export const subGoalSchema = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  status: subGoalStatusSchema,
+  /** What finished it (the delegation's answer, or the error that failed it), cut to a few hundred characters. */
+  result: z.string().nullable(),
+});
+export type SubGoal = z.infer<typeof subGoalSchema>;
 
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
@@ -76,6 +92,16 @@ export const runRecordSchema = z.strictObject({
     .default({ count: 0, names: [] }),
   /** Fewer model calls than the agent's options.max_iterations, asked for this run (POST /v1/runs); null: the agent's. */
   max_iterations: z.int().positive().nullable().default(null),
+  /** A supervisor's sub-goals (options.supervisor), in the order declared; null before any is declared. */
+  sub_goals: z.array(subGoalSchema).nullable().default(null),
+  /** Delegations a supervisor's replies asked for so far (options.supervisor.max_orchestration_steps). */
+  orchestration_steps: z.number().int().nonnegative().default(0),
+  /** Set when the run ended with only part of its work done, and why. */
+  partial: z.strictObject({ reason: z.string() }).nullable().default(null),
+  /** The confidence the final answer states (a structured answer's `confidence`, 0..1); null: none stated. */
+  confidence: z.number().nullable().default(null),
+  /** The final answer checked against its handoff contract; null when no contract applies. */
+  contract: contractResultSchema.nullable().default(null),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -1,11 +1,13 @@
 import type { QuestionRecord } from './question-record.js';
-import type { RunRecord, RunStatus } from './run-record.js';
+import type { RunRecord, RunStatus, SubGoal } from './run-record.js';
 import type { SessionRecord } from './session-record.js';
 
 export interface Progress {
   fraction: number | null;
   message: string;
   at: string;
+  /** A supervisor's sub-goals: its progress is theirs. */
+  sub_goals?: SubGoal[];
 }
 
 /**

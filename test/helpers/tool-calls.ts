@@ -29,6 +29,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     toolCallId: 'call_1_0',
     ask: async () => 'an answer',
     reportProgress: async () => {},
+    subGoals: async () => [],
     delegate: async () => [],
     chat: async () => [],
     session: sessionAccess(),

@@ -14,7 +14,16 @@ export interface RegistryEntry {
 const taskSchema = z.strictObject({
   agent: z.string().min(1).describe('the name of the agent (see list_agents)'),
   task: z.string().min(1).describe('everything the agent needs to know to do the task'),
+  sub_goal: z
+    .string()
+    .optional()
+    .describe('supervisors: the id of the sub-goal this task works on (its outcome moves the sub-goal)'),
 });
+
+/** The task as the child run gets it (the sub-goal is the parent's bookkeeping). */
+function childTask(task: z.infer<typeof taskSchema>) {
+  return { agent: task.agent, task: task.task };
+}
 
 function failureReport(results: readonly DelegationResult[]): string {
   return results
@@ -49,10 +58,17 @@ export function delegationToolbox(registry: readonly RegistryEntry[]): ToolBox {
     inputSchema: taskSchema,
     idempotent: true,
     handler: async (context, input) => {
-      const [result] = await context.delegate([input]);
+      const [result] = await context.delegate([childTask(input)]);
       if (!result) throw new Error('the delegation returned nothing');
-      if (result.status !== 'completed')
-        throw new Error(`agent "${result.agent}" (run ${result.run_id}) ${result.status}: ${result.error}`);
+      if (result.status !== 'completed') {
+        const goal =
+          input.sub_goal === undefined
+            ? ''
+            : `\nSub-goal "${input.sub_goal}" failed: retry it (delegate it again), re-plan (declare_sub_goals) or give up.`;
+        throw new Error(
+          `agent "${result.agent}" (run ${result.run_id}) ${result.status}: ${result.error}${goal}`,
+        );
+      }
       return result.answer ?? '';
     },
   });
@@ -66,7 +82,7 @@ export function delegationToolbox(registry: readonly RegistryEntry[]): ToolBox {
     }),
     idempotent: true,
     handler: async (context, input) => {
-      const results = await context.delegate(input.tasks);
+      const results = await context.delegate(input.tasks.map(childTask));
       if (results.some((result) => result.status !== 'completed'))
         throw new Error(`not every task completed:\n${failureReport(results)}`);
       // What each run cost, as the model reads it: without its wall-clock time, so that a run resumed after a

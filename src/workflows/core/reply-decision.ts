@@ -1,13 +1,28 @@
 import { type Part, type ToolCallPart, textOf, toolCallsOf } from '../../chat/index.js';
 import type { OutputGuardrailConfig } from '../../config/index.js';
+import type { ContractResult } from '../run-record.js';
 import { type GuardrailResult, guardrailVerdict } from './guardrails.js';
 
 export type ReplyDecision =
-  | { kind: 'final'; result: string }
+  | {
+      kind: 'final';
+      result: string;
+      /** The run ends with only part of its work done (a supervisor's limit, unfinished sub-goals). */
+      partial?: { reason: string };
+      /** The confidence the answer states (a structured answer's `confidence`). */
+      confidence?: number | null;
+      /** The answer checked against its handoff contract. */
+      contract?: ContractResult;
+    }
   | { kind: 'tools'; calls: ToolCallPart[] }
   /** The final answer failed the output guardrail: it is sent back with the reason, for another answer. */
   | { kind: 'retry'; feedback: string }
-  | { kind: 'failed'; code: 'max_iterations' | 'guardrail_failed'; message: string };
+  | {
+      kind: 'failed';
+      code: 'max_iterations' | 'guardrail_failed' | 'contract_violated';
+      message: string;
+      contract?: ContractResult;
+    };
 
 /** The agent's output guardrail, as a reply decision needs it: the check and what a failure means. */
 export interface AnswerGuard {

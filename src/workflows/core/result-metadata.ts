@@ -6,15 +6,24 @@ export type { ResultMetadata };
 /**
  * What a run's result says about itself: how long it took, how many iterations and tool calls, tokens and
  * cost. It is in the run's `agent_end` event, in the run as the API shows it, and in the result a parent
- * receives from `spawn_agents`. `confidence`, `partial` and `contract` are null until the features that set
- * them (structured answers, supervisors, handoff contracts) exist.
+ * receives from a delegation. `confidence` is what a structured answer states, `partial` why a run ended with
+ * part of its work (a supervisor's limit or unfinished sub-goals), `contract` its handoff contract's verdict.
  */
 
 /** A run's result metadata: finished, from its finish; not finished yet, up to `now`. */
 export function resultMetadataOf(
   run: Pick<
     RunRecord,
-    'finished_at' | 'started_at' | 'created_at' | 'usage' | 'iteration' | 'tool_calls' | 'cost_usd'
+    | 'finished_at'
+    | 'started_at'
+    | 'created_at'
+    | 'usage'
+    | 'iteration'
+    | 'tool_calls'
+    | 'cost_usd'
+    | 'confidence'
+    | 'partial'
+    | 'contract'
   >,
   now: string,
 ): ResultMetadata {
@@ -27,8 +36,8 @@ export function resultMetadataOf(
     tool_calls: { count: run.tool_calls.count, names: [...run.tool_calls.names] },
     tokens: { input, output, total: input + output },
     cost_usd: run.cost_usd,
-    confidence: null,
-    partial: null,
-    contract: null,
+    confidence: run.confidence,
+    partial: run.partial,
+    contract: run.contract,
   };
 }

@@ -7,7 +7,7 @@ type EffectEventKind = 'compaction' | 'loop_detected' | 'reflection' | 'progress
 import { addUsage, type Usage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { ReplyEntry, ResultsEntry, ToolOutcomeEntry } from '../journal.js';
-import type { RunError, RunRecord } from '../run-record.js';
+import type { RunError, RunRecord, SubGoal } from '../run-record.js';
 import type { ContextView } from './effects/context-view.js';
 import type { ReplyDecision } from './reply-decision.js';
 import { resultMetadataOf } from './result-metadata.js';
@@ -78,6 +78,12 @@ export function replyCommit(input: {
     events: readonly { kind: EffectEventKind; data: unknown }[];
     context: NonNullable<ReplyEntry['context']>;
   };
+  /** A supervisor's sub-goals after the reply, its delegations so far, and the progress event of a change. */
+  supervisor?: {
+    goals: SubGoal[] | null;
+    orchestrationSteps: number;
+    progress: EventData<'progress'> | undefined;
+  };
 }): CommitPlan<ReplyEntry> {
   const { run, iteration, parts, decision, now } = input;
   const injected = input.effects?.inject ?? [];
@@ -117,6 +123,10 @@ export function replyCommit(input: {
     updated_at: now,
     started_at: run.started_at ?? now,
   };
+  if (input.supervisor) {
+    record.sub_goals = input.supervisor.goals;
+    record.orchestration_steps = input.supervisor.orchestrationSteps;
+  }
   const messages = [message];
   if (decision.kind === 'retry') {
     // The answer goes back to the model with the reason, as the user's next message.
@@ -134,9 +144,14 @@ export function replyCommit(input: {
       buildEvent(event.kind, run, event.data as EventData<EffectEventKind>, now),
     ),
     ...messageAddedEvents(run, [...injected, ...messages], input.chatLength, now),
+    ...(input.supervisor?.progress ? [buildEvent('progress', run, input.supervisor.progress, now)] : []),
   ];
+  if (decision.kind !== 'tools' && decision.kind !== 'retry' && decision.contract)
+    record.contract = decision.contract;
   if (decision.kind === 'final') {
     record.result = decision.result;
+    record.partial = decision.partial ?? null;
+    record.confidence = decision.confidence ?? null;
     record.finished_at = now;
     events.push(
       agentEndEvent(record, 'completed', now),

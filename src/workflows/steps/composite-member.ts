@@ -2,6 +2,7 @@ import type { Message, Part } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { type Usage, zeroUsage } from '../../models/usage.js';
 import type { replyCommit } from '../core/run-commits.js';
+import type { SupervisorLimits } from '../core/supervisor.js';
 import type { RunRecord } from '../run-record.js';
 import { awaitChildRuns } from './child-wait.js';
 import type { Park } from './step-action.js';
@@ -18,6 +19,10 @@ export interface ReplyOfTurn {
   guard?: AgentRuntime['outputGuard'];
   /** What the effects added to and recorded of the request (a model reply of an agent only). */
   effects?: Parameters<typeof replyCommit>[0]['effects'];
+  /** The sub-goal limits of a supervisor that replied (its calls move its sub-goals). */
+  supervisor?: SupervisorLimits;
+  /** The run's sub-goals moved before this reply (the finishing reply of a supervisor): report the change. */
+  goalsMoved?: boolean;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { decodeChatEntries, decodeChatEntry, type Message } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
+import { buildEvent } from '../../events/event.js';
 import { costOf } from '../../models/pricing.js';
+import { zeroUsage } from '../../models/usage.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { budgetExceeded } from '../core/budget.js';
 import type { ContextView } from '../core/effects/index.js';
@@ -11,12 +13,24 @@ import {
   planAfterContextError,
 } from '../core/effects/index.js';
 import { handoffState } from '../core/handoff.js';
-import { assignToolCallIds, decideReply } from '../core/reply-decision.js';
+import { assignToolCallIds, decideReply, type ReplyDecision } from '../core/reply-decision.js';
 import { replyCommit, resultsCommit, toolResultMessage } from '../core/run-commits.js';
+import {
+  allCompleted,
+  autoCompleteAnswer,
+  goalsAfterReply,
+  goalsAfterResults,
+  goalsProgress,
+  partialAnswer,
+  previousCallsAndResults,
+  type SupervisorLimits,
+  unfinishedReason,
+} from '../core/supervisor.js';
 import { crashPoint } from '../crash-points.js';
+import { messageId } from '../ids.js';
 import { type IterationJobData, iterationJobDataSchema, toolJobsOf } from '../job-data.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../journal.js';
-import { isFinished, type RunRecord, type StoredRun } from '../run-record.js';
+import { isFinished, type RunRecord, type StoredRun, type SubGoal } from '../run-record.js';
 import { runAgent } from './agent-runtime.js';
 import { extendChat, knownChatLength } from './chat-cache.js';
 import { compositeReply, type ReplyOfTurn } from './composite-member.js';
@@ -230,6 +244,94 @@ async function replyOf(
     return commitReply(context, data, loaded, stored, chat, member, reply);
   }
   const agent = runAgent(services, member, record.lineage, group?.name);
+  if (agent.supervisor && !group && record.sub_goals) {
+    const moved = movedGoals(record, chat, data.iteration);
+    if (moved) return commitMovedGoals(context, data, loaded, stored, chat, agent, moved);
+  }
+  return requestOf(context, data, loaded, stored, chat, agent);
+}
+
+/** The sub-goals the results of the previous iteration's delegations moved, or undefined when none moved. */
+function movedGoals(record: RunRecord, chat: readonly Message[], iteration: number): SubGoal[] | undefined {
+  if (!record.sub_goals) return undefined;
+  const { calls, results } = previousCallsAndResults(chat, messageId.reply(record.id, iteration - 1));
+  const moved = goalsAfterResults(record.sub_goals, calls, results);
+  return moved.changed ? moved.goals : undefined;
+}
+
+/**
+ * A supervisor's sub-goals moved by its delegations' results: when all are completed, the run finishes with
+ * their summary and no model call; otherwise the move is recorded (with its progress event) once, before the
+ * model is asked what next.
+ */
+function commitMovedGoals(
+  context: StepContext,
+  data: IterationJobData,
+  loaded: LoadedIteration,
+  stored: Stored,
+  chat: Message[],
+  agent: AgentRuntime,
+  goals: SubGoal[],
+): StepAction {
+  const now = context.services.now().toISOString();
+  const record: RunRecord = { ...stored.record, sub_goals: goals, updated_at: now };
+  if (allCompleted(goals)) {
+    return commitReply(context, data, loaded, { record, rev: stored.rev }, chat, agent.name, {
+      parts: [{ type: 'text', text: autoCompleteAnswer(goals) }],
+      usage: { ...zeroUsage },
+      costUsd: 0,
+      maxIterations: Number.POSITIVE_INFINITY,
+      ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
+      goalsMoved: true,
+    });
+  }
+  crashPoint('iteration.before_goals_commit');
+  return commit(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.subGoals(data.iteration),
+        expectedRev: stored.rev,
+        plan: {
+          journal: { v: 1, at: now },
+          record,
+          messages: [],
+          events: [buildEvent('progress', record, goalsProgress(goals), now)],
+          finished: false,
+        },
+      },
+    },
+    {
+      what: 'moving sub-goals',
+      after: 'iteration.after_goals_commit',
+      andThen: (result) => {
+        if (result.status === 'run_finished') return done;
+        if (result.status === 'ok')
+          return requestOf(context, data, loaded, { record, rev: stored.rev + 1 }, chat, agent);
+        // Moved by an earlier attempt, or the run moved on: read it again on the next attempt.
+        throw new RatchetError(
+          'internal',
+          `moving the sub-goals of ${data.run_id}: ${JSON.stringify(result)}`,
+          {
+            retryable: true,
+          },
+        );
+      },
+    },
+  );
+}
+
+/** The iteration's model request, planned from the chat and the agent's effects. */
+function requestOf(
+  context: StepContext,
+  data: IterationJobData,
+  loaded: LoadedIteration,
+  stored: Stored,
+  chat: Message[],
+  agent: AgentRuntime,
+): Promise<StepAction> {
+  const { services } = context;
+  const { record } = stored;
   const input: ModelCallInput = {
     runId: record.id,
     iteration: data.iteration,
@@ -381,6 +483,7 @@ async function modelReply(
     // A run may have asked for fewer iterations than its agent allows (POST /v1/runs max_iterations).
     maxIterations: Math.min(agent.maxIterations, stored.record.max_iterations ?? Number.POSITIVE_INFINITY),
     guard: agent.outputGuard,
+    ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
     effects: {
       inject: plan.inject,
       events: plan.events,
@@ -409,6 +512,15 @@ function commitReply(
   const n = data.iteration;
   const { record } = stored;
   const parts = assignToolCallIds(reply.parts, n);
+  const decided = decideReply(
+    parts,
+    n,
+    reply.maxIterations,
+    reply.guard ? { ...reply.guard, retriesSoFar: record.guardrail_retries } : undefined,
+  );
+  const supervised = reply.supervisor
+    ? supervisedDecision(record, decided, reply.supervisor, reply.goalsMoved === true)
+    : undefined;
   const plan = replyCommit({
     run: record,
     sender: member,
@@ -416,16 +528,13 @@ function commitReply(
     parts,
     usage: reply.usage,
     costUsd: reply.costUsd,
-    wastedCalls: loaded.modelCalls,
-    decision: decideReply(
-      parts,
-      n,
-      reply.maxIterations,
-      reply.guard ? { ...reply.guard, retriesSoFar: record.guardrail_retries } : undefined,
-    ),
+    // The finishing reply of a supervisor made no model call: none of this iteration's was wasted.
+    wastedCalls: reply.goalsMoved ? 0 : loaded.modelCalls,
+    decision: supervised?.decision ?? decided,
     chatLength: chat.length,
     now: services.now().toISOString(),
     ...(reply.effects ? { effects: reply.effects } : {}),
+    ...(supervised ? { supervisor: supervised.supervisor } : {}),
   });
   return commit(
     {
@@ -457,6 +566,50 @@ function commitReply(
       },
     },
   );
+}
+
+/**
+ * A supervisor's reply: its calls move its sub-goals (a declaration, its own update, a delegation that starts
+ * one). A reply that asks for delegations past max_orchestration_steps ends the run with what it has, partial;
+ * a final answer with sub-goals not all completed is partial too.
+ */
+function supervisedDecision(
+  record: RunRecord,
+  decision: ReplyDecision,
+  limits: SupervisorLimits,
+  goalsMoved: boolean,
+): { decision: ReplyDecision; supervisor: NonNullable<Parameters<typeof replyCommit>[0]['supervisor']> } {
+  const after = goalsAfterReply(record.sub_goals, decision.kind === 'tools' ? decision.calls : [], limits);
+  const steps = record.orchestration_steps + after.delegations;
+  if (decision.kind === 'tools' && steps > limits.maxOrchestrationSteps) {
+    const reason =
+      `max_orchestration_steps (${limits.maxOrchestrationSteps}) reached: ${record.orchestration_steps} ` +
+      `delegation(s) made and the reply asked for ${after.delegations} more`;
+    return {
+      decision: { kind: 'final', result: partialAnswer(record.sub_goals, reason), partial: { reason } },
+      supervisor: {
+        goals: record.sub_goals,
+        orchestrationSteps: record.orchestration_steps,
+        progress: goalsMoved && record.sub_goals ? goalsProgress(record.sub_goals) : undefined,
+      },
+    };
+  }
+  const unfinished = decision.kind === 'final' ? unfinishedReason(after.goals) : undefined;
+  const changed = (after.changed || goalsMoved) && after.goals !== null;
+  return {
+    decision:
+      decision.kind === 'final' && unfinished && !decision.partial
+        ? { ...decision, partial: { reason: unfinished } }
+        : decision,
+    supervisor: {
+      goals: after.goals,
+      orchestrationSteps: steps,
+      progress:
+        changed && after.goals
+          ? goalsProgress(after.goals, after.warnings.length > 0 ? after.warnings.join('; ') : undefined)
+          : undefined,
+    },
+  };
 }
 
 /** What a recorded reply asks for: its tool calls, or (a final answer) the parent run's wake-up. */

@@ -8,6 +8,7 @@ import type { StepStore, StepStores } from '../../redis/step-store.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { ResolvedEffect } from '../core/effects/index.js';
 import type { AnswerGuard } from '../core/reply-decision.js';
+import type { SupervisorLimits } from '../core/supervisor.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
@@ -32,6 +33,8 @@ export interface AgentRuntime {
   maxDelegationDepth: number | undefined;
   /** What runs around each of its model requests (`effects`, defaults filled in), in the order they run. */
   effects: readonly ResolvedEffect[];
+  /** Its sub-goal limits when it supervises (`options.supervisor`); none when it does not. */
+  supervisor: SupervisorLimits | undefined;
   /** The check of its final answers (`options.output_guardrail`), compiled once; none when absent. */
   outputGuard: Omit<AnswerGuard, 'retriesSoFar'> | undefined;
   completer: Completer;

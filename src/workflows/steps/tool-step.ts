@@ -271,6 +271,8 @@ async function callTool(
     session: sessionAccess(context, data),
     delegate: delegateFunction(context, data),
     chat: () => context.store.readChat(),
+    // Stable while the iteration's tools run: only the run's iteration commits move sub-goals.
+    subGoals: async () => (await context.store.loadRun())?.record.sub_goals ?? [],
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
