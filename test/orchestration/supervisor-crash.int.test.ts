@@ -48,7 +48,9 @@ describeTreeCrashes({
   options: { agents },
   start: { input: 'two things' },
   checkReference: (reference) => {
-    expect(reference.result).toBe('All 2 sub-goals are completed.\n\n[✓] a: first — done\n[✓] b: second — done');
+    expect(reference.result).toBe(
+      'All 2 sub-goals are completed.\n\n[✓] a: first — done\n[✓] b: second — done',
+    );
     const progress = reference.runs.root?.events.filter((event) => event.includes('"kind":"progress"'));
     expect(progress).toHaveLength(5);
   },
