@@ -11,6 +11,8 @@ function cut(text: string): string {
   return line.length > maxLine ? `${line.slice(0, maxLine - 1)}…` : line;
 }
 
+const goalMarks = { completed: '[✓]', in_progress: '[→]', pending: '[ ]', failed: '[✗]' } as const;
+
 /** One readable terminal line per event (or none, for events that another line already shows). */
 export function renderEvent(event: RatchetEvent): string | undefined {
   switch (event.kind) {
@@ -44,8 +46,15 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       const by = event.data.answered_by === 'timeout' ? ' (timed out: default answer)' : '';
       return `  ↳ answered${by}: ${cut(describeAnswer(event.data.answer))}`;
     }
-    case 'progress':
-      return `  ${progressBar(event.data.fraction)}${event.data.message === '' ? '' : ` ${cut(event.data.message)}`}`;
+    case 'progress': {
+      const bar = `  ${progressBar(event.data.fraction)}${event.data.message === '' ? '' : ` ${cut(event.data.message)}`}`;
+      // A supervisor's sub-goals, one line each under the bar.
+      const goals = (event.data.sub_goals ?? []).map(
+        (goal) => `    ${goalMarks[goal.status]} ${cut(`${goal.id}: ${goal.title}`)}`,
+      );
+      const warning = event.data.warning ? [`    ⚠ ${cut(event.data.warning)}`] : [];
+      return [bar, ...goals, ...warning].join('\n');
+    }
     case 'compaction':
       return `  🗜 context compacted (${event.data.reason === 'threshold' ? 'threshold reached' : 'the model refused a request as too long'}): ${event.data.tokens_before} → ${event.data.tokens_after} tokens`;
     case 'loop_detected':

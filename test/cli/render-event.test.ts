@@ -58,6 +58,26 @@ describe('renderEvent', () => {
     );
     expect(renderEvent(event('progress', { fraction: null, message: 'thinking' }))).toBe('  ⏳ thinking');
   });
+
+  it("draws a supervisor's sub-goals under the bar, one line each", () => {
+    const statuses = ['completed', 'in_progress', 'pending', 'failed'] as const;
+    const rendered = renderEvent(
+      event('progress', {
+        fraction: 0.25,
+        message: '1 of 4 sub-goals completed',
+        sub_goals: statuses.map((status, index) => ({ id: `g${index}`, title: status, status })),
+        warning: 'the last 1 were cut (g4)',
+      }),
+    );
+    expect(rendered?.split('\n')).toEqual([
+      `  ⏳ [${'█'.repeat(6)}${'░'.repeat(18)}]  25% 1 of 4 sub-goals completed`,
+      '    [✓] g0: completed',
+      '    [→] g1: in_progress',
+      '    [ ] g2: pending',
+      '    [✗] g3: failed',
+      '    ⚠ the last 1 were cut (g4)',
+    ]);
+  });
 });
 
 describe('renderEvent: effects', () => {

@@ -89,6 +89,41 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     expect(unknown.isError).toBe(true);
   });
 
+  it("shows a supervisor's sub-goals as its progress, over HTTP and in get_run", async () => {
+    const mcp = await start(
+      {
+        replies: [
+          {
+            tool_calls: [
+              {
+                name: 'declare_sub_goals',
+                arguments: { sub_goals: [{ id: 'paint', title: 'paint the wall' }] },
+              },
+            ],
+          },
+          {
+            tool_calls: [
+              { name: 'update_sub_goal', arguments: { id: 'paint', status: 'completed', result: 'blue' } },
+            ],
+          },
+        ],
+      },
+      { harness: { agent: { options: { supervisor: {} } } } },
+    );
+    const submitted = await callTool(mcp, 'submit_task', { input: 'paint it' });
+    await callTool(mcp, 'wait_run', { run_id: submitted.value.run_id, timeout_s: 20 });
+    const expected = {
+      fraction: 1,
+      message: '1 of 1 sub-goals completed',
+      sub_goals: [{ id: 'paint', title: 'paint the wall', status: 'completed', result: 'blue' }],
+    };
+    const got = await callTool(mcp, 'get_run', { run_id: submitted.value.run_id });
+    expect(got.value.progress).toMatchObject(expected);
+    const wire = await api?.request('GET', `/v1/runs/${submitted.value.run_id}`);
+    expect(wire?.body.progress).toMatchObject(expected);
+    expect(wire?.body.result).toBe('The sub-goal is completed.\n\n[✓] paint: paint the wall — blue');
+  });
+
   it('lists the tools and the agents', async () => {
     const mcp = await start({ default: { text: 'ok' } });
     const { tools } = await mcp.listTools();

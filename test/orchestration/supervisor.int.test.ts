@@ -76,7 +76,7 @@ describe('supervisor', () => {
       { fraction: 1, goals: 'a:completed b:completed' },
     ]);
     const view = await harness.engine.getRun(runId);
-    expect(view?.progress).toMatchObject({ fraction: 1, message: '100% (2 of 2 sub-goals completed)' });
+    expect(view?.progress).toMatchObject({ fraction: 1, message: '2 of 2 sub-goals completed' });
     expect(view?.progress?.sub_goals?.map((goal) => goal.status)).toEqual(['completed', 'completed']);
     expect(view?.orchestration_steps).toBe(2);
     expect(view?.partial).toBeNull();
@@ -177,9 +177,10 @@ describe('supervisor', () => {
     const { runId, sessionId } = await harness.engine.startRun({ input: 'do it yourself' });
     const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
     expect(run.status).toBe('completed');
-    expect(run.result).toBe('I give up');
-    // Its own update completed the only sub-goal: the final answer is not partial.
+    // Its own update completed the only sub-goal: the run finished on its own, not partial.
+    expect(run.result).toBe('The sub-goal is completed.\n\n[✓] a: mine — did it myself');
     expect(run.partial).toBeNull();
+    expect(bossCalls(harness)).toHaveLength(3);
     expect(JSON.stringify(await harness.transcript(sessionId))).toContain('no sub-goal \\"zzz\\"');
     expect((await progressOf(harness, sessionId, runId)).map((event) => event.goals)).toEqual([
       'a:pending',

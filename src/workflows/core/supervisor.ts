@@ -264,7 +264,7 @@ export function goalsProgress(goals: readonly SubGoal[], warning?: string) {
   const fraction = goals.length === 0 ? 0 : done / goals.length;
   return {
     fraction,
-    message: `${Math.round(fraction * 100)}% (${done} of ${goals.length} sub-goals completed)`,
+    message: `${done} of ${goals.length} sub-goals completed`,
     sub_goals: goals.map((goal) => ({ id: goal.id, title: goal.title, status: goal.status })),
     ...(warning ? { warning } : {}),
   };
@@ -282,7 +282,8 @@ export function goalLines(goals: readonly SubGoal[]): string {
 
 /** The answer of a supervisor whose sub-goals are all completed: it finishes without another model call. */
 export function autoCompleteAnswer(goals: readonly SubGoal[]): string {
-  return `All ${goals.length} sub-goals are completed.\n\n${goalLines(goals)}`;
+  const all = goals.length === 1 ? 'The sub-goal is' : `All ${goals.length} sub-goals are`;
+  return `${all} completed.\n\n${goalLines(goals)}`;
 }
 
 /** The answer of a run stopped before its sub-goals were done: what it has. */

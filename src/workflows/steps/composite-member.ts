@@ -23,6 +23,8 @@ export interface ReplyOfTurn {
   supervisor?: SupervisorLimits;
   /** The run's sub-goals moved before this reply (the finishing reply of a supervisor): report the change. */
   goalsMoved?: boolean;
+  /** Made without a model call (a supervisor's finishing reply): no call of the iteration was wasted. */
+  noModelCall?: boolean;
 }
 
 /**

@@ -247,6 +247,9 @@ async function replyOf(
   if (agent.supervisor && !group && record.sub_goals) {
     const moved = movedGoals(record, chat, data.iteration);
     if (moved) return commitMovedGoals(context, data, loaded, stored, chat, agent, moved);
+    // Its own update_sub_goal completed the last one.
+    if (allCompleted(record.sub_goals))
+      return finishSupervisor(context, data, loaded, stored, chat, agent, false);
   }
   return requestOf(context, data, loaded, stored, chat, agent);
 }
@@ -275,16 +278,8 @@ function commitMovedGoals(
 ): StepAction {
   const now = context.services.now().toISOString();
   const record: RunRecord = { ...stored.record, sub_goals: goals, updated_at: now };
-  if (allCompleted(goals)) {
-    return commitReply(context, data, loaded, { record, rev: stored.rev }, chat, agent.name, {
-      parts: [{ type: 'text', text: autoCompleteAnswer(goals) }],
-      usage: { ...zeroUsage },
-      costUsd: 0,
-      maxIterations: Number.POSITIVE_INFINITY,
-      ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
-      goalsMoved: true,
-    });
-  }
+  if (allCompleted(goals))
+    return finishSupervisor(context, data, loaded, { record, rev: stored.rev }, chat, agent, true);
   crashPoint('iteration.before_goals_commit');
   return commit(
     {
@@ -319,6 +314,27 @@ function commitMovedGoals(
       },
     },
   );
+}
+
+/** Every sub-goal is completed: the run finishes with their summary, and no model call. */
+function finishSupervisor(
+  context: StepContext,
+  data: IterationJobData,
+  loaded: LoadedIteration,
+  stored: Stored,
+  chat: Message[],
+  agent: AgentRuntime,
+  goalsMoved: boolean,
+): StepAction {
+  return commitReply(context, data, loaded, stored, chat, agent.name, {
+    parts: [{ type: 'text', text: autoCompleteAnswer(stored.record.sub_goals ?? []) }],
+    usage: { ...zeroUsage },
+    costUsd: 0,
+    maxIterations: Number.POSITIVE_INFINITY,
+    ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
+    goalsMoved,
+    noModelCall: true,
+  });
 }
 
 /** The iteration's model request, planned from the chat and the agent's effects. */
@@ -529,7 +545,7 @@ function commitReply(
     usage: reply.usage,
     costUsd: reply.costUsd,
     // The finishing reply of a supervisor made no model call: none of this iteration's was wasted.
-    wastedCalls: reply.goalsMoved ? 0 : loaded.modelCalls,
+    wastedCalls: reply.noModelCall ? 0 : loaded.modelCalls,
     decision: supervised?.decision ?? decided,
     chatLength: chat.length,
     now: services.now().toISOString(),
