@@ -76,6 +76,7 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
       });
   });
   const runnable = agentNames && composites ? [...agentNames, ...composites] : undefined;
+  checkContracts(raw, runnable, problems);
   if (typeof raw.entry_agent === 'string' && runnable && !runnable.includes(raw.entry_agent)) {
     problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, runnable) });
   }
@@ -269,4 +270,33 @@ function entriesOf(list: unknown): unknown[] {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Contracts name agents that exist, and no two contracts cover the same hand-over. */
+function checkContracts(
+  raw: Record<string, unknown>,
+  runnable: string[] | undefined,
+  problems: ConfigProblem[],
+) {
+  const seen = new Map<string, number>();
+  entriesOf(raw.contracts).forEach((contract, index) => {
+    if (!isRecord(contract)) return;
+    for (const key of ['from_agent', 'to_agent'] as const) {
+      const name = contract[key];
+      if (typeof name === 'string' && runnable && !runnable.includes(name))
+        problems.push({
+          path: ['contracts', index, key],
+          message: unknownReference('agent', name, runnable),
+        });
+    }
+    if (typeof contract.from_agent !== 'string') return;
+    const pair = `${contract.from_agent}->${typeof contract.to_agent === 'string' ? contract.to_agent : ''}`;
+    const earlier = seen.get(pair);
+    if (earlier !== undefined) {
+      problems.push({
+        path: ['contracts', index],
+        message: `contracts[${earlier}] already covers what ${contract.from_agent} hands to ${typeof contract.to_agent === 'string' ? contract.to_agent : 'the session (no to_agent)'}: merge the two`,
+      });
+    } else seen.set(pair, index);
+  });
 }

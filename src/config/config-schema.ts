@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { contractConfigSchema } from './contract-config-schema.js';
 import { effectConfigSchema } from './effect-config-schema.js';
 import { outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
@@ -290,6 +291,8 @@ export const configSchema = z.strictObject({
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
   handoffs: withDefault(z.array(handoffSchema), []),
   teams: withDefault(z.array(teamSchema), []),
+  /** Handoff contracts: what one agent's result must hold when it goes to another, or out of the session. */
+  contracts: withDefault(z.array(contractConfigSchema), []),
   /** How deep delegations may nest: a run started by the API is depth 0, the runs it delegates to depth 1. */
   max_delegation_depth: withDefault(integer(0, 100), 5),
   /** Prices per model name, in USD per million tokens: the cost of each request, summed like usage. */

@@ -7,7 +7,7 @@ import { integer } from './schema-helpers.js';
  * matched without flags (the linear-time engine takes neither `i` nor `u`): write `[Pp]assword` for a
  * case-insensitive match.
  */
-function safePattern() {
+export function safePattern() {
   return z
     .string()
     .min(1)

@@ -9,6 +9,7 @@ import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RateLimiter } from '../redis/rate-limiter.js';
 import type { ToolBox } from '../tools/index.js';
 import {
+  compileContracts,
   type Engine,
   engineFromConfig,
   type RetrySettings,
@@ -85,6 +86,7 @@ export class RatchetWorker {
       teams,
       questionRecheckMs: config.worker.question_recheck_ms,
       maxDelegationDepth: config.max_delegation_depth,
+      contracts: compileContracts(config.contracts),
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
     };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type ContractResult, contractResultSchema } from '../events/result-metadata.js';
+import { type ContractError, type ContractResult, contractResultSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
 
-export type { ContractResult };
+export type { ContractError, ContractResult };
 
 export const runStatusSchema = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;

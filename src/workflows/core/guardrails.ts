@@ -73,7 +73,7 @@ export function createOutputCheck(config: OutputGuardrailConfig): (answer: strin
 }
 
 /** Compiled JSON Schema patterns, and the longest string they are run against. */
-interface SchemaRegex {
+export interface SchemaRegex {
   patterns: Map<string, RegExp>;
   limit: number;
 }
@@ -83,7 +83,7 @@ function fail(reason: string): GuardrailResult {
 }
 
 /** The JSON inside an answer that is one fenced block (```json ... ```), else the answer itself. */
-function withoutFence(answer: string): string {
+export function withoutFence(answer: string): string {
   const trimmed = answer.trim();
   if (!trimmed.startsWith('```') || !trimmed.endsWith('```') || trimmed.length < 6) return trimmed;
   const firstLineEnd = trimmed.indexOf('\n');
@@ -97,7 +97,7 @@ function withoutFence(answer: string): string {
  * The first way `value` breaks `schema` (a JSON path and what is wrong), or undefined. The recursion follows
  * the schema, not the value, so its depth is bounded by the config.
  */
-function schemaProblem(
+export function schemaProblem(
   schema: JsonSchemaSubset,
   value: unknown,
   path: string,
@@ -195,7 +195,7 @@ function objectProblem(
   return undefined;
 }
 
-function hasType(value: unknown, type: JsonSchemaType): boolean {
+export function hasType(value: unknown, type: JsonSchemaType): boolean {
   switch (type) {
     case 'string':
       return typeof value === 'string';
@@ -214,14 +214,14 @@ function hasType(value: unknown, type: JsonSchemaType): boolean {
   }
 }
 
-function typeName(value: unknown): string {
+export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number' && Number.isInteger(value)) return 'integer';
   return typeof value;
 }
 
-function codePointLength(text: string): number {
+export function codePointLength(text: string): number {
   let length = 0;
   for (const _ of text) length += 1;
   return length;

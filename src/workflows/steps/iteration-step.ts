@@ -5,6 +5,7 @@ import { costOf } from '../../models/pricing.js';
 import { zeroUsage } from '../../models/usage.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import { budgetExceeded } from '../core/budget.js';
+import { checkedFinalAnswer } from '../core/contracts.js';
 import type { ContextView } from '../core/effects/index.js';
 import {
   isContextLengthError,
@@ -537,6 +538,8 @@ function commitReply(
   const supervised = reply.supervisor
     ? supervisedDecision(record, decided, reply.supervisor, reply.goalsMoved === true)
     : undefined;
+  const now = services.now().toISOString();
+  const decision = supervised?.decision ?? decided;
   const plan = replyCommit({
     run: record,
     sender: member,
@@ -546,9 +549,10 @@ function commitReply(
     costUsd: reply.costUsd,
     // The finishing reply of a supervisor made no model call: none of this iteration's was wasted.
     wastedCalls: reply.noModelCall ? 0 : loaded.modelCalls,
-    decision: supervised?.decision ?? decided,
+    decision:
+      decision.kind === 'final' ? checkedFinalAnswer(services.contracts, record, decision, now) : decision,
     chatLength: chat.length,
-    now: services.now().toISOString(),
+    now,
     ...(reply.effects ? { effects: reply.effects } : {}),
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
   });

@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../redis/rate-limiter.js';
 import type { StepWrite } from '../../redis/run-store.js';
 import type { StepStore, StepStores } from '../../redis/step-store.js';
 import type { ToolBox } from '../../tools/index.js';
+import type { ContractCheck } from '../core/contracts.js';
 import type { ResolvedEffect } from '../core/effects/index.js';
 import type { AnswerGuard } from '../core/reply-decision.js';
 import type { SupervisorLimits } from '../core/supervisor.js';
@@ -75,6 +76,8 @@ export interface StepServices {
   questionRecheckMs: number;
   /** How deep delegations may nest (a root run is depth 0, its children depth 1). */
   maxDelegationDepth: number;
+  /** The handoff contracts (`contracts:`), compiled once. */
+  contracts: readonly ContractCheck[];
   now: () => Date;
 }
 
