@@ -18,7 +18,7 @@ const contracts = [
   },
 ];
 
-function lead(call: Record<string, unknown>): HarnessAgent {
+function lead(call: { name: string; arguments: Record<string, unknown> }): HarnessAgent {
   return {
     name: 'lead',
     script: {
