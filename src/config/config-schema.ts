@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { contractConfigSchema } from './contract-config-schema.js';
 import { effectConfigSchema } from './effect-config-schema.js';
-import { outputGuardrailSchema } from './guardrail-config-schema.js';
+import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 import { integer, nullAsMissing, withDefault } from './schema-helpers.js';
@@ -29,6 +29,13 @@ const agentOptionsSchema = z.strictObject({
   timeout_s: z.preprocess(nullAsMissing, z.int().positive().optional()),
   /** A check of the run's final answer. */
   output_guardrail: z.preprocess(nullAsMissing, outputGuardrailSchema.optional()),
+  /**
+   * The final answer is a JSON object matching this JSON Schema: asked of the provider as structured output
+   * where it supports it, said in the instructions, and checked; an answer that does not match goes back
+   * with the errors, at most `output_schema_retries` times (default 2), then the run fails.
+   */
+  output_schema: z.preprocess(nullAsMissing, jsonSchemaSubsetSchema.optional()),
+  output_schema_retries: z.preprocess(nullAsMissing, integer(0, 10).optional()),
   /**
    * How deep this agent's delegations may go (a child of a root run is depth 1), below the global
    * `max_delegation_depth`: the smaller of the two applies.

@@ -11,6 +11,12 @@ export interface ToolDefinition {
 export interface CompletionOptions {
   temperature?: number;
   maxTokens?: number;
+  /**
+   * Ask for the reply's text as JSON matching this JSON Schema (an agent's options.output_schema). A provider
+   * that supports structured output passes it on; one that does not ignores it (the engine validates the
+   * answer either way).
+   */
+  responseFormat?: { type: 'json'; schema: Record<string, unknown>; name: string };
 }
 
 /** Where a request comes from; providers may use it (the scripted one does), none may depend on it. */

@@ -1,7 +1,7 @@
 import {
   type AgentConfig,
   ConfigError,
-  type OutputGuardrailConfig,
+  type JsonSchemaSubset,
   type RatchetConfig,
   type ToolboxReference,
 } from '../config/index.js';
@@ -120,15 +120,16 @@ export function buildRegistry(
       name: agent.name,
       description: agent.description,
       prefix: agent.prefix,
-      instructions: withSupervisorInstructions(
-        instructionsWithSkills(agent.instructions, skills),
-        supervisor,
+      instructions: withOutputSchema(
+        withSupervisorInstructions(instructionsWithSkills(agent.instructions, skills), supervisor),
+        agent.options.output_schema,
       ),
       maxIterations: agent.options.max_iterations,
       stream: agent.options.stream,
       budget: agent.budget,
       timeoutS: agent.options.timeout_s,
-      outputGuard: outputGuardOf(agent.options.output_guardrail),
+      outputGuard: outputGuardOf(agent.options),
+      outputSchema: agent.options.output_schema,
       maxDelegationDepth: agent.options.max_delegation_depth,
       supervisor,
       effects: resolveEffects({
@@ -183,6 +184,7 @@ export function buildRegistry(
               budget: undefined,
               timeoutS: undefined,
               outputGuard: undefined,
+              outputSchema: undefined,
               maxDelegationDepth: undefined,
               supervisor: undefined,
               effects: [],
@@ -267,7 +269,42 @@ function withSupervisorInstructions(instructions: string, limits: SupervisorLimi
     : `${instructions}\n\n${supervisorInstructions(limits)}`;
 }
 
-/** An agent's output guardrail, its patterns compiled once for every run of the worker. */
-function outputGuardOf(config: OutputGuardrailConfig | undefined): AgentRuntime['outputGuard'] {
-  return config ? { check: createOutputCheck(config), config } : undefined;
+/**
+ * The checks of an agent's final answers, compiled once for every run of the worker: its output_schema first
+ * (a mismatch goes back with the errors, output_schema_retries times), then its output guardrail.
+ */
+function outputGuardOf(options: AgentConfig['options']): AgentRuntime['outputGuard'] {
+  const guardrail = options.output_guardrail;
+  const schema = options.output_schema;
+  if (!schema) return guardrail ? { check: createOutputCheck(guardrail), config: guardrail } : undefined;
+  const by = {
+    name: 'options.output_schema',
+    on_fail: 'retry' as const,
+    max_retries: options.output_schema_retries ?? 2,
+  };
+  const schemaCheck = createOutputCheck({
+    deny: [],
+    allow: [],
+    json_schema: schema,
+    on_fail: 'retry',
+    max_retries: by.max_retries,
+  });
+  const guardrailCheck = guardrail ? createOutputCheck(guardrail) : undefined;
+  return {
+    check: (answer) => {
+      const checked = schemaCheck(answer);
+      if (!checked.ok) return { ...checked, by };
+      return guardrailCheck ? guardrailCheck(answer) : checked;
+    },
+    config: guardrail ?? { on_fail: 'retry', max_retries: by.max_retries },
+  };
+}
+
+/** The output schema, said in the instructions too (for providers without structured output). */
+function withOutputSchema(instructions: string, schema: JsonSchemaSubset | undefined): string {
+  if (!schema) return instructions;
+  const rule =
+    'When you give your final answer (a reply with no tool call), it must be one JSON object, and nothing ' +
+    `else, that matches this JSON Schema: ${JSON.stringify(schema)}`;
+  return instructions.trim() === '' ? rule : `${instructions}\n\n${rule}`;
 }

@@ -156,3 +156,37 @@ describe('effects and middleware in the config', () => {
     ]);
   });
 });
+
+describe('supervisor and output_schema in the config', () => {
+  it('fills the supervisor defaults and takes an output schema', () => {
+    const agent = parse(
+      agentConfig([
+        'options:',
+        '  supervisor: {}',
+        '  output_schema: { type: object, required: [answer] }',
+        '  output_schema_retries: 1',
+      ]),
+    ).agents[0];
+    expect(agent?.options).toMatchObject({
+      supervisor: { max_sub_goals: 5, max_orchestration_steps: 20 },
+      output_schema: { type: 'object', required: ['answer'] },
+      output_schema_retries: 1,
+    });
+  });
+
+  it('names the path of a bad supervisor limit or schema keyword', () => {
+    const problems = problemsOf(
+      agentConfig([
+        'options:',
+        '  supervisor: { max_sub_goals: 0, max_steps: 3 }',
+        '  output_schema: { type: objekt, minProperties: 1 }',
+      ]),
+    );
+    expect(
+      problems.some((problem) => problem.startsWith('agents[0].options.supervisor.max_sub_goals:')),
+    ).toBe(true);
+    expect(problems.some((problem) => problem.startsWith('agents[0].options.supervisor'))).toBe(true);
+    expect(problems.some((problem) => problem.startsWith('agents[0].options.output_schema'))).toBe(true);
+    expect(problems.join('\n')).toContain('max_steps');
+  });
+});

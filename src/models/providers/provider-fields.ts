@@ -32,6 +32,11 @@ export const openaiCompatibleFieldsSchema = z.strictObject({
   base_url: z.url({ protocol: /^https?$/ }),
   /** The provider id inside the AI SDK (its provider-options key); default "openai_compatible". */
   provider_name: z.string().min(1).optional(),
+  /**
+   * The server takes `response_format: {type: "json_schema"}` (OpenAI's structured outputs): agents with
+   * options.output_schema ask for it. Default false: the schema is then only in the instructions.
+   */
+  structured_outputs: z.boolean().optional(),
 });
 export type OpenAICompatibleFields = z.infer<typeof openaiCompatibleFieldsSchema>;
 

@@ -25,6 +25,11 @@ export interface SdkCompleterOptions {
   logger: Logger;
   /** Epoch milliseconds, to turn rate-limit reset times into durations. */
   now?: () => number;
+  /**
+   * When a request's responseFormat (structured output) is passed on: `always`; `without_tools`, for
+   * providers whose structured output would take the place of tool calls (a forced JSON tool); `never`.
+   */
+  structuredOutput?: 'always' | 'without_tools' | 'never';
 }
 
 /**
@@ -34,7 +39,7 @@ export interface SdkCompleterOptions {
  * engine does itself, durably. Failures become RatchetErrors naming the provider (see providerErrorOf).
  */
 export function createSdkCompleter(options: SdkCompleterOptions): Completer {
-  const { provider, model, defaults, timeoutMs, logger } = options;
+  const { provider, model, defaults, timeoutMs, logger, structuredOutput } = options;
   const now = options.now ?? Date.now;
   const label = `${provider.kind} provider "${provider.name}"`;
   const warned = new Set<string>();
@@ -52,7 +57,7 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
       signal.throwIfAborted();
       const deadline = startDeadline(signal, timeoutMs);
       const callOptions: LanguageModelV4CallOptions = {
-        ...callOptionsOf(request, defaults),
+        ...callOptionsOf(request, defaults, structuredOutput),
         abortSignal: deadline.signal,
       };
       try {
@@ -89,6 +94,7 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
 function callOptionsOf(
   request: CompletionRequest,
   defaults: SdkCompleterOptions['defaults'],
+  structuredOutput: NonNullable<SdkCompleterOptions['structuredOutput']> = 'never',
 ): LanguageModelV4CallOptions {
   const tools = request.tools.map(
     (tool): LanguageModelV4FunctionTool => ({
@@ -98,11 +104,24 @@ function callOptionsOf(
       inputSchema: tool.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
     }),
   );
+  const format = request.options.responseFormat;
   return {
     prompt: toSdkPrompt(request.messages),
     ...(tools.length > 0 ? { tools, toolChoice: { type: 'auto' } } : {}),
     temperature: request.options.temperature ?? defaults.temperature,
     maxOutputTokens: request.options.maxTokens ?? defaults.maxTokens,
+    ...(format &&
+    (structuredOutput === 'always' || (structuredOutput === 'without_tools' && tools.length === 0))
+      ? {
+          responseFormat: {
+            type: 'json',
+            schema: format.schema as NonNullable<
+              Extract<LanguageModelV4CallOptions['responseFormat'], { type: 'json' }>['schema']
+            >,
+            name: format.name,
+          },
+        }
+      : {}),
   };
 }
 

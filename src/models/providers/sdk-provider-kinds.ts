@@ -14,12 +14,13 @@ import {
   openaiCompatibleFieldsSchema,
   type SdkProviderFields,
 } from './provider-fields.js';
-import { createSdkCompleter } from './sdk-completer.js';
+import { createSdkCompleter, type SdkCompleterOptions } from './sdk-completer.js';
 
 /** A kind whose completer is an AI SDK provider model; `createModel` builds the model from the entry. */
 function sdkProviderKind<Fields extends SdkProviderFields>(
   fieldsSchema: z.ZodType<Fields>,
   createModel: (config: BaseProviderConfig & Fields) => LanguageModelV4,
+  structuredOutput: (config: BaseProviderConfig & Fields) => SdkCompleterOptions['structuredOutput'],
 ): ProviderKind<Fields> {
   return {
     fieldsSchema,
@@ -30,6 +31,7 @@ function sdkProviderKind<Fields extends SdkProviderFields>(
         defaults: { temperature: config.temperature, maxTokens: config.max_tokens },
         timeoutMs: config.timeout_ms ?? DEFAULT_TIMEOUT_MS,
         logger,
+        structuredOutput: structuredOutput(config),
       });
     },
   };
@@ -42,6 +44,8 @@ export const anthropicProviderKind = sdkProviderKind<HostedProviderFields>(
     createAnthropic({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(
       config.model,
     ),
+  // Without native structured output the package forces a JSON tool, which would take the place of tool calls.
+  () => 'without_tools',
 );
 
 /**
@@ -52,6 +56,7 @@ export const openaiProviderKind = sdkProviderKind<HostedProviderFields>(
   hostedProviderFieldsSchema,
   (config) =>
     createOpenAI({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+  () => 'always',
 );
 
 /**
@@ -62,11 +67,16 @@ export const geminiProviderKind = sdkProviderKind<HostedProviderFields>(
   hostedProviderFieldsSchema,
   (config) =>
     createGoogle({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+  // Gemini refuses a JSON response type together with function declarations.
+  () => 'without_tools',
 );
 
 /** xAI's Responses API (`<base_url>/responses`), the only one the xAI package speaks; default https://api.x.ai/v1. */
-export const grokProviderKind = sdkProviderKind<HostedProviderFields>(hostedProviderFieldsSchema, (config) =>
-  createXai({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+export const grokProviderKind = sdkProviderKind<HostedProviderFields>(
+  hostedProviderFieldsSchema,
+  (config) =>
+    createXai({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+  () => 'always',
 );
 
 /**
@@ -82,5 +92,8 @@ export const openaiCompatibleProviderKind = sdkProviderKind<OpenAICompatibleFiel
       apiKey: config.api_key,
       headers: config.headers,
       includeUsage: true,
+      supportsStructuredOutputs: config.structured_outputs === true,
     })(config.model),
+  // Only a server said to support json_schema response formats gets one (many local servers do not).
+  (config) => (config.structured_outputs === true ? 'always' : 'never'),
 );

@@ -12,10 +12,13 @@ export interface ScriptedCompleterOptions {
   /**
    * A JSON-lines file that gets one line per call, `{time, pid, session_id, run_id, agent, iteration, attempt,
    * position, tools (names offered), system (the system prompt), purpose (`summary` for a compaction's
-   * request), messages (each `{id, role, text}`: exactly what the model was sent)}`, written synchronously
+   * request), response_format (when it takes structured output), messages (each `{id, role, text}`: exactly
+   * what the model was sent)}`, written synchronously
    * before the reply so a SIGKILL right after still leaves it.
    */
   recordCallsTo?: string;
+  /** Whether it takes a request's response format (structured output): then the call log records it. */
+  structuredOutput?: boolean;
 }
 
 /**
@@ -25,13 +28,13 @@ export interface ScriptedCompleterOptions {
  */
 export function createScriptedCompleter(script: Script, options: ScriptedCompleterOptions = {}): Completer {
   const checked = parseScript(script, 'scripted model script');
-  const { recordCallsTo } = options;
+  const { recordCallsTo, structuredOutput = false } = options;
   if (recordCallsTo !== undefined) mkdirSync(dirname(recordCallsTo), { recursive: true });
   return {
     async complete(request, signal) {
       signal.throwIfAborted();
       if (recordCallsTo !== undefined) {
-        recordCall(recordCallsTo, request, scriptPosition(request.messages));
+        recordCall(recordCallsTo, request, scriptPosition(request.messages), structuredOutput);
       }
       const { reply, position } =
         request.context.purpose === 'summary'
@@ -49,7 +52,12 @@ export function createScriptedCompleter(script: Script, options: ScriptedComplet
   };
 }
 
-function recordCall(path: string, request: CompletionRequest, position: number): void {
+function recordCall(
+  path: string,
+  request: CompletionRequest,
+  position: number,
+  structuredOutput: boolean,
+): void {
   const { context } = request;
   const system = request.messages[0]?.role === 'system' ? request.messages[0] : undefined;
   const line = {
@@ -64,6 +72,9 @@ function recordCall(path: string, request: CompletionRequest, position: number):
     tools: request.tools.map((tool) => tool.name),
     system: system ? textOf(system) : '',
     ...(context.purpose ? { purpose: context.purpose } : {}),
+    ...(structuredOutput && request.options.responseFormat
+      ? { response_format: request.options.responseFormat }
+      : {}),
     messages: request.messages.map(renderMessage),
   };
   appendFileSync(path, `${JSON.stringify(line)}\n`);

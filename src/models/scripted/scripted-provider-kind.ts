@@ -16,6 +16,11 @@ export const scriptedFieldsSchema = z
     record_calls: z.string().min(1).optional(),
     /** The context window it pretends to have (tokens; default 0, unknown): effects with thresholds act on it. */
     context_window: z.number().int().nonnegative().optional(),
+    /**
+     * It pretends to support structured output: a request's response format (an agent's output_schema) is
+     * recorded in the call log as `response_format`. Its replies stay what the script says.
+     */
+    structured_output: z.boolean().optional(),
   })
   .superRefine((fields, context) => {
     const inline = fields.replies !== undefined || fields.rules !== undefined || fields.default !== undefined;
@@ -51,6 +56,9 @@ export const scriptedProviderKind: ProviderKind<ScriptedProviderFields> = {
         : loadScript(resolve(configDir, config.script));
     const recordCallsTo =
       config.record_calls === undefined ? undefined : resolve(configDir, config.record_calls);
-    return createScriptedCompleter(script, { recordCallsTo });
+    return createScriptedCompleter(script, {
+      recordCallsTo,
+      structuredOutput: config.structured_output === true,
+    });
   },
 };

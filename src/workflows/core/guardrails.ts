@@ -26,7 +26,14 @@ export const jsonInputLimit = 1_000_000;
 /** The longest JSON Schema error path shown in a reason. */
 const reasonValueLimit = 80;
 
-export type GuardrailResult = { ok: true } | { ok: false; reason: string };
+export type GuardrailResult =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: string;
+      /** The check that failed when not the guardrail itself (options.output_schema): its name and retries. */
+      by?: { name: string; on_fail: 'fail' | 'retry'; max_retries: number };
+    };
 
 /** The checks of one guardrail, compiled once. */
 export function createOutputCheck(config: OutputGuardrailConfig): (answer: string) => GuardrailResult {
@@ -270,6 +277,8 @@ export function guardrailVerdict(
   retriesSoFar: number,
 ): GuardrailVerdict {
   if (result.ok) return { kind: 'accept' };
+  if (result.by) config = result.by;
+  const name = result.by?.name ?? 'the output guardrail';
   if (config.on_fail === 'retry' && retriesSoFar < config.max_retries) {
     return {
       kind: 'retry',
@@ -284,6 +293,6 @@ export function guardrailVerdict(
   return {
     kind: 'fail',
     code: 'guardrail_failed',
-    message: `the final answer failed the output guardrail${after}: ${result.reason}`,
+    message: `the final answer failed ${name}${after}: ${result.reason}`,
   };
 }

@@ -473,7 +473,10 @@ async function modelReply(
     {
       messages: plan.messages,
       tools: agent.tools,
-      options: {},
+      // An agent with an output_schema asks for structured output (where its provider supports it).
+      options: agent.outputSchema
+        ? { responseFormat: { type: 'json', schema: { ...agent.outputSchema }, name: 'answer' } }
+        : {},
       context: requestContext(context, data, agent.name),
       ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
     },

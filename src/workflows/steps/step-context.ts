@@ -1,3 +1,4 @@
+import type { JsonSchemaSubset } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import type { Completer, ToolDefinition } from '../../models/completer.js';
 import type { Price } from '../../models/pricing.js';
@@ -36,7 +37,9 @@ export interface AgentRuntime {
   effects: readonly ResolvedEffect[];
   /** Its sub-goal limits when it supervises (`options.supervisor`); none when it does not. */
   supervisor: SupervisorLimits | undefined;
-  /** The check of its final answers (`options.output_guardrail`), compiled once; none when absent. */
+  /** The JSON Schema its final answers match (`options.output_schema`), asked of the provider; none when absent. */
+  outputSchema: JsonSchemaSubset | undefined;
+  /** The check of its final answers (`options.output_guardrail`, `options.output_schema`), compiled once. */
   outputGuard: Omit<AnswerGuard, 'retriesSoFar'> | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];

@@ -13,6 +13,12 @@ import {
   userMessage,
 } from './provider-fixtures.js';
 
+const answerFormat = {
+  type: 'json' as const,
+  schema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } },
+  name: 'answer',
+};
+
 // Shapes from https://docs.anthropic.com/en/api/messages and /en/docs/build-with-claude/streaming.
 const MODEL = 'claude-sonnet-4-5';
 
@@ -304,5 +310,25 @@ describe('anthropic: the Messages API wire format', () => {
       expect(error.message).toContain('Overloaded');
       expect(deltas).toEqual(['Let me ', 'add that.']);
     });
+  });
+
+  it('asks for structured output only in a request without tools (it would take the place of tool calls)', async () => {
+    const withTools = await fake.send(
+      textReply('{"answer":"4"}'),
+      requestOf([userMessage(QUESTION)], { options: { responseFormat: answerFormat } }),
+    );
+    expect(withTools.sent.body.output_config).toBeUndefined();
+    expect(withTools.sent.body.tools.map((tool: { name: string }) => tool.name)).toEqual(['add']);
+    expect(withTools.sent.body.tool_choice).toEqual({ type: 'auto' });
+    fake.server.requests.length = 0;
+    const withoutTools = await fake.send(
+      textReply('{"answer":"4"}'),
+      requestOf([userMessage(QUESTION)], { tools: [], options: { responseFormat: answerFormat } }),
+    );
+    const body = withoutTools.sent.body;
+    // Native structured output (output_config.format), or the package's JSON tool where the model has none.
+    expect(
+      body.output_config?.format ?? body.tools?.find((tool: { name: string }) => tool.name === 'json'),
+    ).toBeDefined();
   });
 });

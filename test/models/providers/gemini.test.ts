@@ -14,6 +14,12 @@ import {
   userMessage,
 } from './provider-fixtures.js';
 
+const answerFormat = {
+  type: 'json' as const,
+  schema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } },
+  name: 'answer',
+};
+
 // Shapes from https://ai.google.dev/api/generate-content (GenerateContentResponse, streamGenerateContent
 // with alt=sse) and https://ai.google.dev/gemini-api/docs/function-calling.
 const MODEL = 'gemini-2.5-flash';
@@ -210,5 +216,19 @@ describe('gemini: the generateContent wire format', () => {
       cached_input_tokens: 0,
       requests: 1,
     });
+  });
+
+  it('asks for a JSON response only in a request without tools (Gemini refuses both at once)', async () => {
+    const withTools = await fake.send(
+      textReply('{"answer":"4"}'),
+      requestOf([userMessage(QUESTION)], { options: { responseFormat: answerFormat } }),
+    );
+    expect(withTools.sent.body.generationConfig?.responseMimeType).toBeUndefined();
+    fake.server.requests.length = 0;
+    const withoutTools = await fake.send(
+      textReply('{"answer":"4"}'),
+      requestOf([userMessage(QUESTION)], { tools: [], options: { responseFormat: answerFormat } }),
+    );
+    expect(withoutTools.sent.body.generationConfig).toMatchObject({ responseMimeType: 'application/json' });
   });
 });

@@ -13,6 +13,12 @@ import {
   userMessage,
 } from './provider-fixtures.js';
 
+const answerFormat = {
+  type: 'json' as const,
+  schema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } },
+  name: 'answer',
+};
+
 // POST /v1/chat/completions as Ollama, vLLM, llama.cpp server and LM Studio serve it. Shapes from
 // https://platform.openai.com/docs/api-reference/chat (object, chunk) which those servers follow.
 const MODEL = 'qwen2.5:7b-instruct';
@@ -239,5 +245,17 @@ describe('openai_compatible: the chat completions wire format', () => {
     expect(error.code).toBe('model_server_error');
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('The model crashed while generating.');
+  });
+
+  it('sends response_format json_schema only to a server said to take it (structured_outputs: true)', async () => {
+    const request = requestOf([userMessage(QUESTION)], { options: { responseFormat: answerFormat } });
+    const plain = await fake.send(textReply('{"answer":"4"}'), request);
+    expect(plain.sent.body.response_format).toBeUndefined();
+    fake.server.requests.length = 0;
+    const structured = await fake.send(textReply('{"answer":"4"}'), request, { structured_outputs: true });
+    expect(structured.sent.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: answerFormat.schema },
+    });
   });
 });

@@ -11,6 +11,12 @@ import {
   userMessage,
 } from './provider-fixtures.js';
 
+const answerFormat = {
+  type: 'json' as const,
+  schema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } },
+  name: 'answer',
+};
+
 // The openai kind speaks the Responses API (POST /v1/responses), the @ai-sdk/openai default. Shapes from
 // https://platform.openai.com/docs/api-reference/responses and .../responses-streaming.
 const MODEL = 'gpt-4.1';
@@ -260,5 +266,17 @@ describe('openai: the Responses API wire format', () => {
       usage: { input_tokens: 50, output_tokens: 20, cached_input_tokens: 0, requests: 1 },
       rateLimit: { remainingRequests: 42 },
     });
+  });
+
+  it('asks for structured output (text.format json_schema) for an agent with an output_schema', async () => {
+    const { sent } = await fake.send(
+      textReply('{"answer":"4"}'),
+      requestOf([userMessage(QUESTION)], { options: { responseFormat: answerFormat } }),
+    );
+    expect(sent.body.text).toMatchObject({
+      format: { type: 'json_schema', name: 'answer', schema: answerFormat.schema },
+    });
+    // Tools stay offered beside it.
+    expect(sent.body.tool_choice).toBe('auto');
   });
 });
