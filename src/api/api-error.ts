@@ -90,6 +90,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   deadline_exceeded: 'internal',
   context_exceeded: 'internal',
   guardrail_failed: 'internal',
+  contract_violated: 'internal',
   effect_failed: 'internal',
   model_rate_limited: 'internal',
   model_server_error: 'internal',

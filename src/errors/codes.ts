@@ -29,6 +29,8 @@ export const errorCodes = {
   context_exceeded: { retryable: false },
   /** The final answer failed the agent's output guardrail (after its retries). */
   guardrail_failed: { retryable: false },
+  /** The run's result broke its handoff contract (`contracts:`): the record keeps every error. */
+  contract_violated: { retryable: false },
   /** An effect (`effects`) threw while planning a model request: a bug, the same again on every retry. */
   effect_failed: { retryable: false },
   model_rate_limited: { retryable: true },

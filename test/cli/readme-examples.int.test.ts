@@ -41,6 +41,29 @@ describe('config/team.yaml (the README example)', () => {
   });
 });
 
+describe('config/supervisor.yaml (the README example)', () => {
+  it('runs as written: the lead declares two sub-goals, delegates both, and finishes on its own', async () => {
+    const { code, stdout, stderr } = await runCli(
+      ['run', '--config', join(repoRoot, 'config/supervisor.yaml'), 'Compare owls and hawks'],
+      { env: { REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix } },
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const at = (start: string) => lines.findIndex((line) => line.startsWith(start));
+    expect(at('▶ lead starts: Compare owls and hawks')).toBeGreaterThan(0);
+    expect(at('    [ ] owls: how owls hunt')).toBeGreaterThan(
+      at('  ⏳ [░░░░░░░░░░░░░░░░░░░░░░░░]   0% 0 of 2'),
+    );
+    expect(at('  ⏳ [████████████████████████] 100% 2 of 2 sub-goals completed')).toBeGreaterThan(
+      at('    ↳ 🔎 researcher starts: How do hawks hunt?'),
+    );
+    expect(at('    [✓] hawks: how hawks hunt')).toBeGreaterThan(at('    [✓] owls: how owls hunt'));
+    expect(at('✔ completed after 3 iterations')).toBeGreaterThan(0);
+    expect(stdout).toContain('\nanswer: All 2 sub-goals are completed.');
+  });
+});
+
 describe('config/long-task.yaml (the README example)', () => {
   it('runs as written: the reader compacts its context, takes stock every four iterations, and finishes', async () => {
     const { code, stdout, stderr } = await runCli(
