@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
-import { eventDataSchemas, eventKinds } from '../events/event.js';
+import { eventDataSchemas, eventKinds, subGoalStatusLineSchema } from '../events/event.js';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
 import {
@@ -231,10 +231,7 @@ export const progressSchema = z.strictObject({
   at: z.iso.datetime(),
   sub_goals: z
     .array(
-      z.strictObject({
-        id: z.string(),
-        title: z.string(),
-        status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
+      subGoalStatusLineSchema.extend({
         result: z
           .string()
           .nullable()

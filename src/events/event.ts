@@ -9,6 +9,13 @@ import { resultMetadataSchema } from './result-metadata.js';
  */
 const runError = z.strictObject({ code: z.string(), message: z.string() });
 
+/** One sub-goal of a supervisor, as a progress event and the API show it. */
+export const subGoalStatusLineSchema = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
+});
+
 export const eventDataSchemas = {
   run_started: z.strictObject({ input: z.string() }),
   /** An agent begins working on a run (with its parent run and depth once runs delegate). */
@@ -70,15 +77,7 @@ export const eventDataSchemas = {
     fraction: z.number().nullable(),
     message: z.string(),
     /** A supervisor's sub-goals as they stand after the change (options.supervisor). */
-    sub_goals: z
-      .array(
-        z.strictObject({
-          id: z.string(),
-          title: z.string(),
-          status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
-        }),
-      )
-      .optional(),
+    sub_goals: z.array(subGoalStatusLineSchema).optional(),
     /** Something the supervisor should know, e.g. that sub-goals over max_sub_goals were cut. */
     warning: z.string().optional(),
   }),

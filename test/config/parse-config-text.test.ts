@@ -65,6 +65,7 @@ describe('parseConfigText: defaults', () => {
       max_delegation_depth: 5,
       pricing: {},
       default_context_windows: {},
+      contracts: [],
       api: {
         host: '127.0.0.1',
         port: 8080,

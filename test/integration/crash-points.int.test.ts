@@ -43,9 +43,17 @@ const fallbackOnly: readonly CrashPointName[] = [
 const compactionOnly: readonly CrashPointName[] = crashPointNames.filter((point) =>
   point.includes('_summary_'),
 );
+/** A supervisor's sub-goal commit: test/orchestration/supervisor-crash.int.test.ts covers it. */
+const supervisorOnly: readonly CrashPointName[] = crashPointNames.filter((point) =>
+  point.includes('_goals_'),
+);
 /** Team turns are not on a single agent's path: test/orchestration/team-crash.int.test.ts covers them. */
 const mainPathPoints = crashPointNames.filter(
-  (point) => !fallbackOnly.includes(point) && !compactionOnly.includes(point) && !point.startsWith('team.'),
+  (point) =>
+    !fallbackOnly.includes(point) &&
+    !compactionOnly.includes(point) &&
+    !supervisorOnly.includes(point) &&
+    !point.startsWith('team.'),
 );
 
 let reference: Reference;

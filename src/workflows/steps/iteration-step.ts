@@ -158,6 +158,16 @@ function fallbackResults(data: IterationJobData, loaded: LoadedIteration, now: s
 
 type Stored = { record: RunRecord; rev: number };
 
+/** An iteration about to ask its agent for a reply: the step, what it loaded, the run, the chat, the agent. */
+interface Turn {
+  context: StepContext;
+  data: IterationJobData;
+  loaded: LoadedIteration;
+  stored: Stored;
+  chat: Message[];
+  agent: AgentRuntime;
+}
+
 /** An iteration's model request in the making: the step, the agent that makes it, and what it is planned from. */
 interface RequestState {
   context: StepContext;
@@ -246,13 +256,13 @@ async function replyOf(
   }
   const agent = runAgent(services, member, record.lineage, group?.name);
   if (agent.supervisor && !group && record.sub_goals) {
+    const turn: Turn = { context, data, loaded, stored, chat, agent };
     const moved = movedGoals(record, chat, data.iteration);
-    if (moved) return commitMovedGoals(context, data, loaded, stored, chat, agent, moved);
+    if (moved) return commitMovedGoals(turn, moved);
     // Its own update_sub_goal completed the last one.
-    if (allCompleted(record.sub_goals))
-      return finishSupervisor(context, data, loaded, stored, chat, agent, false);
+    if (allCompleted(record.sub_goals)) return finishSupervisor(turn, false);
   }
-  return requestOf(context, data, loaded, stored, chat, agent);
+  return requestOf({ context, data, loaded, stored, chat, agent });
 }
 
 /** The sub-goals the results of the previous iteration's delegations moved, or undefined when none moved. */
@@ -268,19 +278,11 @@ function movedGoals(record: RunRecord, chat: readonly Message[], iteration: numb
  * their summary and no model call; otherwise the move is recorded (with its progress event) once, before the
  * model is asked what next.
  */
-function commitMovedGoals(
-  context: StepContext,
-  data: IterationJobData,
-  loaded: LoadedIteration,
-  stored: Stored,
-  chat: Message[],
-  agent: AgentRuntime,
-  goals: SubGoal[],
-): StepAction {
+function commitMovedGoals(turn: Turn, goals: SubGoal[]): StepAction {
+  const { context, data, stored } = turn;
   const now = context.services.now().toISOString();
   const record: RunRecord = { ...stored.record, sub_goals: goals, updated_at: now };
-  if (allCompleted(goals))
-    return finishSupervisor(context, data, loaded, { record, rev: stored.rev }, chat, agent, true);
+  if (allCompleted(goals)) return finishSupervisor({ ...turn, stored: { record, rev: stored.rev } }, true);
   crashPoint('iteration.before_goals_commit');
   return commit(
     {
@@ -302,8 +304,7 @@ function commitMovedGoals(
       after: 'iteration.after_goals_commit',
       andThen: (result) => {
         if (result.status === 'run_finished') return done;
-        if (result.status === 'ok')
-          return requestOf(context, data, loaded, { record, rev: stored.rev + 1 }, chat, agent);
+        if (result.status === 'ok') return requestOf({ ...turn, stored: { record, rev: stored.rev + 1 } });
         // Moved by an earlier attempt, or the run moved on: read it again on the next attempt.
         throw new RatchetError(
           'internal',
@@ -318,15 +319,8 @@ function commitMovedGoals(
 }
 
 /** Every sub-goal is completed: the run finishes with their summary, and no model call. */
-function finishSupervisor(
-  context: StepContext,
-  data: IterationJobData,
-  loaded: LoadedIteration,
-  stored: Stored,
-  chat: Message[],
-  agent: AgentRuntime,
-  goalsMoved: boolean,
-): StepAction {
+function finishSupervisor(turn: Turn, goalsMoved: boolean): StepAction {
+  const { context, data, loaded, stored, chat, agent } = turn;
   return commitReply(context, data, loaded, stored, chat, agent.name, {
     parts: [{ type: 'text', text: autoCompleteAnswer(stored.record.sub_goals ?? []) }],
     usage: { ...zeroUsage },
@@ -339,14 +333,8 @@ function finishSupervisor(
 }
 
 /** The iteration's model request, planned from the chat and the agent's effects. */
-function requestOf(
-  context: StepContext,
-  data: IterationJobData,
-  loaded: LoadedIteration,
-  stored: Stored,
-  chat: Message[],
-  agent: AgentRuntime,
-): Promise<StepAction> {
+function requestOf(turn: Turn): Promise<StepAction> {
+  const { context, data, loaded, stored, chat, agent } = turn;
   const { services } = context;
   const { record } = stored;
   const input: ModelCallInput = {
