@@ -52,7 +52,7 @@ describe('structured final answers (options.output_schema)', () => {
 
   it('a provider with structured output is asked for it, and its answer is still checked', async () => {
     harness = withSchema(['{"answer": "42", "confidence": 7}', '{"answer": "42", "confidence": 0.9}'], {
-      structured_output: true,
+      structured_outputs: true,
     });
     await harness.startWorker();
     const { runId, sessionId } = await harness.engine.startRun({ input: 'what is it?' });

@@ -20,7 +20,7 @@ export const scriptedFieldsSchema = z
      * It pretends to support structured output: a request's response format (an agent's output_schema) is
      * recorded in the call log as `response_format`. Its replies stay what the script says.
      */
-    structured_output: z.boolean().optional(),
+    structured_outputs: z.boolean().optional(),
   })
   .superRefine((fields, context) => {
     const inline = fields.replies !== undefined || fields.rules !== undefined || fields.default !== undefined;
@@ -58,7 +58,7 @@ export const scriptedProviderKind: ProviderKind<ScriptedProviderFields> = {
       config.record_calls === undefined ? undefined : resolve(configDir, config.record_calls);
     return createScriptedCompleter(script, {
       recordCallsTo,
-      structuredOutput: config.structured_output === true,
+      structuredOutput: config.structured_outputs === true,
     });
   },
 };

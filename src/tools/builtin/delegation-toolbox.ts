@@ -83,8 +83,16 @@ export function delegationToolbox(registry: readonly RegistryEntry[]): ToolBox {
     idempotent: true,
     handler: async (context, input) => {
       const results = await context.delegate(input.tasks.map(childTask));
-      if (results.some((result) => result.status !== 'completed'))
-        throw new Error(`not every task completed:\n${failureReport(results)}`);
+      if (results.some((result) => result.status !== 'completed')) {
+        const goals = input.tasks.flatMap((task, index) =>
+          task.sub_goal !== undefined && results[index]?.status !== 'completed' ? [`"${task.sub_goal}"`] : [],
+        );
+        const hint =
+          goals.length === 0
+            ? ''
+            : `\nSub-goal(s) ${goals.join(', ')} failed: retry them (delegate again), re-plan (declare_sub_goals) or give up.`;
+        throw new Error(`not every task completed:\n${failureReport(results)}${hint}`);
+      }
       // What each run cost, as the model reads it: without its wall-clock time, so that a run resumed after a
       // crash reads (and is sent) exactly what an uninterrupted one would.
       return results.map((result) => {
