@@ -255,7 +255,7 @@ async function replyOf(
     return commitReply(context, data, loaded, stored, chat, member, reply);
   }
   const agent = runAgent(services, member, record.lineage, group?.name);
-  if (agent.supervisor && !group && record.sub_goals) {
+  if (agent.supervisor && record.sub_goals) {
     const turn: Turn = { context, data, loaded, stored, chat, agent };
     const moved = movedGoals(record, chat, data.iteration);
     if (moved) return commitMovedGoals(turn, moved);
