@@ -12,6 +12,25 @@ export interface TerminalOptions {
 }
 
 /**
+ * Text as it may reach a terminal: what a model wrote (answers, tool results, questions, sub-goal titles) is
+ * an attacker's text, and an escape sequence in it could retitle the window, rewrite the screen or forge a
+ * link. Control characters other than newline and tab become visible symbols (ESC shows as ␛), and so do
+ * the bidirectional overrides that make text read differently from what it is.
+ */
+export function printable(text: string): string {
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it removes.
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (char) => {
+      const code = char.charCodeAt(0);
+      if (code < 0x20) return String.fromCharCode(0x2400 + code);
+      if (code === 0x7f) return '\u2421';
+      return '\ufffd';
+    },
+  );
+}
+
+/**
  * Lines on the terminal: printed output, and answers read from stdin. One prompt at a time; event lines
  * printed while a prompt is open go above it (the prompt and what was typed so far are redrawn).
  */
@@ -65,7 +84,8 @@ export class Terminal {
     return this.ended && this.buffered.length === 0;
   }
 
-  print(line: string): void {
+  print(text: string): void {
+    const line = printable(text);
     if (this.interactive && this.waiter) {
       clearLine(this.output, 0);
       cursorTo(this.output, 0);
@@ -80,7 +100,8 @@ export class Terminal {
    * Shows the prompt and resolves with the next line, or undefined when stdin has ended. Rejects with the
    * signal's reason when it is aborted first.
    */
-  ask(prompt: string, signal?: AbortSignal): Promise<string | undefined> {
+  ask(question: string, signal?: AbortSignal): Promise<string | undefined> {
+    const prompt = printable(question);
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.waiter) return Promise.reject(new Error('a prompt is already open'));
     if (!this.interactive) {

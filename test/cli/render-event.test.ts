@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTreeRenderer, describeAnswer, progressBar, renderEvent } from '../../src/cli/render-event.js';
+import { printable } from '../../src/cli/terminal.js';
 import { buildEvent, type EventData, type RatchetEvent } from '../../src/events/event.js';
 
 const run = { id: 'run_x', agent: 'assistant' };
@@ -233,5 +234,16 @@ describe('createTreeRenderer', () => {
       '    🔎 helper: found it',
       '🧭 lead: done',
     ]);
+  });
+});
+
+describe('printable', () => {
+  it('keeps text, newlines and tabs, and shows every control character and bidi override as a symbol', () => {
+    expect(printable('plain, emoji 🦉, accents é\n\tindented')).toBe(
+      'plain, emoji 🦉, accents é\n\tindented',
+    );
+    expect(printable('\u001b[31mred\u001b[0m \u0007\u0000 \u009b \u202e \u2066 \r')).toBe(
+      '␛[31mred␛[0m ␇␀ \ufffd \ufffd \ufffd ␍',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { printable } from '../../src/cli/terminal.js';
 import type { Script } from '../../src/models/index.js';
 import { type CliWorld, createWorld, runCli, spawnCli, startServer } from './cli-fixture.js';
 
@@ -51,6 +52,26 @@ describe('ratchet run --url (against a live API)', () => {
     expect(stdout).toContain('↳ answered: blue');
     expect(stdout).toMatch(/✔ completed after 2 iterations/);
     expect(stdout.endsWith('\nanswer: Blue it is.\n')).toBe(true);
+  });
+
+  it("prints a hostile model's escape sequences as visible symbols, never to the terminal raw", async () => {
+    // Retitle the window (OSC 0), clear the screen (CSI 2J), a forged link (OSC 8), a bidi override, DEL.
+    const hostile =
+      '\u001b]0;pwned\u0007\u001b[2Jclick \u001b]8;;http://evil.example/\u001b\\here\u202e\u007f';
+    const { url } = await serve({
+      replies: [
+        {
+          text: hostile,
+          tool_calls: [{ name: 'ask_user', arguments: { question: `${hostile}?`, options: [hostile] } }],
+        },
+        { text: hostile },
+      ],
+    });
+    const { code, stdout } = await runCli(['run', '--url', url, 'Say something'], { stdin: '1\n' });
+    expect(code).toBe(0);
+    expect(stdout).toBe(printable(stdout));
+    expect(stdout).toContain('␛]0;pwned␇␛[2Jclick ␛]8;;http://evil.example/␛\\here\ufffd␡');
+    expect(stdout).toContain('\nanswer: ␛]0;pwned');
   });
 
   it('answers with the first option when stdin ends before the question', async () => {
