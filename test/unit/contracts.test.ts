@@ -112,6 +112,14 @@ describe('handoff contracts: a pass and a fail for each check', () => {
     const slow = check(lines, { ...good, summary: `${'a'.repeat(40_000)}!` });
     expect(slow.errors[0]).toMatchObject({ field: 'summary', error_type: 'pattern' });
     expect(check(lines, 'x'.repeat(1_000_001)).errors[0]).toMatchObject({ error_type: 'too_long' });
+    // Nesting 200,000 deep: the checks follow the schema, not the value.
+    const deep = `{"summary": "abcdef", "score": 0.5, "tags": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const schema = [
+      '- from_agent: researcher',
+      '  json_schema: { type: object, properties: { tags: { type: array, items: { enum: [[1]] } } } }',
+    ];
+    expect(check(schema, deep).errors[0]).toMatchObject({ error_type: 'json_schema', field: '$.tags[0]' });
+    expect(check(field('{ field: tags, max_length: 2 }'), deep).valid).toBe(true);
   });
 });
 
