@@ -162,6 +162,37 @@ describe('supervisor', () => {
     expect(ended?.data).toMatchObject({ metadata: { partial: { reason: run.partial?.reason } } });
   });
 
+  it('a supervisor with an output_schema is asked for its structured answer once all are completed', async () => {
+    const supervisor = boss([[declare(['a', 'only'])], [delegate('helper', 'a')]]);
+    harness = new Harness({
+      agents: [
+        {
+          ...supervisor,
+          script: { ...supervisor.script, default: { text: '{"summary": "a is done", "confidence": 0.7}' } },
+          options: {
+            max_iterations: 10,
+            supervisor: {},
+            output_schema: { type: 'object', required: ['summary'] },
+          },
+        },
+        helper,
+      ],
+    });
+    await harness.startWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'do it' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    expect(run.status).toBe('completed');
+    expect(run.result).toBe('{"summary": "a is done", "confidence": 0.7}');
+    expect(run.confidence).toBe(0.7);
+    expect(run.partial).toBeNull();
+    expect(bossCalls(harness)).toHaveLength(3);
+    expect((await progressOf(harness, sessionId, runId)).map((event) => event.goals)).toEqual([
+      'a:pending',
+      'a:in_progress',
+      'a:completed',
+    ]);
+  });
+
   it('an update_sub_goal for an unknown id is an error result the model can recover from', async () => {
     harness = new Harness({
       agents: [

@@ -260,7 +260,7 @@ async function replyOf(
     const moved = movedGoals(record, chat, data.iteration);
     if (moved) return commitMovedGoals(turn, moved);
     // Its own update_sub_goal completed the last one.
-    if (allCompleted(record.sub_goals)) return finishSupervisor(turn, false);
+    if (allCompleted(record.sub_goals) && !agent.outputSchema) return finishSupervisor(turn, false);
   }
   return requestOf({ context, data, loaded, stored, chat, agent });
 }
@@ -282,7 +282,9 @@ function commitMovedGoals(turn: Turn, goals: SubGoal[]): StepAction {
   const { context, data, stored } = turn;
   const now = context.services.now().toISOString();
   const record: RunRecord = { ...stored.record, sub_goals: goals, updated_at: now };
-  if (allCompleted(goals)) return finishSupervisor({ ...turn, stored: { record, rev: stored.rev } }, true);
+  // A summary of its own is no structured answer: a supervisor with an output_schema is asked for one.
+  if (allCompleted(goals) && !turn.agent.outputSchema)
+    return finishSupervisor({ ...turn, stored: { record, rev: stored.rev } }, true);
   crashPoint('iteration.before_goals_commit');
   return commit(
     {
