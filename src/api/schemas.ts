@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
-import { eventDataSchemas, eventKinds, subGoalStatusLineSchema } from '../events/event.js';
+import { eventDataSchemas, eventKinds } from '../events/event.js';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
 import {
@@ -8,6 +8,7 @@ import {
   questionRecordSchema,
   questionResponseSchema,
   runErrorSchema,
+  subGoalSchema,
 } from '../workflows/index.js';
 import { wireErrorCodes } from './api-error.js';
 import { isStreamId, streamIdForm } from './stream-id.js';
@@ -230,14 +231,7 @@ export const progressSchema = z.strictObject({
   message: z.string(),
   at: z.iso.datetime(),
   sub_goals: z
-    .array(
-      subGoalStatusLineSchema.extend({
-        result: z
-          .string()
-          .nullable()
-          .describe('what completed or failed it, cut to a few hundred characters'),
-      }),
-    )
+    .array(subGoalSchema)
     .optional()
     .describe("a supervisor's sub-goals (agents[].options.supervisor), in the order declared"),
 });

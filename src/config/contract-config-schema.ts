@@ -1,14 +1,8 @@
 import { z } from 'zod';
-import { jsonSchemaSubsetSchema, safePattern } from './guardrail-config-schema.js';
+import { jsonSchemaSubsetSchema, jsonTypeSchema, safePattern } from './guardrail-config-schema.js';
 import { integer, nullAsMissing } from './schema-helpers.js';
 
-const fieldTypes = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
-export type ContractFieldType = (typeof fieldTypes)[number];
-
 const fieldName = z.string().min(1);
-const fieldTypeSchema = z.enum(fieldTypes, {
-  error: `expected a field type (${fieldTypes.join(', ')})`,
-});
 
 /** One rule of a contract's schema: its field, and one check. */
 const ruleSchema = z.union(
@@ -34,14 +28,13 @@ const ruleSchema = z.union(
       'expected a rule {field, and one of min_length, max_length, pattern, range: {min, max}, enum: [values]}',
   },
 );
-export type ContractRule = z.output<typeof ruleSchema>;
 
 /** What a result must hold: fields with their types, and rules on them. */
 const contractSchemaSchema = z.strictObject({
   /** Fields the result must have, with their types. */
-  required: z.record(fieldName, fieldTypeSchema).default({}),
+  required: z.record(fieldName, jsonTypeSchema).default({}),
   /** Fields it may have, with their types; any other field is a warning. */
-  optional: z.record(fieldName, fieldTypeSchema).default({}),
+  optional: z.record(fieldName, jsonTypeSchema).default({}),
   rules: z.array(ruleSchema).default([]),
 });
 

@@ -43,7 +43,9 @@ export interface JsonSchemaSubset {
   description?: string | undefined;
 }
 
-const jsonTypeSchema = z.enum(jsonTypes);
+export const jsonTypeSchema = z.enum(jsonTypes, {
+  error: `expected a JSON type (${jsonTypes.join(', ')})`,
+});
 
 export const jsonSchemaSubsetSchema: z.ZodType<JsonSchemaSubset> = z.lazy(() =>
   z.strictObject({

@@ -17,7 +17,7 @@ export {
 } from './config-schema.js';
 export { configSecrets } from './config-secrets.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';
-export type { ContractConfig, ContractFieldType, ContractRule } from './contract-config-schema.js';
+export type { ContractConfig } from './contract-config-schema.js';
 export {
   type EffectConfig,
   type EffectKind,

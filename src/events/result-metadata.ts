@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** One way a result breaks its contract. */
-export const contractErrorSchema = z.strictObject({
+const contractErrorSchema = z.strictObject({
   field: z.string(),
   error_type: z.string(),
   message: z.string(),

@@ -22,7 +22,7 @@ export {
   questionRecordSchema,
   questionResponseSchema,
 } from './question-record.js';
-export { budgetSchema, isFinished, runErrorSchema } from './run-record.js';
+export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
 export type { StepAction } from './steps/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
 export type { StepKind } from './steps/step-kind.js';

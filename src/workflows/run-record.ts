@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { subGoalStatusLineSchema } from '../events/event.js';
 import { type ContractError, type ContractResult, contractResultSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
 
@@ -26,17 +27,12 @@ export const budgetSchema = z.strictObject({
 });
 export type Budget = z.infer<typeof budgetSchema>;
 
-export const subGoalStatusSchema = z.enum(['pending', 'in_progress', 'completed', 'failed']);
-export type SubGoalStatus = z.infer<typeof subGoalStatusSchema>;
-
 /** One sub-goal a supervisor declared (options.supervisor), and where it stands. */
-export const subGoalSchema = z.strictObject({
-  id: z.string(),
-  title: z.string(),
-  status: subGoalStatusSchema,
+export const subGoalSchema = subGoalStatusLineSchema.extend({
   /** What finished it (the delegation's answer, or the error that failed it), cut to a few hundred characters. */
   result: z.string().nullable(),
 });
+export type SubGoalStatus = SubGoal['status'];
 export type SubGoal = z.infer<typeof subGoalSchema>;
 
 /** A run's record in Redis (hash field `record`). Version 1. */

@@ -29,8 +29,9 @@ export function supervisorToolbox(limits: SupervisorLimits): ToolBox {
     inputSchema: declareArgumentsSchema,
     idempotent: true,
     handler: async (context, input) => {
-      const { warning } = declaredGoals([], input.sub_goals, limits);
+      // The sub-goals after the reply's commit: the completed ones it kept are the ones a re-plan keeps.
       const goals = await context.subGoals();
+      const { warning } = declaredGoals(goals, input.sub_goals, limits);
       return `${warning ? `Warning: ${warning}.\n` : ''}Sub-goals:\n${listed(goals)}`;
     },
   });

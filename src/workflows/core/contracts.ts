@@ -1,14 +1,13 @@
 import { type ContractConfig, compileSafePattern } from '../../config/index.js';
 import type { ContractError, ContractResult, RunRecord } from '../run-record.js';
 import {
+  answerJson,
   codePointLength,
   hasType,
-  jsonInputLimit,
   regexInputLimit,
   type SchemaRegex,
   schemaProblem,
   typeName,
-  withoutFence,
 } from './guardrails.js';
 import type { ReplyDecision } from './reply-decision.js';
 
@@ -55,28 +54,10 @@ export function contractFor(
 }
 
 /** The JSON object an answer holds, or why it holds none. */
-export function answerObject(answer: string): { value: Record<string, unknown> } | { error: ContractError } {
-  if (answer.length > jsonInputLimit) {
-    return {
-      error: {
-        field: '$',
-        error_type: 'too_long',
-        message: `the result is ${answer.length} characters long, too long to parse (at most ${jsonInputLimit})`,
-      },
-    };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(withoutFence(answer));
-  } catch (error) {
-    return {
-      error: {
-        field: '$',
-        error_type: 'invalid_json',
-        message: `the result is not JSON: ${(error as Error).message}`,
-      },
-    };
-  }
+function answerObject(answer: string): { value: Record<string, unknown> } | { error: ContractError } {
+  const parsed = answerJson(answer);
+  if (!parsed.ok) return { error: { field: '$', error_type: parsed.why, message: parsed.reason } };
+  const { value } = parsed;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {
       error: {

@@ -61,18 +61,12 @@ export function createOutputCheck(config: OutputGuardrailConfig): (answer: strin
       }
     }
     if (config.json_schema !== undefined) {
-      if (answer.length > jsonInputLimit) {
-        return fail(
-          `the answer is ${answer.length} characters long, too long to parse as JSON (at most ${jsonInputLimit})`,
-        );
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(withoutFence(answer));
-      } catch (error) {
-        return fail(`the answer is not valid JSON: ${(error as Error).message}`);
-      }
-      const problem = schemaProblem(config.json_schema, value, '$', { patterns: schemaPatterns, limit });
+      const parsed = answerJson(answer);
+      if (!parsed.ok) return fail(parsed.reason);
+      const problem = schemaProblem(config.json_schema, parsed.value, '$', {
+        patterns: schemaPatterns,
+        limit,
+      });
       if (problem !== undefined) return fail(`the answer does not match the JSON Schema: ${problem}`);
     }
     return { ok: true };
@@ -89,8 +83,33 @@ function fail(reason: string): GuardrailResult {
   return { ok: false, reason };
 }
 
+/**
+ * The JSON value of an answer (optionally one ```json block), parsed only when it is at most jsonInputLimit
+ * characters long; else why it has none.
+ */
+export function answerJson(
+  answer: string,
+): { ok: true; value: unknown } | { ok: false; why: 'too_long' | 'invalid_json'; reason: string } {
+  if (answer.length > jsonInputLimit) {
+    return {
+      ok: false,
+      why: 'too_long',
+      reason: `the answer is ${answer.length} characters long, too long to parse as JSON (at most ${jsonInputLimit})`,
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(withoutFence(answer)) };
+  } catch (error) {
+    return {
+      ok: false,
+      why: 'invalid_json',
+      reason: `the answer is not valid JSON: ${(error as Error).message}`,
+    };
+  }
+}
+
 /** The JSON inside an answer that is one fenced block (```json ... ```), else the answer itself. */
-export function withoutFence(answer: string): string {
+function withoutFence(answer: string): string {
   const trimmed = answer.trim();
   if (!trimmed.startsWith('```') || !trimmed.endsWith('```') || trimmed.length < 6) return trimmed;
   const firstLineEnd = trimmed.indexOf('\n');

@@ -52,7 +52,7 @@ export const updateArgumentsSchema = z.strictObject({
 });
 
 /** The longest result kept with a sub-goal (its delegation's answer, or its error). */
-export const subGoalResultLimit = 600;
+const subGoalResultLimit = 600;
 
 function parsedArguments<T>(schema: z.ZodType<T>, call: Pick<ToolCallPart, 'arguments'>): T | undefined {
   let value: unknown;
