@@ -1,6 +1,6 @@
 # The Ratchet image: its default command runs a worker; docker-compose.yml runs the API from the same image
 # (`node dist/cli/main.js api`).
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +9,7 @@ COPY scripts ./scripts
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-slim
+FROM node:24-slim
 # The exec toolbox runs commands in a bubblewrap sandbox (tools.exec.sandbox). Unprivileged, it needs user
 # namespaces: Docker's default seccomp profile refuses them, so run with a profile that allows them.
 RUN apt-get update \

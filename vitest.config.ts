@@ -11,14 +11,19 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.int.test.ts'],
+          globalSetup: ['test/helpers/prerequisites.ts'],
+        },
       },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/**/*.int.test.ts'],
-          globalSetup: ['test/helpers/global-setup.ts'],
+          globalSetup: ['test/helpers/prerequisites.ts', 'test/helpers/global-setup.ts'],
         },
       },
     ],

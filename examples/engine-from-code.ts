@@ -1,14 +1,28 @@
 // Ratchet from code: a worker and an engine in one process, on the demo config (scripted model, no API key).
-// Run it with `npx tsx examples/engine-from-code.ts` while a Redis answers at REDIS_URL (default
-// redis://127.0.0.1:6379). In production the worker runs in processes of its own (`ratchet worker`).
+// Run it with `npx tsx examples/engine-from-code.ts`. It uses the Redis at REDIS_URL (default
+// redis://127.0.0.1:6379) when one answers; otherwise, like `ratchet dev`, it starts `redis-server` from the
+// PATH for that address (data in .ratchet/redis) and stops it at the end, or fails at once saying how to start
+// Redis. In production the worker runs in processes of its own (`ratchet worker`).
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/log/index.js';
 import { closeRedis, createRedis } from '../src/redis/connection.js';
+import { ensureRedis } from '../src/redis/local-redis.js';
 import { RatchetWorker } from '../src/worker/ratchet-worker.js';
 import { engineFromConfig } from '../src/workflows/index.js';
 
-const loaded = loadConfig('config/demo.yaml');
+const loaded = loadConfig(fileURLToPath(new URL('../config/demo.yaml', import.meta.url)));
 const logger = createLogger({ level: 'warn' });
+
+// Without this, a worker would wait for ever for a Redis that never answers.
+const localRedis = await ensureRedis({
+  url: loaded.config.redis.url,
+  dataDir: '.ratchet/redis',
+  say: (line) => console.log(line),
+}).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
 
 // Executes steps (model calls, tool calls) of every run.
 const worker = new RatchetWorker({ loaded, toolboxes: [], logger });
@@ -39,4 +53,5 @@ try {
   await engine.close();
   await worker.close();
   await closeRedis(redis);
+  await localRedis.stop();
 }
