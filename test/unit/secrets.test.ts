@@ -20,6 +20,59 @@ describe('createRedactor', () => {
   });
 });
 
+describe('createRedactor: partial and encoded secrets', () => {
+  const key = 'sk-live-4f9a2c7e1b8d3f6a0e5c';
+  const redact = createRedactor([key]);
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+  it('hides a key quoted with all but its last characters, or truncated after its first half', () => {
+    expect(redact(`Incorrect API key provided: ${key.slice(0, -4)}****.`)).toBe(
+      'Incorrect API key provided: [redacted]****.',
+    );
+    expect(redact(`key ${key.slice(0, 12)}...${key.slice(-3)} refused`)).toBe(
+      `key [redacted]...${key.slice(-3)} refused`,
+    );
+    // A vendor prefix alone identifies nothing and stays readable.
+    expect(redact('keys look like sk-live-…')).toBe('keys look like sk-live-…');
+  });
+
+  it('hides a key in base64 and URL-safe base64 at every byte alignment, e.g. inside a Basic auth header', () => {
+    for (const user of ['', 'a:', 'ab:', 'abc:']) {
+      const encoded = base64(`${user}${key}`);
+      for (const form of [encoded, encoded.replaceAll('+', '-').replaceAll('/', '_')]) {
+        const redacted = redact(`Authorization: Basic ${form}`);
+        expect(redacted).toContain('[redacted]');
+        // At most the character that mixes in the user's bits, and the last partial one with padding, remain.
+        expect(
+          redacted.replace('Authorization: Basic ', '').replace('[redacted]', '').replace(/=+$/, '').length,
+        ).toBeLessThanOrEqual(Math.ceil((user.length * 8) / 6) + 1);
+      }
+    }
+    expect(redact(`token=${base64(key)}`)).toBe('token=[redacted]');
+  });
+
+  it('hides a key in lower and upper case hex, and a hex or base64 form cut short', () => {
+    const hex = Buffer.from(key).toString('hex');
+    expect(redact(`hex ${hex} HEX ${hex.toUpperCase()}`)).toBe('hex [redacted] HEX [redacted]');
+    expect(redact(`dump ${hex.slice(0, 30)}`)).toBe('dump [redacted]');
+    expect(redact(`b64 ${base64(key).slice(0, 20)}`)).toBe('b64 [redacted]');
+  });
+
+  it('hides the token of a "Bearer <token>" value in every form, and leaves other bearer tokens alone', () => {
+    const bearer = createRedactor(['Bearer tok-0123456789abcdef']);
+    expect(bearer(`auth Bearer tok-0123456789ab`)).toBe('auth Bearer [redacted]');
+    expect(bearer(Buffer.from('tok-0123456789abcdef').toString('hex'))).toBe('[redacted]');
+    expect(bearer('Bearer eyJhbGciOiJIUzI1NiJ9')).toBe('Bearer eyJhbGciOiJIUzI1NiJ9');
+  });
+
+  it('keeps a text without secrets as it is, and hides the longest overlapping form', () => {
+    const both = createRedactor([key, `${key}-and-more-0123`]);
+    expect(both(`a ${key}-and-more-0123 b ${key} c`)).toBe('a [redacted] b [redacted] c');
+    const text = 'nothing secret here: sk-live is a prefix, 736b2d6c is hex of four bytes';
+    expect(redact(text)).toBe(text);
+  });
+});
+
 describe('configSecrets', () => {
   it('collects provider keys, API tokens, the Redis password, headers but the plain ones, and by name: MCP env and variables', () => {
     const config = configParser().parse(`
