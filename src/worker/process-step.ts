@@ -14,6 +14,7 @@ import {
   type StepServices,
   stepKinds,
 } from '../workflows/index.js';
+import { setTimeoutAt } from './long-timer.js';
 import type { RunCancellations } from './run-cancellations.js';
 
 /**
@@ -148,13 +149,14 @@ function stepDeadline(deadlineAt: string | undefined, signal: AbortSignal) {
   const controller = new AbortController();
   const abort = () => controller.abort(signal.aborted ? signal.reason : deadlineError(deadlineAt));
   signal.addEventListener('abort', abort, { once: true });
-  const timer = setTimeout(abort, Math.max(0, ms - Date.now()));
+  // Not setTimeout: a deadline more than 24.8 days out would overflow it and fire at once.
+  const timer = setTimeoutAt(abort, ms);
   return {
     ms,
     signal: controller.signal,
     passed: () => Date.now() >= ms,
     clear: () => {
-      clearTimeout(timer);
+      timer.clear();
       signal.removeEventListener('abort', abort);
     },
   };
