@@ -13,10 +13,14 @@ FROM node:24-slim
 # The exec toolbox runs commands in a bubblewrap sandbox (tools.exec.sandbox). Unprivileged, it needs user
 # namespaces: Docker's default seccomp profile refuses them, so run with a profile that allows them.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends bubblewrap \
+  && apt-get install -y --no-install-recommends bubblewrap git \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production
+# The workspace of the filesystem, search, exec and git toolboxes (tools.workspace, unless the config sets it):
+# a directory the `node` user owns, outside /app/config, which compose mounts read-only.
+ENV NODE_ENV=production RATCHET_WORKSPACE=/workspace
+RUN mkdir -p /workspace && chown node:node /workspace
+VOLUME /workspace
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

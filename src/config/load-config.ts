@@ -161,5 +161,23 @@ function withRedisUrlFromEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
     .map((node) => node.trim())
     .filter((node) => node !== '');
   if (nodes && nodes.length > 0 && missing('cluster_nodes')) section.cluster_nodes = nodes;
-  return { ...root, redis: section };
+  return withWorkspaceFromEnv({ ...root, redis: section }, env);
+}
+
+/**
+ * `tools.workspace` from RATCHET_WORKSPACE when the file sets none: the container image points it at a
+ * directory its user owns, since the default (`./workspace` beside the config file) would sit under the
+ * read-only config mount.
+ */
+function withWorkspaceFromEnv(
+  root: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Record<string, unknown> {
+  const workspace = env.RATCHET_WORKSPACE;
+  if (!workspace) return root;
+  const tools = root.tools ?? {};
+  if (typeof tools !== 'object' || Array.isArray(tools)) return root;
+  const section = tools as Record<string, unknown>;
+  if (section.workspace !== undefined && section.workspace !== null) return root;
+  return { ...root, tools: { ...section, workspace } };
 }

@@ -178,6 +178,21 @@ describe('loadConfig', () => {
     expect(bad.problems).toEqual(['redis.cluster_nodes[0]: must be a redis:// or rediss:// URL']);
   });
 
+  it('takes the workspace from RATCHET_WORKSPACE when the file sets none (the container image sets it)', () => {
+    const path = writeConfig(configText);
+    const fromEnv = loadConfig(path, {
+      env: { MODEL: 'm', RATCHET_WORKSPACE: '/workspace' },
+      cwd: workingDir,
+    });
+    expect(fromEnv.config.tools.workspace).toBe('/workspace');
+    expect(loadConfig(path, { env: { MODEL: 'm' }, cwd: workingDir }).config.tools.workspace).toBe(
+      './workspace',
+    );
+    const own = writeConfig(`${configText}tools:\n  workspace: ./mine\n`);
+    const kept = loadConfig(own, { env: { MODEL: 'm', RATCHET_WORKSPACE: '/workspace' }, cwd: workingDir });
+    expect(kept.config.tools.workspace).toBe('./mine');
+  });
+
   it('does not modify process.env', () => {
     writeFileSync(join(configDir, '.env'), 'RATCHET_TEST_ONLY_MODEL=x\n');
     loadConfig(writeConfig(configText.replace('MODEL', 'RATCHET_TEST_ONLY_MODEL')), { cwd: workingDir });
