@@ -272,7 +272,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Contracts name agents that exist, and no two contracts cover the same hand-over. */
+/** Contracts name agents that exist, go from one agent to another, and no two cover the same hand-over. */
 function checkContracts(
   raw: Record<string, unknown>,
   runnable: string[] | undefined,
@@ -290,6 +290,16 @@ function checkContracts(
         });
     }
     if (typeof contract.from_agent !== 'string') return;
+    if (contract.to_agent === contract.from_agent) {
+      // to_agent is the parent that delegated to from_agent, and no agent may delegate to itself.
+      problems.push({
+        path: ['contracts', index, 'to_agent'],
+        message:
+          `a contract from "${contract.from_agent}" to itself never applies (an agent cannot delegate to ` +
+          'itself): name the agent that delegates to it, or leave to_agent out to check what it answers a session',
+      });
+      return;
+    }
     const pair = `${contract.from_agent}->${typeof contract.to_agent === 'string' ? contract.to_agent : ''}`;
     const earlier = seen.get(pair);
     if (earlier !== undefined) {

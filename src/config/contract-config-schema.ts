@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonSchemaSubsetSchema, jsonTypeSchema, safePattern } from './guardrail-config-schema.js';
 import { integer, nullAsMissing } from './schema-helpers.js';
+import { didYouMean } from './suggest.js';
 
 const fieldName = z.string().min(1);
 
@@ -16,6 +17,15 @@ const ruleSchema = z.union(
         .strictObject({ min: z.number().optional(), max: z.number().optional() })
         .refine((range) => range.min !== undefined || range.max !== undefined, {
           error: 'give min, max or both',
+        })
+        // An empty range would fail every result, whatever the agent answers.
+        .superRefine((range, context) => {
+          if (range.min !== undefined && range.max !== undefined && range.min > range.max)
+            context.addIssue({
+              code: 'custom',
+              path: ['max'],
+              message: `max (${range.max}) is less than min (${range.min}), so no value is in range: swap them`,
+            });
         }),
     }),
     z.strictObject({
@@ -29,14 +39,35 @@ const ruleSchema = z.union(
   },
 );
 
-/** What a result must hold: fields with their types, and rules on them. */
-const contractSchemaSchema = z.strictObject({
-  /** Fields the result must have, with their types. */
-  required: z.record(fieldName, jsonTypeSchema).default({}),
-  /** Fields it may have, with their types; any other field is a warning. */
-  optional: z.record(fieldName, jsonTypeSchema).default({}),
-  rules: z.array(ruleSchema).default([]),
-});
+/**
+ * What a result must hold: fields with their types, and rules on them. A rule names a field listed in
+ * `required` or `optional`: a rule on any other field checks a field the contract otherwise warns about,
+ * which is a typo far more often than a plan.
+ */
+const contractSchemaSchema = z
+  .strictObject({
+    /** Fields the result must have, with their types. */
+    required: z.record(fieldName, jsonTypeSchema).default({}),
+    /** Fields it may have, with their types; any other field is a warning. */
+    optional: z.record(fieldName, jsonTypeSchema).default({}),
+    rules: z.array(ruleSchema).default([]),
+  })
+  .superRefine((schema, context) => {
+    const listed = [...Object.keys(schema.required), ...Object.keys(schema.optional)];
+    schema.rules.forEach((rule, index) => {
+      if (listed.includes(rule.field)) return;
+      const hint = didYouMean(rule.field, listed);
+      context.addIssue({
+        code: 'custom',
+        path: ['rules', index, 'field'],
+        message:
+          hint !== ''
+            ? `field "${rule.field}" is listed neither in required nor in optional${hint}`
+            : `field "${rule.field}" is listed neither in required nor in optional: add it to one of them ` +
+              `with its type (e.g. optional: { ${rule.field}: string })`,
+      });
+    });
+  });
 
 /**
  * A handoff contract (`contracts:`): what a run of `from_agent` must hand to `to_agent` (the agent that

@@ -109,8 +109,59 @@ function repeatingQuantifierAt(source: string, index: number): number {
   return upper > lower ? match[0].length : 0;
 }
 
+/** Flags a JavaScript regex literal may end with. */
+const literalFlags = /^[dgimsuvy]*$/;
+
+/**
+ * Why a pattern written as a JavaScript regex literal (`/password/i`) is refused, or undefined. It would
+ * compile, but as a pattern that looks for the slashes and the flag letters themselves, so it would silently
+ * never match. Config patterns have no flags field (the linear-time engine takes no `i`): the fix is the
+ * pattern without slashes, with both cases spelled out for `i`. Slashes meant literally are escaped (`\/`).
+ */
+export function regexLiteralProblem(source: string): string | undefined {
+  const close = source.lastIndexOf('/');
+  if (!source.startsWith('/') || close < 2) return undefined;
+  const body = source.slice(1, close);
+  const flags = source.slice(close + 1);
+  if (!literalFlags.test(flags) || new Set(flags).size !== flags.length) return undefined;
+  const advice = [`write the pattern without the slashes: "${body}"`];
+  if (flags.includes('i')) {
+    advice.push(
+      `patterns take no flags (there is no flags field): for a case-insensitive match spell both cases, "${bothCases(body)}"`,
+    );
+  } else if (flags !== '') {
+    advice.push(`patterns take no flags (there is no flags field): drop "${flags}"`);
+  }
+  return (
+    `looks like a /pattern/${flags} literal, which would match the slashes${flags === '' ? '' : ' and flag letters'} ` +
+    `themselves: ${advice.join('; ')} (to match slashes, escape them: "\\/")`
+  );
+}
+
+/** The pattern with each letter outside escapes and classes matching both cases (`ab` → `[Aa][Bb]`). */
+function bothCases(source: string): string {
+  let result = '';
+  let inClass = false;
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index] as string;
+    if (char === '\\') {
+      result += source.slice(index, index + 2);
+      index += 1;
+      continue;
+    }
+    if (char === '[') inClass = true;
+    else if (char === ']') inClass = false;
+    const upper = char.toUpperCase();
+    const lower = char.toLowerCase();
+    result += !inClass && upper !== lower ? `[${upper}${lower}]` : char;
+  }
+  return result;
+}
+
 /** Why a pattern cannot be used: it does not compile, or it is refused above; undefined when it is fine. */
 export function patternProblem(source: string): string | undefined {
+  const literal = regexLiteralProblem(source);
+  if (literal !== undefined) return literal;
   try {
     new RegExp(source);
   } catch (error) {
