@@ -18,7 +18,7 @@ import { agentUsageKey, chatKey, type KeySpace, runKeys, sessionKeys } from './k
 import { type AnswerResult, answerQuestion, pendingQuestions, readQuestion } from './question-store.js';
 import { QueueScheduler } from './queue-scheduler.js';
 import { loadRun, readChat } from './run-store.js';
-import { type RunWriteCode, writeRun } from './run-writer.js';
+import { type RunWriteCode, RunWriter } from './run-writer.js';
 import { defineScripts } from './scripts.js';
 import { redisSessionData, type SessionDataStore } from './session-data-store.js';
 import { createSession, deleteSession, getSession } from './session-store.js';
@@ -53,6 +53,9 @@ export class EngineStore {
   /** Wakes every event follower of this process from a few blocking connections (opened on first use). */
   private readonly eventHub: EventHub;
 
+  /** Writes new runs with their first steps, on a connection of its own (it WATCHes). */
+  private readonly runWriter: RunWriter;
+
   constructor(private readonly options: EngineStoreOptions) {
     defineScripts(options.redis);
     this.queueConnection = duplicateClient(options.redis, { connectionName: 'ratchet-queues' });
@@ -61,6 +64,12 @@ export class EngineStore {
     });
     defineScripts(this.queueConnection);
     this.queues = new StepQueues(this.queueConnection, options.space, options.jobs, options.logger);
+    this.runWriter = new RunWriter({
+      redis: options.redis,
+      space: options.space,
+      queues: this.queues,
+      eventsMaxLength: options.eventsMaxLength,
+    });
     this.eventHub = new EventHub({
       redis: options.redis,
       maxFollowers: options.maxFollowers,
@@ -78,7 +87,7 @@ export class EngineStore {
 
   /** The scheduler port of the steps a worker runs, with the engine's cancellation. */
   scheduler(cancel: (runId: string, reason: string) => Promise<unknown>): QueueScheduler {
-    return new QueueScheduler(this.queues, this.options.space, this.options.eventsMaxLength, cancel);
+    return new QueueScheduler(this.queues, this.runWriter, this.options.space, cancel);
   }
 
   chatLength(sessionId: string, chatId: string): Promise<number> {
@@ -90,13 +99,7 @@ export class EngineStore {
     plan: RunCreation,
     chatLength: number,
   ): Promise<{ code: RunWriteCode; detail: string | undefined }> {
-    return writeRun({
-      queues: this.queues,
-      space: this.options.space,
-      plan,
-      chatLength,
-      eventsMaxLength: this.options.eventsMaxLength,
-    });
+    return this.runWriter.write({ plan, chatLength });
   }
 
   loadRun(sessionId: string, runId: string): Promise<StoredRun | undefined> {
@@ -202,6 +205,7 @@ export class EngineStore {
   async close(): Promise<void> {
     try {
       await this.eventHub.close();
+      await this.runWriter.close();
       await this.queues.close();
     } finally {
       await closeRedis(this.queueConnection);

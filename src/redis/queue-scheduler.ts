@@ -3,15 +3,15 @@ import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflow
 import type { RunRecord } from '../workflows/run-record.js';
 import type { StepScheduler } from '../workflows/step-scheduler.js';
 import { type KeySpace, runKeys } from './keys.js';
-import { writeRun } from './run-writer.js';
+import type { RunWriter } from './run-writer.js';
 import type { StepQueues } from './step-queues.js';
 
 /** The scheduler of a worker: the step queues of every shard, and the engine's cancellation. */
 export class QueueScheduler implements StepScheduler {
   constructor(
     private readonly queues: StepQueues,
+    private readonly runWriter: RunWriter,
     private readonly space: KeySpace,
-    private readonly eventsMaxLength: number,
     private readonly cancel: (runId: string, reason: string) => Promise<unknown>,
   ) {}
 
@@ -36,12 +36,9 @@ export class QueueScheduler implements StepScheduler {
   }
 
   startChildRun(input: { plan: RunCreation; chatLength: number; parentRunId: string }) {
-    return writeRun({
-      queues: this.queues,
-      space: this.space,
+    return this.runWriter.write({
       plan: input.plan,
       chatLength: input.chatLength,
-      eventsMaxLength: this.eventsMaxLength,
       parent: runKeys(this.space, input.plan.record.session_id, input.parentRunId),
     });
   }

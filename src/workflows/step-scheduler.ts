@@ -17,7 +17,7 @@ export interface StepScheduler {
   wake(shard: number, jobId: string): Promise<void>;
   /** Wakes the step that waits for this run, when it is a child run; nothing for a root run. */
   wakeParent(run: Pick<RunRecord, 'session_id' | 'parent'>): Promise<void>;
-  /** Writes a child run and adds its first step in one transaction (see writeRun). */
+  /** Writes a child run and adds its first step in one transaction, or neither when refused (see RunWriter). */
   startChildRun(input: {
     plan: RunCreation;
     chatLength: number;

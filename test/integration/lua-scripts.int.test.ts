@@ -62,6 +62,7 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
       retentionKeys(space, keys.shard).sessions,
     ],
     [
+      'create',
       plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
       runId,
       JSON.stringify(plan.record),
@@ -120,7 +121,7 @@ describe('create-run', () => {
         runKeys(space, sessionId, runId).run,
         retentionKeys(space, first.keys.shard).sessions,
       ],
-      ['', runId, '{}', 1, 1000, 0],
+      ['create', '', runId, '{}', 1, 1000, 0],
     );
     expect(stale).toEqual(['CONFLICT', 'chat']);
   });

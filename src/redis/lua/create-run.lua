@@ -13,17 +13,20 @@
   A child run works on a chat of its own beside the session's active run: it neither needs nor takes the
   session's active_run.
 
-  ARGV[1] session record JSON: written when the session does not exist ('' = it must exist)
-  ARGV[2] run id
-  ARGV[3] run record JSON
-  ARGV[4] expected chat length before the append
-  ARGV[5] events stream max length (approximate trimming)
-  ARGV[6] number of chat entries M
-  ARGV[7 .. 6+M]     chat entries (JSON)
-  ARGV[7+M .. #ARGV] events (JSON)
+  ARGV[1] 'create', or 'check': answer as 'create' would, and write nothing (the caller WATCHes the keys,
+          checks, then creates and adds the first step in one MULTI only when the check said OK, so that a
+          refused run leaves no step behind)
+  ARGV[2] session record JSON: written when the session does not exist ('' = it must exist)
+  ARGV[3] run id
+  ARGV[4] run record JSON
+  ARGV[5] expected chat length before the append
+  ARGV[6] events stream max length (approximate trimming)
+  ARGV[7] number of chat entries M
+  ARGV[8 .. 7+M]     chat entries (JSON)
+  ARGV[8+M .. #ARGV] events (JSON)
 
   Returns
-    {'OK', eventId, ...}
+    {'OK', eventId, ...}     ({'OK'} for a check)
     {'NO_SESSION'}
     {'SESSION_BUSY', activeRunId}
     {'RUN_EXISTS'}
@@ -36,11 +39,10 @@ local rcall = redis.call
 --- @include "append-entries"
 --- @include "retention-index"
 
-if rcall('HEXISTS', KEYS[1], 'record') == 0 then
-  if ARGV[1] == '' then
-    return {'NO_SESSION'}
-  end
-  rcall('HSET', KEYS[1], 'record', ARGV[1])
+local check = ARGV[1] == 'check'
+local newSession = rcall('HEXISTS', KEYS[1], 'record') == 0
+if newSession and ARGV[2] == '' then
+  return {'NO_SESSION'}
 end
 
 local child = KEYS[6] ~= KEYS[4]
@@ -65,17 +67,24 @@ else
   end
 end
 
-if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[4]) then
+if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[5]) then
   return {'CONFLICT', 'chat'}
 end
 
-rcall('HSET', KEYS[4], 'record', ARGV[3], 'rev', 1)
-rcall('SADD', KEYS[5], ARGV[2])
-markActive(KEYS[8], KEYS[1])
-if child then
-  rcall('SADD', KEYS[7], ARGV[2])
-else
-  rcall('HSET', KEYS[1], 'active_run', ARGV[2])
+if check then
+  return {'OK'}
 end
 
-return appendEntries(KEYS[2], KEYS[3], ARGV[5], 6)
+if newSession then
+  rcall('HSET', KEYS[1], 'record', ARGV[2])
+end
+rcall('HSET', KEYS[4], 'record', ARGV[4], 'rev', 1)
+rcall('SADD', KEYS[5], ARGV[3])
+markActive(KEYS[8], KEYS[1])
+if child then
+  rcall('SADD', KEYS[7], ARGV[3])
+else
+  rcall('HSET', KEYS[1], 'active_run', ARGV[3])
+end
+
+return appendEntries(KEYS[2], KEYS[3], ARGV[6], 7)
