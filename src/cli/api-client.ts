@@ -21,6 +21,18 @@ const errorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
 });
 const submittedSchema = z.object({ run_id: z.string(), session_id: z.string() });
+const pendingQuestionSchema = z.object({
+  id: z.string(),
+  session_id: z.string(),
+  run_id: z.string(),
+  agent: z.string(),
+  kind: z.enum(['ask_user', 'approval', 'budget']),
+  question: z.string(),
+  options: z.array(z.string()),
+  tool: z.object({ name: z.string(), tool_call_id: z.string(), arguments: z.string() }).nullable(),
+  status: z.string(),
+  timeout_at: z.string().nullable(),
+});
 const runViewSchema = z.object({
   id: z.string(),
   session_id: z.string(),
@@ -28,7 +40,22 @@ const runViewSchema = z.object({
   status: z.string(),
   result: z.string().nullable().optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
+  parent_run_id: z.string().nullable().optional(),
+  iterations: z.number().optional(),
+  usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }).optional(),
+  cost_usd: z.number().optional(),
+  progress: z.object({ fraction: z.number().nullable(), message: z.string() }).nullable().optional(),
+  pending_question: pendingQuestionSchema.nullable().optional(),
+  created_at: z.string().optional(),
+  finished_at: z.string().nullable().optional(),
 });
+const sessionViewSchema = z.object({
+  id: z.string(),
+  agent: z.string(),
+  status: z.string(),
+  active_run_id: z.string().nullable(),
+});
+const questionListSchema = z.object({ questions: z.array(pendingQuestionSchema) });
 const streamedEventSchema = z.object({
   kind: z.string().optional(),
   run_id: z.string(),
@@ -39,6 +66,9 @@ const streamedEventSchema = z.object({
 
 export type SubmittedRun = z.infer<typeof submittedSchema>;
 export type RunSummary = z.infer<typeof runViewSchema>;
+export type SessionSummary = z.infer<typeof sessionViewSchema>;
+/** A pending question as GET /v1/sessions/:id/questions lists it. */
+export type PendingQuestion = z.infer<typeof pendingQuestionSchema>;
 
 /** An event read from the SSE stream: one of ours, or a kind this CLI does not know (a newer server). */
 export type StreamedEvent =
@@ -76,6 +106,9 @@ export interface ApiClient {
   getRun(runId: string): Promise<RunSummary>;
   cancelRun(runId: string, reason?: string): Promise<void>;
   respond(sessionId: string, questionId: string, response: QuestionResponse): Promise<void>;
+  getSession(sessionId: string): Promise<SessionSummary>;
+  /** The session's pending questions (its runs' and their children's). */
+  listQuestions(sessionId: string): Promise<PendingQuestion[]>;
   /** One connection to the session's event stream; ends when the server ends it. */
   sessionEvents(sessionId: string, options?: EventStreamOptions): AsyncGenerator<SseMessage>;
 }
@@ -119,6 +152,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         question_id: questionId,
         response,
       });
+    },
+    async getSession(sessionId) {
+      const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+      return parseBody(sessionViewSchema, await request('GET', path), `GET ${path}`);
+    },
+    async listQuestions(sessionId) {
+      const path = `/v1/sessions/${encodeURIComponent(sessionId)}/questions`;
+      return parseBody(questionListSchema, await request('GET', path), `GET ${path}`).questions;
     },
     async *sessionEvents(sessionId, streamOptions = {}) {
       const query = streamOptions.follow === false ? '?follow=false' : '';

@@ -1,8 +1,29 @@
 import { parseArgs } from 'node:util';
+import { suggest } from '../config/suggest.js';
+
+/** How a command reaches an API it did not start: `--url` (else $RATCHET_URL), `--token` (else $RATCHET_TOKEN). */
+export interface ApiTarget {
+  url: string | undefined;
+  token: string | undefined;
+}
+
+export type CommandName =
+  | 'dev'
+  | 'api'
+  | 'worker'
+  | 'mcp'
+  | 'run'
+  | 'runs'
+  | 'status'
+  | 'attach'
+  | 'cancel'
+  | 'answer'
+  | 'config';
 
 /** A parsed `ratchet` command line. */
 export type Command =
-  | { name: 'help' }
+  /** `command`: help on that command only (`ratchet status --help`). */
+  | { name: 'help'; command?: CommandName }
   | { name: 'dev'; config: string | undefined; port: number | undefined }
   | { name: 'api'; config: string | undefined; port: number | undefined }
   | { name: 'worker'; config: string | undefined; concurrency: number | undefined }
@@ -18,145 +39,366 @@ export type Command =
       maxIterations: number | undefined;
       timeoutS: number | undefined;
     }
+  | ({ name: 'runs'; session: string | undefined } & ApiTarget)
+  | ({ name: 'status'; runId: string } & ApiTarget)
+  | ({ name: 'attach'; runId: string } & ApiTarget)
+  | ({ name: 'cancel'; runId: string; reason: string | undefined } & ApiTarget)
+  /** `id`: a question id, a run id or a session id (its one pending question). */
+  | ({ name: 'answer'; id: string; text: string } & ApiTarget)
   | { name: 'config-validate'; file: string };
 
 /** The command line is wrong: the CLI prints the message and the usage text, and exits 2. */
 export class UsageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The command whose usage fits the mistake; none: the whole usage text. */
+    readonly command?: CommandName,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
 }
 
-export const usageText = `Usage: ratchet <command> [options]
+interface OptionSpec {
+  type: 'string';
+  short?: string;
+}
+type OptionTable = Record<string, OptionSpec>;
+type Values<Options extends OptionTable> = { [Name in keyof Options]?: string };
 
-Commands:
-  dev [--config F] [--port N]            API and worker in one process (starts redis-server if needed)
-  api [--config F] [--port N]            the HTTP API
-  worker [--config F] [--concurrency N]  a worker; run as many as you like
-  mcp [--config F]                       an MCP server on stdio (the API's /mcp serves it over HTTP)
-  run "<task>" [--agent A] [--url URL]   submit a task, stream its events, answer its questions
-  config validate F                      check a config file: each problem with its path, or a summary
+interface CommandSpec<Options extends OptionTable> {
+  /** The command line as the usage shows it, and what it does. */
+  synopsis: string;
+  summary: string;
+  options: Options;
+  /** How many positional arguments it takes at most. */
+  maxPositionals: number;
+  build(values: Values<Options>, positionals: string[]): Command;
+}
 
-Options:
-  -c, --config F     config file (default: $RATCHET_CONFIG, else the bundled config/demo.yaml)
-  --port N           the API's port (default: api.port of the config; 0 picks a free one)
-  --concurrency N    steps a worker runs at once (default: worker.concurrency of the config)
-  --agent A          the agent to work on the task (default: the config's entry agent)
-  --url URL          the API to use; without it, run starts an API and a worker in its process
-  --token T          bearer token for --url (default: $RATCHET_TOKEN)
-  --max-iterations N model calls the run may make (at most the agent's options.max_iterations)
-  --timeout S        seconds the run may take (at most the agent's options.timeout_s)
-  -h, --help         this text
-
-Environment: REDIS_URL, RATCHET_CONFIG, RATCHET_TOKEN, RATCHET_LOG_LEVEL.
-run exits 0 when the run completed, 1 when it failed or was cancelled, 130 on Ctrl-C.
-Usage errors exit 2.`;
+function defineCommand<Options extends OptionTable>(spec: CommandSpec<Options>): CommandSpec<OptionTable> {
+  return spec as unknown as CommandSpec<OptionTable>;
+}
 
 const configOption = { config: { type: 'string', short: 'c' } } as const;
 const portOption = { port: { type: 'string' } } as const;
+const apiOptions = { url: { type: 'string' }, token: { type: 'string' } } as const;
 
-/** Parses `ratchet`'s arguments (without node and the script). Throws UsageError. */
-export function parseCommandLine(argv: readonly string[]): Command {
-  const [name, ...rest] = argv;
-  if (name === undefined) throw new UsageError('no command given');
-  if (name === '-h' || name === '--help' || name === 'help') return { name: 'help' };
-  if (rest.includes('-h') || rest.includes('--help')) return { name: 'help' };
-  switch (name) {
-    case 'dev':
-    case 'api': {
-      const { values } = parse(name, rest, { ...configOption, ...portOption }, 0);
-      return { name, config: values.config, port: optionalInteger('--port', values.port, 0, 65_535) };
-    }
-    case 'mcp': {
-      const { values } = parse(name, rest, configOption, 0);
-      return { name, config: values.config };
-    }
-    case 'worker': {
-      const { values } = parse(name, rest, { ...configOption, concurrency: { type: 'string' } }, 0);
-      return {
-        name,
-        config: values.config,
-        concurrency: optionalInteger('--concurrency', values.concurrency, 1),
-      };
-    }
-    case 'run': {
-      const { values, positionals } = parse(
-        name,
-        rest,
-        {
-          ...configOption,
-          agent: { type: 'string' },
-          url: { type: 'string' },
-          token: { type: 'string' },
-          'max-iterations': { type: 'string' },
-          timeout: { type: 'string' },
-        },
-        Number.POSITIVE_INFINITY,
-      );
+/** What each option means, for the usage text (one line per option, in this order). */
+const optionHelp: Record<string, string> = {
+  config: '-c, --config F     config file (default: $RATCHET_CONFIG, else the bundled config/demo.yaml)',
+  port: "--port N           the API's port (default: api.port of the config; 0 picks a free one)",
+  concurrency: '--concurrency N    steps a worker runs at once (default: worker.concurrency of the config)',
+  agent: "--agent A          the agent to work on the task (default: the config's entry agent)",
+  url:
+    '--url URL          the API (default: $RATCHET_URL, else the API the run was started on from this\n' +
+    '                   directory, else http://127.0.0.1:8080; run without it starts an API and a worker)',
+  token: '--token T          bearer token for the API (default: $RATCHET_TOKEN)',
+  'max-iterations':
+    "--max-iterations N model calls the run may make (at most the agent's options.max_iterations)",
+  timeout: "--timeout S        seconds the run may take (at most the agent's options.timeout_s)",
+  session: '--session ID       runs: only the runs of this session, with its active run',
+  reason: '--reason TEXT      cancel: why (recorded with the run)',
+};
+
+const commands: Record<CommandName, CommandSpec<OptionTable>> = {
+  dev: defineCommand({
+    synopsis: 'dev [--config F] [--port N]',
+    summary: 'API and worker in one process (starts redis-server if needed)',
+    options: { ...configOption, ...portOption },
+    maxPositionals: 0,
+    build: (values) => ({
+      name: 'dev',
+      config: values.config,
+      port: optionalInteger('--port', values.port, 0, 65_535),
+    }),
+  }),
+  api: defineCommand({
+    synopsis: 'api [--config F] [--port N]',
+    summary: 'the HTTP API',
+    options: { ...configOption, ...portOption },
+    maxPositionals: 0,
+    build: (values) => ({
+      name: 'api',
+      config: values.config,
+      port: optionalInteger('--port', values.port, 0, 65_535),
+    }),
+  }),
+  worker: defineCommand({
+    synopsis: 'worker [--config F] [--concurrency N]',
+    summary: 'a worker; run as many as you like',
+    options: { ...configOption, concurrency: { type: 'string' } },
+    maxPositionals: 0,
+    build: (values) => ({
+      name: 'worker',
+      config: values.config,
+      concurrency: optionalInteger('--concurrency', values.concurrency, 1),
+    }),
+  }),
+  mcp: defineCommand({
+    synopsis: 'mcp [--config F]',
+    summary: "an MCP server on stdio (the API's /mcp serves it over HTTP)",
+    options: configOption,
+    maxPositionals: 0,
+    build: (values) => ({ name: 'mcp', config: values.config }),
+  }),
+  run: defineCommand({
+    synopsis: 'run "<task>" [--agent A] [--url URL]',
+    summary: 'submit a task, stream its events, answer its questions',
+    options: {
+      ...configOption,
+      agent: { type: 'string' },
+      ...apiOptions,
+      'max-iterations': { type: 'string' },
+      timeout: { type: 'string' },
+    },
+    maxPositionals: Number.POSITIVE_INFINITY,
+    build: (values, positionals) => {
       const task = positionals.join(' ').trim();
-      if (task === '') throw new UsageError('run: give the task, e.g. ratchet run "What is 2 + 2?"');
-      if (values.url !== undefined) {
-        if (!/^https?:\/\/\S+$/.test(values.url)) {
-          throw new UsageError(`--url: must be an http:// or https:// URL (got "${values.url}")`);
-        }
-        if (values.config !== undefined) {
-          throw new UsageError('run: --config applies only without --url (the API has its own config)');
-        }
-      } else if (values.token !== undefined) {
-        throw new UsageError('run: --token applies only with --url');
+      if (task === '') throw new UsageError('run: give the task, e.g. ratchet run "What is 2 + 2?"', 'run');
+      const url = optionalUrl(values.url);
+      if (url !== undefined && values.config !== undefined) {
+        throw new UsageError('run: --config applies only without --url (the API has its own config)', 'run');
+      }
+      if (url === undefined && values.token !== undefined) {
+        throw new UsageError('run: --token applies only with --url', 'run');
       }
       return {
-        name,
+        name: 'run',
         task,
         agent: values.agent,
-        url: values.url?.replace(/\/+$/, ''),
+        url,
         token: values.token,
         config: values.config,
         maxIterations: optionalInteger('--max-iterations', values['max-iterations'], 1),
         timeoutS: optionalInteger('--timeout', values.timeout, 1),
       };
-    }
-    case 'config': {
-      const [action, ...files] = rest;
+    },
+  }),
+  runs: defineCommand({
+    synopsis: 'runs [--session ID]',
+    summary: "runs started from this directory (or a session's), with their status",
+    options: { session: { type: 'string' }, ...apiOptions },
+    maxPositionals: 0,
+    build: (values) => ({ name: 'runs', session: values.session, ...apiTarget(values) }),
+  }),
+  status: defineCommand({
+    synopsis: 'status RUN_ID',
+    summary: "a run's status, tokens, progress, question, answer or error",
+    options: apiOptions,
+    maxPositionals: 1,
+    build: (values, positionals) => ({
+      name: 'status',
+      runId: requiredPositional('status', positionals, 'the run id, e.g. ratchet status run_…'),
+      ...apiTarget(values),
+    }),
+  }),
+  attach: defineCommand({
+    synopsis: 'attach RUN_ID',
+    summary: 'follow a run that is going and answer its questions, as run does',
+    options: apiOptions,
+    maxPositionals: 1,
+    build: (values, positionals) => ({
+      name: 'attach',
+      runId: requiredPositional('attach', positionals, 'the run id, e.g. ratchet attach run_…'),
+      ...apiTarget(values),
+    }),
+  }),
+  cancel: defineCommand({
+    synopsis: 'cancel RUN_ID [--reason TEXT]',
+    summary: 'cancel a run (it stops at its next step)',
+    options: { reason: { type: 'string' }, ...apiOptions },
+    maxPositionals: 1,
+    build: (values, positionals) => ({
+      name: 'cancel',
+      runId: requiredPositional('cancel', positionals, 'the run id, e.g. ratchet cancel run_…'),
+      reason: values.reason,
+      ...apiTarget(values),
+    }),
+  }),
+  answer: defineCommand({
+    synopsis: 'answer ID "<answer>"',
+    summary: 'answer a waiting question (ID: the question, its run or session)',
+    options: apiOptions,
+    maxPositionals: 2,
+    build: (values, positionals) => {
+      const [id, text] = positionals;
+      if (id === undefined || text === undefined) {
+        throw new UsageError(
+          'answer: give the id and the answer, e.g. ratchet answer run_… "blue"',
+          'answer',
+        );
+      }
+      return { name: 'answer', id, text, ...apiTarget(values) };
+    },
+  }),
+  config: defineCommand({
+    synopsis: 'config validate F',
+    summary: 'check a config file: each problem with its path, or a summary',
+    options: {},
+    maxPositionals: Number.POSITIVE_INFINITY,
+    build: (_values, positionals) => {
+      const [action, file, ...extra] = positionals;
       if (action !== 'validate') {
         throw new UsageError(
           action === undefined
             ? 'config: say what to do: config validate F'
-            : `config: unknown action "${action}"`,
+            : `config: unknown action "${action}"${didYouMean(action, ['validate'])}`,
+          'config',
         );
       }
-      const { positionals } = parse('config validate', files, {}, 1);
-      const [file] = positionals;
-      if (file === undefined) throw new UsageError('config validate: give the config file');
+      if (file === undefined) throw new UsageError('config validate: give the config file', 'config');
+      if (extra.length > 0) {
+        throw new UsageError(`config validate: unexpected argument "${extra.join(' ')}"`, 'config');
+      }
       return { name: 'config-validate', file };
-    }
-    default:
-      throw new UsageError(`unknown command "${name}"`);
+    },
+  }),
+};
+
+const commandNames = Object.keys(commands) as CommandName[];
+
+function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(commands, name);
+}
+
+export const usageText = `Usage: ratchet <command> [options]
+
+Commands:
+${commandNames.map((name) => `  ${commands[name].synopsis.padEnd(39)}${commands[name].summary}`).join('\n')}
+
+Options:
+${Object.values(optionHelp)
+  .map((line) => `  ${line.replaceAll('\n', '\n  ')}`)
+  .join('\n')}
+  -h, --help         this text (ratchet <command> --help: that command's)
+
+Environment: REDIS_URL, RATCHET_CONFIG, RATCHET_URL, RATCHET_TOKEN, RATCHET_LOG_LEVEL, RATCHET_SOURCE.
+run and attach exit 0 when the run completed, 1 when it failed or was cancelled, 130 on Ctrl-C.
+Usage errors exit 2.`;
+
+/** One command's usage: its line and its options. */
+export function commandUsage(name: CommandName): string {
+  const spec = commands[name];
+  const options = Object.keys(spec.options)
+    .map((option) => optionHelp[option])
+    .filter((line) => line !== undefined)
+    .map((line) => `  ${line.replaceAll('\n', '\n  ')}`);
+  return [
+    `Usage: ratchet ${spec.synopsis}`,
+    '',
+    `${spec.summary}.`,
+    ...(options.length > 0 ? ['', 'Options:', ...options] : []),
+    '',
+    'ratchet --help lists every command.',
+  ].join('\n');
+}
+
+/** Parses `ratchet`'s arguments (without node and the script). Throws UsageError. */
+export function parseCommandLine(argv: readonly string[]): Command {
+  const [name, ...rest] = argv;
+  if (name === undefined) throw new UsageError('no command given');
+  if (name === '-h' || name === '--help' || name === 'help') {
+    const [topic] = rest;
+    return topic !== undefined && isCommandName(topic) ? { name: 'help', command: topic } : { name: 'help' };
+  }
+  if (!isCommandName(name)) {
+    throw new UsageError(
+      name.startsWith('-')
+        ? `give the command before its options (got "${name}")`
+        : `unknown command "${name}"${didYouMean(name, commandNames)}`,
+    );
+  }
+  const spec = commands[name];
+  const helpAt = rest.findIndex((arg) => arg === '-h' || arg === '--help' || arg === '--');
+  if (helpAt !== -1 && rest[helpAt] !== '--') return { name: 'help', command: name };
+  const { values, positionals } = parse(name, rest, spec);
+  try {
+    return spec.build(values, positionals);
+  } catch (error) {
+    if (error instanceof UsageError && error.command === undefined) throw new UsageError(error.message, name);
+    throw error;
   }
 }
 
-type OptionSpec = Record<string, { type: 'string'; short?: string }>;
-
-function parse<Options extends OptionSpec>(
-  command: string,
+function parse(
+  name: CommandName,
   args: readonly string[],
-  options: Options,
-  maxPositionals: number,
-): { values: { [Name in keyof Options]?: string }; positionals: string[] } {
-  let parsed: ReturnType<typeof parseArgs>;
+  spec: CommandSpec<OptionTable>,
+): { values: Values<OptionTable>; positionals: string[] } {
+  let parsed: { values: Values<OptionTable>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: [...args], options: spec.options, allowPositionals: true, strict: true }) as {
+      values: Values<OptionTable>;
+      positionals: string[];
+    };
   } catch (error) {
-    // Node's message goes on with advice about `--` that does not fit a mistyped flag.
-    const message = (error as Error).message.split('\n')[0]?.replace(/\. To specify a positional.*$/, '');
-    throw new UsageError(`${command}: ${message}`);
+    throw new UsageError(`${name}: ${describeParseError(error as Error & { code?: string }, spec)}`, name);
   }
-  if (parsed.positionals.length > maxPositionals) {
-    const extra = parsed.positionals.slice(maxPositionals).join(' ');
-    throw new UsageError(`${command}: unexpected argument${extra.includes(' ') ? 's' : ''} "${extra}"`);
+  if (parsed.positionals.length > spec.maxPositionals) {
+    const extra = parsed.positionals.slice(spec.maxPositionals).join(' ');
+    throw new UsageError(
+      `${name}: unexpected argument${extra.includes(' ') ? 's' : ''} "${extra}"${
+        spec.maxPositionals === 1 ? ' (quote an argument that has spaces)' : ''
+      }`,
+      name,
+    );
   }
-  return parsed as { values: { [Name in keyof Options]?: string }; positionals: string[] };
+  return parsed;
+}
+
+function describeParseError(error: Error & { code?: string }, spec: CommandSpec<OptionTable>): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown !== undefined) {
+    const known = Object.entries(spec.options).flatMap(([long, option]) => [
+      `--${long}`,
+      ...(option.short ? [`-${option.short}`] : []),
+    ]);
+    const hint = unknown.startsWith('--') ? didYouMean(unknown, known) : '';
+    return `unknown option "${unknown}"${hint || (known.length === 0 ? ' (it takes no options)' : '')}`;
+  }
+  // Node's message goes on with advice about `--` that does not fit a mistyped flag.
+  return error.message.split('\n')[0]?.replace(/\. To specify a positional.*$/, '') ?? error.message;
+}
+
+/**
+ * ` (did you mean "x"?)`: the config check's suggestion, and for the short words of a command line also a swap
+ * of two neighbouring letters (`rnus` → `runs`), the commonest slip at a keyboard.
+ */
+function didYouMean(name: string, candidates: readonly string[]): string {
+  const suggestion = suggest(name, candidates) ?? candidates.find((candidate) => isSwap(name, candidate));
+  return suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`;
+}
+
+function isSwap(typed: string, candidate: string): boolean {
+  if (typed.length !== candidate.length) return false;
+  const differences = [...typed].flatMap((char, index) => (char === candidate[index] ? [] : [index]));
+  const [first, second] = differences;
+  return (
+    differences.length === 2 &&
+    first !== undefined &&
+    second === first + 1 &&
+    typed[first] === candidate[second] &&
+    typed[second] === candidate[first]
+  );
+}
+
+function requiredPositional(command: CommandName, positionals: string[], what: string): string {
+  const [value] = positionals;
+  if (value === undefined || value.trim() === '') throw new UsageError(`${command}: give ${what}`, command);
+  return value.trim();
+}
+
+function apiTarget(values: { url?: string; token?: string }): ApiTarget {
+  return { url: optionalUrl(values.url), token: values.token };
+}
+
+function optionalUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (!/^https?:\/\/\S+$/.test(text)) {
+    throw new UsageError(`--url: must be an http:// or https:// URL (got "${text}")`);
+  }
+  return text.replace(/\/+$/, '');
 }
 
 function optionalInteger(

@@ -1,6 +1,7 @@
 import { runEndKinds } from '../events/event.js';
 import type { ApiClient } from './api-client.js';
 import { followSessionEvents } from './follow-events.js';
+import type { AskedQuestion } from './question-answers.js';
 import { QuestionAsker } from './question-asker.js';
 import { createTreeRenderer } from './render-event.js';
 import type { Terminal } from './terminal.js';
@@ -21,6 +22,12 @@ export interface FollowRunOptions {
   sessionId: string;
   /** Fires on the process's SIGINT; the terminal's own Ctrl-C is read from `terminal`. */
   interrupts: { on(handler: () => void): () => void };
+  /**
+   * The questions open now, read from the API: given, they are what is asked (at the start and after each
+   * ask_user event) instead of the ask_user events themselves. A client attaching to a run reads its events
+   * from the start, and only the API knows which of the questions in them are still waiting.
+   */
+  pendingQuestions?: () => Promise<AskedQuestion[]>;
 }
 
 /**
@@ -68,6 +75,10 @@ async function streamRun(context: RunContext & { cancelling: () => boolean }): P
         terminal.print(`  … event stream lost (${(error as Error).message}); reconnecting in ${delayMs} ms`),
     });
     const render = createTreeRenderer(runId);
+    const refresh = context.pendingQuestions
+      ? questionRefresher(context.pendingQuestions, asker, terminal)
+      : undefined;
+    refresh?.();
     for await (const streamedEvent of events) {
       if (!streamedEvent.known) {
         if (streamedEvent.problem) {
@@ -80,7 +91,10 @@ async function streamRun(context: RunContext & { cancelling: () => boolean }): P
       const { event } = streamedEvent;
       const line = render(event);
       if (line) terminal.print(line);
-      if (event.kind === 'ask_user') asker.add(event.data);
+      if (event.kind === 'ask_user') {
+        if (refresh) refresh();
+        else asker.add(event.data);
+      }
       if (event.kind === 'question_answered') asker.withdraw(event.data.question_id);
       if (event.run_id !== runId || !runEndKinds.includes(event.kind)) continue;
       // Once Ctrl-C has cancelled the run, its end (run_cancelled, or a race lost to completion) is the interrupt's.
@@ -93,6 +107,39 @@ async function streamRun(context: RunContext & { cancelling: () => boolean }): P
   } catch (error) {
     return { status: 'lost', message: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** Reads the open questions and hands them to the asker: one read at a time, one more if asked meanwhile. */
+function questionRefresher(
+  read: () => Promise<AskedQuestion[]>,
+  asker: QuestionAsker,
+  terminal: Terminal,
+): () => void {
+  let reading = false;
+  let again = false;
+  const refresh = (): void => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    void read()
+      .then(
+        (questions) => {
+          for (const question of questions) asker.add(question);
+        },
+        (error: unknown) =>
+          terminal.print(`  could not read the open questions: ${(error as Error).message}`),
+      )
+      .finally(() => {
+        reading = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      });
+  };
+  return refresh;
 }
 
 /** Ctrl-C: at a terminal, "cancel the run? [y/N]" (a second Ctrl-C leaves it running); else cancel at once. */

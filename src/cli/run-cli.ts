@@ -1,9 +1,10 @@
 // Commands import what they need when they run: `config validate` and `--help` load no server code.
 import '../models/index.js';
 import type { ToolBox } from '../tools/index.js';
+import { ApiError } from './api-client.js';
 import { resolveConfigPath } from './cli-config.js';
 import { CliError } from './cli-error.js';
-import { type Command, parseCommandLine, UsageError, usageText } from './command-line.js';
+import { type Command, commandUsage, parseCommandLine, UsageError, usageText } from './command-line.js';
 import { type ProcessIo, processIo } from './process-io.js';
 import { validateConfigCommand } from './validate-config-command.js';
 
@@ -14,14 +15,16 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
     command = parseCommandLine(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`ratchet: ${error.message}\n\n${usageText}\n`);
+    io.stderr.write(
+      `ratchet: ${error.message}\n\n${error.command ? commandUsage(error.command) : usageText}\n`,
+    );
     return 2;
   }
   // The CLI offers the built-in toolboxes only (built from the config's `tools` section when it loads).
   const toolboxes: readonly ToolBox[] = [];
   switch (command.name) {
     case 'help':
-      io.stdout.write(`${usageText}\n`);
+      io.stdout.write(`${command.command ? commandUsage(command.command) : usageText}\n`);
       return 0;
     case 'config-validate':
       return validateConfigCommand(command.file, toolboxes, {
@@ -32,6 +35,12 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
       const { runCommand } = await import('./run-command.js');
       return runCommand({ ...command, toolboxes }, io);
     }
+    case 'runs':
+    case 'status':
+    case 'cancel':
+    case 'answer':
+    case 'attach':
+      return remoteCommand(command, io);
     case 'dev': {
       const { devCommand } = await import('./server-commands.js');
       return devCommand({ config: command.config, port: command.port, toolboxes }, io);
@@ -57,6 +66,32 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
       });
       return undefined;
     }
+  }
+}
+
+/** The commands about runs already started, against an API; the API's refusals are one line each (exit 1). */
+async function remoteCommand(
+  command: Extract<Command, { name: 'runs' | 'status' | 'cancel' | 'answer' | 'attach' }>,
+  io: ProcessIo,
+): Promise<number> {
+  try {
+    switch (command.name) {
+      case 'attach': {
+        const { attachCommand } = await import('./attach-command.js');
+        return await attachCommand(command, io);
+      }
+      default: {
+        const remote = await import('./remote-commands.js');
+        if (command.name === 'runs') return await remote.runsCommand(command, io);
+        if (command.name === 'status') return await remote.statusCommand(command, io);
+        if (command.name === 'cancel') return await remote.cancelCommand(command, io);
+        return await remote.answerCommand(command, io);
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    io.stderr.write(`${error.code === 'unreachable' ? '' : `${error.code}: `}${error.message}\n`);
+    return 1;
   }
 }
 

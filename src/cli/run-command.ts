@@ -7,6 +7,7 @@ import { CliError } from './cli-error.js';
 import { type DevStack, startDevStack } from './dev-stack.js';
 import { followRun, type RunOutcome } from './follow-run.js';
 import type { ProcessIo } from './process-io.js';
+import { rememberRun, runHistoryPath } from './run-history.js';
 import { Terminal } from './terminal.js';
 
 export interface RunCommandOptions {
@@ -52,6 +53,7 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
         ...(options.timeoutS === undefined ? {} : { timeout_s: options.timeoutS }),
       });
       terminal.print(`run ${runId} (session ${sessionId})${stack ? '' : ` on ${api.url}`}`);
+      remember({ runId, sessionId, url: stack ? null : api.url, options, io });
       removeEarlyHandler();
       const outcome = await followRun({ client, terminal, runId, sessionId, interrupts: io.interrupts });
       return report(outcome, { runId, terminal, io, inProcess: stack !== undefined });
@@ -72,6 +74,30 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
     removeTerminationHandler();
     terminal.close();
     await (stack as DevStack | undefined)?.close();
+  }
+}
+
+/** Adds the run to .ratchet/runs.jsonl, for `ratchet runs` and the commands that find its API there. */
+function remember(context: {
+  runId: string;
+  sessionId: string;
+  url: string | null;
+  options: RunCommandOptions;
+  io: ProcessIo;
+}): void {
+  const path = runHistoryPath();
+  try {
+    rememberRun(path, {
+      run_id: context.runId,
+      session_id: context.sessionId,
+      url: context.url,
+      agent: context.options.agent ?? null,
+      task: context.options.task,
+      started_at: new Date().toISOString(),
+    });
+  } catch (error) {
+    // The run is submitted: losing its line in the history is not worth failing it for.
+    context.io.stderr.write(`could not remember the run in ${path}: ${(error as Error).message}\n`);
   }
 }
 

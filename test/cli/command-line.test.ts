@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine, UsageError } from '../../src/cli/command-line.js';
+import { commandUsage, parseCommandLine, UsageError } from '../../src/cli/command-line.js';
 
 function usageError(argv: string[]): string {
   try {
@@ -73,18 +73,101 @@ describe('parseCommandLine', () => {
     });
   });
 
-  it('asks for help with -h, --help or help', () => {
-    for (const argv of [['-h'], ['--help'], ['help'], ['run', '--help'], ['config', 'validate', '-h']]) {
+  it('asks for help with -h, --help or help; after a command, for that command', () => {
+    for (const argv of [['-h'], ['--help'], ['help']]) {
       expect(parseCommandLine(argv)).toEqual({ name: 'help' });
     }
+    expect(parseCommandLine(['run', '--help'])).toEqual({ name: 'help', command: 'run' });
+    expect(parseCommandLine(['help', 'status'])).toEqual({ name: 'help', command: 'status' });
+    expect(parseCommandLine(['config', 'validate', '-h'])).toEqual({ name: 'help', command: 'config' });
+    expect(parseCommandLine(['run', '--', '-h'])).toMatchObject({ name: 'run', task: '-h' });
+    expect(commandUsage('attach')).toMatch(/^Usage: ratchet attach RUN_ID\n/);
+    expect(commandUsage('attach')).toContain('--token T');
+    expect(commandUsage('attach')).not.toContain('--port');
+  });
+
+  it('reads the commands about a run already started, with --url and --token', () => {
+    const api = { url: undefined, token: undefined };
+    expect(parseCommandLine(['runs'])).toEqual({ name: 'runs', session: undefined, ...api });
+    expect(parseCommandLine(['runs', '--session', 'ses_x', '--url', 'http://h:1/'])).toEqual({
+      name: 'runs',
+      session: 'ses_x',
+      url: 'http://h:1',
+      token: undefined,
+    });
+    expect(parseCommandLine(['status', 'run_a', '--token', 't'])).toEqual({
+      name: 'status',
+      runId: 'run_a',
+      url: undefined,
+      token: 't',
+    });
+    expect(parseCommandLine(['attach', 'run_a'])).toEqual({ name: 'attach', runId: 'run_a', ...api });
+    expect(parseCommandLine(['cancel', 'run_a', '--reason', 'enough'])).toEqual({
+      name: 'cancel',
+      runId: 'run_a',
+      reason: 'enough',
+      ...api,
+    });
+    expect(parseCommandLine(['answer', 'q-1', 'blue and green'])).toEqual({
+      name: 'answer',
+      id: 'q-1',
+      text: 'blue and green',
+      ...api,
+    });
+  });
+
+  it('suggests the command or option meant', () => {
+    expect(usageError(['rnus'])).toBe('unknown command "rnus" (did you mean "runs"?)');
+    expect(usageError(['stauts', 'run_a'])).toBe('unknown command "stauts" (did you mean "status"?)');
+    expect(usageError(['attahc'])).toBe('unknown command "attahc" (did you mean "attach"?)');
+    expect(usageError(['wroker'])).toBe('unknown command "wroker" (did you mean "worker"?)');
+    expect(usageError(['deploy'])).toBe('unknown command "deploy"');
+    expect(usageError(['run', 'x', '--max-iteration', '3'])).toBe(
+      'run: unknown option "--max-iteration" (did you mean "--max-iterations"?)',
+    );
+    expect(usageError(['runs', '--sesion', 's'])).toBe(
+      'runs: unknown option "--sesion" (did you mean "--session"?)',
+    );
+    expect(usageError(['status', 'run_a', '--tokn=t'])).toBe(
+      'status: unknown option "--tokn" (did you mean "--token"?)',
+    );
+    expect(usageError(['config', 'valdiate', 'f'])).toBe(
+      'config: unknown action "valdiate" (did you mean "validate"?)',
+    );
+    expect(usageError(['--url', 'http://h', 'runs'])).toBe(
+      'give the command before its options (got "--url")',
+    );
+  });
+
+  it("says which command a mistake belongs to, so that command's usage is shown", () => {
+    const commandOf = (argv: string[]) => {
+      try {
+        parseCommandLine(argv);
+      } catch (error) {
+        if (error instanceof UsageError) return error.command;
+      }
+      return 'parsed';
+    };
+    expect(commandOf(['status'])).toBe('status');
+    expect(commandOf(['run', 'x', '--url', 'ftp://h'])).toBe('run');
+    expect(commandOf(['rnus'])).toBeUndefined();
   });
 
   it('refuses what it does not know, saying what is wrong', () => {
     expect(usageError([])).toBe('no command given');
     expect(usageError(['deploy'])).toBe('unknown command "deploy"');
-    expect(usageError(['dev', '--bogus'])).toBe("dev: Unknown option '--bogus'");
+    expect(usageError(['dev', '--bogus'])).toBe('dev: unknown option "--bogus"');
     expect(usageError(['dev', 'extra'])).toBe('dev: unexpected argument "extra"');
-    expect(usageError(['mcp', '--port', '1'])).toBe("mcp: Unknown option '--port'");
+    expect(usageError(['mcp', '--port', '1'])).toBe('mcp: unknown option "--port"');
+    expect(usageError(['config', 'validate', '-x'])).toBe(
+      'config: unknown option "-x" (it takes no options)',
+    );
+    expect(usageError(['status'])).toMatch(/^status: give the run id/);
+    expect(usageError(['status', 'a', 'b'])).toBe(
+      'status: unexpected argument "b" (quote an argument that has spaces)',
+    );
+    expect(usageError(['answer', 'q-1'])).toMatch(/^answer: give the id and the answer/);
+    expect(usageError(['cancel', 'run_a', '--url', 'h:8080'])).toMatch(/--url: must be an http/);
     expect(usageError(['worker', '--concurrency', '0'])).toMatch(
       /--concurrency: must be a whole number from 1/,
     );

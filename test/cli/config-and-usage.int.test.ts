@@ -73,18 +73,31 @@ describe('ratchet config validate', () => {
 
 describe('usage errors', () => {
   it.each([
-    [['deploy'], 'unknown command "deploy"'],
-    [['dev', '--bogus'], "dev: Unknown option '--bogus'"],
-    [['worker', '--concurrency', 'many'], '--concurrency: must be a whole number'],
-    [['run'], 'run: give the task'],
-    [['config', 'validate'], 'config validate: give the config file'],
-    [[], 'no command given'],
-  ])('ratchet %j prints the usage and exits 2', async (args, message) => {
+    [['deploy'], 'unknown command "deploy"', 'Usage: ratchet <command> [options]'],
+    [['rnus'], 'unknown command "rnus" (did you mean "runs"?)', 'Usage: ratchet <command> [options]'],
+    [['dev', '--bogus'], 'dev: unknown option "--bogus"', 'Usage: ratchet dev [--config F] [--port N]'],
+    [
+      ['status', 'run_x', '--tokn', 't'],
+      'status: unknown option "--tokn" (did you mean "--token"?)',
+      'Usage: ratchet status RUN_ID',
+    ],
+    [['worker', '--concurrency', 'many'], '--concurrency: must be a whole number', 'Usage: ratchet worker'],
+    [['run'], 'run: give the task', 'Usage: ratchet run "<task>"'],
+    [['config', 'validate'], 'config validate: give the config file', 'Usage: ratchet config validate F'],
+    [[], 'no command given', 'Usage: ratchet <command> [options]'],
+  ])('ratchet %j prints the usage and exits 2', async (args, message, usage) => {
     const { code, stdout, stderr } = await runCli(args, { cwd: dir });
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain(message);
-    expect(stderr).toContain('Usage: ratchet <command> [options]');
+    expect(stderr).toContain(usage);
+  });
+
+  it("ratchet <command> --help prints that command's usage and exits 0", async () => {
+    const { code, stdout } = await runCli(['attach', '--help'], { cwd: dir });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: ratchet attach RUN_ID\n/);
+    expect(stdout).toContain('--token T');
   });
 
   it('ratchet --help prints the usage and exits 0', async () => {

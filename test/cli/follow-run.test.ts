@@ -38,6 +38,12 @@ function fakeApi() {
     getRun: async () => {
       throw new Error('not used');
     },
+    getSession: async () => {
+      throw new Error('not used');
+    },
+    listQuestions: async () => {
+      throw new Error('not used');
+    },
     cancelRun: async (id) => {
       cancels.push(id);
       push('run_cancelled', { reason: 'cancelled by request' });

@@ -1,0 +1,41 @@
+import type { RunSummary } from './api-client.js';
+import { printable } from './terminal.js';
+
+/** Run statuses after which nothing changes. */
+export const finishedStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+/** `ratchet status`: what a person needs to know about a run, one fact a line. */
+export function describeRun(run: RunSummary): string[] {
+  const lines = [`run ${run.id} (session ${run.session_id})`, `  status      ${run.status}`];
+  lines.push(`  agent       ${printable(run.agent)}`);
+  if (run.parent_run_id) lines.push(`  parent      ${run.parent_run_id}`);
+  if (run.iterations !== undefined) lines.push(`  iterations  ${run.iterations}`);
+  if (run.usage) {
+    const cost = run.cost_usd ? `, $${run.cost_usd.toFixed(4)}` : '';
+    lines.push(`  tokens      ${run.usage.input_tokens} in, ${run.usage.output_tokens} out${cost}`);
+  }
+  if (run.progress) {
+    const percent = run.progress.fraction === null ? '' : `${Math.round(run.progress.fraction * 100)}% `;
+    lines.push(`  progress    ${percent}${printable(cut(run.progress.message))}`);
+  }
+  if (run.created_at) lines.push(`  started     ${run.created_at}`);
+  if (run.finished_at) lines.push(`  finished    ${run.finished_at}`);
+  const question = run.pending_question;
+  if (question) {
+    const options = question.options.length > 0 ? ` [${question.options.map(printable).join(' / ')}]` : '';
+    const what = question.kind === 'approval' ? `approve ${question.tool?.name ?? 'a tool call'}? ` : '';
+    lines.push(`  question    ${what}${printable(cut(question.question))}${options}`);
+    lines.push(
+      `              answer with: ratchet answer ${question.id} "${question.kind === 'approval' ? 'approve' : '…'}"` +
+        ` (or ratchet attach ${run.id})`,
+    );
+  }
+  if (run.result !== undefined && run.result !== null) lines.push(`  answer      ${printable(run.result)}`);
+  if (run.error) lines.push(`  error       ${run.error.code}: ${printable(run.error.message)}`);
+  return lines;
+}
+
+function cut(text: string, length = 200): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
+}
