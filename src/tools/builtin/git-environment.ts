@@ -7,11 +7,23 @@ import { join } from 'node:path';
  * repository to git's discovery, and its `config` may name programs (filters, fsmonitor, pager, …) that a
  * later `git add` or `git status` runs. So every git command the tools run names its repository explicitly,
  * reads no configuration but the repository's own `.git/config` (which the filesystem tools refuse to
- * write), and switches off, from the command line, every setting that names a program.
+ * write), and switches off, from the command line, every setting that names a program. A model that runs
+ * commands (the exec tools) can also create repositories inside the work tree, each with a configuration of
+ * its own that no switch here can name: git is told never to enter them (ignoreSubmodules).
  */
 
 /** Options given before the subcommand. */
 export const gitGlobalOptions: readonly string[] = ['--no-pager', '--literal-pathspecs'];
+
+/**
+ * Given to every command that compares the work tree or shows changes. git then never looks into the work
+ * tree of a submodule (or of a nested repository staged as one, or of one a `.git` file or link points to):
+ * it starts no `git status` or `git diff` there, which would run with that repository's own configuration,
+ * filters and attributes, out of reach of the switches below. It still shows which commit a gitlink records
+ * and the nested repository's HEAD (read in-process, which runs nothing). Given on the command line, it also
+ * overrides `submodule.<name>.ignore` in `.gitmodules`, a file a model writes.
+ */
+export const ignoreSubmodules = '--ignore-submodules=dirty';
 
 /**
  * Settings every git command runs with, given as command-line configuration (GIT_CONFIG_COUNT), which
@@ -36,7 +48,13 @@ const programSwitches: readonly (readonly [string, string])[] = [
   // A commit may start `git maintenance run --auto` in the background, outliving the tool call.
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
+  // Never enter a nested repository (see ignoreSubmodules), also in commands that take no such option
+  // (git commit); no summaries or inline diffs of submodules, no recursion.
   ['status.submoduleSummary', 'false'],
+  ['diff.ignoreSubmodules', 'dirty'],
+  ['diff.submodule', 'short'],
+  ['submodule.recurse', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
   ['safe.bareRepository', 'explicit'],
   ['core.attributesFile', '/dev/null'],
   ['core.quotePath', 'false'],

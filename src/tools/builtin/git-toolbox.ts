@@ -2,7 +2,13 @@ import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import { defineTool, type JsonValue } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
-import { checkConfigKeys, checkRepository, gitEnvironment, gitGlobalOptions } from './git-environment.js';
+import {
+  checkConfigKeys,
+  checkRepository,
+  gitEnvironment,
+  gitGlobalOptions,
+  ignoreSubmodules,
+} from './git-environment.js';
 import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
 import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
@@ -27,7 +33,8 @@ export function gitToolbox(options: GitToolboxOptions): ToolBox {
       'Shows the branch and the changed, staged and untracked files (git status --short --branch).',
     inputSchema: z.strictObject({}),
     idempotent: true,
-    handler: async (context) => (await git.run(['status', '--short', '--branch'], context.signal)).text,
+    handler: async (context) =>
+      (await git.run(['status', '--short', '--branch', ignoreSubmodules], context.signal)).text,
   });
 
   const diff = defineTool({
@@ -40,7 +47,13 @@ export function gitToolbox(options: GitToolboxOptions): ToolBox {
     idempotent: true,
     handler: async (context, input) => {
       const paths = await git.paths(input.paths ?? []);
-      const args = ['diff', ...(input.staged ? ['--cached'] : []), '--no-ext-diff', '--no-textconv'];
+      const args = [
+        'diff',
+        ...(input.staged ? ['--cached'] : []),
+        '--no-ext-diff',
+        '--no-textconv',
+        ignoreSubmodules,
+      ];
       const { text } = await git.run([...args, '--', ...paths], context.signal);
       return text === '' ? '(no changes)' : text;
     },
@@ -61,6 +74,7 @@ export function gitToolbox(options: GitToolboxOptions): ToolBox {
         'log',
         '--no-ext-diff',
         '--no-textconv',
+        ignoreSubmodules,
         `--max-count=${input.max_count ?? 20}`,
         '--date=iso-strict',
         '--format=%h %an %ad %s',
@@ -94,8 +108,18 @@ export function gitToolbox(options: GitToolboxOptions): ToolBox {
       const trailer = `${callTrailer}: ${context.idempotencyKey}`;
       const earlier = await git.commitWithTrailer(trailer, context.signal);
       if (earlier !== undefined) return { commit: earlier, already_committed: true };
+      // git commit with nothing to commit prints a full status, which takes no --ignore-submodules and would
+      // look into nested repositories but for diff.ignoreSubmodules: that case is answered here, without git.
+      if (!(await git.hasStagedChanges(context.signal))) {
+        throw new Error(
+          'git commit failed: nothing is staged for the commit; stage files with git_add first ' +
+            '(git_status lists what changed)',
+        );
+      }
+      // --quiet: no summary of the commit, whose diff reads .gitmodules; an invalid one there made git fail
+      // after committing.
       await git.run(
-        ['commit', '--no-verify', '--message', input.message, '--message', trailer],
+        ['commit', '--quiet', '--no-verify', '--message', input.message, '--message', trailer],
         context.signal,
       );
       const head = (await git.run(['rev-parse', 'HEAD'], context.signal)).text.trim();
@@ -110,6 +134,8 @@ interface GitRunner {
   /** Runs git; a non-zero exit is an error carrying git's message. */
   run(args: readonly string[], signal: AbortSignal): Promise<{ text: string }>;
   hasCommits(signal: AbortSignal): Promise<boolean>;
+  /** Whether the index differs from HEAD (from the empty tree before the first commit). */
+  hasStagedChanges(signal: AbortSignal): Promise<boolean>;
   /** The hash of a recent commit whose message contains `text`. */
   commitWithTrailer(text: string, signal: AbortSignal): Promise<string | undefined>;
   /** Checks paths from the model: no options, nothing outside the work dir. Returns them relative. */
@@ -176,6 +202,17 @@ function gitRunner(options: GitToolboxOptions): GitRunner {
   return {
     run,
     hasCommits,
+    async hasStagedChanges(signal) {
+      // Plumbing: diff-index --cached compares the index with a tree and nothing else, reads no diff.*
+      // settings, and never looks inside a submodule's work tree.
+      const base = (await hasCommits(signal))
+        ? 'HEAD'
+        : (await run(['hash-object', '-t', 'tree', '--no-filters', '/dev/null'], signal)).text.trim();
+      const args = ['diff-index', '--cached', '--quiet', ignoreSubmodules, base, '--'];
+      const result = await spawnGit(args, signal);
+      if (result.exitCode === 0 || result.exitCode === 1) return result.exitCode === 1;
+      throw new Error(gitFailure(args, result, options.workDir));
+    },
     async commitWithTrailer(text, signal) {
       if (!(await hasCommits(signal))) return undefined;
       const found = await run(
