@@ -59,6 +59,10 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       return `  🗜 context compacted (${event.data.reason === 'threshold' ? 'threshold reached' : 'the model refused a request as too long'}): ${event.data.tokens_before} → ${event.data.tokens_after} tokens`;
     case 'loop_detected':
       return `  ↻ loop: ${event.data.tool}(${cut(event.data.arguments)}) called ${event.data.count} times in the last ${event.data.window_size} calls; the model was told`;
+    case 'answer_rejected': {
+      const check = event.data.check === 'output_guardrail' ? 'the output guardrail' : event.data.check;
+      return `  ✗ answer rejected by ${check} (${event.data.retry}/${event.data.max_retries}): ${cut(event.data.reason)}`;
+    }
     case 'reflection':
       return `  💭 ${event.data.failures} failed tool calls in a row; the model was asked to reflect`;
     case 'run_completed': {
@@ -83,7 +87,18 @@ export function renderEvent(event: RatchetEvent): string | undefined {
 export function createTreeRenderer(rootRunId: string): (event: RatchetEvent) => string | undefined {
   const runs = new Map<string, { depth: number; prefix: string }>();
   const starts = new Map<string, string>();
+  // Replies an answer_rejected event (which comes just before them) said were sent back: `run:iteration`.
+  const rejected = new Set<string>();
   return (event) => {
+    if (event.kind === 'answer_rejected') rejected.add(`${event.run_id}:${event.data.iteration}`);
+    if (event.kind === 'message_added' && event.data.message.role === 'assistant') {
+      const key = `${event.run_id}:${String(event.data.message.metadata.iteration)}`;
+      if (rejected.delete(key)) {
+        const text = textOf(event.data.message);
+        const line = text === '' ? undefined : `    ↳ rejected answer: ${cut(text)}`;
+        return line === undefined ? undefined : indent(line, runs.get(event.run_id)?.depth ?? 0);
+      }
+    }
     if (event.kind === 'run_started') {
       if (event.run_id === rootRunId) return renderEvent(event);
       starts.set(event.run_id, cut(event.data.input));

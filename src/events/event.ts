@@ -100,6 +100,18 @@ export const eventDataSchemas = {
     count: z.number().int(),
     window_size: z.number().int(),
   }),
+  /**
+   * A final answer failed its check (`check`: `output_guardrail`, or `options.output_schema`) and was sent
+   * back with the reason: the run goes on for another answer. The rejected reply is the message_added of
+   * the same iteration, which follows; `retry` counts the answers sent back so far (at most `max_retries`).
+   */
+  answer_rejected: z.strictObject({
+    iteration: z.number().int(),
+    check: z.string(),
+    reason: z.string(),
+    retry: z.number().int(),
+    max_retries: z.number().int(),
+  }),
   /** Tool calls failed `failures` times in a row: the model is asked to reflect before going on. */
   reflection: z.strictObject({ iteration: z.number().int(), failures: z.number().int() }),
   /**

@@ -247,3 +247,58 @@ describe('printable', () => {
     );
   });
 });
+
+describe('a rejected final answer', () => {
+  const at = (kind: string, data: unknown) =>
+    ({ id: '1-0', v: 1, kind, run_id: 'run_root', agent: 'writer', time, data }) as RatchetEvent;
+  const reply = (iteration: number, role: 'assistant' | 'user', text: string) =>
+    at('message_added', {
+      chat_id: 'main',
+      index: iteration,
+      message: {
+        id: `m${iteration}${role}`,
+        sender: role === 'user' ? 'guardrail' : 'writer',
+        role,
+        parts: [{ type: 'text', text }],
+        metadata: { iteration },
+        created_at: time,
+      },
+    });
+
+  it('is shown as rejected, with the check, the retry count and the reason', () => {
+    const rejected = { iteration: 1, reason: 'the answer matches the denied pattern /secret/', retry: 1 };
+    expect(
+      renderEvent(event('answer_rejected', { ...rejected, check: 'output_guardrail', max_retries: 2 })),
+    ).toBe(
+      '  ✗ answer rejected by the output guardrail (1/2): the answer matches the denied pattern /secret/',
+    );
+    expect(
+      renderEvent(event('answer_rejected', { ...rejected, check: 'options.output_schema', max_retries: 3 })),
+    ).toBe(
+      '  ✗ answer rejected by options.output_schema (1/3): the answer matches the denied pattern /secret/',
+    );
+  });
+
+  it('is not printed like an answer by the run view; the answer that passes is', () => {
+    const render = createTreeRenderer('run_root');
+    const lines = [
+      at('run_started', { input: 'go' }),
+      at('answer_rejected', {
+        iteration: 1,
+        check: 'output_guardrail',
+        reason: 'the answer matches the denied pattern /secret/',
+        retry: 1,
+        max_retries: 2,
+      }),
+      reply(1, 'assistant', 'the secret is 42'),
+      reply(1, 'user', 'Your answer was not accepted: ...'),
+      reply(2, 'assistant', 'I cannot say'),
+    ].map(render);
+    expect(lines.filter((line) => line !== undefined)).toEqual([
+      '▶ writer starts: go',
+      '  ✗ answer rejected by the output guardrail (1/2): the answer matches the denied pattern /secret/',
+      '    ↳ rejected answer: the secret is 42',
+      '🤖 writer: I cannot say',
+    ]);
+  });
+});

@@ -40,8 +40,25 @@ describe('output guardrail', () => {
     // The answer was sent back before the second request (which is sent the whole chat).
     expect(harness.modelCalls().map((call) => call.iteration)).toEqual([1, 2]);
     expect(textOf(chat[2] ?? { parts: [] })).toContain('Your answer was not accepted');
-    const kinds = (await harness.events(sessionId)).map((event) => event.kind);
+    const events = await harness.events(sessionId);
+    const kinds = events.map((event) => event.kind);
     expect(kinds.filter((kind) => kind === 'run_completed')).toHaveLength(1);
+    // The rejection is an event of its own, in the commit of the rejected reply and just before it.
+    const rejections = events.filter((event) => event.kind === 'answer_rejected');
+    expect(rejections.map((event) => event.data)).toEqual([
+      {
+        iteration: 1,
+        check: 'output_guardrail',
+        reason: 'the answer matches the denied pattern /hunter\\d/',
+        retry: 1,
+        max_retries: 2,
+      },
+    ]);
+    const rejectedAt = kinds.indexOf('answer_rejected');
+    expect(events[rejectedAt + 1]).toMatchObject({
+      kind: 'message_added',
+      data: { message: { role: 'assistant', metadata: { iteration: 1 } } },
+    });
   });
 
   it('fails the run with guardrail_failed once the retries are used up', async () => {
@@ -100,5 +117,23 @@ describe('output guardrail', () => {
     const chat = await harness.transcript(sessionId);
     expect(chat.filter((message) => message.sender === 'guardrail')).toHaveLength(1);
     expect(harness.modelCalls()).toHaveLength(2);
+    const events = await harness.events(sessionId);
+    expect(events.filter((event) => event.kind === 'answer_rejected')).toHaveLength(1);
+  });
+
+  it('a worker SIGKILLed before the rejected reply was committed announces the rejection once', async () => {
+    harness = withGuardrail(['the password is hunter2', 'I will not share it.'], {
+      deny: ['hunter\\d'],
+      on_fail: 'retry',
+    });
+    const first = harness.spawnWorker({ crashAt: 'iteration.after_model_call@1' });
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'what is the password?' });
+    await first.exited;
+    harness.spawnWorker();
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    expect(run.status).toBe('completed');
+    const rejections = (await harness.events(sessionId)).filter((event) => event.kind === 'answer_rejected');
+    expect(rejections).toHaveLength(1);
+    expect(rejections[0]?.data).toMatchObject({ iteration: 1, retry: 1, max_retries: 2 });
   });
 });

@@ -51,6 +51,19 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
       time,
     ),
   reflection: () => buildEvent('reflection', run, { iteration: 5, failures: 3 }, time),
+  answer_rejected: () =>
+    buildEvent(
+      'answer_rejected',
+      run,
+      {
+        iteration: 2,
+        check: 'output_guardrail',
+        reason: 'the answer matches the denied pattern /x/',
+        retry: 1,
+        max_retries: 2,
+      },
+      time,
+    ),
   text_delta: () => buildEvent('text_delta', run, { iteration: 2, attempt: 1, delta: 'Hel' }, time),
   attempt_retried: () => buildEvent('attempt_retried', run, { iteration: 2, attempt: 2 }, time),
   message_added: () =>

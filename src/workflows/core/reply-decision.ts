@@ -16,13 +16,23 @@ export type ReplyDecision =
     }
   | { kind: 'tools'; calls: ToolCallPart[] }
   /** The final answer failed the output guardrail: it is sent back with the reason, for another answer. */
-  | { kind: 'retry'; feedback: string }
+  | { kind: 'retry'; feedback: string; rejection: AnswerRejection }
   | {
       kind: 'failed';
       code: 'max_iterations' | 'guardrail_failed' | 'contract_violated';
       message: string;
       contract?: ContractResult;
     };
+
+/** Why a final answer was sent back, as its answer_rejected event tells it. */
+export interface AnswerRejection {
+  /** `output_guardrail`, or the name of the check that failed (`options.output_schema`). */
+  check: string;
+  reason: string;
+  /** Answers sent back so far, this one included. */
+  retry: number;
+  max_retries: number;
+}
 
 /** The agent's output guardrail, as a reply decision needs it: the check and what a failure means. */
 export interface AnswerGuard {
@@ -95,7 +105,7 @@ function finalAnswer(
     };
   }
   const verdict = guardrailVerdict(guard.config, checked, guard.retriesSoFar);
-  if (verdict.kind === 'accept') return { kind: 'final', result };
+  if (verdict.kind === 'accept' || checked.ok) return { kind: 'final', result };
   if (verdict.kind === 'fail') return { kind: 'failed', code: verdict.code, message: verdict.message };
   if (iteration >= maxIterations) {
     return {
@@ -106,5 +116,14 @@ function finalAnswer(
         `iteration to answer again: ${verdict.feedback}`,
     };
   }
-  return { kind: 'retry', feedback: verdict.feedback };
+  return {
+    kind: 'retry',
+    feedback: verdict.feedback,
+    rejection: {
+      check: checked.by?.name ?? 'output_guardrail',
+      reason: checked.reason,
+      retry: verdict.retry,
+      max_retries: (checked.by ?? guard.config).max_retries,
+    },
+  };
 }

@@ -143,6 +143,10 @@ export function replyCommit(input: {
     ...(input.effects?.events ?? []).map((event) =>
       buildEvent(event.kind, run, event.data as EventData<EffectEventKind>, now),
     ),
+    // Before the rejected reply's message_added, so a client shows that reply as rejected, not as the answer.
+    ...(decision.kind === 'retry'
+      ? [buildEvent('answer_rejected', run, { iteration, ...decision.rejection }, now)]
+      : []),
     ...messageAddedEvents(run, [...injected, ...messages], input.chatLength, now),
     ...(input.supervisor?.progress ? [buildEvent('progress', run, input.supervisor.progress, now)] : []),
   ];
