@@ -3,6 +3,7 @@ import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js
 import { eventDataSchemas, eventKinds } from '../events/event.js';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
+import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
 import {
   budgetSchema,
   questionRecordSchema,
@@ -68,6 +69,8 @@ export const sendMessageBodySchema = z
   })
   .describe('Either `text` or `parts`.');
 
+const runTimeoutError = `must be a whole number of seconds from 1 to ${secondsLimit(maxRunTimeoutS)}`;
+
 export const createRunBodySchema = z.strictObject({
   input: z.union([z.string().min(1), inputPartsSchema]).describe('Text, or parts (text and images).'),
   agent: z.string().min(1).optional().describe("Defaults to the session's agent, else the entry agent."),
@@ -83,12 +86,13 @@ export const createRunBodySchema = z.strictObject({
       'Limits of the run (input + output tokens, USD); the run fails with budget_exceeded past them.',
     ),
   timeout_s: z
-    .int()
-    .positive()
+    .int({ error: runTimeoutError })
+    .positive({ error: runTimeoutError })
+    .max(maxRunTimeoutS, { error: runTimeoutError })
     .optional()
     .describe(
-      "Seconds the run may take, its child runs included; at most the agent's options.timeout_s. " +
-        'Past it the run fails with deadline_exceeded.',
+      `Seconds the run may take, its child runs included: 1 to ${secondsLimit(maxRunTimeoutS)}, and at most ` +
+        "the agent's options.timeout_s. Past it the run fails with deadline_exceeded.",
     ),
   max_iterations: z
     .int()

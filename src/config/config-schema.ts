@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { maxDayMs, maxHourMs, maxRetentionS, maxRunTimeoutS } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
 import { effectConfigSchema } from './effect-config-schema.js';
 import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
-import { integer, nullAsMissing, withDefault } from './schema-helpers.js';
+import { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
 
 const agentNamePattern = /^[a-zA-Z][\w-]*$/;
@@ -25,8 +26,8 @@ const agentOptionsSchema = z.strictObject({
   delegate: z.preprocess(nullAsMissing, z.boolean().optional()),
   /** Fraction of the context window at which `compact` summarises (its default threshold). */
   context_threshold: withDefault(z.number().gt(0).lte(1), 0.8),
-  /** A deadline for a whole run of this agent, its child runs included. */
-  timeout_s: z.preprocess(nullAsMissing, z.int().positive().optional()),
+  /** A deadline for a whole run of this agent, its child runs included: 1 s to 365 days. */
+  timeout_s: z.preprocess(nullAsMissing, duration(1, maxRunTimeoutS, '365 days').optional()),
   /** A check of the run's final answer. */
   output_guardrail: z.preprocess(nullAsMissing, outputGuardrailSchema.optional()),
   /**
@@ -206,22 +207,22 @@ const redisSchema = z.strictObject({
 
 const workerSchema = z.strictObject({
   concurrency: withDefault(integer(1), 10),
-  lock_duration_ms: withDefault(integer(1000), 10_000),
+  lock_duration_ms: withDefault(duration(1000, maxHourMs, '1 hour'), 10_000),
   // BullMQ may skip one stalled check (its guard key lives exactly one interval), so a dead worker's step
   // is taken over within lock + 2 x interval: 14 s with these defaults.
-  stalled_interval_ms: withDefault(integer(500), 2_000),
+  stalled_interval_ms: withDefault(duration(500, maxHourMs, '1 hour'), 2_000),
   max_stalled_count: withDefault(integer(1), 100),
   /** Attempts of a step that fails with a retryable error. */
   step_attempts: withDefault(integer(1), 5),
   /** Base of the exponential backoff between attempts. */
-  backoff_base_ms: withDefault(integer(0), 1_000),
-  backoff_max_ms: withDefault(integer(0), 60_000),
+  backoff_base_ms: withDefault(duration(0, maxDayMs, '1 day'), 1_000),
+  backoff_max_ms: withDefault(duration(0, maxDayMs, '1 day'), 60_000),
   /** Grace period after SIGTERM before in-flight steps are abandoned. */
-  shutdown_timeout_ms: withDefault(integer(0), 30_000),
+  shutdown_timeout_ms: withDefault(duration(0, maxHourMs, '1 hour'), 30_000),
   /** A step waiting for an answer wakes this often to check (answers normally wake it at once). */
-  question_recheck_ms: withDefault(integer(100), 60_000),
+  question_recheck_ms: withDefault(duration(100, maxDayMs, '1 day'), 60_000),
   /** How long finished step jobs are kept. */
-  keep_completed_jobs_s: withDefault(integer(0), 86_400),
+  keep_completed_jobs_s: withDefault(duration(0, maxRetentionS, '3650 days'), 86_400),
   /**
    * A worker process whose heartbeat is this old is dead: the locks it holds are released and its steps taken
    * over at once (src/worker/dead-worker-watch.ts). 0: no heartbeats; a dead worker's steps wait for their
@@ -238,11 +239,11 @@ const workerSchema = z.strictObject({
  */
 const retentionSchema = z.strictObject({
   /** A finished run's record, journal and own chat, this long after it finished (a week). */
-  finished_runs_s: withDefault(integer(0), 604_800),
+  finished_runs_s: withDefault(duration(0, maxRetentionS, '3650 days'), 604_800),
   /** A session with no active run and no pending question, this long after it was last active (30 days). */
-  idle_sessions_s: withDefault(integer(0), 2_592_000),
+  idle_sessions_s: withDefault(duration(0, maxRetentionS, '3650 days'), 2_592_000),
   /** How often one worker looks for expired data (a BullMQ job scheduler: one sweep per interval overall). */
-  sweep_interval_s: withDefault(integer(1), 300),
+  sweep_interval_s: withDefault(duration(1, 86_400, '1 day'), 300),
   /** Runs or sessions removed per Redis round trip of a sweep. */
   batch_size: withDefault(integer(1, 10_000), 100),
 });
@@ -273,7 +274,7 @@ const apiSchema = z.strictObject({
   /** Largest request body accepted; larger ones get 413. */
   body_limit_bytes: withDefault(integer(1024), 1_048_576),
   /** Interval of SSE keep-alive comments. */
-  keepalive_ms: withDefault(integer(100), 15_000),
+  keepalive_ms: withDefault(duration(100, maxHourMs, '1 hour'), 15_000),
   /**
    * How long the API waits for one Redis command (and /readyz for its ping) before it answers 503: bounds
    * every request while Redis is away or frozen.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { maxRunTimeoutS } from '../schemas/index.js';
 import { jsonSchemaSubsetSchema, jsonTypeSchema, safePattern } from './guardrail-config-schema.js';
-import { integer, nullAsMissing } from './schema-helpers.js';
+import { duration, integer, nullAsMissing } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
 
 const fieldName = z.string().min(1);
@@ -86,7 +87,10 @@ export const contractConfigSchema = z
     /** The result's `confidence` field (0..1) must be at least this. */
     required_confidence: z.preprocess(nullAsMissing, z.number().min(0).max(1).optional()),
     /** The run must have taken at most this long. */
-    max_execution_time_ms: z.preprocess(nullAsMissing, integer(1).optional()),
+    max_execution_time_ms: z.preprocess(
+      nullAsMissing,
+      duration(1, maxRunTimeoutS * 1000, '365 days').optional(),
+    ),
   })
   .refine(
     (contract) =>

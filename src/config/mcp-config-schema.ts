@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { maxDayMs, maxHourMs } from '../schemas/index.js';
+import { duration } from './schema-helpers.js';
 
 const serverNamePattern = /^[a-zA-Z][\w-]*$/;
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -32,9 +34,9 @@ const mcpServerEntrySchema = z
     /** Plain http:// to a host other than loopback sends the headers in clear: an explicit choice. */
     allow_http: z.boolean().optional(),
     /** Longest wait for one tool call's result. */
-    timeout_ms: z.int().min(1).default(60_000),
+    timeout_ms: duration(1, maxDayMs, '1 day').default(60_000),
     /** Longest wait for a connection (process start or HTTP handshake, and the MCP initialization). */
-    connect_timeout_ms: z.int().min(1).default(30_000),
+    connect_timeout_ms: duration(1, maxHourMs, '1 hour').default(30_000),
   })
   .superRefine((entry, context) => {
     const stdio = entry.command !== undefined;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { type BaseProviderConfig, knownProviderKinds, providerKind } from '../models/provider-registry.js';
+import { maxDayMs } from '../schemas/index.js';
 import { allowedKeys, configErrorMap, unknownKeyMessage } from './config-issues.js';
+import { duration } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
 
 /** A provider entry: the base fields plus the kind's own fields, as its `fieldsSchema` parsed them. */
@@ -14,9 +16,9 @@ export const rateLimitConfigSchema = z.strictObject({
   /** Retries of a request the provider refused (429, 5xx, network) before the iteration fails. */
   max_retries: z.int().min(0).optional(),
   /** Base of the exponential backoff between those retries. */
-  base_delay_ms: z.int().min(0).optional(),
+  base_delay_ms: duration(0, maxDayMs, '1 day').optional(),
   /** The window the per-minute limits apply to; only tests and unusual providers change it. */
-  window_ms: z.int().min(100).default(60_000),
+  window_ms: duration(100, maxDayMs, '1 day').default(60_000),
 });
 export type RateLimitConfig = z.output<typeof rateLimitConfigSchema>;
 

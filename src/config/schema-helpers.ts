@@ -16,3 +16,11 @@ export function integer(minimum: number, maximum?: number) {
   const atLeast = z.int().min(minimum);
   return maximum === undefined ? atLeast : atLeast.max(maximum);
 }
+
+/**
+ * A duration setting: a whole number from `minimum` to `maximum`, the upper limit stated in its error in
+ * words too (`limit`: "1 hour"). Every duration has one, so no setting overflows a timer or a date.
+ */
+export function duration(minimum: number, maximum: number, limit: string) {
+  return integer(minimum).max(maximum, { error: `must be at most ${maximum} (${limit})` });
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { integer, withDefault } from './schema-helpers.js';
+import { maxDayMs } from '../schemas/index.js';
+import { duration, integer, withDefault } from './schema-helpers.js';
 
 /** A host name, an IP address (IPv6 without brackets), or `*.domain` for every subdomain of a domain. */
 const hostPattern = /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^[0-9a-f:.]+$/i;
@@ -56,7 +57,7 @@ const execSchema = z
     enabled: withDefault(z.boolean(), false),
     /** Program names (or exact paths) the model may run. */
     commands: withDefault(z.array(z.string().min(1)), []),
-    timeout_ms: withDefault(integer(100), 30_000),
+    timeout_ms: withDefault(duration(100, maxDayMs, '1 day'), 30_000),
     /** Cap of stdout and of stderr each; a process that writes more is killed. */
     max_output_bytes: withDefault(integer(1), 65_536),
     /** Run the command line through /bin/sh -c (only its first word is checked against `commands`). */
@@ -90,7 +91,7 @@ const gitSchema = z.strictObject({
   /** Commit author; default: GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL, else "Ratchet" / "ratchet@localhost". */
   author_name: z.string().min(1).optional(),
   author_email: z.string().min(1).optional(),
-  timeout_ms: withDefault(integer(100), 30_000),
+  timeout_ms: withDefault(duration(100, maxDayMs, '1 day'), 30_000),
   max_output_bytes: withDefault(integer(1), 262_144),
 });
 
@@ -102,7 +103,7 @@ const httpSchema = z.strictObject({
   /** Allow loopback, private and link-local addresses for every host. */
   allow_private: withDefault(z.boolean(), false),
   /** For the whole request, redirects included. */
-  timeout_ms: withDefault(integer(100), 15_000),
+  timeout_ms: withDefault(duration(100, maxDayMs, '1 day'), 15_000),
   /** The response body is cut at this size (and marked truncated). */
   max_response_bytes: withDefault(integer(1), 1_048_576),
   max_redirects: withDefault(integer(0, 20), 5),

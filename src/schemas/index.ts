@@ -1,2 +1,10 @@
+export {
+  maxDayMs,
+  maxHourMs,
+  maxQuestionTimeoutS,
+  maxRetentionS,
+  maxRunTimeoutS,
+  secondsLimit,
+} from './duration-limits.js';
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';

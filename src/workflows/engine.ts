@@ -6,6 +6,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
+import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
 import type { TaskRecord } from '../tools/builtin/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
@@ -328,10 +329,22 @@ export class Engine {
   /** When a new run of the agent must be finished: its own timeout, or a shorter one asked for the run. */
   private deadlineOf(agent: string, timeoutS: number | undefined): string | undefined {
     const limit = this.options.timeouts?.[agent];
+    // The API and the config refuse it first; a caller of the engine itself must not store a date past
+    // what the run record's schema takes either.
+    if (
+      timeoutS !== undefined &&
+      !(Number.isInteger(timeoutS) && timeoutS > 0 && timeoutS <= maxRunTimeoutS)
+    ) {
+      throw new RatchetError(
+        'invalid_run_settings',
+        `timeout_s: ${timeoutS} must be a whole number of seconds from 1 to ${secondsLimit(maxRunTimeoutS)}`,
+      );
+    }
     if (timeoutS !== undefined && limit !== undefined && timeoutS > limit) {
       throw new RatchetError(
         'invalid_run_settings',
         `timeout_s: ${timeoutS} is more than agent "${agent}" allows (options.timeout_s: ${limit}); ask for ${limit} or less`,
+        { details: { field: 'timeout_s', limit } },
       );
     }
     return runDeadline(this.now(), timeoutS ?? limit);
@@ -339,17 +352,22 @@ export class Engine {
 
   /** A run may ask for less than its agent's config allows, never more. */
   private checkRunLimits(agent: string, input: Pick<StartRunInput, 'maxIterations' | 'budget'>): void {
-    const refuse = (message: string) => {
-      throw new RatchetError('invalid_run_settings', message);
+    // `field` and `limit` let a client (the API's `details.issues`) point at what to change.
+    const refuse = (field: string, limit: number | null, message: string) => {
+      throw new RatchetError('invalid_run_settings', message, { details: { field, limit } });
     };
     if (input.maxIterations !== undefined) {
       const limit = this.options.maxIterations?.[agent];
       if (limit === undefined)
         refuse(
+          'max_iterations',
+          null,
           `max_iterations: "${agent}" is a team or handoff group; only an agent's runs take max_iterations`,
         );
       else if (input.maxIterations > limit)
         refuse(
+          'max_iterations',
+          limit,
           `max_iterations: ${input.maxIterations} is more than agent "${agent}" allows (options.max_iterations: ${limit}); ask for ${limit} or less`,
         );
     }
@@ -360,6 +378,8 @@ export class Engine {
         const allowed = agentBudget[field];
         if (asked !== undefined && allowed !== undefined && asked > allowed)
           refuse(
+            `budget.${field}`,
+            allowed,
             `budget.${field}: ${asked} is more than agent "${agent}" allows (budget.${field}: ${allowed}); ask for ${allowed} or less`,
           );
       }

@@ -40,4 +40,29 @@ describe('long durations', () => {
     expect(run.status).toBe('completed');
     expect(run.result).toBe('three');
   });
+
+  it('answers a model asking a person to wait past 365 days (ask_user timeout_s) with an error naming the limit', async () => {
+    harness = new Harness({
+      script: {
+        replies: [
+          {
+            tool_calls: [
+              { name: 'ask_user', arguments: { question: 'Which?', timeout_s: 1e20, default: 'either' } },
+            ],
+          },
+          { text: 'asked too much' },
+        ],
+      },
+      agent: { options: { max_iterations: 5 } },
+    });
+    await harness.startWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'ask' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 20_000 });
+    expect(run.status).toBe('completed');
+    const end = (await harness.events(sessionId)).find((event) => event.kind === 'tool_call_end');
+    expect(end?.kind === 'tool_call_end' && end.data.is_error).toBe(true);
+    expect(end?.kind === 'tool_call_end' && end.data.content).toContain('timeout_s');
+    expect(end?.kind === 'tool_call_end' && end.data.content).toContain('31536000 (365 days)');
+    expect(await harness.engine.listQuestions(sessionId)).toEqual([]);
+  });
 });

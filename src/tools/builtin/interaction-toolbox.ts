@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxQuestionTimeoutS, secondsLimit } from '../../schemas/index.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 
@@ -10,7 +11,12 @@ const askUser = defineTool({
   inputSchema: z.strictObject({
     question: z.string().min(1).describe('the question, self-contained'),
     options: z.array(z.string().min(1)).optional().describe('suggested answers'),
-    timeout_s: z.number().positive().optional().describe('after this many seconds, `default` is the answer'),
+    timeout_s: z
+      .number()
+      .positive()
+      .max(maxQuestionTimeoutS, { error: `at most ${secondsLimit(maxQuestionTimeoutS)}` })
+      .optional()
+      .describe(`after this many seconds (at most ${maxQuestionTimeoutS}), \`default\` is the answer`),
     default: z.string().optional().describe('the answer when the timeout passes'),
   }),
   // The handler only asks: running it again asks the same question and finds its answer.
