@@ -109,6 +109,66 @@ describe('secrets in upstream error text', () => {
     expect(await everythingStored(harness.redis, harness.prefix)).not.toContain(apiKey);
   });
 
+  it('a provider that quotes the key cut short, in base64 or in hex leaves none of these forms anywhere', async () => {
+    const hex = Buffer.from(apiKey).toString('hex');
+    const base64 = Buffer.from(apiKey).toString('base64');
+    const basic = Buffer.from(`user:${apiKey}`).toString('base64');
+    const leaks = {
+      allButLast4: apiKey.slice(0, -4),
+      truncated: apiKey.slice(0, 13),
+      base64,
+      urlSafeBase64: base64.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''),
+      hex,
+      upperHex: hex.toUpperCase(),
+      // The characters of the Basic blob that depend on the key's bytes alone ("user:" fills 6 of them + 4 bits).
+      basicKeyPart: basic.slice(7, -2),
+    };
+    const error = (status: number, message: string) => (response: ServerResponse) =>
+      response
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    model = await leakyModelServer([
+      error(500, `Incorrect API key provided: ${leaks.allButLast4}****. Hint: ${leaks.truncated}...def`),
+      error(500, `credential (base64) ${leaks.base64}, url-safe ${leaks.urlSafeBase64}`),
+      error(500, `key bytes ${leaks.hex} / ${leaks.upperHex}`),
+      error(401, `rejected header Authorization: Basic ${basic}`),
+    ]);
+    harness = new Harness({
+      providerEntry: {
+        name: 'model',
+        kind: 'openai_compatible',
+        model: 'local-model',
+        base_url: model.baseUrl,
+        api_key: apiKey,
+        rate_limit: { max_retries: 4, base_delay_ms: 10 },
+      },
+      worker: { step_attempts: 5 },
+    });
+    const worker = harness.spawnWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'hello' });
+    const run = await harness.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    await worker.stop();
+
+    expect(model.requests()).toBeGreaterThanOrEqual(4);
+    expect(run.status).toBe('failed');
+    expect(run.error?.message).toContain('rejected header Authorization: Basic');
+    const events = await harness.engine.readEvents(sessionId);
+    const errorEvents = JSON.stringify(events.filter((event) => event.kind === 'error'));
+    // Each upstream message arrived (its words are there), with the key's forms hidden.
+    for (const words of ['Incorrect API key provided', 'credential (base64)', 'key bytes']) {
+      expect(errorEvents).toContain(words);
+    }
+    const stored = await everythingStored(harness.redis, harness.prefix);
+    const chat = JSON.stringify(await harness.transcript(sessionId));
+    for (const [form, text] of Object.entries(leaks)) {
+      expect({ form, leaked: JSON.stringify(run).includes(text) }).toEqual({ form, leaked: false });
+      expect({ form, leaked: JSON.stringify(events).includes(text) }).toEqual({ form, leaked: false });
+      expect({ form, leaked: chat.includes(text) }).toEqual({ form, leaked: false });
+      expect({ form, leaked: stored.includes(text) }).toEqual({ form, leaked: false });
+      expect({ form, leaked: worker.output().includes(text) }).toEqual({ form, leaked: false });
+    }
+  });
+
   it('a tool whose exception quotes a secret of the environment gives the model a redacted error', async () => {
     harness = new Harness({
       script: {
