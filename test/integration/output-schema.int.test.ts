@@ -46,8 +46,19 @@ describe('structured final answers (options.output_schema)', () => {
     const chat = await harness.transcript(sessionId);
     const feedback = chat.find((message) => message.sender === 'guardrail');
     expect(textOf(feedback ?? { parts: [] })).toContain('the answer is not valid JSON');
-    const ended = (await harness.events(sessionId)).find((event) => event.kind === 'agent_end');
+    const events = await harness.events(sessionId);
+    const ended = events.find((event) => event.kind === 'agent_end');
     expect(ended?.data).toMatchObject({ metadata: { confidence: 0.8 } });
+    const rejections = events.filter((event) => event.kind === 'answer_rejected');
+    expect(rejections.map((event) => event.data)).toEqual([
+      {
+        iteration: 1,
+        check: 'options.output_schema',
+        reason: expect.stringContaining('the answer is not valid JSON'),
+        retry: 1,
+        max_retries: 2,
+      },
+    ]);
   });
 
   it('a provider with structured output is asked for it, and its answer is still checked', async () => {
