@@ -153,19 +153,29 @@ export function keySlot(key: string): number {
   return crc % 16384;
 }
 
-/** Quit politely; disconnect if Redis does not answer. */
-export async function closeRedis(redis: RedisClient): Promise<void> {
+/**
+ * Quit politely; disconnect if Redis does not answer within `timeoutMs` (a second by default). Bounded
+ * whatever state Redis is in: down, frozen, or a cluster master missing.
+ */
+export async function closeRedis(redis: RedisClient, options: { timeoutMs?: number } = {}): Promise<void> {
   if (redis.status === 'end') return;
   if (redis.status === 'wait') {
     // A lazy client that never connected: quitting would connect it first.
     redis.disconnect();
     return;
   }
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([redis.quit(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    await Promise.race([
+      redis.quit(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, options.timeoutMs ?? 1000);
+      }),
+    ]);
   } catch {
     // already closed
   } finally {
+    clearTimeout(timer);
     redis.disconnect();
   }
 }

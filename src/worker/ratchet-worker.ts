@@ -42,6 +42,7 @@ export class RatchetWorker {
   private retention: RetentionSweeper | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private shuttingDown = false;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: RatchetWorkerOptions) {}
 
@@ -70,6 +71,7 @@ export class RatchetWorker {
     });
     this.mcpServers = mcpServers;
     await mcpServers.start();
+    if (this.shuttingDown) return;
     const { agents, handoffs, teams } = buildRegistry(
       config,
       configDir,
@@ -110,6 +112,7 @@ export class RatchetWorker {
       if (aborted > 0)
         logger.info({ run_id: runId, steps: aborted }, 'run cancelled: in-flight steps aborted');
     });
+    if (this.shuttingDown) return;
     const processor = createStepProcessor({
       services,
       cancellations,
@@ -153,6 +156,7 @@ export class RatchetWorker {
       worker.run().catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    if (this.shuttingDown) return;
     if (config.worker.dead_worker_ms > 0) {
       this.deadWorkerWatch = new DeadWorkerWatch({
         redis: commands,
@@ -163,6 +167,7 @@ export class RatchetWorker {
       });
       await this.deadWorkerWatch.start();
     }
+    if (this.shuttingDown) return;
     this.retention = new RetentionSweeper({
       commands,
       connection: createRedis({
@@ -176,6 +181,7 @@ export class RatchetWorker {
       logger,
     });
     await this.retention.start();
+    if (this.shuttingDown) return;
     logger.info(
       {
         shards,
@@ -188,33 +194,111 @@ export class RatchetWorker {
     );
   }
 
+  /** The longest close() takes with this deadline: the deadline, then the hand-back and the connections. */
+  shutdownBoundMs(deadlineMs = this.options.loaded.config.worker.shutdown_timeout_ms): number {
+    return deadlineMs + shutdownGraceMs + minimumCloseMs;
+  }
+
   /**
    * Stops taking jobs and lets in-flight steps finish; after the deadline their AbortSignals fire and they
-   * are handed back to the queue (another worker takes them). Resolves when everything is closed.
+   * are handed back to the queue (another worker takes them). Resolves when everything is closed, and in
+   * every state within `shutdownBoundMs()`: a start still under way stops at its next step, and what
+   * waits on an unreachable Redis (a hand-back, a quit) is given up and its connection dropped — a step
+   * not handed back is taken over by another worker when its lock expires. Never rejects.
    */
-  async close(deadlineMs = this.options.loaded.config.worker.shutdown_timeout_ms): Promise<void> {
-    if (this.shuttingDown) return;
+  close(deadlineMs = this.options.loaded.config.worker.shutdown_timeout_ms): Promise<void> {
+    this.closing ??= this.shutdown(deadlineMs);
+    return this.closing;
+  }
+
+  private async shutdown(deadlineMs: number): Promise<void> {
     this.shuttingDown = true;
     const { logger } = this.options;
-    // Off the registry first: a process that stops cleanly hands its steps back itself.
-    await this.deadWorkerWatch?.close();
+    const startedAt = Date.now();
+    const abortAt = startedAt + deadlineMs;
+    const endBy = abortAt + shutdownGraceMs;
+    const bounded = (what: string, work: Promise<unknown> | undefined, byMs: number) =>
+      settleWithin(work, byMs - Date.now(), logger, what);
+    const workers = [...this.workers];
     const abortTimer = setTimeout(() => {
       logger.warn('shutdown deadline reached: aborting in-flight steps');
-      for (const worker of this.workers) worker.cancelAllJobs('worker shutting down');
+      for (const worker of workers) worker.cancelAllJobs('worker shutting down');
     }, deadlineMs);
+    // Off the registry first: a process that stops cleanly hands its steps back itself.
+    await bounded(
+      'the dead worker watch',
+      this.deadWorkerWatch?.close(),
+      Math.min(startedAt + handBackGraceMs, endBy),
+    );
     try {
-      const closing = Promise.allSettled(this.workers.map((worker) => worker.close()));
-      const hardStop = new Promise((resolve) => setTimeout(resolve, deadlineMs + 5_000).unref());
-      await Promise.race([closing, hardStop]);
+      const drained = await bounded(
+        'the step workers',
+        Promise.allSettled(workers.map((worker) => worker.close())),
+        abortAt + handBackGraceMs,
+      );
+      if (!drained) {
+        logger.warn(
+          'shutdown deadline passed with Redis unreachable (or a step ignoring its abort): steps still held ' +
+            'were not handed back; their locks expire and another worker takes them over',
+        );
+        await bounded(
+          'the step workers (forced)',
+          Promise.allSettled(workers.map((worker) => worker.disconnect())),
+          endBy,
+        );
+      }
     } finally {
       clearTimeout(abortTimer);
-      await this.retention?.close();
-      await this.engine?.close();
-      await this.mcpServers?.close();
-      if (this.subscriber) await closeRedis(this.subscriber);
-      if (this.commands) await closeRedis(this.commands);
-      for (const connection of this.workerConnections) await closeRedis(connection);
+      // The rest in parallel, each within what is left of the bound; a connection that does not quit in
+      // time is dropped.
+      const quitBy = Math.max(endBy, Date.now() + minimumCloseMs);
+      const quitWithinMs = () => Math.max(minimumCloseMs, quitBy - Date.now());
+      await Promise.all([
+        bounded('the retention sweeper', this.retention?.close(), quitBy),
+        bounded('the engine', this.engine?.close(), quitBy),
+        bounded('the MCP servers', this.mcpServers?.close(), quitBy),
+        ...[this.subscriber, this.commands, ...this.workerConnections].map((connection) =>
+          connection ? closeRedis(connection, { timeoutMs: quitWithinMs() }) : undefined,
+        ),
+      ]);
       logger.info('worker closed');
     }
+  }
+}
+
+/** After the deadline: time for aborted steps to hand their jobs back, and for connections to quit. */
+const handBackGraceMs = 2_000;
+const shutdownGraceMs = 3_000;
+/** The least time a close is given, however late: a quit that Redis answers takes milliseconds. */
+const minimumCloseMs = 500;
+
+/**
+ * Waits for `work` at most `withinMs`; true when it settled in time (a failure is logged, not thrown: a
+ * shutdown goes on with the next thing to close).
+ */
+async function settleWithin(
+  work: Promise<unknown> | undefined,
+  withinMs: number,
+  logger: Logger,
+  what: string,
+): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = work.then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ err: error }, `shutdown: closing ${what} failed`);
+      return true;
+    },
+  );
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, withinMs));
+  });
+  try {
+    const inTime = await Promise.race([settled, late]);
+    if (!inTime) logger.warn(`shutdown: ${what} did not close in time; going on without them`);
+    return inTime;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -4,6 +4,7 @@ import { createLogger } from '../log/index.js';
 import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from './ratchet-worker.js';
+import { catchShutdownSignals, onShutdownSignal } from './shutdown-signals.js';
 
 export interface WorkerProcessOptions {
   argv: string[];
@@ -13,16 +14,46 @@ export interface WorkerProcessOptions {
 
 /**
  * Runs a worker until SIGTERM/SIGINT: stops taking jobs, finishes or hands back in-flight steps within the
- * configured deadline, and exits 0. A config that does not load is printed with every problem; exit 2.
+ * configured deadline, and exits 0 — in every state: starting, idle, busy, or with Redis unreachable (then
+ * what it holds is taken over when its locks expire). A config that does not load is printed with every
+ * problem; exit 2.
  */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<RatchetWorker> {
+  // First, before the config loads and Redis connects: a signal from now on is a clean shutdown.
+  catchShutdownSignals();
+  const logger = createLogger({ name: 'ratchet-worker' });
+  let worker: RatchetWorker | undefined;
+  let stopping = false;
+  onShutdownSignal((signal) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping worker');
+    if (!worker) {
+      logger.info('worker closed');
+      process.exit(0);
+    }
+    const closing = worker;
+    // The last resort, should a close ignore its bound: exit anyway (a step still held is taken over by
+    // another worker when its lock expires).
+    setTimeout(() => {
+      logger.warn('worker did not close in time: exiting anyway');
+      process.exit(0);
+    }, closing.shutdownBoundMs() + 2_000);
+    closing.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'worker did not close cleanly');
+        process.exit(1);
+      },
+    );
+  });
   const { values } = parseArgs({
     args: options.argv,
     options: { config: { type: 'string', short: 'c' }, concurrency: { type: 'string' } },
     allowPositionals: false,
   });
   const configPath = values.config ?? process.env.RATCHET_CONFIG ?? 'config/demo.yaml';
-  const logger = createLogger({ name: 'ratchet-worker' });
+  logger.info({ config: configPath }, 'worker starting');
   let loaded: ReturnType<typeof loadConfig>;
   try {
     loaded = loadConfig(configPath, { knownToolboxes: knownToolboxes(options.toolboxes) });
@@ -40,37 +71,25 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     );
     process.exit(2);
   }
-  const worker = new RatchetWorker({
+  const started = new RatchetWorker({
     loaded,
     toolboxes: options.toolboxes,
     logger,
     ...(concurrency === undefined ? {} : { concurrency }),
   });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping worker');
-    worker.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'worker did not close cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  worker = started;
   try {
-    await worker.start();
+    await started.start();
   } catch (error) {
+    // A start cut short by the shutdown: the signal handler exits the process.
+    if (stopping) return started;
     // Skills are read when the worker builds its agents: a bad one is a config problem like any other.
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      await worker.close(0);
+      await started.close(0);
       process.exit(2);
     }
     throw error;
   }
-  return worker;
+  return started;
 }

@@ -15,6 +15,8 @@ export interface LocalCluster {
   ports: number[];
   /** Shuts a master down (SIGTERM: it writes its AOF and exits) and starts it again on the same port and data. */
   restartNode(index: number, downMs?: number): Promise<void>;
+  /** Sends a master a signal by its pid (SIGSTOP freezes it: it neither answers nor refuses; SIGCONT wakes it). */
+  signalNode(index: number, signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -95,6 +97,9 @@ export async function startLocalCluster(masters = 3): Promise<LocalCluster> {
         20_000,
         'the cluster state',
       );
+    },
+    signalNode(index, signal) {
+      processes[index]?.kill(signal);
     },
     async stop() {
       await stopAll(processes);
