@@ -254,6 +254,38 @@ describe('git: files a model writes never make git run a program', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a partial clone never fetches a missing object from its promisor remote, whatever protocol the config allows', async () => {
+    // A model that runs commands can write .git: it makes the repository a partial clone whose promisor
+    // remote is a local path served by a planted upload-pack, allows the file protocol, and stages a file
+    // whose blob is missing, so that showing its diff would fetch the blob.
+    const server = join(directory.path, 'server');
+    execFileSync('git', ['init', '-q', server]);
+    const blob = execFileSync('git', ['hash-object', '--stdin'], {
+      cwd: repo,
+      input: 'secret\n',
+      encoding: 'utf8',
+    });
+    execFileSync('git', ['update-index', '--add', '--cacheinfo', `100644,${blob.trim()},a.txt`], {
+      cwd: repo,
+    });
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    for (const [key, value] of [
+      ['core.repositoryformatversion', '1'],
+      ['extensions.partialClone', 'origin'],
+      ['remote.origin.url', server],
+      ['remote.origin.promisor', 'true'],
+      ['remote.origin.uploadpack', markerScript()],
+      ['protocol.file.allow', 'always'],
+      ['protocol.ext.allow', 'always'],
+    ]) {
+      execFileSync('git', ['config', key as string, value as string], { cwd: repo });
+    }
+    await callTool(git, 'git_diff', {});
+    await callTool(git, 'git_diff', { staged: true });
+    await callEveryTool(git);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('program-valued settings of the repository config stay unused: signature checks, pager, editor', async () => {
     execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'first'], { cwd: repo, env: gitTestEnv() });
     // A commit carrying a signature header: git log --show-signature hands it to gpg.program.

@@ -78,17 +78,23 @@ export interface GitEnvironmentOptions {
  * repository are switched off by name: `.gitattributes` may assign any of them to any file.
  */
 export function gitEnvironment(options: GitEnvironmentOptions): NodeJS.ProcessEnv {
+  const configKeys = options.configKeys ?? [];
   const filterDrivers = new Set(
-    (options.configKeys ?? []).flatMap((key) => {
+    configKeys.flatMap((key) => {
       const driver = /^filter\.(.+)\.[^.]+$/s.exec(key)?.[1];
       return driver === undefined ? [] : [driver];
     }),
   );
+  // protocol.allow=never is only the default: a protocol.<name>.allow of the repository would win over it.
+  // Git reaches for a remote unasked in a partial clone (a missing object is fetched from the promisor
+  // remote, through its configured upload-pack), so every protocol the repository allows is refused by name.
+  const allowedProtocols = new Set(configKeys.filter((key) => /^protocol\..+\.allow$/s.test(key)));
   const settings: (readonly [string, string])[] = [
     ...programSwitches,
     ...[...filterDrivers].flatMap((driver) =>
       filterProgramKeys.map((key) => [`filter.${driver}.${key}`, ''] as const),
     ),
+    ...[...allowedProtocols].map((key) => [key, 'never'] as const),
   ];
   const environment: NodeJS.ProcessEnv = {
     GIT_DIR: join(options.workDir, '.git'),
