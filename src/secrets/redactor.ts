@@ -27,7 +27,8 @@ interface TrieNode {
  * A redactor for the given secret values. Each value is hidden as written, escaped inside JSON,
  * percent-encoded, as base64 (standard and URL-safe, at each of the 3 byte alignments, so it is found inside
  * a larger encoded blob such as a Basic auth header of `user:secret`) and as hex (lower and upper case);
- * every long enough prefix of each of these forms is hidden too (shortestHiddenPrefix). A value such as
+ * every long enough prefix of each of these forms is hidden too (shortestHiddenPrefix of the value, counted
+ * in the form's own units: twice as many hex digits, 4/3 as many base64 characters). A value such as
  * "Bearer <token>" hides the token alone, in all its forms. Where forms overlap, the longest is hidden.
  *
  * The forms are computed once, here. Matching is one native regex over the shortest hidden prefix of every
@@ -36,29 +37,26 @@ interface TrieNode {
  * secret does not occur in, and bounded by the longest form at each place one does.
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
-  const forms = new Set<string>();
-  const exact = new Set<string>();
+  const root: TrieNode = { next: new Map(), terminal: false };
+  const starts = new Set<string>();
+  const add = (form: string, minimum: number) => {
+    if (form.length < shortestSecret) return;
+    const shortest = Math.min(form.length, Math.max(shortestSecret, minimum));
+    addForm(root, form, shortest);
+    starts.add(form.slice(0, shortest));
+  };
   for (const secret of secrets) {
     if (secret.length < shortestSecret) continue;
     // A value with spaces (a header such as "Bearer <token>") is hidden whole; its parts get every form.
-    for (const form of textForms(secret)) exact.add(form);
+    for (const form of textForms(secret)) add(form, form.length);
     for (const part of secret.split(/\s+/)) {
       if (part.length < shortestSecret) continue;
-      for (const form of [...textForms(part), ...encodedForms(part)]) forms.add(form);
+      // The shortest hidden prefix is counted in the part's characters, so an encoding hides no fewer bytes.
+      const prefix = shortestHiddenPrefix(part.length);
+      for (const form of textForms(part)) add(form, prefix);
+      for (const form of hexForms(part)) add(form, 2 * prefix);
+      for (const form of base64Forms(part)) add(form, Math.ceil((4 * prefix) / 3));
     }
-  }
-  const root: TrieNode = { next: new Map(), terminal: false };
-  const starts = new Set<string>();
-  for (const form of exact) {
-    if (form.length < shortestSecret) continue;
-    addForm(root, form, form.length);
-    starts.add(form);
-  }
-  for (const form of forms) {
-    if (form.length < shortestSecret) continue;
-    const minimum = shortestHiddenPrefix(form.length);
-    addForm(root, form, minimum);
-    starts.add(form.slice(0, minimum));
   }
   if (starts.size === 0) return (text) => text;
   const alternatives = [...starts].sort((a, b) => b.length - a.length).map(escapeRegExp);
@@ -85,18 +83,25 @@ function textForms(value: string): string[] {
   return [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
 }
 
+/** The value's UTF-8 bytes as hex, lower and upper case. */
+function hexForms(value: string): string[] {
+  const hex = Buffer.from(value, 'utf8').toString('hex');
+  return [hex, hex.toUpperCase()];
+}
+
 /**
- * The value's UTF-8 bytes as hex and as base64. A base64 blob that holds the value after 0, 1 or 2 other
- * bytes spells it three different ways; for each, the characters that depend on the value's bytes alone are
- * kept (the first and last may mix in the neighbouring bytes), plus the whole encoding with its padding.
+ * The value's UTF-8 bytes as base64, standard and URL-safe. A base64 blob that holds the value after 0, 1
+ * or 2 other bytes spells it three different ways; for each, the characters that depend on the value's
+ * bytes alone are kept (the first and last may mix in the neighbouring bytes), plus the whole encoding with
+ * its padding.
  */
-function encodedForms(value: string): string[] {
+function base64Forms(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
-  const forms = [bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64')];
+  const forms = [bytes.toString('base64')];
   for (let alignment = 0; alignment < 3; alignment++) {
     const total = alignment + bytes.length;
     const encoded = Buffer.concat([Buffer.alloc(alignment), bytes]).toString('base64');
-    // Characters 0 .. ceil(8·alignment / 6) - 1 hold bits of the leading bytes; the last full one ends at bit 8·total.
+    // Characters before ceil(8·alignment / 6) hold bits of the leading bytes; the last full one ends at bit 8·total.
     forms.push(encoded.slice(Math.ceil((8 * alignment) / 6), Math.floor((8 * total) / 6)));
   }
   return forms.flatMap((form) => {
@@ -105,7 +110,7 @@ function encodedForms(value: string): string[] {
   });
 }
 
-/** Adds a form whose prefixes of `minimum` characters or more are hidden. */
+/** Adds a form whose prefixes of `minimum` characters or more are hidden (the whole form at least). */
 function addForm(root: TrieNode, form: string, minimum: number): void {
   let node = root;
   for (let index = 0; index < form.length; index++) {

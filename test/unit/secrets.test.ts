@@ -70,6 +70,9 @@ describe('createRedactor: partial and encoded secrets', () => {
     expect(both(`a ${key}-and-more-0123 b ${key} c`)).toBe('a [redacted] b [redacted] c');
     const text = 'nothing secret here: sk-live is a prefix, 736b2d6c is hex of four bytes';
     expect(redact(text)).toBe(text);
+    // An encoding hides no fewer of the key's characters than the key itself: the vendor prefix stays.
+    const vendor = `${Buffer.from('sk-live-4f9').toString('hex')} ${Buffer.from('sk-live-4f9').toString('base64')}`;
+    expect(redact(vendor)).toBe(vendor);
   });
 });
 
