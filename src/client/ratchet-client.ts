@@ -1,0 +1,263 @@
+import type { z } from 'zod';
+import { apiErrorOf, RatchetResponseError } from './client-errors.js';
+import { type EventsOptions, followEvents } from './event-stream.js';
+import { parseLenient } from './lenient-parse.js';
+import {
+  type AcceptedRun,
+  type AgentSummary,
+  type AnswerAccepted,
+  type ApprovalAnswer,
+  acceptedRunSchema,
+  agentListSchema,
+  type Health,
+  healthSchema,
+  type Question,
+  type QuestionResponse,
+  questionListSchema,
+  type RatchetClientEvent,
+  type Run,
+  respondAcceptedSchema,
+  runSchema,
+  type Session,
+  type SessionNote,
+  type SessionTask,
+  type SubmitRunInput,
+  sessionNoteListSchema,
+  sessionSchema,
+  sessionStateSchema,
+  sessionTaskListSchema,
+} from './wire-schemas.js';
+
+export interface RatchetClientOptions {
+  /** Where the API listens, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>` (needed when the server has `api.tokens`). */
+  token?: string;
+  /** The fetch to use (default: the global one); e.g. one with a proxy agent, or a test double. */
+  fetch?: typeof globalThis.fetch;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** How long one request may take before it is aborted (default 30 000 ms; `wait` adds its own timeout). */
+  timeoutMs?: number;
+}
+
+/** Per call: an AbortSignal, and a timeout other than the client's. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface WaitOptions extends RequestOptions {
+  /** Seconds the server waits for the run to finish (default 30, at most 300); then the run as it is. */
+  timeoutS?: number;
+}
+
+/** What the server takes as an approval: a decision, or the shorthand `"approve"` / `"reject"`. */
+export type ApprovalDecision = 'approve' | 'reject' | ApprovalAnswer;
+
+/**
+ * A typed client of Ratchet's HTTP API. It needs only `fetch`, so it runs in Node and in browsers; answers
+ * are parsed with the API's response schemas, tolerating fields a newer server adds.
+ */
+export class RatchetClient {
+  private readonly baseUrl: string;
+  private readonly fetchImplementation: typeof globalThis.fetch;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+
+  constructor(options: RatchetClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(
+        `baseUrl: "${options.baseUrl}" is not an absolute URL; give e.g. http://127.0.0.1:8080`,
+      );
+    }
+    this.baseUrl = base.href.replace(/\/+$/, '');
+    // Bound to globalThis: browsers refuse a fetch called as a method of another object.
+    this.fetchImplementation = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.headers = {
+      ...options.headers,
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    };
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** Starts a run (POST /v1/runs), on a new session unless `session_id` is given. */
+  submit(input: SubmitRunInput, options?: RequestOptions): Promise<AcceptedRun> {
+    return this.request('POST', '/v1/runs', acceptedRunSchema, { ...options, body: input });
+  }
+
+  /** A run: status, result or error, usage, progress, pending question. */
+  get(runId: string, options?: RequestOptions): Promise<Run> {
+    return this.request('GET', `/v1/runs/${encode(runId)}`, runSchema, options);
+  }
+
+  /** The run once it is finished, or as it is when `timeoutS` (default 30) passed first. */
+  wait(runId: string, options: WaitOptions = {}): Promise<Run> {
+    const timeoutS = options.timeoutS ?? 30;
+    const query = `?timeout_s=${encodeURIComponent(String(timeoutS))}`;
+    // The server holds the request for up to timeoutS: the request's own timeout comes on top.
+    const timeoutMs = (options.timeoutMs ?? this.timeoutMs) + timeoutS * 1000;
+    return this.request('GET', `/v1/runs/${encode(runId)}/wait${query}`, runSchema, {
+      ...options,
+      timeoutMs,
+    });
+  }
+
+  /** Cancels a run and its child runs (409 `conflict` when it is already finished). */
+  cancel(runId: string, options: RequestOptions & { reason?: string } = {}): Promise<Run> {
+    const body = options.reason === undefined ? {} : { reason: options.reason };
+    return this.request('POST', `/v1/runs/${encode(runId)}/cancel`, runSchema, { ...options, body });
+  }
+
+  /** Answers a pending question; the branch of the run that asked resumes. */
+  answer(
+    sessionId: string,
+    questionId: string,
+    response: QuestionResponse,
+    options?: RequestOptions,
+  ): Promise<AnswerAccepted> {
+    return this.request('POST', `/v1/sessions/${encode(sessionId)}/respond`, respondAcceptedSchema, {
+      ...options,
+      body: { question_id: questionId, response },
+    });
+  }
+
+  /**
+   * Decides on a tool call awaiting approval (a question of kind `approval`): approve, approve with other
+   * `arguments` (checked against the tool's schema: 400 when they do not fit), or reject with a `reason`
+   * the model reads. The same route as `answer`, typed for approvals.
+   */
+  approve(
+    sessionId: string,
+    questionId: string,
+    decision: ApprovalDecision,
+    options?: RequestOptions,
+  ): Promise<AnswerAccepted> {
+    return this.answer(sessionId, questionId, decision, options);
+  }
+
+  /** The session's pending questions (ask_user, tool approvals, budgets). */
+  async questions(sessionId: string, options?: RequestOptions): Promise<Question[]> {
+    const path = `/v1/sessions/${encode(sessionId)}/questions`;
+    return (await this.request('GET', path, questionListSchema, options)).questions;
+  }
+
+  /** A session: its agent, status, active run and usage. */
+  session(sessionId: string, options?: RequestOptions): Promise<Session> {
+    return this.request('GET', `/v1/sessions/${encode(sessionId)}`, sessionSchema, options);
+  }
+
+  /** Cancels the session's active run and deletes all its data. */
+  async deleteSession(sessionId: string, options?: RequestOptions): Promise<void> {
+    await this.request('DELETE', `/v1/sessions/${encode(sessionId)}`, undefined, options);
+  }
+
+  /** What the session's agents set on their state blackboard, by key. */
+  async state(sessionId: string, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return (await this.request('GET', `/v1/sessions/${encode(sessionId)}/state`, sessionStateSchema, options))
+      .state;
+  }
+
+  /** The session's task board. */
+  async tasks(sessionId: string, options?: RequestOptions): Promise<SessionTask[]> {
+    const path = `/v1/sessions/${encode(sessionId)}/tasks`;
+    return (await this.request('GET', path, sessionTaskListSchema, options)).tasks;
+  }
+
+  /** The session's notes: shared ones and each agent's. */
+  async notes(sessionId: string, options?: RequestOptions): Promise<SessionNote[]> {
+    const path = `/v1/sessions/${encode(sessionId)}/notes`;
+    return (await this.request('GET', path, sessionNoteListSchema, options)).notes;
+  }
+
+  /** The agents, handoff groups and teams a run may be started with, and their usage. */
+  async agents(options?: RequestOptions): Promise<AgentSummary[]> {
+    return (await this.request('GET', '/v1/agents', agentListSchema, options)).agents;
+  }
+
+  /** Liveness: the API process answers (`/healthz`, no token needed). */
+  health(options?: RequestOptions): Promise<Health> {
+    return this.request('GET', '/healthz', healthSchema, options);
+  }
+
+  /**
+   * The session's events as typed objects, each with its id in the log. A dropped connection is resumed
+   * with `Last-Event-ID`, so every event comes once, in order. `break` closes the connection.
+   */
+  events(
+    sessionId: string,
+    options: EventsOptions = {},
+  ): AsyncGenerator<RatchetClientEvent, void, undefined> {
+    return followEvents(
+      {
+        fetch: this.fetchImplementation,
+        url: `${this.baseUrl}/v1/sessions/${encode(sessionId)}/events`,
+        headers: this.headers,
+      },
+      options,
+    );
+  }
+
+  private async request<Schema extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: Schema,
+    options?: RequestOptions & { body?: unknown },
+  ): Promise<z.output<Schema>>;
+  private async request(
+    method: string,
+    path: string,
+    schema: undefined,
+    options?: RequestOptions & { body?: unknown },
+  ): Promise<undefined>;
+  private async request(
+    method: string,
+    path: string,
+    schema: z.ZodType | undefined,
+    options: RequestOptions & { body?: unknown } = {},
+  ): Promise<unknown> {
+    const url = `${this.baseUrl}${path}`;
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await this.fetchImplementation(url, {
+      method,
+      headers,
+      signal,
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+    if (!response.ok) throw await apiErrorOf(response);
+    if (schema === undefined) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      throw new RatchetResponseError(`${method} ${path}: the answer is not JSON`, {
+        status: response.status,
+        url,
+        cause,
+      });
+    }
+    const parsed = parseLenient(schema, json);
+    if (!parsed.success) {
+      throw new RatchetResponseError(`${method} ${path}: the answer does not fit: ${parsed.error.message}`, {
+        status: response.status,
+        url,
+        cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  }
+}
+
+function encode(id: string): string {
+  return encodeURIComponent(id);
+}
