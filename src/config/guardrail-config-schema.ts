@@ -5,7 +5,8 @@ import { integer } from './schema-helpers.js';
 /**
  * A regular expression from the config: it must compile and pass the checks of regex-safety.ts. It is
  * matched without flags (the linear-time engine takes neither `i` nor `u`): write `[Pp]assword` for a
- * case-insensitive match.
+ * case-insensitive match. A pattern written as a `/…/flags` literal is refused with the pattern to write
+ * instead (regexLiteralProblem): it would otherwise look for the slashes and never match.
  */
 export function safePattern() {
   return z
