@@ -20,9 +20,16 @@ export const wireErrorCodes = {
   not_found: 404,
   /** The request contradicts the current state: `details.reason`. */
   conflict: 409,
+  /** The client sent its request too slowly (Node's `requestTimeout`). */
+  request_timeout: 408,
   /** The body is larger than `api.body_limit_bytes`: `details.limit_bytes`. */
   payload_too_large: 413,
+  /** A path segment (an id) is longer than `maxParamLength`: `details.issues`, `details.limit`. */
+  uri_too_long: 414,
+  /** The body is neither JSON nor absent: `details.issues` names the `content-type` header. */
   unsupported_media_type: 415,
+  /** The request line and headers are larger than the server reads (Node's `maxHeaderSize`). */
+  headers_too_large: 431,
   /** A fault of the server: the message is generic, `details.request_id` finds it in the logs. */
   internal: 500,
   /**
@@ -99,6 +106,8 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   model_auth_failed: 'internal',
   model_request_invalid: 'internal',
   model_error: 'internal',
+  reply_too_large: 'internal',
+  entry_too_large: 'internal',
   script_exhausted: 'internal',
   lock_lost: 'internal',
   cancelled: 'internal',
@@ -138,11 +147,20 @@ export function toApiError(error: unknown, options: { bodyLimitBytes?: number } 
     const issues = fastifyError.validation.flatMap((issue) => validationIssues(issue, location));
     return new ApiError('invalid_request', describeValidationIssues(issues), { issues });
   }
+  const framework = frameworkError(fastifyError.code, fastifyError.message);
+  if (framework) return framework;
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const issues = [
+      {
+        location: 'body',
+        path: '',
+        message: `larger than ${options.bodyLimitBytes ?? 'the limit of'} bytes (api.body_limit_bytes)`,
+      },
+    ];
     return new ApiError(
       'payload_too_large',
       `the request body is larger than ${options.bodyLimitBytes ?? 'the limit of'} bytes`,
-      options.bodyLimitBytes === undefined ? {} : { limit_bytes: options.bodyLimitBytes },
+      { issues, ...(options.bodyLimitBytes === undefined ? {} : { limit_bytes: options.bodyLimitBytes }) },
     );
   }
   const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : 500;
@@ -153,6 +171,53 @@ export function toApiError(error: unknown, options: { bodyLimitBytes?: number } 
     return new ApiError(clientStatusCodes[status] ?? 'invalid_request', fastifyError.message);
   }
   return fromRatchetError(toRatchetError(error));
+}
+
+/**
+ * A path segment longer than this is refused by the router (414) before anything reads it. Ids are far
+ * shorter and their schemas say so (`params.id`, at most 200 characters, is a 400 naming the field); the
+ * router's own limit only bounds what it decodes.
+ */
+export const maxParamLength = 1000;
+
+/**
+ * Fastify's own refusals that come before a route is known (the URL) or concern the request as a whole (its
+ * media type, its JSON), with the field at fault named as validation issues name it.
+ */
+function frameworkError(code: unknown, message: unknown): ApiError | undefined {
+  const text = typeof message === 'string' ? message : 'invalid request';
+  const refuse = (
+    wireCode: WireErrorCode,
+    issue: { location: string; path: string; message: string },
+    details: Record<string, unknown> = {},
+  ) => new ApiError(wireCode, describeValidationIssues([issue]), { issues: [issue], ...details });
+  switch (code) {
+    case 'FST_ERR_BAD_URL':
+      return refuse('invalid_request', {
+        location: 'path',
+        path: '',
+        message: 'malformed percent-encoding (a "%" must be followed by two hex digits of valid UTF-8)',
+      });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return refuse(
+        'uri_too_long',
+        { location: 'path', path: '', message: `a path segment is longer than ${maxParamLength} characters` },
+        { limit: maxParamLength },
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return refuse('unsupported_media_type', {
+        location: 'headers',
+        path: 'content-type',
+        message: 'send application/json, or no body',
+      });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return refuse('invalid_request', { location: 'headers', path: 'content-length', message: text });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return refuse('invalid_request', { location: 'body', path: '', message: text });
+    default:
+      return undefined;
+  }
 }
 
 function fromRatchetError(error: RatchetError): ApiError {
@@ -166,7 +231,22 @@ function fromRatchetError(error: RatchetError): ApiError {
       mapping.details ?? {},
     );
   }
+  if (error.code === 'invalid_run_settings') return runSettingsRefusal(error);
   return new ApiError(mapping.code, error.message, { ...error.details, ...mapping.details });
+}
+
+/**
+ * A per-run setting above its agent's limit (max_iterations, timeout_s, budget.*): an invalid field of the
+ * body like any other, with the limit beside it (null: the agent takes no such setting).
+ */
+function runSettingsRefusal(error: RatchetError): ApiError {
+  const field = typeof error.details?.field === 'string' ? error.details.field : '';
+  const limit = error.details?.limit ?? null;
+  const message = error.message.startsWith(`${field}: `)
+    ? error.message.slice(field.length + 2)
+    : error.message;
+  const issues = [{ location: 'body', path: field, message }];
+  return new ApiError('invalid_request', error.message, { issues, limit });
 }
 
 /** The message of a 500: the same for every fault. */

@@ -4,9 +4,10 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { RatchetConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { ApiEngine } from './api-engine.js';
+import { maxParamLength, toApiError } from './api-error.js';
 import { bearerAuth } from './auth.js';
-import { installErrorHandler } from './error-handler.js';
-import { hostGuard } from './host-guard.js';
+import { clientErrorHandler, installErrorHandler, sendError } from './error-handler.js';
+import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
@@ -40,12 +41,20 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const app = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: options.logger,
     bodyLimit: api.body_limit_bytes,
+    routerOptions: { maxParamLength },
+    // Refusals Fastify and Node make before a route is known answer in the one error shape too.
+    frameworkErrors: (error, _request, reply) =>
+      sendError(reply, toApiError(error, { bodyLimitBytes: api.body_limit_bytes })),
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, { bodyLimitBytes: api.body_limit_bytes });
   installJsonBodyParser(app);
+  // Bodies are JSON or nothing: a text/plain body would otherwise reach the validator as a string.
+  app.removeContentTypeParser('text/plain');
   // Before the token check: a request for a foreign host is refused whatever it carries.
+  app.addHook('onRequest', requestShapeGuard());
   app.addHook(
     'onRequest',
     hostGuard({

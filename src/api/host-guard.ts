@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from './api-error.js';
+import { describeValidationIssues } from './validation-issues.js';
 
 export interface HostGuardOptions {
   /** The address the server listens on (`api.host`). */
@@ -44,6 +45,39 @@ export function hostGuard(options: HostGuardOptions): onRequestHookHandler {
   };
 }
 
+/**
+ * What the host guard's reading of `Host` relies on, for every request (health checks included): the target
+ * is a path (origin-form), not `http://other.example/…` (absolute-form, which names the host in the target
+ * and which HTTP says overrides `Host`; only proxies take it), and `Host` and `Origin` are sent once (Node
+ * keeps the first of two, and a proxy in front may have read the other). Refused with 400 naming the part.
+ */
+export function requestShapeGuard(): onRequestHookHandler {
+  return async (request: FastifyRequest) => {
+    const target = request.raw.url ?? '';
+    if (!target.startsWith('/')) {
+      throw malformed(
+        'path',
+        '',
+        'the request target must be a path ("/v1/…"); absolute-form is for proxies',
+      );
+    }
+    const counts = new Map<string, number>();
+    const { rawHeaders } = request.raw;
+    for (let index = 0; index < rawHeaders.length; index += 2) {
+      const name = rawHeaders[index]?.toLowerCase() ?? '';
+      if (name === 'host' || name === 'origin') counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    for (const [name, count] of counts) {
+      if (count > 1) throw malformed('headers', name, `sent ${count} times; send it once`);
+    }
+  };
+}
+
+function malformed(location: string, path: string, message: string): ApiError {
+  const issues = [{ location, path, message }];
+  return new ApiError('invalid_request', describeValidationIssues(issues), { issues });
+}
+
 /** The host names the API answers to, lower case, IPv6 addresses in brackets (as in a Host header). */
 export function allowedHostNames(options: Pick<HostGuardOptions, 'bindHost' | 'allowedHosts'>): Set<string> {
   const names = new Set([...loopbackNames, ...options.allowedHosts.map(normalizeHostName)]);
@@ -54,7 +88,9 @@ export function allowedHostNames(options: Pick<HostGuardOptions, 'bindHost' | 'a
 
 /** `host[:port]` or `[v6]:port` → the host name, normalized; undefined when it is neither. */
 export function hostNameOf(authority: string): string | undefined {
-  const match = /^(\[[0-9a-f:.]+\]|[^\s:[\]/@]+)(?::\d*)?$/i.exec(authority.trim());
+  // A DNS name or an IPv4 address (letters, digits, dots, hyphens, underscores), or [an IPv6 address]:
+  // nothing else (a comma-joined list, spaces, userinfo) is a host.
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d*)?$/i.exec(authority.trim());
   return match?.[1] === undefined ? undefined : normalizeHostName(match[1]);
 }
 

@@ -13,7 +13,7 @@ export const maxBodyDepth = 64;
 /**
  * Replaces Fastify's JSON body parser with one that first measures the nesting of the raw text, without
  * recursion, and answers 400 naming the limit past `maxBodyDepth`; then it parses exactly as Fastify does
- * (empty and invalid bodies, `__proto__` and `constructor` keys are refused as before). Every route that
+ * (invalid bodies, `__proto__` and `constructor` keys are refused as before; an empty one is no body). Every route that
  * takes JSON, /v1 and /mcp, goes through it, before anything recursive touches the body.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
@@ -21,6 +21,12 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    // No bytes is no body, whatever the content-type says (clients send the header on every request): a
+    // route whose body is optional takes it, one that needs a body says so naming it.
+    if (text === '') {
+      done(null, undefined);
+      return;
+    }
     if (nestsDeeperThan(text, maxBodyDepth)) {
       const issues = [
         { location: 'body', path: '', message: `nested deeper than ${maxBodyDepth} levels (the limit)` },

@@ -115,7 +115,10 @@ describe('toApiError', () => {
     expect([tooLarge.code, tooLarge.status, tooLarge.details]).toEqual([
       'payload_too_large',
       413,
-      { limit_bytes: 2048 },
+      {
+        issues: [{ location: 'body', path: '', message: 'larger than 2048 bytes (api.body_limit_bytes)' }],
+        limit_bytes: 2048,
+      },
     ]);
     const mediaType = toApiError(
       Object.assign(new Error('Unsupported Media Type'), {

@@ -41,7 +41,14 @@ describe('errors', () => {
     const response = await harness.request('POST', '/v1/runs', { body: { input: 'x'.repeat(2000) } });
     expect(response.status).toBe(413);
     expect(response.body).toEqual({
-      error: { code: 'payload_too_large', message: expect.any(String), details: { limit_bytes: 1024 } },
+      error: {
+        code: 'payload_too_large',
+        message: 'the request body is larger than 1024 bytes',
+        details: {
+          issues: [{ location: 'body', path: '', message: 'larger than 1024 bytes (api.body_limit_bytes)' }],
+          limit_bytes: 1024,
+        },
+      },
     });
     const small = await harness.request('POST', '/v1/runs', { body: { input: 'x'.repeat(500) } });
     expect(small.status).toBe(202);

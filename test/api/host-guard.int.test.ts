@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawInitializeRequest } from '../mcp-server/mcp-client.js';
 import { ApiHarness, type ApiHarnessOptions } from './api-harness.js';
-import { rawRequest } from './raw-http.js';
+import { rawRequest, rawSocketRequest } from './raw-http.js';
 
 let api: ApiHarness | undefined;
 afterEach(async () => {
@@ -160,5 +160,105 @@ describe('the DNS rebinding guard, with api.tokens', () => {
       headers: { host: `ratchet.internal:${port}`, authorization },
     });
     expect(listed.status).toBe(200);
+  });
+});
+
+describe('what the guard reads: one Host, and a path as the target (raw sockets: Node’s client sends neither)', () => {
+  /** A request written byte for byte: `lines` are the request line and the headers. */
+  function send(harness: ApiHarness, lines: string[], body = '') {
+    return rawSocketRequest(harness.url, [...lines, 'Connection: close', '', body].join('\r\n'));
+  }
+
+  it('refuses an absolute-form target, to a foreign or to its own authority, on every route', async () => {
+    const harness = await start();
+    const own = new URL(harness.url).host;
+    for (const target of [
+      'http://other.example/v1/agents',
+      `http://${own}/v1/agents`,
+      'http://other.example/healthz',
+      'http://other.example:80/v1/sessions/ses_x',
+    ]) {
+      const answer = await send(harness, [`GET ${target} HTTP/1.1`, `Host: ${own}`]);
+      expect({ target, status: answer.status }).toEqual({ target, status: 400 });
+      expect(answer.json).toEqual({
+        error: {
+          code: 'invalid_request',
+          message:
+            'invalid request: path: the request target must be a path ("/v1/…"); absolute-form is for proxies',
+          details: {
+            issues: [
+              {
+                location: 'path',
+                path: '',
+                message: 'the request target must be a path ("/v1/…"); absolute-form is for proxies',
+              },
+            ],
+          },
+        },
+      });
+    }
+    // A POST in absolute form creates nothing.
+    const before = await harness.harness.redis.keys(`${harness.harness.prefix}*`);
+    const post = await send(
+      harness,
+      [
+        'POST http://other.example/v1/sessions HTTP/1.1',
+        `Host: ${own}`,
+        'Content-Type: application/json',
+        'Content-Length: 2',
+      ],
+      '{}',
+    );
+    expect(post.status).toBe(400);
+    expect(await harness.harness.redis.keys(`${harness.harness.prefix}*`)).toEqual(before);
+  });
+
+  it('refuses two Host headers (in either order) and two Origin headers', async () => {
+    const harness = await start();
+    const own = new URL(harness.url).host;
+    const cases: [string[], string][] = [
+      [[`Host: ${own}`, 'Host: evil.example'], 'host'],
+      [['Host: evil.example', `Host: ${own}`], 'host'],
+      [[`Host: ${own}`, `host: ${own}`], 'host'],
+      [[`Host: ${own}`, `Origin: http://${own}`, 'Origin: http://evil.example'], 'origin'],
+    ];
+    for (const [headers, name] of cases) {
+      const answer = await send(harness, ['GET /v1/agents HTTP/1.1', ...headers]);
+      expect({ headers, status: answer.status }).toEqual({ headers, status: 400 });
+      expect(answer.json.error.details.issues).toEqual([
+        { location: 'headers', path: name, message: 'sent 2 times; send it once' },
+      ]);
+    }
+  });
+
+  it('refuses a Host that is a list or carries spaces or userinfo; with api.tokens the shape rules still hold', async () => {
+    const harness = await start();
+    const port = new URL(harness.url).port;
+    for (const host of [
+      `127.0.0.1:${port}, evil.example`,
+      `127.0.0.1:${port},evil.example`,
+      `127.0.0.1 evil.example`,
+      `evil.example@127.0.0.1:${port}`,
+    ]) {
+      const answer = await send(harness, ['GET /v1/agents HTTP/1.1', `Host: ${host}`]);
+      expect({ host, status: answer.status }).toEqual({ host, status: 403 });
+      expect(answer.json.error.details).toEqual({ header: 'host' });
+    }
+    await harness.close();
+    const withTokens = await start({ api: { tokens: [token] } });
+    const own = new URL(withTokens.url).host;
+    const absolute = await send(withTokens, [
+      'GET http://other.example/v1/agents HTTP/1.1',
+      `Host: ${own}`,
+      `Authorization: Bearer ${token}`,
+    ]);
+    expect(absolute.status).toBe(400);
+    const twice = await send(withTokens, [
+      'GET /v1/agents HTTP/1.1',
+      `Host: ${own}`,
+      'Host: evil.example',
+      `Authorization: Bearer ${token}`,
+    ]);
+    expect(twice.status).toBe(400);
   });
 });

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawAnswer {
   status: number;
@@ -95,4 +96,48 @@ function jsonOf(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Bytes written on a TCP socket as they are, for what Node's HTTP client will not send: an absolute-form
+ * target, two Host headers, a malformed percent-encoding, a request line over the header limit. Send
+ * `Connection: close`: the answer is whatever arrives until the server closes the socket.
+ */
+export function rawSocketRequest(baseUrl: string, text: string, timeoutMs = 10_000): Promise<RawAnswer> {
+  const url = new URL(baseUrl);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(text));
+    const timer = setTimeout(() => {
+      socket.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const finish = () => {
+      clearTimeout(timer);
+      const received = Buffer.concat(chunks).toString('utf8');
+      const split = received.indexOf('\r\n\r\n');
+      if (split < 0) {
+        reject(new Error(`no HTTP answer: ${JSON.stringify(received.slice(0, 200))}`));
+        return;
+      }
+      const [statusLine = '', ...headerLines] = received.slice(0, split).split('\r\n');
+      const headers: IncomingHttpHeaders = {};
+      for (const line of headerLines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const body = received.slice(split + 4);
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body,
+        json: jsonOf(body),
+        elapsedMs: Date.now() - started,
+      });
+    };
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', finish);
+    // The server may reset a connection it refused while our request was still being written.
+    socket.on('error', () => undefined);
+  });
 }

@@ -34,17 +34,43 @@ describe('per-run settings', () => {
   it.each([
     [
       { max_iterations: 7 },
-      'max_iterations: 7 is more than agent "agent" allows (options.max_iterations: 6)',
+      'max_iterations',
+      6,
+      '7 is more than agent "agent" allows (options.max_iterations: 6); ask for 6 or less',
     ],
-    [{ timeout_s: 601 }, 'timeout_s: 601 is more than agent "agent" allows (options.timeout_s: 600)'],
-    [{ budget: { tokens: 100_001 } }, 'budget.tokens: 100001 is more than agent "agent" allows'],
-    [{ budget: { cost_usd: 6 } }, 'budget.cost_usd: 6 is more than agent "agent" allows'],
-  ])('refuses %j above the config with 400', async (settings, message) => {
-    const harness = await start();
-    const refused = await harness.request('POST', '/v1/runs', { body: { input: 'loop', ...settings } });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toContain(message);
-  });
+    [
+      { timeout_s: 601 },
+      'timeout_s',
+      600,
+      '601 is more than agent "agent" allows (options.timeout_s: 600); ask for 600 or less',
+    ],
+    [
+      { budget: { tokens: 100_001 } },
+      'budget.tokens',
+      100_000,
+      '100001 is more than agent "agent" allows (budget.tokens: 100000); ask for 100000 or less',
+    ],
+    [
+      { budget: { cost_usd: 6 } },
+      'budget.cost_usd',
+      5,
+      '6 is more than agent "agent" allows (budget.cost_usd: 5); ask for 5 or less',
+    ],
+  ])(
+    'refuses %j above the config with 400 invalid_request naming the field and the limit',
+    async (settings, path, limit, message) => {
+      const harness = await start();
+      const refused = await harness.request('POST', '/v1/runs', { body: { input: 'loop', ...settings } });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        error: {
+          code: 'invalid_request',
+          message: `${path}: ${message}`,
+          details: { issues: [{ location: 'body', path, message }], limit },
+        },
+      });
+    },
+  );
 
   it('takes settings at or below the config', async () => {
     const harness = await start();
