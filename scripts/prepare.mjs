@@ -1,7 +1,7 @@
 // `npm install` / `npm ci` run this (the `prepare` script): build dist/ so that `ratchet` runs compiled
 // JavaScript instead of compiling TypeScript at every start. Where there is nothing to build yet (the Docker
-// image installs before it copies src/) or no compiler (`--omit=dev`), it says so and leaves `ratchet` in
-// source mode. A build that fails fails the install.
+// image runs `npm ci` before it copies scripts/ and src/: package.json's prepare then skips this file) or no
+// compiler (`--omit=dev`), it says so and leaves `ratchet` in source mode. A build that fails fails the install.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
