@@ -1,4 +1,6 @@
+import { ReplyError } from 'ioredis';
 import type { RetentionConfig } from '../config/index.js';
+import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { sessionIdOfRun } from '../workflows/ids.js';
@@ -27,6 +29,8 @@ import { sessionChatKeys } from './session-store.js';
  *   chat (a child run's, a team member's); the session and its main chat stay;
  * - a session with no active run and no pending question, not active since the cutoff: everything in it.
  * Nothing an unfinished run needs is removed, however old (a run waiting a month for an answer keeps all).
+ * An entry the sweep cannot handle (a record that fails its schema) is skipped, logged and counted, and left
+ * as it is: one bad session must not stop retention for every session after it in its shard.
  */
 
 export interface SweepResult {
@@ -34,6 +38,8 @@ export interface SweepResult {
   sessions: number;
   /** Entries looked at and kept (a run whose root is open, a busy session): looked at again one window later. */
   kept: number;
+  /** Entries the sweep could not handle (logged as errors): left in place and looked at again next sweep. */
+  skipped: number;
 }
 
 /** The Redis server's clock in ms: the indexes are written with it, so the cutoff compares. */
@@ -53,7 +59,7 @@ export async function sweepExpired(
   logger: Logger,
   maxPerShard = 10_000,
 ): Promise<SweepResult> {
-  const total: SweepResult = { runs: 0, sessions: 0, kept: 0 };
+  const total: SweepResult = { runs: 0, sessions: 0, kept: 0, skipped: 0 };
   const now = await redisNowMs(redis);
   for (let shard = 0; shard < space.shards; shard += 1) {
     const indexes = retentionKeys(space, shard);
@@ -65,28 +71,38 @@ export async function sweepExpired(
     for (const { windowS, index, expire } of kinds) {
       if (windowS <= 0) continue;
       const cutoff = now - windowS * 1000;
-      await sweepIndex(index, cutoff, settings.batch_size, maxPerShard, (members) =>
-        expire(redis, space, shard, members, cutoff, total),
-      );
+      await sweepIndex(index, cutoff, settings.batch_size, maxPerShard, async (members) => {
+        const skippedBefore = total.skipped;
+        await expire(redis, space, shard, members, cutoff, total, skip);
+        return total.skipped - skippedBefore;
+      });
     }
   }
-  if (total.runs + total.sessions > 0) logger.info({ ...total }, 'retention: expired data removed');
+  if (total.runs + total.sessions + total.skipped > 0)
+    logger.info({ ...total }, 'retention: expired data removed');
   return total;
+
+  function skip(entry: string, error: unknown): void {
+    total.skipped += 1;
+    logger.error({ entry, err: error }, 'retention: skipped an entry it cannot handle');
+  }
 
   async function sweepIndex(
     index: string,
     cutoff: number,
     batch: number,
     limit: number,
-    expire: (members: string[]) => Promise<void>,
+    expire: (members: string[]) => Promise<number>,
   ): Promise<void> {
     let seen = 0;
+    // Skipped members stay in the range, in front: the next batch starts after them.
+    let skipped = 0;
     while (seen < limit) {
-      const members = await redis.zrangebyscore(index, '-inf', cutoff, 'LIMIT', 0, batch);
+      const members = await redis.zrangebyscore(index, '-inf', cutoff, 'LIMIT', skipped, batch);
       if (members.length === 0) return;
-      await expire(members);
+      skipped += await expire(members);
       seen += members.length;
-      // Every member looked at left the range (removed, or marked again with a later time).
+      // Every other member looked at left the range (removed, or marked again with a later time).
       if (members.length < batch) return;
     }
   }
@@ -99,6 +115,7 @@ async function expireRuns(
   runIds: readonly string[],
   cutoff: number,
   total: SweepResult,
+  skip: Skip,
 ): Promise<void> {
   const located = runIds.map((runId) => ({ runId, sessionId: sessionIdOfRun(runId) }));
   const pipeline = redis.pipeline();
@@ -115,29 +132,46 @@ async function expireRuns(
       continue;
     }
     const json = records[next++] ?? null;
-    const keys = runKeys(space, sessionId, runId);
-    const record = json ? parseJsonRecord(runRecordSchema, json, `run ${runId}`) : undefined;
-    const root = record?.root_run_id ? runKeys(space, sessionId, record.root_run_id).run : keys.run;
-    const chat =
-      record && record.chat_id !== mainChatId ? chatKey(space, sessionId, record.chat_id) : undefined;
-    const outcome = await runScript(
-      redis,
-      'expire-run',
-      [
-        keys.run,
-        keys.journal,
-        keys.children,
-        keys.treeUsage,
-        root,
-        keys.runs,
-        retentionKeys(space, keys.shard).finishedRuns,
-        chat ?? keys.run,
-        chat ? chatViewKey(chat) : keys.run,
-      ],
-      [runId, cutoff],
-    );
-    count(outcome as unknown as string, 'runs', total);
+    try {
+      await expireRun(redis, space, sessionId, runId, json, cutoff, total);
+    } catch (error) {
+      if (!isEntryFault(error)) throw error;
+      skip(runId, error);
+    }
   }
+}
+
+async function expireRun(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runId: string,
+  json: string | null,
+  cutoff: number,
+  total: SweepResult,
+): Promise<void> {
+  const keys = runKeys(space, sessionId, runId);
+  const record = json ? parseJsonRecord(runRecordSchema, json, `run ${runId}`) : undefined;
+  const root = record?.root_run_id ? runKeys(space, sessionId, record.root_run_id).run : keys.run;
+  const chat =
+    record && record.chat_id !== mainChatId ? chatKey(space, sessionId, record.chat_id) : undefined;
+  const outcome = await runScript(
+    redis,
+    'expire-run',
+    [
+      keys.run,
+      keys.journal,
+      keys.children,
+      keys.treeUsage,
+      root,
+      keys.runs,
+      retentionKeys(space, keys.shard).finishedRuns,
+      chat ?? keys.run,
+      chat ? chatViewKey(chat) : keys.run,
+    ],
+    [runId, cutoff],
+  );
+  count(outcome as unknown as string, 'runs', total);
 }
 
 async function expireSessions(
@@ -147,36 +181,65 @@ async function expireSessions(
   members: readonly string[],
   cutoff: number,
   total: SweepResult,
+  skip: Skip,
 ): Promise<void> {
   for (const member of members) {
-    const sessionId = member.slice(member.lastIndexOf(':session:') + ':session:'.length);
-    const session = sessionKeys(space, sessionId);
-    const data = sessionDataKeys(space, sessionId);
-    const runIds = await redis.smembers(session.runs);
-    const runKeyList = runIds.flatMap((runId) => {
-      const keys = runKeys(space, sessionId, runId);
-      return [keys.run, keys.journal, keys.children, keys.treeUsage];
-    });
-    const chats = await sessionChatKeys(redis, space, sessionId, runIds);
-    const outcome = await runScript(
-      redis,
-      'expire-session',
-      [
-        session.session,
-        session.pending,
-        retentionKeys(space, shard).sessions,
-        session.usage,
-        session.events,
-        session.runs,
-        session.questions,
-        ...Object.values(data),
-        ...chats,
-        ...runKeyList,
-      ],
-      [cutoff],
-    );
-    count(outcome as unknown as string, 'sessions', total);
+    try {
+      await expireSession(redis, space, shard, member, cutoff, total);
+    } catch (error) {
+      if (!isEntryFault(error)) throw error;
+      skip(member, error);
+    }
   }
+}
+
+async function expireSession(
+  redis: RedisClient,
+  space: KeySpace,
+  shard: number,
+  member: string,
+  cutoff: number,
+  total: SweepResult,
+): Promise<void> {
+  const sessionId = member.slice(member.lastIndexOf(':session:') + ':session:'.length);
+  const session = sessionKeys(space, sessionId);
+  const data = sessionDataKeys(space, sessionId);
+  const runIds = await redis.smembers(session.runs);
+  const runKeyList = runIds.flatMap((runId) => {
+    const keys = runKeys(space, sessionId, runId);
+    return [keys.run, keys.journal, keys.children, keys.treeUsage];
+  });
+  const chats = await sessionChatKeys(redis, space, sessionId, runIds);
+  const outcome = await runScript(
+    redis,
+    'expire-session',
+    [
+      session.session,
+      session.pending,
+      retentionKeys(space, shard).sessions,
+      session.usage,
+      session.events,
+      session.runs,
+      session.questions,
+      ...Object.values(data),
+      ...chats,
+      ...runKeyList,
+    ],
+    [cutoff],
+  );
+  count(outcome as unknown as string, 'sessions', total);
+}
+
+type Skip = (entry: string, error: unknown) => void;
+
+/**
+ * What is wrong with one entry, not with Redis: a record that fails its schema, or a script that refused
+ * the entry's keys. Anything else (Redis away) ends the sweep; the next one tries again.
+ */
+function isEntryFault(error: unknown): boolean {
+  if (error instanceof RatchetError) return error.code === 'record_invalid';
+  // A script error is "ERR ..."; a server in trouble answers OOM, LOADING, READONLY, CLUSTERDOWN and so on.
+  return error instanceof ReplyError && (error as Error).message.startsWith('ERR');
 }
 
 function count(outcome: string, what: 'runs' | 'sessions', total: SweepResult): void {

@@ -18,7 +18,9 @@ export function retentionQueuePrefix(space: KeySpace): string {
  * Runs retention's sweep (src/redis/retention.ts) every `sweep_interval_s`, on one worker at a time whatever
  * the number of worker processes: every worker upserts the same BullMQ job scheduler (an idempotent write)
  * and consumes its queue with concurrency 1, and the scheduler adds one job per interval. A sweep that fails
- * is logged and simply waits for the next interval. Nothing is scheduled when both windows are 0.
+ * is logged and simply waits for the next interval. Nothing is scheduled when both windows are 0. An entry
+ * a sweep cannot handle is skipped and logged, and the sweep goes on; each sweep's counts (`skipped`
+ * included) are logged and kept as its job's return value.
  */
 export class RetentionSweeper {
   private queue: Queue | undefined;

@@ -124,7 +124,7 @@ describe('retention', () => {
     const chatBefore = await harness.engine.readChat(sessionId);
     await sleep(1_200);
     const swept = await sweep(harness);
-    expect(swept).toEqual({ runs: 1, sessions: 0, kept: 0 });
+    expect(swept).toEqual({ runs: 1, sessions: 0, kept: 0, skipped: 0 });
     expect(await harness.engine.getRun(runId)).toBeUndefined();
     expect(await harness.engine.readChat(sessionId)).toEqual(chatBefore);
     // The session takes new runs.
@@ -168,7 +168,7 @@ describe('retention', () => {
     expect(await harness.redis.exists(childChat)).toBe(1);
     await sleep(1_200);
     const kept = await sweep(harness);
-    expect(kept).toEqual({ runs: 0, sessions: 0, kept: 1 });
+    expect(kept).toEqual({ runs: 0, sessions: 0, kept: 1, skipped: 0 });
     expect(await harness.engine.getRun(child.id)).toBeDefined();
 
     const [question] = await harness.engine.listQuestions(sessionId);
