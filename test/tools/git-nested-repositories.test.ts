@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { gitToolbox } from '../../src/tools/builtin/git-toolbox.js';
@@ -131,7 +131,9 @@ function plantConfig(where: string, gitDir: string): void {
     `[filter "inc"]\n\tclean = ${program(where, 'included-filter.clean')}\n` +
       `[diff "inc"]\n\ttextconv = ${program(where, 'included-diff.textconv')}\n`,
   );
-  settings.push(['include.path', included]);
+  const includedIf = join(gitDir, 'included-if.cfg');
+  writeFileSync(includedIf, `[core]\n\tfsmonitor = ${program(where, 'included-if-fsmonitor')}\n`);
+  settings.push(['include.path', included], ['includeIf.gitdir:/.path', includedIf]);
   for (const [key, value] of settings) gitIn(gitDir, ['--git-dir', gitDir, 'config', key, value]);
 }
 
@@ -302,6 +304,29 @@ describe('git: repositories inside the work tree are never entered', () => {
     expect(await callOk(git, 'git_diff', { staged: true })).toContain('new file mode 160000');
     expect((await callOk(git, 'git_commit', { message: 'Add a' })).subject).toBe('Add a');
     expect(await callOk(git, 'git_log', {})).toContain('Add a');
+    expect(markersLeft()).toEqual([]);
+  });
+  it('a .git at the top that is a gitdir: file or a link to a planted repository is refused by every tool', async () => {
+    const planted = join(directory.path, 'planted.git');
+    gitIn(directory.path, ['init', '-q', '--bare', planted]);
+    plantConfig('root', planted);
+    plantWorkTree(repo);
+    const git = toolbox();
+    const gitDir = join(repo, '.git');
+    const moved = join(directory.path, 'moved.git');
+    renameSync(gitDir, moved);
+    for (const plant of [
+      () => writeFileSync(gitDir, `gitdir: ${planted}\n`),
+      () => symlinkSync(planted, gitDir),
+    ]) {
+      rmSync(gitDir, { force: true });
+      plant();
+      for (const [name, input] of everyCall) {
+        const outcome = await callTool(git, name, input);
+        expect(outcome.isError).toBe(true);
+        expect(outcome.content).toContain('must be the top directory of a git repository');
+      }
+    }
     expect(markersLeft()).toEqual([]);
   });
 });
