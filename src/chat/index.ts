@@ -1,4 +1,4 @@
-export { decodeChatEntries, decodeChatEntry, encodeChatEntry } from './chat-entry.js';
+export { decodeChatEntries, decodeChatEntry, encodeChatEntry, maxChatEntryChars } from './chat-entry.js';
 export {
   type ImagePart,
   imagePartSchema,

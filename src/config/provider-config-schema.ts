@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type BaseProviderConfig, knownProviderKinds, providerKind } from '../models/provider-registry.js';
+import { MAX_MAX_REPLY_CHARS, MIN_MAX_REPLY_CHARS } from '../models/reply-limit.js';
 import { maxDayMs } from '../schemas/index.js';
 import { allowedKeys, configErrorMap, unknownKeyMessage } from './config-issues.js';
 import { duration } from './schema-helpers.js';
@@ -28,6 +29,15 @@ const baseFields = {
   kind: z.string().min(1),
   model: z.string().min(1),
   rate_limit: rateLimitConfigSchema.optional(),
+  /**
+   * The most characters a model reply may hold, text and tool arguments together; absent, the default
+   * (DEFAULT_MAX_REPLY_CHARS in models/reply-limit.ts).
+   */
+  max_reply_chars: z
+    .int()
+    .min(MIN_MAX_REPLY_CHARS, `max_reply_chars must be at least ${MIN_MAX_REPLY_CHARS}`)
+    .max(MAX_MAX_REPLY_CHARS, `max_reply_chars may be at most ${MAX_MAX_REPLY_CHARS}`)
+    .optional(),
 };
 const baseSchema = z.looseObject(baseFields);
 
@@ -46,6 +56,7 @@ export const providerConfigSchema = z.transform((input: unknown, context): Provi
     kind,
     model: _model,
     rate_limit: _rateLimit,
+    max_reply_chars: _maxReplyChars,
     ...fields
   } = input as Record<string, unknown>;
   // A missing or empty kind was reported by the base schema.
@@ -70,8 +81,15 @@ export const providerConfigSchema = z.transform((input: unknown, context): Provi
     ]);
   }
   if (!base.success || !parsed.success) return invalid(input);
-  const { name, model, rate_limit } = base.data;
-  return { ...parsed.data, name, kind, model, ...(rate_limit ? { rate_limit } : {}) };
+  const { name, model, rate_limit, max_reply_chars } = base.data;
+  return {
+    ...parsed.data,
+    name,
+    kind,
+    model,
+    ...(rate_limit ? { rate_limit } : {}),
+    ...(max_reply_chars === undefined ? {} : { max_reply_chars }),
+  };
 });
 
 /** The value of a failed parse is never used: zod reports the issues instead. */

@@ -40,6 +40,14 @@ export const errorCodes = {
   model_auth_failed: { retryable: false },
   model_request_invalid: { retryable: false },
   model_error: { retryable: true },
+  /**
+   * A model reply (text and tool arguments together) went over its provider's `max_reply_chars`. Not retried:
+   * the limit is far above any reply a model is asked for, so a reply over it comes from a model stuck in a
+   * loop or a hostile endpoint, and asking again would most likely pay for the same megabytes once more.
+   */
+  reply_too_large: { retryable: false },
+  /** A chat entry holds more than a chat entry may (chat/chat-entry.ts): refused, never stored. */
+  entry_too_large: { retryable: false },
   script_exhausted: { retryable: false },
   redis_unavailable: { retryable: true },
   lock_lost: { retryable: false },

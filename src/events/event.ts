@@ -166,7 +166,41 @@ export function buildEvent<Kind extends EventKind>(
   data: EventData<Kind>,
   time: string,
 ): StoredEvent {
-  return { v: 1, kind, run_id: run.id, agent: run.agent, time, data } as StoredEvent;
+  return { v: 1, kind, run_id: run.id, agent: run.agent, time, data: boundEventData(data) } as StoredEvent;
+}
+
+/**
+ * The most characters one string of an event may hold: every client reads every event, so a long one (a
+ * message's text, tool arguments, a result) is cut to its start and a note; the chat and the run record keep
+ * the whole. Equal to the default max_reply_chars, so a reply within the default limit is never cut here.
+ */
+export const eventStringLimit = 1_000_000;
+
+/** `data` with every string over eventStringLimit cut (image parts are left whole: their data is not text). */
+export function boundEventData<Data>(data: Data): Data {
+  return boundValue(data) as Data;
+}
+
+function boundValue(value: unknown): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= eventStringLimit) return value;
+    return `${value.slice(0, eventStringLimit)}\n[… ${value.length - eventStringLimit} more characters left out of this event]`;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const bounded = value.map(boundValue);
+    return bounded.every((item, index) => item === value[index]) ? value : bounded;
+  }
+  if ((value as { type?: unknown }).type === 'image') return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const bounded = boundValue(item);
+    if (bounded !== item) {
+      copy ??= { ...(value as Record<string, unknown>) };
+      copy[key] = bounded;
+    }
+  }
+  return copy ?? value;
 }
 
 /** Terminal event kinds of a run. */

@@ -7,6 +7,11 @@ export interface BaseProviderConfig {
   name: string;
   kind: string;
   model: string;
+  /**
+   * The most characters a reply may hold, text and tool arguments together (default 1,000,000); the engine
+   * fails a longer one with reply_too_large, and a kind should stop reading it as soon as it is over.
+   */
+  max_reply_chars?: number;
   /** Shared limits, applied by the engine before each request (see src/redis/rate-limiter.ts). */
   rate_limit?: {
     rpm: number;

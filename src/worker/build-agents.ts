@@ -8,7 +8,12 @@ import {
 import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
-import { providerKind, resolveContextWindow } from '../models/index.js';
+import {
+  DEFAULT_MAX_REPLY_CHARS,
+  providerKind,
+  resolveContextWindow,
+  withReplyLimit,
+} from '../models/index.js';
 import { instructionsWithSkills, selectAgentSkills, skillsToolbox } from '../skills/index.js';
 import { builtinToolboxes, delegationToolbox, interactionToolbox } from '../tools/builtin/index.js';
 import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
@@ -59,7 +64,11 @@ export function buildRegistry(
       throw new RatchetError('config_invalid', `providers: unknown provider kind "${provider.kind}"`);
     completers.set(
       provider.name,
-      kind.create(provider, { configDir, logger: logger.child({ provider: provider.name }) }),
+      withReplyLimit(
+        kind.create(provider, { configDir, logger: logger.child({ provider: provider.name }) }),
+        provider.name,
+        provider.max_reply_chars ?? DEFAULT_MAX_REPLY_CHARS,
+      ),
     );
   }
   const toolboxByName = new Map<string, ToolBox>();

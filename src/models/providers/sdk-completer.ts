@@ -11,6 +11,7 @@ import type {
 import { RatchetError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import type { Completer, CompletionRequest } from '../completer.js';
+import { replyTooLarge } from '../reply-limit.js';
 import { type ProviderIdentity, providerErrorOf } from './provider-error.js';
 import { type SdkReply, toCompletion } from './to-completion.js';
 import { toSdkPrompt } from './to-sdk-prompt.js';
@@ -30,6 +31,12 @@ export interface SdkCompleterOptions {
    * providers whose structured output would take the place of tool calls (a forced JSON tool); `never`.
    */
   structuredOutput?: 'always' | 'without_tools' | 'never';
+  /**
+   * The most characters a reply may hold, text and tool arguments together (the entry's max_reply_chars): a
+   * stream is cancelled as soon as its deltas go over it, and the body a `replyFetch` reads is cut off at its
+   * byte bound (replyByteBound), so a runaway reply is never read whole.
+   */
+  maxReplyChars?: number;
 }
 
 /**
@@ -39,7 +46,7 @@ export interface SdkCompleterOptions {
  * engine does itself, durably. Failures become RatchetErrors naming the provider (see providerErrorOf).
  */
 export function createSdkCompleter(options: SdkCompleterOptions): Completer {
-  const { provider, model, defaults, timeoutMs, logger, structuredOutput } = options;
+  const { provider, model, defaults, timeoutMs, logger, structuredOutput, maxReplyChars } = options;
   const now = options.now ?? Date.now;
   const label = `${provider.kind} provider "${provider.name}"`;
   const warned = new Set<string>();
@@ -64,7 +71,20 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
         const reply =
           request.onTextDelta === undefined
             ? await generate(model, callOptions, warn)
-            : await stream(model, callOptions, warn, deltaSink(request.onTextDelta, logger, provider));
+            : await stream(
+                model,
+                callOptions,
+                warn,
+                deltaSink(request.onTextDelta, logger, provider),
+                (chars) => {
+                  if (maxReplyChars !== undefined && chars > maxReplyChars)
+                    throw replyTooLarge(
+                      provider.name,
+                      maxReplyChars,
+                      `holds more than ${chars - 1} characters`,
+                    );
+                },
+              );
         if (!reply.complete) {
           throw new RatchetError(
             'model_network_error',
@@ -77,6 +97,16 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
         return toCompletion(reply, now());
       } catch (error) {
         if (signal.aborted) throw signal.reason;
+        if (error instanceof RatchetError && error.code === 'reply_too_large') throw error;
+        const cutOff = causeOf(error, ReplyBodyTooLarge);
+        if (cutOff) {
+          throw replyTooLarge(
+            provider.name,
+            cutOff.maxReplyChars,
+            `took more than ${cutOff.bytes} bytes on the wire`,
+            error,
+          );
+        }
         if (deadline.timedOut()) {
           throw new RatchetError('model_network_error', `${label}: no reply within ${timeoutMs} ms`, {
             cause: error,
@@ -150,6 +180,8 @@ async function stream(
   options: LanguageModelV4CallOptions,
   warn: Warn,
   onTextDelta: (delta: string) => void,
+  /** Told the reply's characters so far (text and tool arguments) after each piece; throws when over. */
+  checkSize: (chars: number) => void,
 ): Promise<CollectedReply> {
   const result = await model.doStream(options);
   const reader = result.stream.getReader();
@@ -166,6 +198,9 @@ async function stream(
   };
   let usage: LanguageModelV4Usage | undefined;
   let finished = false;
+  let chars = 0;
+  // Tool calls whose arguments came as deltas (counted then); the others are counted when they are whole.
+  const streamedInputs = new Set<string>();
   try {
     for (;;) {
       const { done, value: part } = await reader.read();
@@ -178,10 +213,19 @@ async function stream(
           textBlock(part.id);
           break;
         case 'text-delta':
+          chars += part.delta.length;
+          checkSize(chars);
           textBlock(part.id).text += part.delta;
           if (part.delta !== '') onTextDelta(part.delta);
           break;
+        case 'tool-input-delta':
+          streamedInputs.add(part.id);
+          chars += part.delta.length;
+          checkSize(chars);
+          break;
         case 'tool-call':
+          chars += part.toolName.length + (streamedInputs.has(part.toolCallId) ? 0 : part.input.length);
+          checkSize(chars);
           content.push(part);
           break;
         case 'finish':
@@ -253,4 +297,63 @@ function startDeadline(outer: AbortSignal, timeoutMs: number): Deadline {
       outer.removeEventListener('abort', onAbort);
     },
   };
+}
+
+/** What a reply body cut off at its byte bound fails with, inside the provider package's own errors. */
+export class ReplyBodyTooLarge extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxReplyChars: number,
+  ) {
+    super(`the reply body took more than ${bytes} bytes`);
+    this.name = 'ReplyBodyTooLarge';
+  }
+}
+
+/**
+ * How many bytes a reply body of at most `maxReplyChars` characters may take on the wire: a JSON body six
+ * bytes a character (the longest JSON escape, \u0000), an event stream 32 (every delta is an event with its
+ * own envelope), and 1 MiB for the rest of the envelope. Over it, the body is cut off: a runaway reply is never
+ * read whole, whatever part of it (text, tool arguments, reasoning) grows.
+ */
+export function replyByteBound(maxReplyChars: number, eventStream: boolean): number {
+  return maxReplyChars * (eventStream ? 32 : 6) + 1024 * 1024;
+}
+
+/**
+ * A fetch for a provider package whose response bodies are cut off at replyByteBound: the package's own
+ * reader then fails with ReplyBodyTooLarge as the cause, which the completer reports as reply_too_large.
+ */
+export function replyFetch(maxReplyChars: number, base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, init);
+    if (response.body === null) return response;
+    const eventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+    const bound = replyByteBound(maxReplyChars, eventStream);
+    let bytes = 0;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          bytes += chunk.byteLength;
+          if (bytes > bound) controller.error(new ReplyBodyTooLarge(bound, maxReplyChars));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** The first error of `type` in the cause chain of `error` (provider packages wrap what their reader threw). */
+function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 10 && current instanceof Error; depth += 1) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
 }

@@ -6,6 +6,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createXai } from '@ai-sdk/xai';
 import type { z } from 'zod';
 import type { BaseProviderConfig, ProviderKind } from '../provider-registry.js';
+import { DEFAULT_MAX_REPLY_CHARS } from '../reply-limit.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type HostedProviderFields,
@@ -14,20 +15,23 @@ import {
   openaiCompatibleFieldsSchema,
   type SdkProviderFields,
 } from './provider-fields.js';
-import { createSdkCompleter, type SdkCompleterOptions } from './sdk-completer.js';
+import { createSdkCompleter, replyFetch, type SdkCompleterOptions } from './sdk-completer.js';
 
 /** A kind whose completer is an AI SDK provider model; `createModel` builds the model from the entry. */
 function sdkProviderKind<Fields extends SdkProviderFields>(
   fieldsSchema: z.ZodType<Fields>,
-  createModel: (config: BaseProviderConfig & Fields) => LanguageModelV4,
+  /** `fetch` reads reply bodies within the entry's max_reply_chars (replyFetch): pass it to the package. */
+  createModel: (config: BaseProviderConfig & Fields, fetch: typeof globalThis.fetch) => LanguageModelV4,
   structuredOutput: (config: BaseProviderConfig & Fields) => SdkCompleterOptions['structuredOutput'],
 ): ProviderKind<Fields> {
   return {
     fieldsSchema,
     create(config, { logger }) {
+      const maxReplyChars = config.max_reply_chars ?? DEFAULT_MAX_REPLY_CHARS;
       return createSdkCompleter({
         provider: { name: config.name, kind: config.kind },
-        model: createModel(config),
+        model: createModel(config, replyFetch(maxReplyChars)),
+        maxReplyChars,
         defaults: { temperature: config.temperature, maxTokens: config.max_tokens },
         timeoutMs: config.timeout_ms ?? DEFAULT_TIMEOUT_MS,
         logger,
@@ -40,8 +44,8 @@ function sdkProviderKind<Fields extends SdkProviderFields>(
 /** Anthropic's Messages API (`<base_url>/messages`; base_url defaults to https://api.anthropic.com/v1). */
 export const anthropicProviderKind = sdkProviderKind<HostedProviderFields>(
   hostedProviderFieldsSchema,
-  (config) =>
-    createAnthropic({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(
+  (config, fetch) =>
+    createAnthropic({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers, fetch })(
       config.model,
     ),
   // Without native structured output the package forces a JSON tool, which would take the place of tool calls.
@@ -54,8 +58,10 @@ export const anthropicProviderKind = sdkProviderKind<HostedProviderFields>(
  */
 export const openaiProviderKind = sdkProviderKind<HostedProviderFields>(
   hostedProviderFieldsSchema,
-  (config) =>
-    createOpenAI({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+  (config, fetch) =>
+    createOpenAI({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers, fetch })(
+      config.model,
+    ),
   () => 'always',
 );
 
@@ -65,8 +71,10 @@ export const openaiProviderKind = sdkProviderKind<HostedProviderFields>(
  */
 export const geminiProviderKind = sdkProviderKind<HostedProviderFields>(
   hostedProviderFieldsSchema,
-  (config) =>
-    createGoogle({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+  (config, fetch) =>
+    createGoogle({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers, fetch })(
+      config.model,
+    ),
   // Gemini refuses a JSON response type together with function declarations.
   () => 'without_tools',
 );
@@ -74,8 +82,10 @@ export const geminiProviderKind = sdkProviderKind<HostedProviderFields>(
 /** xAI's Responses API (`<base_url>/responses`), the only one the xAI package speaks; default https://api.x.ai/v1. */
 export const grokProviderKind = sdkProviderKind<HostedProviderFields>(
   hostedProviderFieldsSchema,
-  (config) =>
-    createXai({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers })(config.model),
+  (config, fetch) =>
+    createXai({ apiKey: config.api_key, baseURL: config.base_url, headers: config.headers, fetch })(
+      config.model,
+    ),
   () => 'always',
 );
 
@@ -85,13 +95,14 @@ export const grokProviderKind = sdkProviderKind<HostedProviderFields>(
  */
 export const openaiCompatibleProviderKind = sdkProviderKind<OpenAICompatibleFields>(
   openaiCompatibleFieldsSchema,
-  (config) =>
+  (config, fetch) =>
     createOpenAICompatible({
       name: config.provider_name ?? 'openai_compatible',
       baseURL: config.base_url,
       apiKey: config.api_key,
       headers: config.headers,
       includeUsage: true,
+      fetch,
       supportsStructuredOutputs: config.structured_outputs === true,
     })(config.model),
   // Only a server said to support json_schema response formats gets one (many local servers do not).

@@ -2,6 +2,7 @@ import { type Message, textOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import type { Completion } from '../../models/completer.js';
 import { costOf } from '../../models/pricing.js';
+import { addUsage, type Usage } from '../../models/usage.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   applySummary,
@@ -17,7 +18,7 @@ import {
   planModelCall,
   summaryInputShare,
 } from '../core/effects/index.js';
-import { compactionCommit } from '../core/run-commits.js';
+import { type CommitPlan, compactionCommit } from '../core/run-commits.js';
 import { crashPoint } from '../crash-points.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData } from '../job-data.js';
@@ -151,7 +152,7 @@ export async function compact(
   const completion = await summaryCompletion(context, data, agent, input, decision.up_to, now);
   if (isPark(completion)) return completion;
   crashPoint('iteration.after_summary_call');
-  const summary = applySummary({
+  const outcome = applySummary({
     runId: data.run_id,
     iteration: data.iteration,
     system: input.system,
@@ -162,32 +163,44 @@ export async function compact(
     tokensBefore: decision.tokens,
     reason: decision.reason,
     previous: input.previous,
+    contextWindow: input.contextWindow,
     now,
   });
-  const plan = compactionCommit({
-    run: stored.record,
-    view: summary.view,
-    event: summary.event,
-    usage: completion.usage,
-    costUsd: costOf(completion.usage, agent.provider.price),
-    now,
-  });
-  context.logger.info(
-    {
-      up_to: decision.up_to,
-      reason: decision.reason,
-      tokens_before: summary.event.data.tokens_before,
-      tokens_after: summary.event.data.tokens_after,
-    },
-    'context compacted',
-  );
+  const costUsd = costOf(completion.usage, agent.provider.price);
+  const plan =
+    outcome.kind === 'summary'
+      ? compactionCommit({
+          run: stored.record,
+          view: outcome.view,
+          event: outcome.event,
+          usage: completion.usage,
+          costUsd,
+          now,
+        })
+      : declinedCompactionCommit(stored.record, outcome.view, completion.usage, costUsd, now);
+  if (outcome.kind === 'summary') {
+    context.logger.info(
+      {
+        up_to: decision.up_to,
+        reason: decision.reason,
+        tokens_before: outcome.event.data.tokens_before,
+        tokens_after: outcome.event.data.tokens_after,
+      },
+      'context compacted',
+    );
+  } else {
+    context.logger.warn(
+      { up_to: decision.up_to, tokens: decision.tokens, context_window: input.contextWindow },
+      'the model answered the summary request with nothing: the request still fits, sent without compacting',
+    );
+  }
   return commit(
     {
       op: 'run',
       request: {
         journalField: journalField.compaction(data.iteration, decision.up_to),
         plan,
-        view: JSON.stringify(summary.view),
+        view: JSON.stringify(outcome.view),
         expectedRev: stored.rev,
         ...(services.agents.has(agent.name)
           ? { agentUsageKey: context.store.agentUsageKey(agent.name) }
@@ -202,7 +215,7 @@ export async function compact(
       andThen: (result) => {
         if (result.status === 'run_finished') return done;
         if (result.status === 'ok' && plan.record)
-          return then({ record: plan.record, rev: stored.rev + 1 }, summary.view);
+          return then({ record: plan.record, rev: stored.rev + 1 }, outcome.view);
         // Committed by an earlier attempt, or the run moved on since it was read: the next attempt reads
         // the run and the view again.
         throw new RatchetError(
@@ -213,4 +226,25 @@ export async function compact(
       },
     },
   );
+}
+
+/**
+ * A compaction given up (an empty summary of a request that still fits): the view that records it and the
+ * summary request's usage and cost, with no event (nothing about what the model is sent changed).
+ */
+function declinedCompactionCommit(
+  run: StoredRun['record'],
+  view: ContextView,
+  usage: Usage,
+  costUsd: number,
+  now: string,
+): CommitPlan<ContextView> {
+  return {
+    journal: view,
+    record: { ...run, usage: addUsage(run.usage, usage), cost_usd: run.cost_usd + costUsd, updated_at: now },
+    messages: [],
+    events: [],
+    finished: false,
+    usage: { ...usage, cost_usd: costUsd },
+  };
 }

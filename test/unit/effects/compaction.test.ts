@@ -60,7 +60,7 @@ describe('compact', () => {
   });
 
   it('after the summary, the model receives the system prompt, the summary and the recent entries', () => {
-    const { view, event } = applySummary({
+    const outcome = applySummary({
       runId,
       iteration: 11,
       system: [systemPrompt],
@@ -71,8 +71,11 @@ describe('compact', () => {
       tokensBefore: 1157,
       reason: 'threshold',
       previous: undefined,
+      contextWindow: input.contextWindow,
       now,
     });
+    if (outcome.kind !== 'summary') throw new Error('expected a summary');
+    const { view, event } = outcome;
     expect(contextViewSchema.parse(view)).toEqual({
       v: 1,
       summary: { text: 'Read f1 to f9; nothing wrong yet.', up_to: 19, created_at: now },
@@ -115,7 +118,7 @@ describe('compact', () => {
     expect(plan).toMatchObject({ kind: 'send', tokens: 904 });
   });
 
-  it('refuses an empty summary (a bad reply, retried), never a view that forgets the conversation', () => {
+  it('refuses an empty summary of a request that does not fit (a bad reply, retried), never a view that forgets the conversation', () => {
     expect(() =>
       applySummary({
         runId,
@@ -126,8 +129,9 @@ describe('compact', () => {
         upTo: 19,
         summaryText: ' \n ',
         tokensBefore: 1,
-        reason: 'threshold',
+        reason: 'context_length_error',
         previous: undefined,
+        contextWindow: input.contextWindow,
         now,
       }),
     ).toThrow(expect.objectContaining({ code: 'model_bad_response', retryable: true }));

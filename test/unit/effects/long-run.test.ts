@@ -57,6 +57,7 @@ function longRun(iterations: number) {
         tokensBefore: plan.tokens,
         reason: 'threshold',
         previous,
+        contextWindow,
         now,
       }).view;
       plan = planModelCall(input());

@@ -16,6 +16,37 @@ export const summaryInputShare = 0.5;
 /** The summary's length limit: this share of the context window, at most summaryMaxTokens. */
 export const summaryOutputShare = 0.1;
 export const summaryMaxTokens = 4096;
+/**
+ * What a stored summary may hold: this share of the context window (about four characters a token), however
+ * long the model's answer was. Over it, the summary is cut with a note (summaryBound).
+ */
+export const summaryMaxShare = 0.25;
+/** The bound when the window is unknown (0): four times the longest summary ever asked for. */
+export const unknownWindowSummaryChars = 4 * summaryMaxTokens * 4;
+
+/**
+ * The most characters a summary may hold in the view: summaryMaxShare of the window, never less than what
+ * the summary request asked for (its maxTokens), unknownWindowSummaryChars when the window is unknown. A
+ * summary and a previous one re-sent in a summary request both stay within it, so one oversized answer can
+ * never make every later request of the session too long.
+ */
+export function summaryBound(contextWindow: number): number {
+  if (contextWindow <= 0) return unknownWindowSummaryChars;
+  return Math.max(summaryMaxTokensFor(contextWindow) * 4, Math.floor(contextWindow * summaryMaxShare * 4));
+}
+
+/** The summary's length limit asked of the provider. */
+function summaryMaxTokensFor(contextWindow: number): number {
+  return Math.max(256, Math.min(summaryMaxTokens, Math.floor(contextWindow * summaryOutputShare)));
+}
+
+/** The text within summaryBound: its start and a note of how much was cut (the note counts in the bound). */
+export function boundSummary(text: string, contextWindow: number): string {
+  const bound = summaryBound(contextWindow);
+  if (text.length <= bound) return text;
+  // The note is at most 64 characters (a 20-digit count): what is kept and the note stay within the bound.
+  return clipText(text, bound - 64, 'summary');
+}
 
 /**
  * Where a threshold compaction cuts the chat: the summary covers entries [from, cut), where `from` is what
@@ -96,8 +127,9 @@ export function buildSummaryRequest(input: {
   const share = input.inputShare ?? summaryInputShare;
   const budgetCharacters = Math.max(4000, Math.floor(input.contextWindow * share * 4));
   const transcript = renderTranscript(entries, from, budgetCharacters);
+  // Bounded again here: a view stored before summaries were bounded may hold any length.
   const previous = input.view.summary
-    ? `The summary of what came before these entries:\n\n${input.view.summary.text}\n\n`
+    ? `The summary of what came before these entries:\n\n${boundSummary(input.view.summary.text, input.contextWindow)}\n\n`
     : '';
   const instructions =
     'You compress the working memory of an agent that is in the middle of a task. Write a summary that ' +
@@ -105,10 +137,7 @@ export function buildSummaryRequest(input: {
     'gave, decisions made and why, facts found (names, paths, numbers, identifiers, verbatim where they ' +
     'matter), what was tried and failed, the current state of the work and the next steps. Leave out ' +
     'pleasantries and repetition. Answer with the summary only.';
-  const maxTokens = Math.max(
-    256,
-    Math.min(summaryMaxTokens, Math.floor(input.contextWindow * summaryOutputShare)),
-  );
+  const maxTokens = summaryMaxTokensFor(input.contextWindow);
   return {
     maxTokens,
     messages: [
@@ -166,9 +195,18 @@ function partText(part: Message['parts'][number]): string {
   }
 }
 
+/** What came of a summary request: a new view and its event, or a compaction given up (the view says so). */
+export type SummaryOutcome =
+  | { kind: 'summary'; view: ContextView; event: { kind: 'compaction'; data: EventData<'compaction'> } }
+  | { kind: 'declined'; view: ContextView };
+
 /**
- * The view after the model's summary of entries [.., upTo) came back, and the compaction event. An empty
- * summary is a bad reply (retryable), never a view that forgets the conversation.
+ * The view after the model's summary of entries [.., upTo) came back, and the compaction event. The summary
+ * is kept within summaryBound (cut with a note when longer). An empty summary never becomes a view that
+ * forgets the conversation: when the request the compaction was for still fits the window (a threshold
+ * compaction below the window), the compaction is declined — the view keeps its summary and records that
+ * this run's iteration goes on without one, so a repeated step sends the same request instead of asking
+ * again; otherwise it is a bad reply (retried).
  */
 export function applySummary(input: {
   runId: string;
@@ -181,11 +219,9 @@ export function applySummary(input: {
   tokensBefore: number;
   reason: EventData<'compaction'>['reason'];
   previous: PreviousRequest | undefined;
+  contextWindow: number;
   now: string;
-}): { view: ContextView; event: { kind: 'compaction'; data: EventData<'compaction'> } } {
-  const text = input.summaryText.trim();
-  if (text === '')
-    throw new RatchetError('model_bad_response', 'the model answered the summary request with nothing');
+}): SummaryOutcome {
   const from = input.view.summary?.up_to ?? 0;
   if (input.upTo <= from || input.upTo > input.chat.length) {
     throw new RatchetError(
@@ -193,12 +229,28 @@ export function applySummary(input: {
       `a summary up to chat entry ${input.upTo} does not follow the current one (up to ${from}, chat of ${input.chat.length})`,
     );
   }
+  const text = boundSummary(input.summaryText.trim(), input.contextWindow);
+  if (text === '') {
+    const fits =
+      input.reason === 'threshold' && input.contextWindow > 0 && input.tokensBefore < input.contextWindow;
+    if (!fits)
+      throw new RatchetError('model_bad_response', 'the model answered the summary request with nothing');
+    return {
+      kind: 'declined',
+      view: {
+        v: 1,
+        summary: input.view.summary,
+        declined: { run_id: input.runId, iteration: input.iteration, up_to: input.upTo },
+      },
+    };
+  }
   const view: ContextView = { v: 1, summary: { text, up_to: input.upTo, created_at: input.now } };
   const after = requestTokens(
     viewMessages({ runId: input.runId, system: input.system, chat: input.chat, view }),
     input.previous,
   );
   return {
+    kind: 'summary',
     view,
     event: {
       kind: 'compaction',
@@ -211,4 +263,9 @@ export function applySummary(input: {
       },
     },
   };
+}
+
+/** Whether the view says this run's iteration gave its compaction up (an empty summary; see applySummary). */
+export function compactionDeclined(view: ContextView, runId: string, iteration: number): boolean {
+  return view.declined?.run_id === runId && view.declined.iteration === iteration;
 }

@@ -18,6 +18,13 @@ export const contextViewSchema = z.strictObject({
       created_at: z.iso.datetime(),
     })
     .nullable(),
+  /**
+   * A compaction this run's iteration gave up (the model's summary was empty and the request still fit): the
+   * iteration goes on without one, and a repeated step plans the same request instead of asking again.
+   */
+  declined: z
+    .strictObject({ run_id: z.string(), iteration: z.int().nonnegative(), up_to: z.int().nonnegative() })
+    .optional(),
 });
 export type ContextView = z.infer<typeof contextViewSchema>;
 export type ContextSummary = NonNullable<ContextView['summary']>;

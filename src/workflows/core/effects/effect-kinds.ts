@@ -1,6 +1,6 @@
 import type { Message } from '../../../chat/index.js';
 import type { EffectKind, EffectParams } from '../../../config/index.js';
-import { compactionCut } from './compaction.js';
+import { compactionCut, compactionDeclined } from './compaction.js';
 import type { ContextView } from './context-view.js';
 import {
   detectLoop,
@@ -75,6 +75,7 @@ export const effectKindDefinitions: { [Kind in EffectKind]: EffectKindDefinition
     priority: 40,
     decide: (params, state) => {
       if (!state.reached(params.threshold)) return undefined;
+      if (compactionDeclined(state.view, state.injection.runId, state.injection.iteration)) return undefined;
       const upTo = compactionCut({
         chat: state.chat,
         view: state.view,

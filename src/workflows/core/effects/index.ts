@@ -1,9 +1,13 @@
 export {
   applySummary,
+  boundSummary,
   buildSummaryRequest,
   compactionCut,
+  compactionDeclined,
   reactiveCompactionCut,
+  type SummaryOutcome,
   type SummaryRequest,
+  summaryBound,
   summaryInputShare,
 } from './compaction.js';
 export { isContextLengthError } from './context-length-error.js';
