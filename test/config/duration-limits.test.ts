@@ -1,4 +1,5 @@
 import './register-fake-provider.js';
+import '../../src/models/index.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,19 @@ describe('duration limits in the config', () => {
       );
     },
   );
+
+  it("refuses a provider's request timeout_ms past a day (its timer would fire at once)", () => {
+    const text = [
+      'providers: [{ name: main, kind: openai_compatible, base_url: "http://127.0.0.1:1/v1", model: m, timeout_ms: 2592000000 }]',
+      'agents: [{ name: writer, provider: main }]',
+    ].join('\n');
+    expect(problemsOf(text)).toEqual([
+      expect.stringMatching(/^providers\[0\]\.timeout_ms: must be at most 86400000 \(1 day\)/),
+    ]);
+    expect(parse(text.replace('2592000000', '86400000')).providers[0]).toMatchObject({
+      timeout_ms: 86_400_000,
+    });
+  });
 
   it('takes every duration at its limit', () => {
     const config = parse(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxDayMs } from '../../schemas/index.js';
 
 /** 10 minutes, as in the providers' own SDKs: a request that hangs must not hold a worker forever. */
 export const DEFAULT_TIMEOUT_MS = 600_000;
@@ -12,8 +13,16 @@ const commonFields = {
   max_tokens: z.number().int().positive().optional(),
   /** Extra HTTP headers sent with every request. */
   headers: z.record(z.string(), z.string()).optional(),
-  /** Abort a request that has not finished after this long (default 10 minutes); counts as a network error. */
-  timeout_ms: z.number().int().positive().optional(),
+  /**
+   * Abort a request that has not finished after this long (default 10 minutes, at most a day: the timer
+   * holds no more than 24.8 days); counts as a network error.
+   */
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(maxDayMs, { error: `must be at most ${maxDayMs} (1 day)` })
+    .optional(),
   /** Tokens the model accepts; overrides `default_context_windows` and the built-in defaults. */
   context_window: z.number().int().nonnegative().optional(),
 };
