@@ -23,13 +23,23 @@ export function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): 
           'event stream (Server-Sent Events). Every error is `{error: {code, message, details}}`.',
         version: '1',
       },
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
-      },
-      ...(options.authenticated ? { security: [{ bearerAuth: [] }] } : {}),
+      // The scheme is declared only when `api.tokens` makes operations need it, and each operation says
+      // whether it does: the public ones (health checks) take no token.
+      ...(options.authenticated
+        ? { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } } }
+        : {}),
     },
-    transform: jsonSchemaTransform,
-    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+    transform: (input) => {
+      const transformed = jsonSchemaTransform(input);
+      if (!options.authenticated) return transformed;
+      const open = input.route.config?.public === true;
+      return {
+        ...transformed,
+        schema: { ...transformed.schema, security: open ? [] : [{ bearerAuth: [] }] },
+      };
+    },
+    transformObject: (document) =>
+      withOptionalBodies(withoutUnusedSchemas(jsonSchemaTransformObject(document))),
   });
   app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -55,4 +65,23 @@ function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
   }
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
   return { ...rest, components: { ...components, schemas: kept } } as OpenApiDocument;
+}
+
+/**
+ * @fastify/swagger marks every request body required; a body whose schema takes null (cancel, session
+ * create: Fastify hands the validator null for a request without a body) may be left out, so say so.
+ */
+function withOptionalBodies(document: OpenApiDocument): OpenApiDocument {
+  type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> } };
+  const paths = (document as { paths?: Record<string, Record<string, Operation>> }).paths ?? {};
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody;
+      const schema = body?.content?.['application/json']?.schema as
+        | { anyOf?: { type?: unknown }[] }
+        | undefined;
+      if (body && schema?.anyOf?.some((alternative) => alternative.type === 'null')) body.required = false;
+    }
+  }
+  return document;
 }

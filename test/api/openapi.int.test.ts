@@ -95,3 +95,52 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   expect(docs.status).toBe(200);
   expect(docs.headers.get('content-type')).toMatch(/text\/html/);
 });
+
+it('with api.tokens every operation that needs the token says bearerAuth, the health checks say none, and the server agrees', async () => {
+  const token = 'openapi-token-0123456789';
+  api = await ApiHarness.start({
+    script: { default: { text: 'ok' } },
+    worker: false,
+    api: { tokens: [token] },
+  });
+  const harness = api;
+  const document = (
+    await harness.request('GET', '/openapi.json', { headers: { authorization: `Bearer ${token}` } })
+  ).body;
+  expect(document.components.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+  expect(document.security).toBeUndefined();
+  const operations = Object.entries(
+    document.paths as Record<string, Record<string, { security?: unknown; requestBody?: unknown }>>,
+  ).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
+  expect(operations.length).toBeGreaterThan(10);
+  for (const { path, method, operation } of operations) {
+    const open = path === '/healthz' || path === '/readyz';
+    expect({ path, method, security: operation.security }).toEqual({
+      path,
+      method,
+      security: open ? [] : [{ bearerAuth: [] }],
+    });
+    // What the document says is what the server does: without the token, 401 exactly where it asks for one.
+    const answer = await harness.request(method.toUpperCase(), path.replace('{id}', 'ses_0000000000000000'));
+    if (open) expect({ path, status: answer.status }).toEqual({ path, status: 200 });
+    else expect({ path, method, status: answer.status }).toEqual({ path, method, status: 401 });
+  }
+});
+
+it('a body that may be left out is not required: cancel and session create; a run submission needs one', async () => {
+  api = await ApiHarness.start({ script: { default: { text: 'ok' } }, worker: false });
+  const document = (await api.request('GET', '/openapi.json')).body;
+  expect(document.paths['/v1/runs/{id}/cancel'].post.requestBody.required).toBe(false);
+  expect(document.paths['/v1/sessions'].post.requestBody.required).toBe(false);
+  expect(document.paths['/v1/runs'].post.requestBody.required).toBe(true);
+  expect(document.paths['/v1/sessions/{id}/messages'].post.requestBody.required).toBe(true);
+  // Without api.tokens nothing needs a token, and the document declares no scheme nor applies one.
+  expect(document.components.securitySchemes).toBeUndefined();
+  expect(JSON.stringify(document)).not.toContain('bearerAuth');
+  // And the server takes the cancel without a body.
+  const submitted = await api.request('POST', '/v1/runs', { body: { input: 'hi' } });
+  const cancelled = await api.request('POST', `/v1/runs/${submitted.body.run_id}/cancel`);
+  expect(cancelled.status).toBe(202);
+});
