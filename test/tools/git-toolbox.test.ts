@@ -239,6 +239,16 @@ describe('git: files a model writes never make git run a program', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a repository config that defines a hook by configuration (hook.<name>.command) is refused', async () => {
+    // git 2.39 ignores these keys; newer git runs them, and core.hooksPath does not switch them off.
+    execFileSync('git', ['config', 'hook.planted.command', program], { cwd: repo });
+    execFileSync('git', ['config', 'hook.planted.event', 'pre-commit'], { cwd: repo });
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    const results = await callEveryTool(git);
+    expect(existsSync(marker)).toBe(false);
+    for (const text of results) expect(text).toContain('sets hook.planted.');
+  });
+
   it('a global config in the home directory (e.g. a workspace that is HOME) is not read', async () => {
     writeFileSync(join(directory.path, '.gitconfig'), `[filter "x"]\n\tclean = ${program}\n`);
     writeFileSync(join(repo, '.gitattributes'), '* filter=x\n');

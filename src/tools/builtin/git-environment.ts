@@ -141,10 +141,21 @@ export async function checkRepository(workDir: string, configuredWorkDir: string
  */
 export function checkConfigKeys(configKeys: readonly string[], configuredWorkDir: string): void {
   const include = configKeys.find((key) => /^include(if\..*)?\.path$/is.test(key));
-  if (include === undefined) return;
-  throw new Error(
-    `tools.git.work_dir "${configuredWorkDir}": the repository's configuration sets ${include}, which makes ` +
-      'git read another file at every command (a file a tool could write); remove it from .git/config ' +
-      '(git config --unset-all <key>) to use the git tools here.',
-  );
+  if (include !== undefined) {
+    throw new Error(
+      `tools.git.work_dir "${configuredWorkDir}": the repository's configuration sets ${include}, which makes ` +
+        'git read another file at every command (a file a tool could write); remove it from .git/config ' +
+        '(git config --unset-all <key>) to use the git tools here.',
+    );
+  }
+  // Hooks defined in configuration (`hook.<name>.command`, newer git) are not reached by core.hooksPath, and
+  // their names are the repository's to choose: refused rather than switched off one by one.
+  const hook = configKeys.find((key) => /^hook\./is.test(key));
+  if (hook !== undefined) {
+    throw new Error(
+      `tools.git.work_dir "${configuredWorkDir}": the repository's configuration sets ${hook}, a hook that ` +
+        'git would run as a program; remove it from .git/config (git config --unset-all <key>) to use the ' +
+        'git tools here.',
+    );
+  }
 }
