@@ -41,6 +41,17 @@ describe('long durations', () => {
     expect(run.result).toBe('three');
   });
 
+  it('refuses, in the engine itself, a run timeout past 365 days or not a whole number, and stores nothing', async () => {
+    harness = new Harness({ script: { replies: [{ text: 'done' }] } });
+    for (const timeoutS of [days(365) + 1, 1e12, 1e20, Number.POSITIVE_INFINITY, Number.NaN, 1.5, 0]) {
+      await expect(harness.engine.startRun({ input: 'go', timeoutS })).rejects.toMatchObject({
+        code: 'invalid_run_settings',
+        message: expect.stringContaining('31536000 (365 days)'),
+      });
+    }
+    expect(await harness.redis.keys(`${harness.prefix}:*session*`)).toEqual([]);
+  });
+
   it('answers a model asking a person to wait past 365 days (ask_user timeout_s) with an error naming the limit', async () => {
     harness = new Harness({
       script: {
