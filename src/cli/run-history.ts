@@ -37,8 +37,8 @@ export function rememberRun(path: string, entry: Omit<RunHistoryEntry, 'v'>): vo
   });
   mkdirSync(dirname(path), { recursive: true });
   appendFileSync(path, `${JSON.stringify(record)}\n`);
-  // A rough size bound before counting lines: a line is a few hundred bytes.
-  if (statSync(path).size > runHistoryLimit * 2 * 400) {
+  // Lines are counted only once the file could hold too many: every line is longer than 100 bytes.
+  if (statSync(path).size > runHistoryLimit * 2 * 100) {
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
     if (lines.length > runHistoryLimit * 2) {
       writeFileSync(path, `${lines.slice(-runHistoryLimit).join('\n')}\n`);

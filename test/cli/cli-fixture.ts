@@ -26,13 +26,15 @@ export interface CliProcess {
   kill(): Promise<void>;
 }
 
-/** `ratchet <args>` as a child process, from `cwd` (default: a directory that is not the package). */
+/** `ratchet <args>` as a child process, from `cwd` (default: a new empty directory, removed when it exits). */
 export function spawnCli(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
 ): CliProcess {
+  // A directory of its own by default: `ratchet run` remembers its runs in ./.ratchet/runs.jsonl.
+  const ownDir = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'ratchet-cwd-')) : undefined;
   const child = spawn(process.execPath, [bin, ...args], {
-    cwd: options.cwd ?? tmpdir(),
+    cwd: options.cwd ?? ownDir,
     env: { ...process.env, RATCHET_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -53,6 +55,7 @@ export function spawnCli(
   const exited = new Promise<number | null>((resolveExit) => {
     child.once('exit', (code) => {
       process.removeListener('exit', killOnExit);
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
       for (const listener of listeners) listener();
       resolveExit(code);
     });
