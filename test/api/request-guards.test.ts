@@ -61,6 +61,15 @@ describe('hostNameOf', () => {
     expect(hostNameOf('user@localhost')).toBeUndefined();
     expect(hostNameOf('::1')).toBeUndefined();
   });
+
+  it('is one host: a list, inner spaces or characters no host name has are not', () => {
+    expect(hostNameOf('localhost,evil.example')).toBeUndefined();
+    expect(hostNameOf('localhost, evil.example')).toBeUndefined();
+    expect(hostNameOf('localhost evil.example')).toBeUndefined();
+    expect(hostNameOf('localhost;evil.example')).toBeUndefined();
+    expect(hostNameOf('local%68ost')).toBeUndefined();
+    expect(hostNameOf('my_host-1.internal:80')).toBe('my_host-1.internal');
+  });
 });
 
 describe('allowedHostNames', () => {
