@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiHarness } from '../api/api-harness.js';
+
+// docs/client.md's example is examples/client.ts (the doc imports the package name, the example the
+// source), and the example works against a live API and worker as written.
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const examplePath = resolve(repoRoot, 'examples/client.ts');
+const tsx = import.meta.resolve('tsx');
+
+let api: ApiHarness | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+function docExample(): string {
+  const doc = readFileSync(resolve(repoRoot, 'docs/client.md'), 'utf8');
+  const block = /^## Example\n[\s\S]*?^```ts\n([\s\S]*?)^```$/m.exec(doc)?.[1];
+  if (block === undefined) throw new Error('docs/client.md has no ```ts block under ## Example');
+  return block;
+}
+
+async function runExample(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', tsx, examplePath], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  return { code, stdout, stderr };
+}
+
+describe('the example of docs/client.md', () => {
+  it('is examples/client.ts, with the package name in the import', () => {
+    const example = readFileSync(examplePath, 'utf8');
+    expect(example).toContain("from '../src/client/index.js'");
+    expect(docExample()).toBe(example.replace("'../src/client/index.js'", "'ratchet/client'"));
+    expect(docExample().trimEnd().split('\n').length).toBeLessThanOrEqual(15);
+  });
+
+  it('submits, follows the events, answers the question and prints the result against a live API', async () => {
+    api = await ApiHarness.start({
+      script: {
+        replies: [
+          { tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
+          { tool_calls: [{ name: 'ask_user', arguments: { question: 'When do you travel?' } }] },
+          { text: 'Lisbon, next weekend: booked.' },
+        ],
+      },
+    });
+    const { code, stdout, stderr } = await runExample({ RATCHET_URL: api.url });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      [
+        'agent calls add',
+        'agent calls ask_user',
+        'agent asks: When do you travel?',
+        'completed Lisbon, next weekend: booked.',
+        '',
+      ].join('\n'),
+    );
+    // The model read the example's answer.
+    const lastCall = api.harness.modelCalls().at(-1);
+    expect(lastCall?.messages.at(-1)?.text).toContain('Next weekend');
+  });
+});
