@@ -338,6 +338,7 @@ export class Engine {
       throw new RatchetError(
         'invalid_run_settings',
         `timeout_s: ${timeoutS} must be a whole number of seconds from 1 to ${secondsLimit(maxRunTimeoutS)}`,
+        { details: { field: 'timeout_s', limit: maxRunTimeoutS } },
       );
     }
     if (timeoutS !== undefined && limit !== undefined && timeoutS > limit) {
