@@ -81,6 +81,15 @@ describe('the error envelope', () => {
     });
   });
 
+  it('bytes that are not HTTP get 400 in the envelope too', async () => {
+    const harness = await start();
+    const answer = await rawSocketRequest(harness.url, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({
+      error: { code: 'invalid_request', message: 'the request is not valid HTTP', details: {} },
+    });
+  });
+
   it('an empty body sent as application/json is no body: taken where the body is optional, named where it is not', async () => {
     const harness = await start();
     const empty = { 'content-type': 'application/json', 'content-length': '0' };
