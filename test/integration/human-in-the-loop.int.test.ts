@@ -221,17 +221,16 @@ describe('cancellation', () => {
     await harness.startWorker();
     const { runId, sessionId } = await harness.engine.startRun({ input: 'slow' });
     await waitFor(() => harness?.modelCalls().length === 1, 20_000, 'the model call');
-    const started = Date.now();
     const cancelled = await harness.engine.cancelRun(runId, 'changed my mind');
     expect(cancelled.status).toBe('cancelled');
     await expect(harness.engine.cancelRun(runId)).rejects.toMatchObject({ code: 'run_finished' });
     // The step gives up at once (no retry, no reply): the session is free for the next run.
     await waitFor(
       async () => (await harness?.engine.queues.queue(0).getActiveCount()) === 0,
-      5_000,
+      // Far less than the 20 s it would take unaborted; generous, as the machine may be busy.
+      15_000,
       'the step to stop',
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     const events = await harness.events(sessionId);
     expect(events.map((event) => event.kind).slice(-2)).toEqual(['agent_end', 'run_cancelled']);
     expect(events.filter((event) => event.kind === 'message_added')).toHaveLength(1);
@@ -253,14 +252,13 @@ describe('cancellation', () => {
       20_000,
       'the tool call',
     );
-    const started = Date.now();
     await harness.engine.cancelRun(runId);
     await waitFor(
       async () => (await harness?.engine.queues.queue(0).getActiveCount()) === 0,
-      5_000,
+      // Far less than the 20 s it would take unaborted; generous, as the machine may be busy.
+      15_000,
       'the tool to stop',
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     const events = await harness.events(sessionId);
     expect(events.filter((event) => event.kind === 'tool_call_end')).toHaveLength(0);
     expect((await harness.engine.getRun(runId))?.status).toBe('cancelled');
