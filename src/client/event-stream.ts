@@ -99,9 +99,9 @@ export async function* followEvents(
           for (const message of pending.splice(0)) {
             // Every frame advances the resume point, also one of a kind this client does not know.
             if (message.id !== undefined) lastId = message.id;
+            failures = 0;
             const event = readEvent(message, request.url, response.status);
             if (event === undefined) continue;
-            failures = 0;
             yield event;
             if (
               options.untilRunEnds !== undefined &&
