@@ -54,9 +54,11 @@ describe('GET /v1/sessions/:id/events', () => {
     first.close();
     const received = [...first.events];
     const lastSeen = received.at(-1)?.id ?? '';
-    // The run goes on while nobody listens.
-    await sleep(200);
+    // The run goes on while nobody listens (waited for, not slept on: a busy machine may be slower).
     expect(received.map((event) => event.type)).not.toContain('run_completed');
+    const deadline = Date.now() + 30_000;
+    while ((await fullLog(api, sessionId)).length <= received.length && Date.now() < deadline)
+      await sleep(20);
     expect((await fullLog(api, sessionId)).length).toBeGreaterThan(received.length);
 
     const second = connect(url, { lastEventId: lastSeen });
