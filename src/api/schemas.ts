@@ -4,13 +4,10 @@ import { eventDataSchemas, eventKinds } from '../events/event.js';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
 import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
-import {
-  budgetSchema,
-  questionRecordSchema,
-  questionResponseSchema,
-  runErrorSchema,
-  subGoalSchema,
-} from '../workflows/index.js';
+// The record modules themselves, not the workflows index: these wire shapes are shared with the typed client,
+// which runs in browsers too and must not pull in the engine.
+import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
+import { budgetSchema, runErrorSchema, subGoalSchema } from '../workflows/run-record.js';
 import { wireErrorCodes } from './api-error.js';
 import { isStreamId, streamIdForm } from './stream-id.js';
 
