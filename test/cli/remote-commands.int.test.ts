@@ -111,6 +111,47 @@ describe('after the terminal that started a run closed', () => {
     expect(late.stdout).toContain(': completed\n\nanswer: Blue it is.');
   });
 
+  it('attach asks only the question still waiting, not the ones answered before it in the backlog', async () => {
+    const twoQuestions: Script = {
+      replies: [
+        {
+          text: 'First the colour.',
+          tool_calls: [
+            { name: 'ask_user', arguments: { question: 'Which colour?', options: ['red', 'blue'] } },
+          ],
+        },
+        {
+          text: 'Now the size.',
+          tool_calls: [
+            { name: 'ask_user', arguments: { question: 'Which size?', options: ['small', 'large'] } },
+          ],
+        },
+        { text: 'Noted both.' },
+      ],
+    };
+    world = createWorld({ script: twoQuestions, redisUrl: inject('redisUrl'), tokens: [token] });
+    server = await startServer(world);
+    const { dir } = world;
+    const { url } = server.api;
+    const cli = spawnCli(['run', '--url', url, 'Colour and size'], { cwd: dir, env: withToken });
+    started.push(cli);
+    await cli.waitFor('Enter for "red"): ');
+    cli.child.stdin?.write('blue\n');
+    await cli.waitFor('Enter for "small"): ');
+    await cli.kill();
+    const runId = /^run (run_\S+) /.exec(cli.stdout())?.[1] ?? '';
+
+    const attach = await runCli(['attach', runId], { cwd: dir, env: withToken, stdin: 'large\n' });
+    expect(attach.stderr).toBe('');
+    expect(attach.code).toBe(0);
+    expect(attach.stdout).toContain('❓ helper asks: Which colour?');
+    expect(attach.stdout).toContain('↳ answered: blue');
+    expect(attach.stdout).not.toContain('Enter for "red"');
+    expect(attach.stdout).toContain('your answer (1-2 or text, Enter for "small"): large');
+    expect(attach.stdout).toContain('↳ answered: large');
+    expect(attach.stdout.endsWith('\nanswer: Noted both.\n')).toBe(true);
+  });
+
   it('cancel stops a waiting run; answer answers one without a prompt', async () => {
     const { dir, url } = await serve();
     const first = await startAndDetach(dir, url, 'First');
