@@ -54,7 +54,10 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
       return mcpCommand({ config: command.config, toolboxes }, io);
     }
     case 'worker': {
-      // The worker process handles its own signals and exits by itself.
+      // The worker process handles its own signals and exits by itself; it catches them before its
+      // modules load, so a SIGTERM while it starts is a clean stop.
+      const { catchShutdownSignals } = await import('../worker/shutdown-signals.js');
+      catchShutdownSignals();
       const { startWorkerProcess } = await import('../worker/index.js');
       await startWorkerProcess({
         argv: [

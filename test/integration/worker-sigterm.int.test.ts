@@ -1,7 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
 import { keySlot } from '../../src/redis/connection.js';
 import { sessionKeys } from '../../src/redis/keys.js';
+import { spawnCli } from '../cli/cli-fixture.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
 import { type OwnRedis, startRedisServer } from '../helpers/find-redis.js';
 import { Harness, type HarnessOptions, type WorkerProcess } from '../helpers/harness.js';
@@ -17,7 +22,10 @@ const marginMs = 8_000;
 let harness: Harness | undefined;
 let redis: OwnRedis | undefined;
 let cluster: LocalCluster | undefined;
+let dir: string | undefined;
 afterEach(async () => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
   // A frozen Redis is woken first: the harness deletes its keys through it.
   redis?.process.kill('SIGCONT');
   for (let index = 0; index < (cluster?.ports.length ?? 0); index += 1) cluster?.signalNode(index, 'SIGCONT');
@@ -59,6 +67,34 @@ describe('a worker sent SIGTERM exits 0 in time', () => {
     await waitFor(() => worker.output().includes('\n'), 30_000, 'the first log line');
     await expectCleanExitOnSigterm(worker);
     expect(worker.output()).not.toContain('worker started');
+  });
+
+  it('during start-up through `ratchet worker`, at its first log line', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ratchet-sigterm-'));
+    const configPath = join(dir, 'ratchet.json');
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        providers: [{ name: 'model', kind: 'scripted', model: 'm', replies: [{ text: 'never asked' }] }],
+        agents: [{ name: 'agent', provider: 'model', toolboxes: ['utils'] }],
+        redis: { url: inject('redisUrl'), prefix: `t-${randomBytes(6).toString('hex')}` },
+        worker: { shutdown_timeout_ms: shutdownTimeoutMs },
+      }),
+    );
+    const cli = spawnCli(['worker', '--config', configPath], { env: { RATCHET_LOG_LEVEL: 'info' } });
+    try {
+      await cli.waitFor('\n', 60_000);
+      cli.child.kill('SIGTERM');
+      const code = await Promise.race([
+        cli.exited,
+        new Promise((resolve) => setTimeout(resolve, shutdownTimeoutMs + marginMs, 'no exit')),
+      ]);
+      expect(code, cli.stdout() + cli.stderr()).toBe(0);
+      expect(cli.stdout()).toMatch(/"signal":"SIGTERM".*"msg":"stopping worker"/);
+      expect(cli.stdout()).not.toContain('worker started');
+    } finally {
+      await cli.kill();
+    }
   });
 
   it('during start-up while its Redis refuses connections', async () => {
