@@ -7,6 +7,7 @@ import {
   planAfterContextError,
   planModelCall,
   type ResolvedEffect,
+  summaryBound,
 } from '../../../src/workflows/core/effects/index.js';
 import { conversation, now, planInput, runId, shown, systemPrompt } from './conversation.js';
 
@@ -172,5 +173,63 @@ describe('reactive compaction after a context-length error', () => {
       code: 'context_exceeded',
       message: expect.stringContaining('add a `compact` effect'),
     });
+  });
+
+  it('cuts a summary longer than a quarter of the window to its bound, with a note', () => {
+    const outcome = applySummary({
+      runId,
+      iteration: 11,
+      system: [systemPrompt],
+      chat,
+      view: input.view,
+      upTo: 19,
+      summaryText: `Read f1 to f9. ${'Then more. '.repeat(100_000)}`,
+      tokensBefore: 1157,
+      reason: 'threshold',
+      previous: undefined,
+      contextWindow: 8000,
+      now,
+    });
+    expect(summaryBound(8000)).toBe(8000);
+    const text = outcome.kind === 'summary' ? (outcome.view.summary?.text ?? '') : '';
+    expect(text.length).toBeLessThanOrEqual(8000);
+    expect(text.startsWith('Read f1 to f9. ')).toBe(true);
+    expect(text).toMatch(/\[… \d+ more characters of this summary left out\]$/);
+  });
+
+  it('sends a stored summary over its bound back cut in the next summary request', () => {
+    const view = {
+      v: 1 as const,
+      summary: { text: 'x'.repeat(3_000_000), up_to: 3, created_at: now },
+    };
+    const request = buildSummaryRequest({ runId, chat, view, upTo: 19, contextWindow: 1000, now });
+    const sent = request.messages.map((message) => JSON.stringify(message)).join('');
+    expect(sent.length).toBeLessThan(summaryBound(1000) + 4000 * 2);
+  });
+
+  it('declines the compaction on an empty summary of a request that still fits, and the plan then sends', () => {
+    const outcome = applySummary({
+      runId,
+      iteration: 11,
+      system: [systemPrompt],
+      chat,
+      view: input.view,
+      upTo: 19,
+      summaryText: '',
+      tokensBefore: 900,
+      reason: 'threshold',
+      previous: undefined,
+      contextWindow: 1000,
+      now,
+    });
+    expect(outcome).toEqual({
+      kind: 'declined',
+      view: { v: 1, summary: null, declined: { run_id: runId, iteration: 11, up_to: 19 } },
+    });
+    expect(contextViewSchema.parse(outcome.view)).toEqual(outcome.view);
+    // The same iteration plans from the recorded decision: it sends; the next one would compact again.
+    const planned = planInput(chat, { contextWindow: 1000, effects: [compact] });
+    expect(planModelCall({ ...planned, view: outcome.view, iteration: 11 }).kind).toBe('send');
+    expect(planModelCall({ ...planned, view: outcome.view, iteration: 12 }).kind).toBe('compact');
   });
 });
