@@ -1,4 +1,5 @@
-import { errorBodySchema, type WireErrorCode } from './wire-schemas.js';
+import { errorBodySchema } from '../api/schemas.js';
+import type { WireErrorCode } from './wire-schemas.js';
 
 /** What an error answer of the API carries: `{error: {code, message, details}}`. */
 export interface RatchetErrorEnvelope {

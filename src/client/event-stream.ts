@@ -1,8 +1,9 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { wireEventSchema } from '../api/schemas.js';
 import { runEndKinds } from '../events/event.js';
 import { apiErrorOf, RatchetApiError, RatchetResponseError } from './client-errors.js';
 import { parseLenient } from './lenient-parse.js';
-import { isEventKind, type RatchetClientEvent, wireEventSchemaOf } from './wire-schemas.js';
+import { isEventKind, type RatchetClientEvent } from './wire-schemas.js';
 
 export interface EventsOptions {
   /** Start after this event id (exclusive); from the start of the log when omitted. */
@@ -36,6 +37,20 @@ export interface EventStreamRequest {
 /** Statuses worth reconnecting after: the server (or something before it) is away for a moment. */
 const retryableStatuses = new Set([502, 503, 504]);
 
+/** Where a stream stands across connections. */
+interface FollowState {
+  lastId: string | undefined;
+  /** Connections in a row that brought no frame. */
+  failures: number;
+  baseDelayMs: number;
+}
+
+/** Why a connection ended without finishing the iterator: reconnect (after Retry-After when given). */
+interface Reconnect {
+  failure: unknown;
+  retryAfterMs: number | null;
+}
+
 /**
  * The session's events, resuming with Last-Event-ID after every dropped connection: each event once, in
  * the log's order. Gives up after `maxRetries` failed connections in a row (the last error is thrown); an
@@ -47,9 +62,11 @@ export async function* followEvents(
 ): AsyncGenerator<RatchetClientEvent, void, undefined> {
   const maxRetries = options.maxRetries ?? 10;
   const maxDelayMs = options.maxRetryDelayMs ?? 30_000;
-  let baseDelayMs = options.retryDelayMs ?? 1000;
-  let lastId = options.after;
-  let failures = 0;
+  const state: FollowState = {
+    lastId: options.after,
+    failures: 0,
+    baseDelayMs: options.retryDelayMs ?? 1000,
+  };
   const { signal } = options;
 
   for (;;) {
@@ -57,84 +74,90 @@ export async function* followEvents(
     const connection = new AbortController();
     const onAbort = () => connection.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    let failure: unknown;
-    let retryAfterMs: number | null = null;
+    let outcome: Reconnect | 'done';
     try {
-      const url = new URL(request.url);
-      if (options.follow === false) url.searchParams.set('follow', 'false');
-      const response = await request.fetch(url, {
-        headers: {
-          ...request.headers,
-          accept: 'text/event-stream',
-          ...(lastId === undefined ? {} : { 'last-event-id': lastId }),
-        },
-        signal: connection.signal,
-        cache: 'no-store',
-      });
-      if (response.status === 204) return;
-      if (!response.ok) {
-        const error = await apiErrorOf(response);
-        if (!retryableStatuses.has(response.status)) throw error;
-        failure = error;
-        if (error.retryAfterS !== null) retryAfterMs = error.retryAfterS * 1000;
-      } else if (response.body === null) {
-        throw new RatchetResponseError('the event stream has no body', {
-          status: response.status,
-          url: request.url,
-        });
-      } else {
-        const pending: EventSourceMessage[] = [];
-        const parser = createParser({
-          onEvent: (message) => pending.push(message),
-          onRetry: (retryMs) => {
-            baseDelayMs = retryMs;
-          },
-        });
-        const reader = response.body.getReader();
-        const decoder = new TextDecoder();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.feed(decoder.decode(value, { stream: true }));
-          for (const message of pending.splice(0)) {
-            // Every frame advances the resume point, also one of a kind this client does not know.
-            if (message.id !== undefined) lastId = message.id;
-            failures = 0;
-            const event = readEvent(message, request.url, response.status);
-            if (event === undefined) continue;
-            yield event;
-            if (
-              options.untilRunEnds !== undefined &&
-              event.run_id === options.untilRunEnds &&
-              runEndKinds.includes(event.kind)
-            ) {
-              return;
-            }
-          }
-        }
-        // The server ended the stream: with follow=false that is the end; otherwise it is going away
-        // (a restart), and the stream goes on elsewhere.
-        if (options.follow === false) return;
-        failure = new RatchetApiError(
-          503,
-          { code: 'unavailable', message: 'the event stream ended', details: {} },
-          { fromEnvelope: false },
-        );
-      }
+      outcome = yield* followConnection(request, options, state, connection.signal);
     } catch (error) {
       if (signal?.aborted) return;
       if (error instanceof RatchetApiError || error instanceof RatchetResponseError) throw error;
       // A network failure, or the connection cut mid-stream: resume from the last event.
-      failure = error;
+      outcome = { failure: error, retryAfterMs: null };
     } finally {
       signal?.removeEventListener('abort', onAbort);
       // Closes the connection when the loop stops early (`break`, `return`, an error).
       connection.abort();
     }
-    failures += 1;
-    if (failures > maxRetries) throw failure;
-    const backoffMs = Math.min(maxDelayMs, baseDelayMs * 2 ** (failures - 1));
-    await sleep(Math.max(backoffMs, retryAfterMs ?? 0), signal);
+    if (outcome === 'done') return;
+    state.failures += 1;
+    if (state.failures > maxRetries) throw outcome.failure;
+    const backoffMs = Math.min(maxDelayMs, state.baseDelayMs * 2 ** (state.failures - 1));
+    await sleep(Math.max(backoffMs, outcome.retryAfterMs ?? 0), signal);
+  }
+}
+
+/** One connection: yields its events; 'done' when the iterator is finished, else why to reconnect. */
+async function* followConnection(
+  request: EventStreamRequest,
+  options: EventsOptions,
+  state: FollowState,
+  signal: AbortSignal,
+): AsyncGenerator<RatchetClientEvent, Reconnect | 'done', undefined> {
+  const url = new URL(request.url);
+  if (options.follow === false) url.searchParams.set('follow', 'false');
+  const response = await request.fetch(url, {
+    headers: {
+      ...request.headers,
+      accept: 'text/event-stream',
+      ...(state.lastId === undefined ? {} : { 'last-event-id': state.lastId }),
+    },
+    signal,
+    cache: 'no-store',
+  });
+  if (response.status === 204) return 'done';
+  if (!response.ok) {
+    const error = await apiErrorOf(response);
+    if (!retryableStatuses.has(response.status)) throw error;
+    return { failure: error, retryAfterMs: error.retryAfterS === null ? null : error.retryAfterS * 1000 };
+  }
+  if (response.body === null) {
+    throw new RatchetResponseError('the event stream has no body', {
+      status: response.status,
+      url: request.url,
+    });
+  }
+  const frames = framesOf(response.body, (retryMs) => {
+    state.baseDelayMs = retryMs;
+  });
+  for await (const message of frames) {
+    // Every frame advances the resume point, also one of a kind this client does not know.
+    if (message.id !== undefined) state.lastId = message.id;
+    state.failures = 0;
+    const event = readEvent(message, request.url, response.status);
+    if (event === undefined) continue;
+    yield event;
+    if (event.run_id === options.untilRunEnds && runEndKinds.includes(event.kind)) return 'done';
+  }
+  // The server ended the stream: with follow=false that is the end; otherwise it is going away (a
+  // restart), and the stream goes on elsewhere.
+  if (options.follow === false) return 'done';
+  const ended = { code: 'unavailable' as const, message: 'the event stream ended', details: {} };
+  return { failure: new RatchetApiError(503, ended, { fromEnvelope: false }), retryAfterMs: null };
+}
+
+/** The complete frames of an SSE body (a frame cut off by a dropped connection is never one). */
+async function* framesOf(
+  body: ReadableStream<Uint8Array>,
+  onRetry: (retryMs: number) => void,
+): AsyncGenerator<EventSourceMessage, void, undefined> {
+  const pending: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => pending.push(message), onRetry });
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    parser.feed(decoder.decode(value, { stream: true }));
+    yield* pending.splice(0);
   }
 }
 
@@ -148,7 +171,7 @@ function readEvent(message: EventSourceMessage, url: string, status: number): Ra
   } catch (cause) {
     throw new RatchetResponseError(`event ${message.id ?? '?'} is not JSON`, { status, url, cause });
   }
-  const parsed = parseLenient(wireEventSchemaOf(kind), json);
+  const parsed = parseLenient(wireEventSchema, json);
   if (!parsed.success) {
     throw new RatchetResponseError(
       `event ${message.id ?? '?'} (${kind}) does not fit its schema: ${parsed.error.message}`,

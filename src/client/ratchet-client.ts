@@ -1,31 +1,33 @@
 import type { z } from 'zod';
-import { apiErrorOf, RatchetResponseError } from './client-errors.js';
-import { type EventsOptions, followEvents } from './event-stream.js';
-import { parseLenient } from './lenient-parse.js';
 import {
-  type AcceptedRun,
-  type AgentSummary,
-  type AnswerAccepted,
-  type ApprovalAnswer,
   acceptedRunSchema,
   agentListSchema,
-  type Health,
   healthSchema,
-  type Question,
-  type QuestionResponse,
   questionListSchema,
-  type RatchetClientEvent,
-  type Run,
   respondAcceptedSchema,
   runSchema,
-  type Session,
-  type SessionNote,
-  type SessionTask,
-  type SubmitRunInput,
   sessionNoteListSchema,
   sessionSchema,
   sessionStateSchema,
   sessionTaskListSchema,
+} from '../api/schemas.js';
+import { apiErrorOf, RatchetResponseError } from './client-errors.js';
+import { type EventsOptions, followEvents } from './event-stream.js';
+import { parseLenient } from './lenient-parse.js';
+import type {
+  AcceptedRun,
+  AgentSummary,
+  AnswerAccepted,
+  ApprovalAnswer,
+  Health,
+  Question,
+  QuestionResponse,
+  RatchetClientEvent,
+  Run,
+  Session,
+  SessionNote,
+  SessionTask,
+  SubmitRunInput,
 } from './wire-schemas.js';
 
 export interface RatchetClientOptions {
