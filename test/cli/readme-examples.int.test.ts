@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { deleteKeys } from '../helpers/harness.js';
 import { runCli } from './cli-fixture.js';
+import { expectPrintedAsInReadme } from './readme-output.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const prefix = `t-${randomBytes(6).toString('hex')}`;
@@ -38,6 +39,7 @@ describe('config/team.yaml (the README example)', () => {
     expect(stdout.endsWith('\nanswer: Done: the newsroom wrote it, and the critic approved it.\n')).toBe(
       true,
     );
+    expectPrintedAsInReadme('config/team.yaml "Write about owls"', stdout);
   });
 });
 
@@ -61,6 +63,7 @@ describe('config/supervisor.yaml (the README example)', () => {
     expect(at('    [✓] hawks: how hawks hunt')).toBeGreaterThan(at('    [✓] owls: how owls hunt'));
     expect(at('✔ completed after 3 iterations')).toBeGreaterThan(0);
     expect(stdout).toContain('\nanswer: All 2 sub-goals are completed.');
+    expectPrintedAsInReadme('config/supervisor.yaml "Compare owls and hawks"', stdout);
   });
 });
 
@@ -75,12 +78,13 @@ describe('config/long-task.yaml (the README example)', () => {
     const lines = stdout.split('\n');
     const at = (start: string) => lines.findIndex((line) => line.startsWith(start));
     expect(at('▶ reader starts: Review the docs')).toBeGreaterThan(0);
-    expect(at('  ⏳ checkpoint after 4 iterations')).toBeGreaterThan(at('  🔧 read_file({"path":"api.md"})'));
+    expect(at('  ⏳ checkpoint after 4 iterations')).toBeGreaterThan(at('  🔧 read_file({"path":"api.md"'));
     expect(at('  🗜 context compacted (threshold reached): ')).toBeGreaterThan(
-      at('  🔧 read_file({"path":"security.md"})'),
+      at('  🔧 read_file({"path":"security.md"'),
     );
     expect(at('✔ completed after 9 iterations')).toBeGreaterThan(0);
     expect(stdout).toContain('\nanswer: Reviewed five documents (three of them twice)');
+    expectPrintedAsInReadme('config/long-task.yaml "Review the docs"', stdout);
   });
 });
 
