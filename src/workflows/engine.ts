@@ -121,7 +121,7 @@ export class Engine {
       typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
 
     for (let tries = 0; tries < 5; tries += 1) {
-      // A fresh run id on every try: a failed try may have added its first step already (see below).
+      // A fresh run id on every try, so a try refused as CONFLICT leaves nothing another try could collide with.
       const runId = newRunId(sessionId);
       const chatLength = await this.store.chatLength(sessionId, mainChatId);
       const plan = planRunCreation({
