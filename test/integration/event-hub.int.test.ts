@@ -69,14 +69,14 @@ it('followers of one stream at different positions each get exactly what follows
   const fromStart = collect(engine, session.id);
   const fromMiddle = collect(engine, session.id, middle);
   const fromNow = collect(engine, session.id, before.at(-1)?.id);
-  await until(() => fromStart.received.length === before.length, 4_000);
+  await until(() => fromStart.received.length === before.length, 30_000);
 
   const second = await engine.startRun({ input: 'two', sessionId: session.id });
   await engine.cancelRun(second.runId);
   const log = await engine.readEvents(session.id);
-  await until(() => fromStart.received.length === log.length, 4_000);
-  await until(() => fromNow.received.length === log.length - before.length, 4_000);
-  await until(() => fromMiddle.received.length === log.length - 1, 4_000);
+  await until(() => fromStart.received.length === log.length, 30_000);
+  await until(() => fromNow.received.length === log.length - before.length, 30_000);
+  await until(() => fromMiddle.received.length === log.length - 1, 30_000);
 
   expect(fromStart.received.map((event) => event.id)).toEqual(log.map((event) => event.id));
   expect(fromMiddle.received.map((event) => event.id)).toEqual(log.slice(1).map((event) => event.id));
