@@ -11,7 +11,7 @@ import type {
 import { RatchetError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import type { Completer, CompletionRequest } from '../completer.js';
-import { replyTooLarge } from '../reply-limit.js';
+import { replyChars, replyTooLarge } from '../reply-limit.js';
 import { type ProviderIdentity, providerErrorOf } from './provider-error.js';
 import { type SdkReply, toCompletion } from './to-completion.js';
 import { toSdkPrompt } from './to-sdk-prompt.js';
@@ -81,7 +81,7 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
                     throw replyTooLarge(
                       provider.name,
                       maxReplyChars,
-                      `holds more than ${chars - 1} characters`,
+                      `holds at least ${chars} characters (read up to there)`,
                     );
                 },
               );
@@ -94,7 +94,11 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
             },
           );
         }
-        return toCompletion(reply, now());
+        const completion = toCompletion(reply, now());
+        const chars = replyChars(completion.parts);
+        if (maxReplyChars !== undefined && chars > maxReplyChars)
+          throw replyTooLarge(provider.name, maxReplyChars, `holds ${chars} characters`);
+        return completion;
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (error instanceof RatchetError && error.code === 'reply_too_large') throw error;

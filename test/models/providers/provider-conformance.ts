@@ -90,6 +90,39 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
       });
     }
 
+    it('a reply body over max_reply_chars: reply_too_large, not retryable, cut off before its end', async () => {
+      // 2,000,000 characters against a limit of 1000: the body is cut off after 6 bytes a character + 1 MiB.
+      fake.server.reply(options.textReply('x'.repeat(2_000_000)));
+      const error = await failureOf(completer({ max_reply_chars: 1000 }).complete(request(), neverAborted()));
+      expect(error.code).toBe('reply_too_large');
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain(`provider "test-${kind}"`);
+      expect(error.message).toContain('max_reply_chars of 1000');
+      expect(error.message).toContain(`took more than ${1000 * 6 + 1024 * 1024} bytes on the wire`);
+      expect(fake.server.requests).toHaveLength(1);
+    });
+
+    it('a reply within the byte bound but over max_reply_chars: reply_too_large too', async () => {
+      fake.server.reply(options.textReply('y'.repeat(1500)));
+      const error = await failureOf(completer({ max_reply_chars: 1000 }).complete(request(), neverAborted()));
+      expect(error.code).toBe('reply_too_large');
+      expect(error.message).toContain('holds 1500 characters');
+    });
+
+    it('a stream over max_reply_chars is cancelled at the delta that goes over', async () => {
+      fake.server.reply({ sse: options.unfinishedStream });
+      const deltas: string[] = [];
+      const error = await failureOf(
+        completer({ max_reply_chars: 4 }).complete(
+          { ...request(), onTextDelta: (delta) => deltas.push(delta) },
+          neverAborted(),
+        ),
+      );
+      expect(error.code).toBe('reply_too_large');
+      // "Hel" is passed on; "lo" would make 5 characters and is not.
+      expect(deltas).toEqual(['Hel']);
+    });
+
     it('500: server error, retryable, not retried here', async () => {
       const error = await fake.sendFailure(errorReply(500, 'The server had an error.'), request());
       expect(error.code).toBe('model_server_error');

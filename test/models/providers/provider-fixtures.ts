@@ -159,9 +159,17 @@ export function requestOf(
 export function completerOf(kind: string, model: string, fields: Record<string, unknown>): Completer {
   const definition = providerKind(kind);
   if (definition === undefined) throw new Error(`provider kind ${kind} is not registered`);
-  const parsed = definition.fieldsSchema.parse(fields);
+  // max_reply_chars is a field of every entry, not of the kind: it goes beside the kind's fields.
+  const { max_reply_chars, ...kindFields } = fields;
+  const parsed = definition.fieldsSchema.parse(kindFields);
   return definition.create(
-    { ...parsed, name: `test-${kind}`, kind, model },
+    {
+      ...parsed,
+      name: `test-${kind}`,
+      kind,
+      model,
+      ...(typeof max_reply_chars === 'number' ? { max_reply_chars } : {}),
+    },
     { configDir: '.', logger: createLogger({ level: 'silent' }) },
   );
 }
