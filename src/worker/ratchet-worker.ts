@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
@@ -43,6 +45,8 @@ export class RatchetWorker {
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;
+  /** This process's id in the worker registry; each step's attempts record names it (decision 0017). */
+  readonly workerId = randomUUID();
 
   constructor(private readonly options: RatchetWorkerOptions) {}
 
@@ -91,6 +95,7 @@ export class RatchetWorker {
       contracts: compileContracts(config.contracts),
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
+      workerId: this.workerId,
     };
     const retry: RetrySettings = {
       attempts: config.worker.step_attempts,
@@ -162,6 +167,8 @@ export class RatchetWorker {
         redis: commands,
         space,
         workers: this.workers.map((worker, index) => ({ shard: shards[index] as number, worker })),
+        id: this.workerId,
+        about: { host: hostname(), concurrency, shards },
         deadAfterMs: config.worker.dead_worker_ms,
         logger,
       });
@@ -296,7 +303,7 @@ async function settleWithin(
   });
   try {
     const inTime = await Promise.race([settled, late]);
-    if (!inTime) logger.warn(`shutdown: ${what} did not close in time; going on without them`);
+    if (!inTime) logger.warn(`shutdown: ${what} not closed in time; dropped`);
     return inTime;
   } finally {
     clearTimeout(timer);
