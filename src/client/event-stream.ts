@@ -26,6 +26,11 @@ export interface EventsOptions {
   retryDelayMs?: number;
   /** The longest delay between reconnections (default 30 000 ms). */
   maxRetryDelayMs?: number;
+  /**
+   * A connection that brings no byte for this long is dropped and resumed (default 45 000 ms: three of the
+   * server's 15 s keep-alives). A connection whose other end is gone without a word never fails by itself.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface EventStreamRequest {
@@ -76,7 +81,7 @@ export async function* followEvents(
     signal?.addEventListener('abort', onAbort, { once: true });
     let outcome: Reconnect | 'done';
     try {
-      outcome = yield* followConnection(request, options, state, connection.signal);
+      outcome = yield* followConnection(request, options, state, connection);
     } catch (error) {
       if (signal?.aborted) return;
       if (error instanceof RatchetApiError || error instanceof RatchetResponseError) throw error;
@@ -100,7 +105,7 @@ async function* followConnection(
   request: EventStreamRequest,
   options: EventsOptions,
   state: FollowState,
-  signal: AbortSignal,
+  connection: AbortController,
 ): AsyncGenerator<RatchetClientEvent, Reconnect | 'done', undefined> {
   const url = new URL(request.url);
   if (options.follow === false) url.searchParams.set('follow', 'false');
@@ -110,7 +115,7 @@ async function* followConnection(
       accept: 'text/event-stream',
       ...(state.lastId === undefined ? {} : { 'last-event-id': state.lastId }),
     },
-    signal,
+    signal: connection.signal,
     cache: 'no-store',
   });
   if (response.status === 204) return 'done';
@@ -125,8 +130,12 @@ async function* followConnection(
       url: request.url,
     });
   }
-  const frames = framesOf(response.body, (retryMs) => {
-    state.baseDelayMs = retryMs;
+  const frames = framesOf(response.body, {
+    onRetry: (retryMs) => {
+      state.baseDelayMs = retryMs;
+    },
+    idleTimeoutMs: options.idleTimeoutMs ?? 45_000,
+    onIdle: () => connection.abort(),
   });
   for await (const message of frames) {
     // Every frame advances the resume point, also one of a kind this client does not know.
@@ -144,19 +153,28 @@ async function* followConnection(
   return { failure: new RatchetApiError(503, ended, { fromEnvelope: false }), retryAfterMs: null };
 }
 
-/** The complete frames of an SSE body (a frame cut off by a dropped connection is never one). */
+/**
+ * The complete frames of an SSE body (a frame cut off by a dropped connection is never one). `onIdle` is
+ * called when no byte came for `idleTimeoutMs` while waiting for the next one.
+ */
 async function* framesOf(
   body: ReadableStream<Uint8Array>,
-  onRetry: (retryMs: number) => void,
+  options: { onRetry: (retryMs: number) => void; idleTimeoutMs: number; onIdle: () => void },
 ): AsyncGenerator<EventSourceMessage, void, undefined> {
   const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => pending.push(message), onRetry });
+  const parser = createParser({ onEvent: (message) => pending.push(message), onRetry: options.onRetry });
   const reader = body.getReader();
   const decoder = new TextDecoder();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    parser.feed(decoder.decode(value, { stream: true }));
+    const idle = setTimeout(options.onIdle, options.idleTimeoutMs);
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } finally {
+      clearTimeout(idle);
+    }
+    if (chunk.done) return;
+    parser.feed(decoder.decode(chunk.value, { stream: true }));
     yield* pending.splice(0);
   }
 }

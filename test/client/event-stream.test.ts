@@ -91,6 +91,20 @@ describe('the event iterator', () => {
     expect(lastEventIds).toEqual([undefined, '2-0']);
   });
 
+  it('drops a connection that goes silent (no keep-alive) and resumes on a new one', async () => {
+    const { client, lastEventIds } = await serve((_request, response, index) => {
+      openStream(response);
+      // The first connection sends one event, then nothing at all, and stays open.
+      if (index === 0) response.write(started);
+      else response.end(completed);
+    });
+    const received = await collect(
+      client.events('ses_a', { untilRunEnds: 'run_a', idleTimeoutMs: 100, retryDelayMs: 1 }),
+    );
+    expect(received.map((event) => event.id)).toEqual(['1-0', '3-0']);
+    expect(lastEventIds).toEqual([undefined, '1-0']);
+  });
+
   it('retries a 503 after its Retry-After, and throws a 404 at once', async () => {
     const { client, lastEventIds } = await serve((request, response, index) => {
       if (request.url?.includes('ses_missing')) {
