@@ -1,4 +1,4 @@
-import { isSessionId, sessionIdOfRun } from '../workflows/ids.js';
+import { isSessionId, sessionIdOfRun } from '../workflows/index.js';
 import { ApiError, type PendingQuestion, type RunSummary } from './api-client.js';
 import { CliError } from './cli-error.js';
 import type { ApiTarget } from './command-line.js';
