@@ -26,13 +26,7 @@ export {
   registerProvider,
 } from './provider-registry.js';
 export { builtInContextWindows, resolveContextWindow } from './providers/index.js';
-export {
-  DEFAULT_MAX_REPLY_CHARS,
-  MAX_MAX_REPLY_CHARS,
-  replyChars,
-  replyTooLarge,
-  withReplyLimit,
-} from './reply-limit.js';
+export { DEFAULT_MAX_REPLY_CHARS, replyTooLarge, withReplyLimit } from './reply-limit.js';
 export { createScriptedCompleter, loadScript, type Script } from './scripted/index.js';
 export { addUsage, type Usage, usageSchema, zeroUsage } from './usage.js';
 
