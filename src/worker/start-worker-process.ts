@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
+import { RatchetError } from '../errors/index.js';
 import { createLogger } from '../log/index.js';
 import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
@@ -83,8 +84,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   } catch (error) {
     // A start cut short by the shutdown: the signal handler exits the process.
     if (stopping) return started;
-    // Skills are read when the worker builds its agents: a bad one is a config problem like any other.
-    if (error instanceof ConfigError) {
+    // Skills and scripts are read when the worker builds its agents: a bad one is a config problem like
+    // any other (printed, exit 2), not a crash with a stack trace.
+    if (error instanceof RatchetError && error.code === 'config_invalid') {
       process.stderr.write(`${error.message}\n`);
       await started.close(0);
       process.exit(2);

@@ -46,3 +46,24 @@ it('the worker refuses a bad config at start, listing every problem with its pat
   expect(stderr).toContain('worker.concurrency: must be at least 1');
   expect(stderr).toContain('colour: unknown key');
 });
+
+it('the worker refuses a scripted model whose script is empty at start, naming the file, and exits 2', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ratchet-bad-script-'));
+  const configPath = join(dir, 'ratchet.yaml');
+  writeFileSync(join(dir, 'empty.json'), '{"replies": []}');
+  writeFileSync(
+    configPath,
+    [
+      'providers:',
+      '  - { name: default, kind: scripted, model: m, script: empty.json }',
+      'agents:',
+      '  - { name: a, provider: default, toolboxes: [utils] }',
+      'redis: { prefix: bad-script }',
+    ].join('\n'),
+  );
+  const { code, stderr } = await runWorker(configPath);
+  expect(code, stderr).toBe(2);
+  expect(stderr).toContain('empty.json');
+  expect(stderr).toContain('the script is empty');
+  expect(stderr).not.toContain('    at ');
+});
