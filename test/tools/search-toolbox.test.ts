@@ -156,8 +156,9 @@ describe('search toolbox', () => {
       path: 'evil.txt',
     });
     expect(message).toContain('took too long (the regular expression may backtrack catastrophically');
-    // Interrupted at the deadline, not after the ~2^40 steps the pattern would take.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Interrupted at the deadline, not after the ~2^40 steps the pattern would take (generous: the machine
+    // may be busy).
+    expect(Date.now() - started).toBeLessThan(30_000);
     // The same toolbox keeps working afterwards.
     expect(await callOk(search, 'grep', { pattern: 'write docs' })).toMatchObject({ matches: [{ line: 2 }] });
   });

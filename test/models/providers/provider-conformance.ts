@@ -174,7 +174,8 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
       expect(error.code).toBe('model_network_error');
       expect(error.retryable).toBe(true);
       expect(error.message).toContain('150 ms');
-      expect(Date.now() - started).toBeLessThan(5000);
+      // Cut at the timeout, not left to hang until the test's own (generous: the machine may be busy).
+      expect(Date.now() - started).toBeLessThan(30_000);
     });
 
     it('a dropped connection: network error', async () => {
