@@ -20,4 +20,7 @@ export type ApiEngine = Pick<
   | 'sessionState'
   | 'sessionTasks'
   | 'sessionNotes'
+  | 'runTree'
+  | 'runSteps'
+  | 'systemState'
 >;

@@ -13,6 +13,7 @@ import { registerOpenApi } from './openapi.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { inspectRoutes } from './routes/inspect-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import type { SseConnection } from './sse-connection.js';
@@ -77,5 +78,6 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(runRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
+  app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });
   return app;
 }

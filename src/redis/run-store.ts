@@ -4,7 +4,13 @@ import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { CommitPlan } from '../workflows/core/run-commits.js';
-import { journalField, type ToolIntent, type ToolOutcomeEntry } from '../workflows/journal.js';
+import {
+  type AttemptStart,
+  attemptsKept,
+  journalField,
+  type ToolIntent,
+  type ToolOutcomeEntry,
+} from '../workflows/journal.js';
 import { type RunStatus, runRecordSchema, type StoredRun } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import {
@@ -58,6 +64,11 @@ export interface StepWrite {
   eventsMaxLength: number;
   /** The shard's retention indexes (a commit that finishes a run records when). */
   retention: RetentionKeys;
+  /**
+   * This execution's note in the step's attempts record (decision 0017): the journal field and the note's
+   * JSON, written by the first script the step runs. Absent: nothing is noted.
+   */
+  attempt?: { field: string; note: string };
 }
 
 /**
@@ -70,6 +81,7 @@ export function stepWriteOf(input: {
   jobId: string;
   token: string;
   eventsMaxLength: number;
+  attempt?: AttemptStart | undefined;
 }): StepWrite {
   const { space, job } = input;
   const keys = runKeys(space, job.session_id, job.run_id);
@@ -80,6 +92,9 @@ export function stepWriteOf(input: {
     token: input.token,
     eventsMaxLength: input.eventsMaxLength,
     retention: retentionKeys(space, keys.shard),
+    ...(input.attempt
+      ? { attempt: { field: journalField.attempts(input.jobId), note: JSON.stringify(input.attempt) } }
+      : {}),
   };
 }
 
@@ -232,6 +247,9 @@ export async function beginToolCall(redis: RedisClient, begin: BeginToolCall): P
     begin.agent,
     begin.time,
     begin.iteration,
+    begin.attempt?.field ?? '',
+    begin.attempt?.note ?? '',
+    attemptsKept,
   ]);
   const [code, first, second] = reply;
   if (code === 'STARTED') return { status: 'started', call: first ?? '' };

@@ -1,6 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
+import { type AttemptStart, attemptsKept } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord, StoredRun } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
@@ -108,17 +109,23 @@ export interface StepStore {
 
 /** Opens the store of one execution of a step job: where it writes is built once, from the job. */
 export interface StepStores {
-  open(job: { session_id: string; run_id: string; chat_id: string }, jobId: string, token: string): StepStore;
+  /** `attempt`: this execution, noted in the step's attempts record by the first script it runs. */
+  open(
+    job: { session_id: string; run_id: string; chat_id: string },
+    jobId: string,
+    token: string,
+    attempt?: AttemptStart,
+  ): StepStore;
 }
 
 /** The step stores of a worker, on its command connection. */
 export function redisStepStores(redis: RedisClient, space: KeySpace, eventsMaxLength: number): StepStores {
   return {
-    open: (job, jobId, token) =>
+    open: (job, jobId, token, attempt) =>
       new RedisStepStore(
         redis,
         space,
-        stepWriteOf({ space, job, jobId, token, eventsMaxLength }),
+        stepWriteOf({ space, job, jobId, token, eventsMaxLength, attempt }),
         job.session_id,
         job.run_id,
       ),
@@ -167,7 +174,7 @@ class RedisStepStore implements StepStore {
       this.redis,
       'load-iteration',
       [keys.run, keys.journal, chatKey, chatViewKey(chatKey)],
-      [from, ...fields],
+      [from, this.write.attempt?.field ?? '', this.write.attempt?.note ?? '', attemptsKept, ...fields],
     )) as unknown as [(string | null)[], (string | null)[], string[], number, string | null];
     return { run: this.runOf(runFields), journal, entries, chatLength, view };
   }
@@ -277,12 +284,21 @@ class RedisStepStore implements StepStore {
   }
 
   async markParked(field: string, wakeAt: number): Promise<boolean> {
-    const { lockKey, keys, token } = this.write;
+    const { lockKey, keys, token, attempt } = this.write;
+    // A wake time past what a date can say (a park with no timeout) is left out of the attempt's note.
+    const wakes = new Date(wakeAt);
     const [marked] = await runScript(
       this.redis,
       'mark-parked',
       [lockKey, keys.journal],
-      [token, field, String(wakeAt)],
+      [
+        token,
+        field,
+        String(wakeAt),
+        attempt?.field ?? '',
+        new Date().toISOString(),
+        Number.isNaN(wakes.getTime()) ? '' : wakes.toISOString(),
+      ],
     );
     return marked === 'OK';
   }

@@ -17,7 +17,55 @@ const entrySchema = z.strictObject({
   bullmq_ids: z.array(z.string()),
   pid: z.number().int(),
   started_at: z.iso.datetime(),
+  /** What GET /v1/system shows of the process (absent in entries of older workers). */
+  host: z.string().max(255).optional(),
+  concurrency: z.number().int().positive().optional(),
+  shards: z.array(z.number().int().nonnegative()).optional(),
 });
+
+/** What a process says of itself in its entry, beside its lock-token ids. */
+export interface WorkerAbout {
+  host: string;
+  concurrency: number;
+  shards: readonly number[];
+}
+
+/** A registered worker process as GET /v1/system shows it. */
+export interface RegisteredWorker {
+  id: string;
+  host: string | null;
+  pid: number;
+  concurrency: number | null;
+  shards: number[] | null;
+  started_at: string;
+  /** When it last beat (null: its heartbeat expired, it is dead and not yet taken over). */
+  last_heartbeat_at: string | null;
+  alive: boolean;
+}
+
+/** Every registered process, live or dead and not yet taken over (one round trip per 2 commands). */
+export async function readWorkers(redis: RedisClient, space: KeySpace): Promise<RegisteredWorker[]> {
+  const keys = registryKeys(space);
+  const entries = Object.entries(await redis.hgetall(keys.registry)).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return [];
+  const beats = await redis.mget(...entries.map(([id]) => keys.heartbeat(id)));
+  return entries.map(([id, json], index) => {
+    const entry = parseJsonRecord(entrySchema, json, `worker registry entry ${id}`);
+    const beat = beats[index] ?? null;
+    // Older workers beat with '1': alive, time unknown.
+    const beatAt = beat !== null && /^\d{4}-/.test(beat) ? beat : null;
+    return {
+      id,
+      host: entry.host ?? null,
+      pid: entry.pid,
+      concurrency: entry.concurrency ?? null,
+      shards: entry.shards ? [...entry.shards] : null,
+      started_at: entry.started_at,
+      last_heartbeat_at: beatAt,
+      alive: beat !== null,
+    };
+  });
+}
 
 export interface DeadWorker {
   id: string;
@@ -42,22 +90,24 @@ export class WorkerRegistry {
     this.keys = registryKeys(space);
   }
 
-  async register(bullmqIds: readonly string[]): Promise<void> {
+  async register(bullmqIds: readonly string[], about?: WorkerAbout): Promise<void> {
     const entry = {
       v: 1,
       bullmq_ids: [...bullmqIds],
       pid: process.pid,
       started_at: new Date().toISOString(),
+      ...(about ? { host: about.host, concurrency: about.concurrency, shards: [...about.shards] } : {}),
     };
     await this.redis
       .multi()
-      .set(this.keys.heartbeat(this.id), '1', 'PX', this.ttlMs)
+      .set(this.keys.heartbeat(this.id), new Date().toISOString(), 'PX', this.ttlMs)
       .hset(this.keys.registry, this.id, JSON.stringify(entry))
       .exec();
   }
 
   async beat(): Promise<void> {
-    await this.redis.set(this.keys.heartbeat(this.id), '1', 'PX', this.ttlMs);
+    // The beat's time is its value (GET /v1/system shows it): the same one command.
+    await this.redis.set(this.keys.heartbeat(this.id), new Date().toISOString(), 'PX', this.ttlMs);
   }
 
   /** A process that stops cleanly leaves nothing to take over. */

@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
-import { WorkerRegistry } from '../redis/worker-registry.js';
+import { type WorkerAbout, WorkerRegistry } from '../redis/worker-registry.js';
 
 /**
  * Takes over a dead worker process's steps within about `deadAfterMs`, without waiting for their job locks
@@ -31,18 +31,30 @@ export class DeadWorkerWatch {
       space: KeySpace;
       /** This process's BullMQ workers, one per shard it consumes. */
       workers: readonly { shard: number; worker: Worker }[];
+      /** This process's id in the registry (random when not given). */
+      id?: string;
+      /** What GET /v1/system shows of the process. */
+      about?: WorkerAbout;
       deadAfterMs: number;
       logger: Logger;
     },
   ) {
-    this.registry = new WorkerRegistry(options.redis, options.space, randomUUID(), options.deadAfterMs);
+    this.registry = new WorkerRegistry(
+      options.redis,
+      options.space,
+      options.id ?? randomUUID(),
+      options.deadAfterMs,
+    );
     options.redis.on('ready', () => {
       this.readyAt = Date.now();
     });
   }
 
   async start(): Promise<void> {
-    await this.registry.register(this.options.workers.map(({ worker }) => worker.id));
+    await this.registry.register(
+      this.options.workers.map(({ worker }) => worker.id),
+      this.options.about,
+    );
     const every = Math.max(100, Math.floor(this.options.deadAfterMs / 4));
     this.timer = setInterval(() => void this.tick(), every);
     this.timer.unref();

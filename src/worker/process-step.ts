@@ -78,7 +78,12 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     const { services } = options;
     // BullMQ's signal: aborted on shutdown, or by a cancellation of the run broadcast to every worker.
     const release = options.cancellations.watch(data.run_id, job.id);
-    const store = services.stores.open(data, job.id, token);
+    const store = services.stores.open(data, job.id, token, {
+      worker: services.workerId,
+      at: services.now().toISOString(),
+      attempt: job.attemptsMade + 1,
+      started: job.attemptsStarted,
+    });
     const deadline = stepDeadline(data.deadline_at, signal);
     const context: StepContext = {
       services,

@@ -5,11 +5,20 @@ import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
+import {
+  readQueueCounts,
+  readRunSteps,
+  readRunTree,
+  type ShardQueue,
+  type StepsPage,
+} from '../redis/run-inspection.js';
 import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
+import { type RegisteredWorker, readWorkers } from '../redis/worker-registry.js';
 import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
 import type { TaskRecord } from '../tools/builtin/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
+import type { RunTimeline, RunTreeNode } from './core/run-timeline.js';
 import { goalsProgress } from './core/supervisor.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
@@ -400,9 +409,40 @@ export class Engine {
     return (await this.store.sessionRecord(sessionId))?.agent;
   }
 
+  /** The run and every run below it (GET /v1/runs/:id/tree); undefined when the run does not exist. */
+  async runTree(runId: string): Promise<{ runs: RunTreeNode[]; truncated: boolean } | undefined> {
+    const sessionId = sessionIdOfRun(runId);
+    if (!sessionId) return undefined;
+    return readRunTree(this.options.redis, this.options.space, sessionId, runId);
+  }
+
+  /** A page of the run's timeline from its journal (GET /v1/runs/:id/steps); undefined when it does not exist. */
+  async runSteps(runId: string, page: StepsPage): Promise<RunTimeline | undefined> {
+    const sessionId = sessionIdOfRun(runId);
+    if (!sessionId) return undefined;
+    return readRunSteps(this.options.redis, this.options.space, sessionId, runId, page);
+  }
+
+  /** Live workers, the step queues per shard, runs by status (GET /v1/system). */
+  async systemState(): Promise<SystemState> {
+    const { redis, space } = this.options;
+    const [workers, queues] = await Promise.all([
+      readWorkers(redis, space),
+      readQueueCounts(redis, this.store.queues.queues),
+    ]);
+    return { workers, queues, runs_by_status: null };
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+export interface SystemState {
+  workers: RegisteredWorker[];
+  queues: ShardQueue[];
+  /** Runs by status, from the run index; null where this build has none. */
+  runs_by_status: Record<string, number> | null;
 }
 
 /** A supervisor's progress is its sub-goals'. */

@@ -9,8 +9,16 @@ export { resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export type {
+  AttemptView,
+  IterationView,
+  RunTimeline,
+  RunTreeNode,
+  ToolCallView,
+  WaitView,
+} from './core/run-timeline.js';
 export { type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
-export { Engine } from './engine.js';
+export { Engine, type SystemState } from './engine.js';
 export { engineFromConfig } from './engine-from-config.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
 export { isSessionId, sessionIdOfRun } from './ids.js';

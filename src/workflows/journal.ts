@@ -47,7 +47,55 @@ export const journalField = {
   parked: (jobId: string) => `parked:${jobId}`,
   /** The run was finished by a final failure of a step. */
   runFailed: () => 'run-failed',
+  /**
+   * The executions of a step job (who ran each, when, and why it ran again): written by the script each
+   * execution runs first (load-iteration, begin-tool-call), and the park mark (decision 0017).
+   */
+  attempts: (jobId: string) => `attempts:${jobId}`,
 };
+
+/** How many executions of one step job its attempts record keeps (the latest; `count` has them all). */
+export const attemptsKept = 8;
+
+/**
+ * Why an execution of a step job ran: the job's first, a retry after a failed attempt (BullMQ's attempt
+ * number went up), a wake-up of a parked step, or a takeover (the previous execution ended without
+ * committing, failing or parking: its worker died, lost its lock or shut down).
+ */
+export const attemptCauses = ['first', 'retry', 'wake', 'takeover'] as const;
+
+/** One execution of a step job, as the worker announced it; `cause` and the park are the scripts'. */
+export const attemptNoteSchema = z.strictObject({
+  /** The worker process (its id in the worker registry, GET /v1/system). */
+  worker: z.string().max(100),
+  at: z.iso.datetime(),
+  /** BullMQ's attempt number: 1 + the failed attempts before it (a takeover or a park does not count). */
+  attempt: z.number().int().positive(),
+  /** How many times the job had been taken when this execution began (stalls and wake-ups included). */
+  started: z.number().int().nonnegative(),
+  cause: z.enum(attemptCauses),
+  /** The execution parked the step (to wait); it woke at `wake_at` at the latest. */
+  parked_at: z.iso.datetime().optional(),
+  wake_at: z.iso.datetime().optional(),
+});
+export type AttemptNote = z.infer<typeof attemptNoteSchema>;
+/** What the worker knows of an execution as it begins (the scripts add the cause). */
+export type AttemptStart = Pick<AttemptNote, 'worker' | 'at' | 'attempt' | 'started'>;
+
+export const attemptsEntrySchema = z.strictObject({
+  v: z.literal(1),
+  /** Every execution noted, the ones no longer kept included. */
+  count: z.number().int().positive(),
+  attempts: z.array(attemptNoteSchema).max(attemptsKept),
+});
+export type AttemptsEntry = z.infer<typeof attemptsEntrySchema>;
+
+/** A failed attempt's mark (`failed:<job>:<attempt>`): when, and the error's code (absent in older records). */
+export const failedAttemptSchema = z.strictObject({
+  v: z.literal(1),
+  at: z.iso.datetime(),
+  code: z.string().max(100).optional(),
+});
 
 export const teamStateSchema = z.strictObject({
   v: z.literal(1),
@@ -69,6 +117,8 @@ export const replyEntrySchema = z.strictObject({
   tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string() })),
   /** `retry`: a final answer the output guardrail sent back (a feedback message follows it). */
   decision: z.enum(['final', 'tools', 'retry', 'failed']),
+  /** The provider and model that made the reply (absent in older records and for replies made without one). */
+  model: z.strictObject({ provider: z.string(), model: z.string() }).optional(),
   /**
    * What the effects decided for the request (absent before effects, and for replies not made by a model
    * request of the run's agent): the request's token count as planned, the estimate of what it sent (the

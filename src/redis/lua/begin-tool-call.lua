@@ -20,6 +20,10 @@
   ARGV[9]  agent      }
   ARGV[10] time       }
   ARGV[11] iteration n
+  ARGV[12] the step's attempts field (attempts:<job id>)
+  ARGV[13] this execution's attempt note (JSON; '' = none): noted while the job's lock is held and the run
+           exists, whatever the ledger says (decision 0017)
+  ARGV[14] how many notes the record keeps
 
   Returns
     {'LOCK_LOST'} | {'NO_RUN'} | {'RUN_FINISHED', status} | {'NO_REPLY'}
@@ -31,6 +35,11 @@
 local rcall = redis.call
 
 --- @include "step-guards"
+--- @include "attempt-note"
+
+if not lockHeld(KEYS[1], ARGV[1]) and rcall('EXISTS', KEYS[2]) == 1 then
+  noteAttempt(KEYS[3], ARGV[12], ARGV[13], tonumber(ARGV[14]))
+end
 
 local refused = firstWrite(KEYS[1], ARGV[1], KEYS[2], KEYS[3], ARGV[3], 'DONE')
 if refused then

@@ -1,21 +1,32 @@
 --[[
   Reads what an iteration step needs, in one command: the run, its journal fields, and the chat from a
-  position on (the worker holds the entries before it: a chat only grows). Read-only.
+  position on (the worker holds the entries before it: a chat only grows). Notes the execution in the step's
+  attempts record on the way (decision 0017), when the run exists: no extra round trip.
 
   KEYS[1] run hash
   KEYS[2] journal hash
   KEYS[3] chat list
-  KEYS[4] the chat's context view (the summary the model gets in place of the entries it covers)
+  KEYS[4] the chat's context view (the summary the model is sent in place of the entries it covers)
 
   ARGV[1]    first chat position to return
-  ARGV[2..]  the journal fields to read
+  ARGV[2]    the step's attempts field (attempts:<job id>)
+  ARGV[3]    this execution's attempt note (JSON; '' = none)
+  ARGV[4]    how many notes the record keeps
+  ARGV[5..]  the journal fields to read
 
   Returns {{record, rev}, {journal values in ARGV order}, {chat entries from ARGV[1]}, chat length, view}
 ]]
 local rcall = redis.call
+
+--- @include "attempt-note"
+
+local run = rcall('HMGET', KEYS[1], 'record', 'rev')
+if run[1] then
+  noteAttempt(KEYS[2], ARGV[2], ARGV[3], tonumber(ARGV[4]))
+end
 return {
-  rcall('HMGET', KEYS[1], 'record', 'rev'),
-  rcall('HMGET', KEYS[2], unpack(ARGV, 2)),
+  run,
+  rcall('HMGET', KEYS[2], unpack(ARGV, 5)),
   rcall('LRANGE', KEYS[3], tonumber(ARGV[1]), -1),
   rcall('LLEN', KEYS[3]),
   rcall('GET', KEYS[4]),

@@ -9,14 +9,19 @@
   ARGV[1] lock token
   ARGV[2] journal field (parked:<job id>)
   ARGV[3] value (the time the step is to wake, ms since the epoch)
+  ARGV[4] the step's attempts field (attempts:<job id>): its latest execution is marked parked
+  ARGV[5] when it parked (ISO time)
+  ARGV[6] when it wakes at the latest (ISO time)
 
   Returns {'OK'} or {'LOCK_LOST'}
 ]]
 --- @include "step-guards"
+--- @include "attempt-note"
 
 local refused = lockHeld(KEYS[1], ARGV[1])
 if refused then
   return refused
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+noteParked(KEYS[2], ARGV[4], ARGV[5], ARGV[6])
 return {'OK'}

@@ -69,6 +69,8 @@ export function replyCommit(input: {
   decision: ReplyDecision;
   chatLength: number;
   now: string;
+  /** The provider and model that made the reply (none: no model call made it). */
+  model?: { provider: string; model: string };
   /**
    * The effects' side of the request (absent when no effect planned it): the messages they added, which go
    * into the chat before the reply, the events they asked for, and what the journal records of the plan.
@@ -176,6 +178,7 @@ export function replyCommit(input: {
       index: chatLength,
       tool_calls: toolCalls.map((call) => ({ id: call.id, name: call.name })),
       decision: decision.kind,
+      ...(input.model ? { model: input.model } : {}),
       ...(input.effects ? { context: input.effects.context } : {}),
     },
     record,

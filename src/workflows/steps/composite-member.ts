@@ -17,6 +17,8 @@ export interface ReplyOfTurn {
   maxIterations: number;
   /** The output guardrail of whoever replied, when it has one. */
   guard?: AgentRuntime['outputGuard'];
+  /** The provider and model that made the reply (a model reply of an agent only). */
+  model?: { provider: string; model: string };
   /** What the effects added to and recorded of the request (a model reply of an agent only). */
   effects?: Parameters<typeof replyCommit>[0]['effects'];
   /** The sub-goal limits of a supervisor that replied (its calls move its sub-goals). */

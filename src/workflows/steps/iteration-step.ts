@@ -493,6 +493,7 @@ async function modelReply(
     // A run may have asked for fewer iterations than its agent allows (POST /v1/runs max_iterations).
     maxIterations: Math.min(agent.maxIterations, stored.record.max_iterations ?? Number.POSITIVE_INFINITY),
     guard: agent.outputGuard,
+    model: { provider: agent.provider.name, model: agent.provider.model },
     ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
     effects: {
       inject: plan.inject,
@@ -546,6 +547,7 @@ function commitReply(
       decision.kind === 'final' ? checkedFinalAnswer(services.contracts, record, decision, now) : decision,
     chatLength: chat.length,
     now,
+    ...(reply.model ? { model: reply.model } : {}),
     ...(reply.effects ? { effects: reply.effects } : {}),
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
   });

@@ -64,7 +64,7 @@ export async function announceAttemptFailure(
       request: {
         journalField: journalField.attemptFailed(context.jobId, context.attempt),
         plan: {
-          journal: { v: 1, at: now },
+          journal: { v: 1, at: now, code: error.code },
           record: undefined,
           messages: [],
           events: [event],

@@ -82,6 +82,8 @@ export interface StepServices {
   /** The handoff contracts (`contracts:`), compiled once. */
   contracts: readonly ContractCheck[];
   now: () => Date;
+  /** This worker process's id in the worker registry: each step's attempts record names it (decision 0017). */
+  workerId: string;
 }
 
 /** One execution of one step job. */

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { configHash, type RatchetConfig } from '../../config/index.js';
+import { RatchetError } from '../../errors/index.js';
+import type { RunTimeline, RunTreeNode, SystemState } from '../../workflows/index.js';
+import {
+  errorResponses,
+  runParamsSchema,
+  runStepsSchema,
+  runTreeSchema,
+  stepsQuerySchema,
+  systemStateSchema,
+} from '../schemas.js';
+
+/**
+ * What the inspection routes ask of the engine: reads of what runs recorded and of the workers' registry and
+ * queues. Nothing here calls a model or a tool.
+ */
+export interface RunInspection {
+  runTree(runId: string): Promise<{ runs: RunTreeNode[]; truncated: boolean } | undefined>;
+  runSteps(
+    runId: string,
+    page: { from: number; limit: number; cutAt: number },
+  ): Promise<RunTimeline | undefined>;
+  systemState(): Promise<SystemState>;
+}
+
+/** The version in the package.json beside src/ (or dist/) of this build. */
+function ratchetVersion(): string {
+  const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+function runNotFound(runId: string): never {
+  throw new RatchetError('run_not_found', `unknown run ${runId}`);
+}
+
+/** What a run did step by step, its tree of runs, and the state of the system. */
+export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; config: RatchetConfig }> = async (
+  app,
+  { engine, config },
+) => {
+  const version = ratchetVersion();
+  const hash = configHash(config);
+
+  app.get(
+    '/runs/:id/tree',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'The run and every run below it: delegations, spawns, team turns, handoff members',
+        params: runParamsSchema,
+        response: { 200: runTreeSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const found = await engine.runTree(request.params.id);
+      if (!found) return runNotFound(request.params.id);
+      return { run_id: request.params.id, ...found };
+    },
+  );
+
+  app.get(
+    '/runs/:id/steps',
+    {
+      schema: {
+        tags: ['runs'],
+        summary:
+          "The run's timeline from its journal: each iteration's attempts (which worker, why repeated), model, tokens, cost, tool calls and waits",
+        params: runParamsSchema,
+        querystring: stepsQuerySchema,
+        response: { 200: runStepsSchema, ...errorResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const { from, limit, cut_at: cutAt } = request.query;
+      const timeline = await engine.runSteps(request.params.id, { from, limit, cutAt });
+      return timeline ?? runNotFound(request.params.id);
+    },
+  );
+
+  app.get(
+    '/system',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Live workers, step queues per shard and step kind, runs by status, version and config hash',
+        response: { 200: systemStateSchema, ...errorResponses(401, 403, 503) },
+      },
+    },
+    async () => ({ version, config_hash: hash, ...(await engine.systemState()) }),
+  );
+};
