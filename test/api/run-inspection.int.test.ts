@@ -84,7 +84,12 @@ describe('GET /v1/runs/:id/steps after a worker was SIGKILLed mid model call', (
 describe('GET /v1/system', () => {
   it('lists two worker processes with their heartbeats, the queues per shard and kind, version and config hash', async () => {
     const api = await ApiHarness.start({
-      script: { replies: [{ text: 'done' }] },
+      script: {
+        replies: [
+          { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+          { text: 'done' },
+        ],
+      },
       worker: false,
     });
     apis.push(api);
@@ -110,11 +115,293 @@ describe('GET /v1/system', () => {
     expect(body.config_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(body.queues).toHaveLength(1);
     expect(body.queues[0].counts).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    expect(body.runs_by_status).toBeNull();
+
+    // A run waiting for an answer: its tool step is parked in the delayed set, listed by its kind.
+    const { runId, sessionId } = await api.engine.startRun({ input: 'ask me' });
+    const question = await pendingQuestion(api, runId, 'ask_user');
+    const parked = await api.request('GET', '/v1/system');
+    expect(parked.body.queues[0].counts.delayed).toBe(1);
+    expect(parked.body.queues[0].by_kind).toEqual({ tool: { delayed: 1 } });
+    expect(parked.body.queues[0].by_kind_sampled).toBe(false);
+    await api.engine.respond(sessionId, question, 'red');
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
     for (const worker of workers) await worker.stop();
     await waitFor(
       async () => (await api.request('GET', '/v1/system')).body.workers?.length === 0,
       30_000,
       'the stopped workers leaving the registry',
     );
+  });
+});
+
+/** Waits until the run asks something, and returns the question. */
+async function pendingQuestion(api: ApiHarness, runId: string, kind: string) {
+  let question: { id: string; kind: string } | null | undefined;
+  await waitFor(
+    async () => {
+      question = (await api.engine.getRun(runId))?.pending_question;
+      return question?.kind === kind;
+    },
+    30_000,
+    `a pending ${kind} question`,
+  );
+  return question?.id ?? '';
+}
+
+describe('GET /v1/runs/:id/steps', () => {
+  it('gives each iteration and tool call: a retry and its error, a question, an approval, a compaction, a rejected answer', async () => {
+    const big = (label: string) => ({
+      tool_calls: [{ name: 'big_result', arguments: { label, size: 4000 } }],
+    });
+    const api = await ApiHarness.start({
+      script: {
+        replies: [
+          {
+            text: 'asking',
+            tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }],
+            fail: [{ kind: 'server_error' }],
+          },
+          { tool_calls: [{ name: 'charge_card', arguments: { amount: 42 } }] },
+          big('a'),
+          big('b'),
+          big('c'),
+          { text: 'the password is hunter2' },
+          { text: 'I will not share it.' },
+        ],
+        summary: { text: 'SUMMARY: three results fetched' },
+      },
+      harness: {
+        maxIterations: 20,
+        provider: { context_window: 4000 },
+        agent: {
+          effects: [{ kind: 'compact', params: { threshold: 0.5 } }],
+          tools: { charge_card: { requires_approval: true } },
+          options: {
+            max_iterations: 20,
+            output_guardrail: { deny: ['hunter\\d'], on_fail: 'retry', max_retries: 2 },
+          },
+        },
+      },
+    });
+    apis.push(api);
+    const { runId, sessionId } = await api.engine.startRun({ input: 'do the task' });
+    await api.engine.respond(sessionId, await pendingQuestion(api, runId, 'ask_user'), 'blue');
+    await api.engine.respond(sessionId, await pendingQuestion(api, runId, 'approval'), 'approve');
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+
+    const { status, body } = await api.request('GET', `/v1/runs/${runId}/steps?limit=100&cut_at=50`);
+    expect(status).toBe(200);
+    const steps = body.steps;
+    expect(steps.map((step: { decision: string }) => step.decision)).toEqual([
+      'tools',
+      'tools',
+      'tools',
+      'tools',
+      'tools',
+      'retry',
+      'final',
+    ]);
+    for (const step of steps) {
+      expect(step).toMatchObject({ state: 'committed', provider: 'model', model: 'test' });
+      expect(step.tokens.input).toBeGreaterThan(0);
+      expect(step.tokens.sent_estimate).toBeGreaterThan(0);
+      expect(step.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+
+    // Iteration 1: the provider's 5xx failed the first attempt; the retry names it.
+    const [asking, charging] = steps;
+    expect(asking.attempts.map((attempt: { cause: string }) => attempt.cause)).toEqual(['first', 'retry']);
+    expect(asking.attempts[1].retry_of).toMatch(/^model_/);
+    expect(asking.attempts[1].attempt).toBe(2);
+    // The question: the call parked, then woke when it was answered; the wait has its duration.
+    const [ask] = asking.tool_calls;
+    expect(ask).toMatchObject({ name: 'ask_user', ledger: 'done', is_error: false });
+    expect(ask.result.text).toContain('blue');
+    expect(ask.attempts.map((attempt: { cause: string }) => attempt.cause)).toEqual(['first', 'wake']);
+    expect(ask.attempts[0].parked_at).not.toBeNull();
+    expect(ask.waits).toEqual([
+      expect.objectContaining({ kind: 'ask_user', status: 'answered', duration_ms: expect.any(Number) }),
+    ]);
+
+    // Iteration 2: the approval, its decision and wait; the call ran after it.
+    const [charge] = charging.tool_calls;
+    expect(charge).toMatchObject({
+      name: 'charge_card',
+      ledger: 'done',
+      approval: { status: 'answered', decision: 'approve' },
+    });
+    expect(JSON.parse(charge.arguments.text)).toEqual({ amount: 42 });
+    expect(charge.result.text).toContain('42');
+    expect(charge.waits.map((wait: { kind: string }) => wait.kind)).toEqual(['approval']);
+    expect(Date.parse(charge.started_at)).toBeGreaterThanOrEqual(Date.parse(charge.approval.answered_at));
+
+    // A big result is cut at cut_at, with its full size.
+    const bigResult = steps[2].tool_calls[0].result;
+    expect(bigResult.cut).toBe(true);
+    expect(bigResult.text).toHaveLength(50);
+    expect(bigResult.chars).toBe(4000);
+
+    // A compaction was made before one of the later requests, with its summary call.
+    const compacted = steps.filter((step: { compaction: unknown }) => step.compaction !== null);
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted[0].summary_calls).toBeGreaterThan(0);
+    expect(compacted[0].compaction.up_to).toBeGreaterThan(0);
+
+    // The guardrail sent the answer back: the verdict carries its feedback.
+    expect(steps[5].verdict.answer_rejected.text).toContain('not accepted');
+    expect(steps[6].verdict.contract).toBeNull();
+
+    // Pages.
+    const page = await api.request('GET', `/v1/runs/${runId}/steps?from=2&limit=2`);
+    expect(page.body.steps.map((step: { iteration: number }) => step.iteration)).toEqual([2, 3]);
+    expect(page.body.next_from).toBe(4);
+    expect(body.next_from).toBeNull();
+  });
+
+  it('answers 404 for an unknown run and 400 for a bad page', async () => {
+    const api = await ApiHarness.start({ script: { replies: [] }, worker: false });
+    apis.push(api);
+    const missing = await api.request('GET', '/v1/runs/run_aaaaaaaaaaaaaaaa_bbbbbbbbbb/steps');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+    expect((await api.request('GET', '/v1/runs/nonsense/tree')).status).toBe(404);
+    const bad = await api.request('GET', '/v1/runs/run_aaaaaaaaaaaaaaaa_bbbbbbbbbb/steps?limit=0');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error.details)).toContain('limit');
+  });
+});
+
+describe('GET /v1/runs/:id/tree', () => {
+  it('a supervisor that delegates a sub-goal to a lead that spawns two helpers: every run, depth first', async () => {
+    const api = await ApiHarness.start({
+      script: { replies: [] },
+      harness: {
+        agents: [
+          {
+            name: 'boss',
+            script: {
+              replies: [
+                {
+                  tool_calls: [
+                    { name: 'declare_sub_goals', arguments: { sub_goals: [{ id: 'a', title: 'one' }] } },
+                  ],
+                },
+                {
+                  tool_calls: [
+                    {
+                      name: 'delegate_to_agent',
+                      arguments: { agent: 'lead', task: 'work on a', sub_goal: 'a' },
+                    },
+                  ],
+                },
+              ],
+              default: { text: 'I give up' },
+            },
+            options: { max_iterations: 10, supervisor: {} },
+          },
+          {
+            name: 'lead',
+            script: {
+              rules: [{ when: { role: 'tool' }, reply: { text: 'collected' } }],
+              replies: [
+                {
+                  tool_calls: [
+                    {
+                      name: 'spawn_agents',
+                      arguments: {
+                        tasks: [
+                          { agent: 'helper', task: 'first' },
+                          { agent: 'helper', task: 'second' },
+                        ],
+                      },
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+          { name: 'helper', script: { default: { text: 'helped' } } },
+        ],
+      },
+    });
+    apis.push(api);
+    const { runId } = await api.engine.startRun({ input: 'plan it', agent: 'boss' });
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const { status, body } = await api.request('GET', `/v1/runs/${runId}/tree`);
+    expect(status).toBe(200);
+    expect(body.truncated).toBe(false);
+    const runs = body.runs;
+    expect(
+      runs.map((run: { agent: string; depth: number; children: number }) => [
+        run.agent,
+        run.depth,
+        run.children,
+      ]),
+    ).toEqual([
+      ['boss', 0, 1],
+      ['lead', 1, 2],
+      ['helper', 2, 0],
+      ['helper', 2, 0],
+    ]);
+    const [boss, lead, first, second] = runs;
+    expect(boss).toMatchObject({ run_id: runId, parent_run_id: null, status: 'completed', error_code: null });
+    expect(lead.parent_run_id).toBe(runId);
+    expect(lead.started_by_job).toBe(`${runId}-i2-t0`);
+    expect(first.parent_run_id).toBe(lead.run_id);
+    expect(second.parent_run_id).toBe(lead.run_id);
+    for (const run of runs) {
+      expect(run.status).toBe('completed');
+      expect(run.iterations).toBeGreaterThan(0);
+      expect(run.tokens.input).toBeGreaterThan(0);
+      expect(run.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+    // The tree of a run below the top starts at that run.
+    const sub = await api.request('GET', `/v1/runs/${lead.run_id}/tree`);
+    expect(sub.body.runs.map((run: { depth: number }) => run.depth)).toEqual([0, 1, 1]);
+    expect(sub.body.runs[0].parent_run_id).toBeNull();
+  });
+
+  it("a team's run: each member's turn is a child run", async () => {
+    const api = await ApiHarness.start({
+      script: { replies: [] },
+      harness: {
+        agents: [
+          {
+            name: 'researcher',
+            script: {
+              rules: [{ when: { role: 'tool' }, reply: { text: 'facts: owls hunt at night' } }],
+              replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }],
+            },
+          },
+          {
+            name: 'writer',
+            script: { rules: [{ when: { role: 'user', contains: 'facts' }, reply: { text: 'article' } }] },
+          },
+        ],
+        config: {
+          teams: [
+            {
+              name: 'pipeline',
+              members: [
+                { agent: 'researcher', role: 'research' },
+                { agent: 'writer', role: 'write' },
+              ],
+              coordinator: { kind: 'sequence' },
+            },
+          ],
+        },
+      },
+    });
+    apis.push(api);
+    const { runId } = await api.engine.startRun({ input: 'write about owls', agent: 'pipeline' });
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const { body } = await api.request('GET', `/v1/runs/${runId}/tree`);
+    expect(body.runs.map((run: { agent: string; depth: number }) => [run.agent, run.depth])).toEqual([
+      ['pipeline', 0],
+      ['researcher', 1],
+      ['writer', 1],
+    ]);
+    expect(body.runs[1].iterations).toBe(2);
   });
 });
