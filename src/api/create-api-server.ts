@@ -14,6 +14,7 @@ import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { inspectRoutes } from './routes/inspect-routes.js';
+import { runIndexRoutes } from './routes/run-index-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import type { SseConnection } from './sse-connection.js';
@@ -76,6 +77,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const v1 = { prefix: '/v1' };
   app.register(sessionRoutes, { ...v1, engine: options.engine });
   app.register(runRoutes, { ...v1, engine: options.engine });
+  app.register(runIndexRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
   app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });

@@ -9,6 +9,7 @@ import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
 import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
 import { budgetSchema, runErrorSchema, subGoalSchema } from '../workflows/run-record.js';
 import { wireErrorCodes } from './api-error.js';
+import { decodeCursor, type ListKind } from './list-cursor.js';
 import { isStreamId, streamIdForm } from './stream-id.js';
 
 /**
@@ -553,3 +554,149 @@ export const systemStateSchema = z
     runs_by_status: z.record(z.string(), queueCount).nullable(),
   })
   .meta({ id: 'SystemState' });
+
+// ── run index (GET /v1/runs, /v1/runs/summary, GET /v1/sessions) ──────────────────────────────────────
+
+const listedStatusNames = [
+  'queued',
+  'running',
+  'waiting',
+  'waiting_input',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+const listedStatusSchema = z.enum(listedStatusNames);
+
+/** The most items one page of a list endpoint holds. */
+export const maxListLimit = 500;
+
+const statusListPattern = new RegExp(
+  `^(${listedStatusNames.join('|')})(,(${listedStatusNames.join('|')}))*$`,
+);
+const statusListSchema = z.string().regex(statusListPattern, {
+  error: `must be one or more of ${listedStatusNames.join(', ')}, separated by commas`,
+});
+
+const listTimeSchema = (what: string) =>
+  z.iso
+    .datetime({ error: 'must be an ISO 8601 date and time in UTC, such as 2026-01-31T12:00:00Z' })
+    .optional()
+    .describe(what);
+
+const listLimitSchema = z.coerce
+  .number({ error: `must be a whole number from 1 to ${maxListLimit}` })
+  .int({ error: `must be a whole number from 1 to ${maxListLimit}` })
+  .min(1, { error: `must be a whole number from 1 to ${maxListLimit}` })
+  .max(maxListLimit, { error: `must be at most ${maxListLimit}` })
+  .default(50)
+  .describe(`How many items a page holds (1 to ${maxListLimit}, 50 when omitted).`);
+
+const listCursorSchema = (kind: ListKind) =>
+  z
+    .string()
+    .refine((cursor) => decodeCursor(kind, cursor) !== undefined, {
+      error: `must be a next_cursor returned by GET /v1/${kind}, unchanged`,
+    })
+    .optional()
+    .describe(`The next_cursor of the previous page: the page goes on strictly after its last item.`);
+
+const idPrefixSchema = z
+  .string()
+  .regex(/^[0-9a-z_]{1,64}$/, { error: 'must be 1 to 64 lowercase letters, digits or "_" (an id prefix)' })
+  .optional();
+
+export const runListQuerySchema = z.strictObject({
+  status: z
+    .union([statusListSchema, z.array(statusListSchema)])
+    .optional()
+    .describe(
+      'Only runs with one of these statuses: repeat the parameter or separate with commas. waiting_input is a queued or running run with a pending question.',
+    ),
+  agent: z.string().min(1).max(200).optional().describe('Only runs of this agent.'),
+  session_id: z
+    .string()
+    .regex(sessionIdPattern, { error: 'must be a session id: ses_ and 16 lowercase letters or digits' })
+    .optional()
+    .describe('Only runs of this session.'),
+  root: z
+    .stringbool({ error: 'must be true or false' })
+    .optional()
+    .describe('true: only runs started by a client (top-level); false: only child runs.'),
+  since: listTimeSchema('Only runs created at or after this time.'),
+  until: listTimeSchema('Only runs created at or before this time.'),
+  q: idPrefixSchema.describe('Only runs whose id starts with this.'),
+  limit: listLimitSchema,
+  cursor: listCursorSchema('runs'),
+});
+
+export const runListItemSchema = z
+  .strictObject({
+    id: z.string(),
+    session_id: z.string(),
+    agent: z.string(),
+    status: listedStatusSchema,
+    root_run_id: z
+      .string()
+      .nullable()
+      .describe("The root of a child run's tree (null for a run started by a client)."),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'RunListItem' });
+
+const nextCursorSchema = z
+  .string()
+  .nullable()
+  .describe(
+    'Pass it as cursor= for the next page; null when there is nothing more. A page may hold fewer than limit items and still have a next_cursor (a rare filter looks at a bounded number of runs per page).',
+  );
+
+export const runListSchema = z
+  .strictObject({ runs: z.array(runListItemSchema), next_cursor: nextCursorSchema })
+  .meta({ id: 'RunList' });
+
+export const runSummaryQuerySchema = z.strictObject({
+  since: listTimeSchema('Count only the runs created at or after this time (e.g. an hour ago).'),
+});
+
+export const runSummarySchema = z
+  .strictObject({
+    counts: z.strictObject(
+      Object.fromEntries(
+        listedStatusNames.map((status) => [status, z.number().int().nonnegative()]),
+      ) as Record<(typeof listedStatusNames)[number], z.ZodNumber>,
+    ),
+    total: z.number().int().nonnegative(),
+    since: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'RunSummary' });
+
+export const sessionListQuerySchema = z.strictObject({
+  status: z
+    .enum(['idle', 'active'], { error: 'must be idle or active' })
+    .optional()
+    .describe('active: a run of it is not finished.'),
+  agent: z.string().min(1).max(200).optional().describe('Only sessions with this agent.'),
+  since: listTimeSchema('Only sessions last active at or after this time.'),
+  until: listTimeSchema('Only sessions last active at or before this time.'),
+  q: idPrefixSchema.describe('Only sessions whose id starts with this.'),
+  limit: listLimitSchema,
+  cursor: listCursorSchema('sessions'),
+});
+
+export const sessionListItemSchema = z
+  .strictObject({
+    id: z.string(),
+    agent: z.string(),
+    status: z.enum(['idle', 'active']),
+    active_run_id: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    last_active_at: z.iso
+      .datetime()
+      .describe('When a run of it was last created or finished (its creation, before its first run).'),
+  })
+  .meta({ id: 'SessionListItem' });
+
+export const sessionListSchema = z
+  .strictObject({ sessions: z.array(sessionListItemSchema), next_cursor: nextCursorSchema })
+  .meta({ id: 'SessionList' });

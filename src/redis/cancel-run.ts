@@ -47,6 +47,7 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
         session.pending,
         retention.finishedRuns,
         retention.sessions,
+        session.runIndex,
       ],
       [
         stored.rev,

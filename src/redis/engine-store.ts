@@ -5,6 +5,7 @@ import { parseJsonRecord } from '../schemas/parse.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { parseEntries } from '../workflows/event-entries.js';
 import type { QuestionRecord, QuestionResponse } from '../workflows/question-record.js';
+import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from '../workflows/run-listing.js';
 import type { StoredRun } from '../workflows/run-record.js';
 import { type SessionRecord, sessionRecordSchema } from '../workflows/session-record.js';
 import { largestStreamId } from '../workflows/stream-ids.js';
@@ -17,6 +18,7 @@ import { EventHub } from './event-hub.js';
 import { agentUsageKey, chatKey, type KeySpace, runKeys, sessionKeys } from './keys.js';
 import { type AnswerResult, answerQuestion, pendingQuestions, readQuestion } from './question-store.js';
 import { QueueScheduler } from './queue-scheduler.js';
+import { countRuns, listRuns, listSessions } from './run-index.js';
 import { loadRun, readChat } from './run-store.js';
 import { type RunWriteCode, RunWriter } from './run-writer.js';
 import { defineScripts } from './scripts.js';
@@ -167,6 +169,21 @@ export class EngineStore {
         this.options.redis.hgetall(agentUsageKey(this.options.space, shard, agent)),
       ),
     );
+  }
+
+  /** A page of the run index, newest first (merged over the shards). */
+  listRuns(filter: RunFilter): Promise<RunPage> {
+    return listRuns(this.options.redis, this.options.space, filter);
+  }
+
+  /** Runs per listed status over every shard (created since `sinceMs` when given). */
+  countRuns(sinceMs?: number): Promise<RunCounts> {
+    return countRuns(this.options.redis, this.options.space, sinceMs);
+  }
+
+  /** A page of sessions by last activity, newest first. */
+  listSessions(filter: SessionFilter): Promise<SessionPage> {
+    return listSessions(this.options.redis, this.options.space, filter);
   }
 
   followEvents(

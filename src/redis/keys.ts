@@ -49,6 +49,8 @@ export interface SessionKeys {
   questions: string;
   /** Set of the ids of the pending questions. */
   pending: string;
+  /** The base key of the shard's run index (runIndexKeys), which the scripts that change a run keep. */
+  runIndex: string;
 }
 
 export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
@@ -62,6 +64,7 @@ export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
     runs: `${base}:runs`,
     questions: `${base}:questions`,
     pending: `${base}:pending`,
+    runIndex: runIndexKeys(space, shard).base,
   };
 }
 
@@ -166,6 +169,33 @@ export interface RetentionKeys {
 export function retentionKeys(space: KeySpace, shard: number): RetentionKeys {
   const base = shardPrefix(space, shard);
   return { finishedRuns: `${base}:retention:finished-runs`, sessions: `${base}:retention:sessions` };
+}
+
+/**
+ * The run index of a shard (GET /v1/runs): kept by the scripts that create, move and remove runs, through
+ * lua/includes/run-index.lua, which derives the same names from `base` (its header is the contract).
+ */
+export interface RunIndexKeys {
+  base: string;
+  /** Hash: run id -> `status|created ms|agent|root run id|pending questions`. */
+  entries: string;
+  /** Sorted set (lexicographic, score 0): `<created ms, 13 digits>:<run id>` of every root run. */
+  roots: string;
+  /** The same, for the runs listed with one status (`waiting_input` included). */
+  status(status: string): string;
+  /** The same, for the runs of one agent. */
+  agent(agent: string): string;
+}
+
+export function runIndexKeys(space: KeySpace, shard: number): RunIndexKeys {
+  const base = `${shardPrefix(space, shard)}:run-index`;
+  return {
+    base,
+    entries: `${base}:entries`,
+    roots: `${base}:roots`,
+    status: (status) => `${base}:status:${status}`,
+    agent: (agent) => `${base}:agent:${agent}`,
+  };
 }
 
 /** The lock BullMQ holds while a worker processes a job; our commits check its token (fencing). */

@@ -56,12 +56,12 @@ export async function closeQuestionsOfRun(
     (question) => question.run_id === runId,
   );
   if (open.length === 0) return;
-  const transaction = redis.multi();
-  for (const question of open) {
-    transaction.hset(keys.questions, question.id, JSON.stringify({ ...question, status: 'cancelled' }));
-    transaction.srem(keys.pending, question.id);
-  }
-  await transaction.exec();
+  await runScript(
+    redis,
+    'close-questions',
+    [keys.questions, keys.pending, keys.runIndex],
+    open.flatMap((question) => [question.id, JSON.stringify({ ...question, status: 'cancelled' })]),
+  );
 }
 
 export type AnswerResult = 'answered' | 'not_found' | 'closed' | 'run_finished';
@@ -107,6 +107,7 @@ export async function answerQuestion(
         keys.pending,
         keys.events,
         runKeys(space, options.sessionId, current.record.run_id).run,
+        keys.runIndex,
       ],
       [
         options.questionId,

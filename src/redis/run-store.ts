@@ -143,6 +143,7 @@ export async function commitStep<JournalValue>(
       chatViewKey(request.chatKey),
       request.retention.finishedRuns,
       request.retention.sessions,
+      keys.runIndex,
     ],
     [
       request.token,

@@ -100,6 +100,7 @@ export class RunWriter {
       input.parent?.run ?? keys.run,
       input.parent?.children ?? keys.run,
       retentionKeys(space, keys.shard).sessions,
+      keys.runIndex,
     ];
     const scriptArgs = (mode: 'check' | 'create') => [
       mode,

@@ -6,16 +6,19 @@ import type { RedisClient } from './connection.js';
  * header listing KEYS, ARGV and returns; `--- @include "x"` inlines src/redis/lua/includes/x.lua.
  */
 const scriptKeyCounts = {
-  'answer-question': 4,
-  'ask-question': 5,
+  'answer-question': 5,
+  'ask-question': 6,
   'begin-tool-call': 5,
-  'cancel-run': 7,
-  'commit-step': 12,
+  'cancel-run': 8,
+  'close-questions': 3,
+  'commit-step': 13,
   'commit-tool-outcome': 5,
-  'create-run': 8,
-  'expire-run': 9,
+  'create-run': 9,
+  'expire-run': 10,
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
+  /** The index's entries and as many sources as the filter reads. */
+  'list-runs': 'variable',
   'load-iteration': 4,
   'mark-parked': 2,
   'note-write': 1,
@@ -28,6 +31,7 @@ const scriptKeyCounts = {
   'task-claim': 1,
   'task-create': 2,
   'task-update': 1,
+  'unindex-runs': 1,
 } as const;
 
 export type ScriptName = keyof typeof scriptKeyCounts;
@@ -53,11 +57,13 @@ const commandNames: Record<ScriptName, string> = {
   'ask-question': 'ratchetAskQuestion',
   'begin-tool-call': 'ratchetBeginToolCall',
   'cancel-run': 'ratchetCancelRun',
+  'close-questions': 'ratchetCloseQuestions',
   'commit-step': 'ratchetCommitStep',
   'commit-tool-outcome': 'ratchetCommitToolOutcome',
   'create-run': 'ratchetCreateRun',
   'expire-run': 'ratchetExpireRun',
   'expire-session': 'ratchetExpireSession',
+  'list-runs': 'ratchetListRuns',
   'load-iteration': 'ratchetLoadIteration',
   'mark-parked': 'ratchetMarkParked',
   'note-write': 'ratchetNoteWrite',
@@ -70,6 +76,7 @@ const commandNames: Record<ScriptName, string> = {
   'task-claim': 'ratchetTaskClaim',
   'task-create': 'ratchetTaskCreate',
   'task-update': 'ratchetTaskUpdate',
+  'unindex-runs': 'ratchetUnindexRuns',
 };
 
 /** Registers every script on a client (EVALSHA with automatic fallback to EVAL). */

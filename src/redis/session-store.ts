@@ -17,6 +17,7 @@ import {
   sessionDataKeys,
   sessionKeys,
 } from './keys.js';
+import { unindexRuns } from './run-index.js';
 import { execPipeline } from './run-store.js';
 
 export async function createSession(
@@ -30,7 +31,15 @@ export async function createSession(
     metadata: input.metadata ?? {},
     created_at: context.now().toISOString(),
   };
-  await context.redis.hsetnx(sessionKeys(context.space, record.id).session, 'record', JSON.stringify(record));
+  const keys = sessionKeys(context.space, record.id);
+  // In the shard's activity index from the start, so GET /v1/sessions lists it before its first run (and
+  // retention removes it when it stays unused past its window).
+  await execPipeline(
+    context.redis
+      .multi()
+      .hsetnx(keys.session, 'record', JSON.stringify(record))
+      .zadd(retentionKeys(context.space, keys.shard).sessions, Date.parse(record.created_at), keys.session),
+  );
   return { ...record, status: 'idle', active_run_id: null, usage: usageTotalsOf({}) };
 }
 
@@ -103,6 +112,7 @@ export async function deleteSession(context: EngineContext, sessionId: string): 
   }
   doomed.push(...(await sessionChatKeys(context.redis, context.space, sessionId, runIds)));
   await context.redis.unlink(...doomed);
+  await unindexRuns(context.redis, context.space, sessionId, runIds);
   // Its runs leave the finished-runs index when a sweep finds them gone.
   await context.redis.zrem(retentionKeys(context.space, keys.shard).sessions, keys.session);
   return true;

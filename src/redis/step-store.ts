@@ -249,7 +249,7 @@ class RedisStepStore implements StepStore {
     const [code] = await runScript(
       this.redis,
       'ask-question',
-      [lockKey, keys.run, keys.questions, keys.pending, keys.events],
+      [lockKey, keys.run, keys.questions, keys.pending, keys.events, keys.runIndex],
       [token, record.id, JSON.stringify(record), encodeEvent(event), eventsMaxLength],
     );
     return code as 'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';

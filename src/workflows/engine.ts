@@ -23,6 +23,7 @@ import { goalsProgress } from './core/supervisor.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
+import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from './run-listing.js';
 import { type Budget, isFinished, type RunRecord, type SubGoal } from './run-record.js';
 import {
   readSessionNotes,
@@ -248,6 +249,21 @@ export class Engine {
       requests: totals.reduce((sum, usage) => sum + usage.requests, 0),
       cost_usd: totals.reduce((sum, usage) => sum + usage.cost_usd, 0),
     };
+  }
+
+  /** Runs newest first, filtered, from the run index: a page and where the next one starts. */
+  listRuns(filter: RunFilter): Promise<RunPage> {
+    return this.store.listRuns(filter);
+  }
+
+  /** How many runs are listed with each status (created since `sinceMs` when given). */
+  countRuns(sinceMs?: number): Promise<RunCounts> {
+    return this.store.countRuns(sinceMs);
+  }
+
+  /** Sessions by last activity, newest first: a page and where the next one starts. */
+  listSessions(filter: SessionFilter): Promise<SessionPage> {
+    return this.store.listSessions(filter);
   }
 
   async getSession(sessionId: string): Promise<SessionView | undefined> {

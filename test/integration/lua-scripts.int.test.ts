@@ -60,6 +60,7 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
       keys.run,
       keys.run,
       retentionKeys(space, keys.shard).sessions,
+      keys.runIndex,
     ],
     [
       'create',
@@ -120,6 +121,7 @@ describe('create-run', () => {
         runKeys(space, sessionId, runId).run,
         runKeys(space, sessionId, runId).run,
         retentionKeys(space, first.keys.shard).sessions,
+        first.keys.runIndex,
       ],
       ['create', '', runId, '{}', 1, 1000, 0],
     );

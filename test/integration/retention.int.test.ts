@@ -99,8 +99,15 @@ describe('retention', () => {
     const waitingKeys = withWaiting.keys.filter(
       (key) => key.includes(waiting.sessionId.slice(4)) || key.includes(waiting.runId),
     );
-    // Only the waiting session's keys are left (and the retention indexes that list what is left).
-    expect(after.keys.filter((key) => !key.includes(':retention:'))).toEqual(waitingKeys.sort());
+    // Only the waiting session's keys are left (and the shard's indexes that list what is left).
+    expect(after.keys.filter((key) => !key.includes(':retention:') && !key.includes(':run-index:'))).toEqual(
+      waitingKeys.sort(),
+    );
+    // The run index lists only the waiting run: the expired runs left no trace in it.
+    expect((await harness.engine.listRuns({ limit: 500 })).runs.map((run) => run.id)).toEqual([
+      waiting.runId,
+    ]);
+    expect(await harness.engine.countRuns()).toMatchObject({ completed: 0, waiting_input: 1 });
     expect(await harness.engine.getSession(first.sessionId)).toBeUndefined();
     expect(await harness.engine.readChat(first.sessionId)).toEqual([]);
 

@@ -5,6 +5,7 @@
   KEYS[2] pending questions set
   KEYS[3] events stream
   KEYS[4] run hash of the question's run
+  KEYS[5] the shard's run index (base key; includes/run-index.lua)
 
   ARGV[1] question id
   ARGV[2] the question JSON the caller read (the answer applies only to that version)
@@ -17,6 +18,7 @@
 local rcall = redis.call
 
 --- @include "run-status"
+--- @include "run-index"
 
 local current = rcall('HGET', KEYS[1], ARGV[1])
 if not current then
@@ -37,4 +39,5 @@ if record then
 end
 rcall('HSET', KEYS[1], ARGV[1], ARGV[3])
 rcall('SREM', KEYS[2], ARGV[1])
+indexQuestion(KEYS[5], cjson.decode(current)['run_id'], -1)
 return {'OK', rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])}

@@ -7,6 +7,7 @@
   KEYS[3] questions hash
   KEYS[4] pending questions set
   KEYS[5] events stream
+  KEYS[6] the shard's run index (base key; includes/run-index.lua)
 
   ARGV[1] lock token
   ARGV[2] question id
@@ -19,6 +20,7 @@
 local rcall = redis.call
 
 --- @include "step-guards"
+--- @include "run-index"
 
 local refused = firstWrite(KEYS[1], ARGV[1], KEYS[2], KEYS[3], ARGV[2], 'EXISTS')
 if refused then
@@ -26,4 +28,5 @@ if refused then
 end
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 rcall('SADD', KEYS[4], ARGV[2])
+indexQuestion(KEYS[6], cjson.decode(ARGV[3])['run_id'], 1)
 return {'OK', rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])}

@@ -10,6 +10,7 @@
   KEYS[5] pending questions set
   KEYS[6] the shard's finished runs (retention index)
   KEYS[7] the shard's sessions (retention index)
+  KEYS[8] the shard's run index (base key; includes/run-index.lua)
 
   ARGV[1] expected run rev
   ARGV[2] cancelled run record JSON
@@ -25,6 +26,7 @@ local rcall = redis.call
 
 --- @include "step-guards"
 --- @include "retention-index"
+--- @include "run-index"
 
 local refused = runOpen(KEYS[1])
 if refused then
@@ -36,6 +38,7 @@ end
 
 rcall('HSET', KEYS[1], 'record', ARGV[2])
 rcall('HINCRBY', KEYS[1], 'rev', 1)
+indexRun(KEYS[8], ARGV[3], ARGV[2])
 if rcall('HGET', KEYS[2], 'active_run') == ARGV[3] then
   rcall('HDEL', KEYS[2], 'active_run')
 end
@@ -46,6 +49,7 @@ for index = 6, 5 + 2 * updates, 2 do
   if rcall('SISMEMBER', KEYS[5], ARGV[index]) == 1 then
     rcall('HSET', KEYS[4], ARGV[index], ARGV[index + 1])
     rcall('SREM', KEYS[5], ARGV[index])
+    indexQuestion(KEYS[8], cjson.decode(ARGV[index + 1])['run_id'], -1)
   end
 end
 -- A question of this run asked after the caller read the pending ones: no longer pending either.
@@ -54,6 +58,7 @@ for _, id in ipairs(rcall('SMEMBERS', KEYS[5])) do
   local question = rcall('HGET', KEYS[4], id)
   if question and string.find(question, marker, 1, true) then
     rcall('SREM', KEYS[5], id)
+    indexQuestion(KEYS[8], cjson.decode(question)['run_id'], -1)
   end
 end
 

@@ -14,6 +14,7 @@
   KEYS[10] the chat's context view (what the model is sent of it: the summary; see context-view.ts)
   KEYS[11] the shard's finished runs (sorted set: run id -> when it finished, ms; retention)
   KEYS[12] the shard's sessions (sorted set: session hash key -> last activity, ms; retention)
+  KEYS[13] the shard's run index (base key; includes/run-index.lua)
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -43,6 +44,7 @@ local rcall = redis.call
 --- @include "step-guards"
 --- @include "append-entries"
 --- @include "retention-index"
+--- @include "run-index"
 local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -77,6 +79,7 @@ end
 if ARGV[5] ~= '' then
   rcall('HSET', KEYS[2], 'record', ARGV[5])
   rcall('HINCRBY', KEYS[2], 'rev', 1)
+  indexRun(KEYS[13], ARGV[7], ARGV[5])
 end
 
 if ARGV[8] == '1' then

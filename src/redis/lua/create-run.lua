@@ -10,6 +10,7 @@
   KEYS[6] the parent run's hash, for a child run (the parent must not be finished); KEYS[4] for a root run
   KEYS[7] the parent run's set of children, for a child run; KEYS[4] for a root run
   KEYS[8] the shard's sessions (sorted set: session hash key -> last activity, ms; retention)
+  KEYS[9] the shard's run index (base key; includes/run-index.lua)
   A child run works on a chat of its own beside the session's active run: it neither needs nor takes the
   session's active_run.
 
@@ -38,6 +39,7 @@ local rcall = redis.call
 --- @include "run-status"
 --- @include "append-entries"
 --- @include "retention-index"
+--- @include "run-index"
 
 local check = ARGV[1] == 'check'
 local newSession = rcall('HEXISTS', KEYS[1], 'record') == 0
@@ -81,6 +83,7 @@ end
 rcall('HSET', KEYS[4], 'record', ARGV[4], 'rev', 1)
 rcall('SADD', KEYS[5], ARGV[3])
 markActive(KEYS[8], KEYS[1])
+indexRun(KEYS[9], ARGV[3], ARGV[4])
 if child then
   rcall('SADD', KEYS[7], ARGV[3])
 else

@@ -13,6 +13,7 @@
   KEYS[7] the shard's finished runs (retention index)
   KEYS[8] the run's own chat (KEYS[1] when the run works on the session's main chat)
   KEYS[9] that chat's view (KEYS[1] likewise)
+  KEYS[10] the shard's run index (base key; includes/run-index.lua): the run leaves it too
 
   ARGV[1] run id
   ARGV[2] cutoff: runs that finished at or before this time (ms, Redis clock) are due
@@ -23,6 +24,7 @@ local rcall = redis.call
 
 --- @include "run-status"
 --- @include "retention-index"
+--- @include "run-index"
 
 local finished = rcall('ZSCORE', KEYS[7], ARGV[1])
 if not finished then
@@ -50,6 +52,7 @@ if KEYS[8] ~= KEYS[1] then
 end
 rcall('SREM', KEYS[6], ARGV[1])
 rcall('ZREM', KEYS[7], ARGV[1])
+unindexRun(KEYS[10], ARGV[1])
 if record then
   return 'EXPIRED'
 end

@@ -6,7 +6,9 @@
   KEYS[1] session hash: record, active_run
   KEYS[2] pending questions set
   KEYS[3] the shard's sessions (retention index)
-  KEYS[4..] every other key of the session (chats and their views, events, runs, journals, state, ...)
+  KEYS[4] the shard's run index (base key; includes/run-index.lua): the session's runs leave it too
+  KEYS[5] the session's set of run ids
+  KEYS[6..] every other key of the session (chats and their views, events, runs, journals, state, ...)
 
   ARGV[1] cutoff: sessions last active at or before this time (ms, Redis clock) are due
 
@@ -15,6 +17,7 @@
 local rcall = redis.call
 
 --- @include "retention-index"
+--- @include "run-index"
 
 local active = rcall('ZSCORE', KEYS[3], KEYS[1])
 if not active then
@@ -28,8 +31,11 @@ if rcall('HEXISTS', KEYS[1], 'active_run') == 1 or rcall('SCARD', KEYS[2]) > 0 t
   return 'BUSY'
 end
 local existed = rcall('EXISTS', KEYS[1])
+for _, runId in ipairs(rcall('SMEMBERS', KEYS[5])) do
+  unindexRun(KEYS[4], runId)
+end
 rcall('UNLINK', KEYS[1], KEYS[2])
-for index = 4, #KEYS, 500 do
+for index = 5, #KEYS, 500 do
   rcall('UNLINK', unpack(KEYS, index, math.min(index + 499, #KEYS)))
 end
 rcall('ZREM', KEYS[3], KEYS[1])

@@ -1,0 +1,139 @@
+--[[
+  The run index of a shard: what GET /v1/runs and /v1/runs/summary read (src/redis/run-index.ts), kept by the
+  scripts that change what it indexes, in the same atomic commit. Its keys derive from one base key
+  (keys.ts runIndexKeys names the same keys for the readers), all under the shard's hash tag:
+    <base>:entries         hash: run id -> "status|created ms (13 digits)|agent|root run id ('' for a root)|pending"
+    <base>:status:<status> sorted set, every score 0, ordered by member "<created ms, 13 digits>:<run id>"
+    <base>:agent:<agent>   the same, for the runs of one agent
+    <base>:roots           the same, for root runs (started by a client, not by another run)
+  The listed status is the record's, except that a queued or running run with pending questions (its own, or
+  for a root run those of any run of its tree: "pending" counts them) is listed as waiting_input, as
+  GET /v1/runs/:id shows it.
+
+  indexRun(base, runId, recordJson)
+    Contract: call it in every script that writes a run's record, after the write, with the record just
+    written (create-run, commit-step, cancel-run, and any script added later that changes a run's status,
+    such as a retry moving a failed run back to running). It reads the run's entry, so the caller need not
+    know the old status; a record with the same status changes nothing (one HGET). A run with no entry yet
+    (created before the index existed) is entered from its record.
+  indexQuestion(base, runId, delta)
+    Call with +1 when a question of run runId becomes pending, -1 when it stops being pending (answered,
+    closed, cancelled), in the same script. Counted on the run and on its root run.
+  unindexRun(base, runId)
+    Call when a run's keys are removed (retention, session deletion): it leaves no trace in the index.
+]]
+
+local function runIndexParse(entry)
+  local status, created, agent, root, pending = string.match(entry, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$')
+  return {status = status, created = created, agent = agent, root = root, pending = tonumber(pending)}
+end
+
+local function runIndexListed(entry)
+  if entry.pending > 0 and (entry.status == 'running' or entry.status == 'queued') then
+    return 'waiting_input'
+  end
+  return entry.status
+end
+
+local function runIndexWrite(base, runId, before, after)
+  local member = after.created .. ':' .. runId
+  local listedBefore = before and runIndexListed(before)
+  local listedAfter = runIndexListed(after)
+  if listedBefore ~= listedAfter then
+    if listedBefore then
+      redis.call('ZREM', base .. ':status:' .. listedBefore, member)
+    end
+    redis.call('ZADD', base .. ':status:' .. listedAfter, 0, member)
+  end
+  if not before then
+    redis.call('ZADD', base .. ':agent:' .. after.agent, 0, member)
+    if after.root == '' then
+      redis.call('ZADD', base .. ':roots', 0, member)
+    end
+  end
+  redis.call('HSET', base .. ':entries', runId,
+    after.status .. '|' .. after.created .. '|' .. after.agent .. '|' .. after.root .. '|' .. after.pending)
+end
+
+-- An ISO 8601 UTC time (as the records hold it: 2026-11-25T16:54:49.123Z) in ms since the epoch.
+local function runIndexIsoMs(iso)
+  local y, mo, d, h, mi, s, frac = string.match(iso, '^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?(%d*)Z$')
+  y, mo, d = tonumber(y), tonumber(mo), tonumber(d)
+  if mo <= 2 then
+    y = y - 1
+  end
+  local era = math.floor(y / 400)
+  local yearOfEra = y - era * 400
+  local dayOfYear = math.floor((153 * ((mo + 9) % 12) + 2) / 5) + d - 1
+  local dayOfEra = yearOfEra * 365 + math.floor(yearOfEra / 4) - math.floor(yearOfEra / 100) + dayOfYear
+  local days = era * 146097 + dayOfEra - 719468
+  local ms = tonumber(string.sub(frac .. '000', 1, 3))
+  return ((days * 24 + tonumber(h)) * 60 + tonumber(mi)) * 60000 + tonumber(s) * 1000 + ms
+end
+
+-- The record's status without decoding it whole (a finished record may hold a large result): its first
+-- fields are strings, and a quote inside a JSON string is escaped, so this pattern matches only the real ones.
+local function runIndexStatusOf(recordJson)
+  local status = string.match(recordJson,
+    '^{"v":1,"id":"[^"]*","session_id":"[^"]*","agent":"[^"]*","chat_id":"[^"]*","status":"(%a+)"')
+  return status or cjson.decode(recordJson)['status']
+end
+
+local function indexRun(base, runId, recordJson)
+  local known = redis.call('HGET', base .. ':entries', runId)
+  if known then
+    local before = runIndexParse(known)
+    local status = runIndexStatusOf(recordJson)
+    if status == before.status then
+      return
+    end
+    local after = runIndexParse(known)
+    after.status = status
+    runIndexWrite(base, runId, before, after)
+    return
+  end
+  local record = cjson.decode(recordJson)
+  local root = record['root_run_id']
+  if type(root) ~= 'string' then
+    root = ''
+  end
+  runIndexWrite(base, runId, nil, {
+    status = record['status'],
+    created = string.format('%013d', runIndexIsoMs(record['created_at'])),
+    agent = record['agent'],
+    root = root,
+    pending = 0,
+  })
+end
+
+local function runIndexCountQuestion(base, runId, delta)
+  local known = redis.call('HGET', base .. ':entries', runId)
+  if not known then
+    return nil
+  end
+  local before = runIndexParse(known)
+  local after = runIndexParse(known)
+  after.pending = math.max(0, before.pending + delta)
+  runIndexWrite(base, runId, before, after)
+  return before.root
+end
+
+local function indexQuestion(base, runId, delta)
+  local root = runIndexCountQuestion(base, runId, delta)
+  if root and root ~= '' then
+    runIndexCountQuestion(base, root, delta)
+  end
+end
+
+local function unindexRun(base, runId)
+  local known = redis.call('HGET', base .. ':entries', runId)
+  if not known then
+    return
+  end
+  local entry = runIndexParse(known)
+  local member = entry.created .. ':' .. runId
+  redis.call('ZREM', base .. ':status:' .. runIndexListed(entry), member)
+  redis.call('ZREM', base .. ':agent:' .. entry.agent, member)
+  redis.call('ZREM', base .. ':roots', member)
+  redis.call('HDEL', base .. ':entries', runId)
+end

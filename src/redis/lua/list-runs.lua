@@ -1,0 +1,165 @@
+--[[
+  One page of one shard's run index, newest first (GET /v1/runs; src/redis/run-index.ts merges the shards).
+  Each source is read from the cursor down, its entries checked against the filters, until it has `limit`
+  matches, runs out, or `examine` entries were looked at (then the answer says how far it got, so a page
+  with a rare filter costs a bounded amount and the caller goes on from there).
+
+  KEYS[1] the index's entries hash (run id -> entry; includes/run-index.lua)
+  KEYS[2] the first source: a sorted set of "<created ms, 13 digits>:<run id>" (a status, agent or roots
+          set); or, with ARGV[9] = 'set', a set of run ids (a session's runs)
+  KEYS[3..] further sorted-set sources (several statuses)
+
+  ARGV[1] upper bound, exclusive or inclusive, as ZRANGE BYLEX takes it ('+', '(<member>')
+  ARGV[2] lower bound ('-', '[<member>')
+  ARGV[3] limit: most matches returned
+  ARGV[4] examine: most entries looked at per source
+  ARGV[5] agent ('' = any)
+  ARGV[6] '1' = root runs only, '0' = child runs only, '' = both
+  ARGV[7] statuses listed, comma-separated ('' = any)
+  ARGV[8] run id prefixes every match starts with, comma-separated ('' = none)
+  ARGV[9] 'set' when KEYS[2] is a set of run ids, else 'sorted'
+
+  Returns {frontier, member, entry, member, entry, ...}, newest first: frontier is '' when every source was
+  read to its end or to `limit` matches, else the oldest member looked at of a source that stopped early
+  (nothing older than it was looked at there: the matches returned are all at or above it).
+]]
+local rcall = redis.call
+
+--- @include "run-index"
+
+local upper, lower = ARGV[1], ARGV[2]
+local limit, examine = tonumber(ARGV[3]), tonumber(ARGV[4])
+local agent, rootMode = ARGV[5], ARGV[6]
+local statuses, prefixes = {}, {}
+for status in string.gmatch(ARGV[7], '[^,]+') do
+  statuses[status] = true
+end
+for prefix in string.gmatch(ARGV[8], '[^,]+') do
+  prefixes[#prefixes + 1] = prefix
+end
+local anyStatus = ARGV[7] == ''
+
+local function accepted(runId, known)
+  if not known then
+    return false
+  end
+  for _, prefix in ipairs(prefixes) do
+    if string.sub(runId, 1, #prefix) ~= prefix then
+      return false
+    end
+  end
+  local entry = runIndexParse(known)
+  if agent ~= '' and entry.agent ~= agent then
+    return false
+  end
+  if (rootMode == '1' and entry.root ~= '') or (rootMode == '0' and entry.root == '') then
+    return false
+  end
+  return anyStatus or statuses[runIndexListed(entry)] == true
+end
+
+-- Within the bounds, as ZRANGE BYLEX reads them.
+local function within(member)
+  if upper ~= '+' then
+    local bound = string.sub(upper, 2)
+    if string.sub(upper, 1, 1) == '(' and member >= bound then
+      return false
+    end
+    if string.sub(upper, 1, 1) == '[' and member > bound then
+      return false
+    end
+  end
+  if lower ~= '-' then
+    local bound = string.sub(lower, 2)
+    if string.sub(lower, 1, 1) == '(' and member <= bound then
+      return false
+    end
+    if string.sub(lower, 1, 1) == '[' and member < bound then
+      return false
+    end
+  end
+  return true
+end
+
+local found = {}
+local frontier = ''
+
+local function scanSorted(key)
+  local from = upper
+  local examined, matches = 0, 0
+  while true do
+    local want = math.min(200, examine - examined)
+    local members = rcall('ZRANGE', key, from, lower, 'BYLEX', 'REV', 'LIMIT', 0, want)
+    if #members == 0 then
+      return
+    end
+    local ids = {}
+    for index, member in ipairs(members) do
+      ids[index] = string.sub(member, 15)
+    end
+    local entries = rcall('HMGET', KEYS[1], unpack(ids))
+    for index, member in ipairs(members) do
+      if accepted(ids[index], entries[index]) then
+        found[#found + 1] = {member, entries[index]}
+        matches = matches + 1
+        if matches == limit then
+          return
+        end
+      end
+    end
+    examined = examined + #members
+    if #members < want then
+      return
+    end
+    if examined >= examine then
+      if members[#members] > frontier then
+        frontier = members[#members]
+      end
+      return
+    end
+    from = '(' .. members[#members]
+  end
+end
+
+local function scanSet(key)
+  local ids = rcall('SMEMBERS', key)
+  for first = 1, #ids, 500 do
+    local last = math.min(first + 499, #ids)
+    local entries = rcall('HMGET', KEYS[1], unpack(ids, first, last))
+    for index = first, last do
+      local known = entries[index - first + 1]
+      if accepted(ids[index], known) then
+        local member = runIndexParse(known).created .. ':' .. ids[index]
+        if within(member) then
+          found[#found + 1] = {member, known}
+        end
+      end
+    end
+  end
+end
+
+if ARGV[9] == 'set' then
+  scanSet(KEYS[2])
+else
+  for index = 2, #KEYS do
+    scanSorted(KEYS[index])
+  end
+end
+
+table.sort(found, function(a, b)
+  return a[1] > b[1]
+end)
+local result = {}
+local kept = 0
+for _, match in ipairs(found) do
+  if kept == limit or match[1] < frontier then
+    break
+  end
+  result[#result + 1] = match[1]
+  result[#result + 1] = match[2]
+  kept = kept + 1
+end
+if kept == limit then
+  frontier = ''
+end
+return {frontier, unpack(result)}

@@ -1,0 +1,261 @@
+import { parseJsonRecord } from '../schemas/parse.js';
+import { sessionIdOfRun } from '../workflows/ids.js';
+import {
+  type ListedRunStatus,
+  listedRunStatuses,
+  type RunCounts,
+  type RunFilter,
+  type RunListing,
+  type RunPage,
+  runPosition,
+  type SessionFilter,
+  type SessionListing,
+  type SessionPage,
+} from '../workflows/run-listing.js';
+import { sessionRecordSchema } from '../workflows/session-record.js';
+import type { RedisClient } from './connection.js';
+import { type KeySpace, retentionKeys, runIndexKeys, sessionKeys, shardOf } from './keys.js';
+import { runScript } from './scripts.js';
+
+/**
+ * Reads of the run index (lua/includes/run-index.lua keeps it) and of the sessions' activity index: pages
+ * newest first, merged over the shards by position, each shard read by one script (a Redis Cluster answers
+ * each shard from its master). A page looks at a bounded number of entries per source, so a rare filter
+ * gives a shorter page and a cursor to go on from, never a long scan.
+ */
+
+/** Entries looked at per source and shard for one page. */
+export const examinedPerPage = 2000;
+
+interface ShardPage {
+  frontier: string;
+  matches: { position: string; entry: string }[];
+}
+
+export async function listRuns(
+  redis: RedisClient,
+  space: KeySpace,
+  filter: RunFilter,
+  examine = examinedPerPage,
+): Promise<RunPage> {
+  const shards =
+    filter.sessionId === undefined
+      ? Array.from({ length: space.shards }, (_, shard) => shard)
+      : [shardOf(space, filter.sessionId)];
+  const upper = upperBound(filter);
+  const lower = filter.sinceMs === undefined ? '-' : `[${runPosition(filter.sinceMs, '')}`;
+  const pages = await Promise.all(
+    shards.map(async (shard): Promise<ShardPage> => {
+      const keys = runIndexKeys(space, shard);
+      const { sources, mode } = sourcesOf(space, keys, filter);
+      const reply = await runScript(
+        redis,
+        'list-runs',
+        [keys.entries, ...sources],
+        [
+          upper,
+          lower,
+          filter.limit,
+          examine,
+          filter.agent ?? '',
+          filter.root === undefined ? '' : filter.root ? '1' : '0',
+          (filter.statuses ?? []).join(','),
+          filter.idPrefix ?? '',
+          mode,
+        ],
+      );
+      const [frontier = '', ...rest] = reply;
+      const matches: ShardPage['matches'] = [];
+      for (let index = 0; index + 1 < rest.length; index += 2)
+        matches.push({ position: rest[index] ?? '', entry: rest[index + 1] ?? '' });
+      return { frontier, matches };
+    }),
+  );
+  const { kept, next } = mergePages(pages, filter.limit);
+  return { runs: kept.map(({ position, entry }) => listingOf(position, entry)), next };
+}
+
+/** Merges shards' pages newest first: only what every shard has looked at is certain. */
+function mergePages(
+  pages: readonly ShardPage[],
+  limit: number,
+): { kept: ShardPage['matches']; next: string | null } {
+  // The newest place where a shard stopped looking (places compare as strings).
+  const frontier =
+    pages
+      .map((page) => page.frontier)
+      .sort()
+      .at(-1) ?? '';
+  const all = pages.flatMap((page) => page.matches).sort((a, b) => (a.position < b.position ? 1 : -1));
+  const kept = all.filter((match) => match.position >= frontier).slice(0, limit);
+  if (kept.length === limit) return { kept, next: kept[kept.length - 1]?.position ?? null };
+  return { kept, next: frontier === '' ? null : frontier };
+}
+
+function upperBound(filter: RunFilter): string {
+  const bounds: string[] = [];
+  if (filter.after !== undefined) bounds.push(filter.after);
+  // Created at or before `untilMs`: below the first place of the next millisecond.
+  if (filter.untilMs !== undefined) bounds.push(runPosition(filter.untilMs + 1, ''));
+  if (bounds.length === 0) return '+';
+  return `(${bounds.sort()[0]}`;
+}
+
+function sourcesOf(
+  space: KeySpace,
+  keys: ReturnType<typeof runIndexKeys>,
+  filter: RunFilter,
+): { sources: string[]; mode: 'set' | 'sorted' } {
+  // A session's runs are a few: its own set of run ids, sorted in the script.
+  if (filter.sessionId !== undefined)
+    return { sources: [sessionKeys(space, filter.sessionId).runs], mode: 'set' };
+  if (filter.statuses && filter.statuses.length > 0)
+    return { sources: [...new Set(filter.statuses)].map(keys.status), mode: 'sorted' };
+  if (filter.agent !== undefined) return { sources: [keys.agent(filter.agent)], mode: 'sorted' };
+  if (filter.root === true) return { sources: [keys.roots], mode: 'sorted' };
+  return { sources: listedRunStatuses.map(keys.status), mode: 'sorted' };
+}
+
+function listingOf(position: string, entry: string): RunListing {
+  const id = position.slice(14);
+  const [status = '', created = '0', agent = '', root = '', pending = '0'] = entry.split('|');
+  const waiting = Number(pending) > 0 && (status === 'running' || status === 'queued');
+  return {
+    id,
+    session_id: sessionIdOfRun(id) ?? '',
+    agent,
+    status: (waiting ? 'waiting_input' : status) as ListedRunStatus,
+    root_run_id: root === '' ? null : root,
+    created_at: new Date(Number(created)).toISOString(),
+  };
+}
+
+/** Runs per listed status over every shard: one count per status and shard (created since `sinceMs`). */
+export async function countRuns(redis: RedisClient, space: KeySpace, sinceMs?: number): Promise<RunCounts> {
+  const perShard = await Promise.all(
+    Array.from({ length: space.shards }, async (_, shard) => {
+      const keys = runIndexKeys(space, shard);
+      const pipeline = redis.pipeline();
+      for (const status of listedRunStatuses) {
+        if (sinceMs === undefined) pipeline.zcard(keys.status(status));
+        else pipeline.zlexcount(keys.status(status), `[${runPosition(sinceMs, '')}`, '+');
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      return replies.map(([error, count]) => {
+        if (error) throw error;
+        return Number(count);
+      });
+    }),
+  );
+  const counts = Object.fromEntries(listedRunStatuses.map((status) => [status, 0])) as RunCounts;
+  for (const shardCounts of perShard)
+    listedRunStatuses.forEach((status, index) => {
+      counts[status] += shardCounts[index] ?? 0;
+    });
+  return counts;
+}
+
+/** Removes runs whose keys were deleted (a session deleted through the API) from their shard's index. */
+export async function unindexRuns(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runIds: readonly string[],
+): Promise<void> {
+  if (runIds.length === 0) return;
+  await runScript(redis, 'unindex-runs', [sessionKeys(space, sessionId).runIndex], [...runIds]);
+}
+
+/**
+ * Sessions by last activity, newest first, from the shards' activity indexes (the retention index of
+ * sessions). A session that becomes active while a client pages moves to the front: that client has passed it.
+ */
+export async function listSessions(
+  redis: RedisClient,
+  space: KeySpace,
+  filter: SessionFilter,
+  examine = examinedPerPage,
+): Promise<SessionPage> {
+  const pages = await Promise.all(
+    Array.from({ length: space.shards }, (_, shard) => sessionsOfShard(redis, space, shard, filter, examine)),
+  );
+  const { kept, next } = mergePages(pages, filter.limit);
+  return { sessions: kept.map(({ entry }) => JSON.parse(entry) as SessionListing), next };
+}
+
+async function sessionsOfShard(
+  redis: RedisClient,
+  space: KeySpace,
+  shard: number,
+  filter: SessionFilter,
+  examine: number,
+): Promise<ShardPage> {
+  const index = retentionKeys(space, shard).sessions;
+  const after = filter.after === undefined ? undefined : splitPosition(filter.after);
+  const max = Math.min(after?.ms ?? Number.POSITIVE_INFINITY, filter.untilMs ?? Number.POSITIVE_INFINITY);
+  const maxBound = Number.isFinite(max) ? String(max) : '+inf';
+  const minBound = filter.sinceMs === undefined ? '-inf' : String(filter.sinceMs);
+  const matches: ShardPage['matches'] = [];
+  let offset = 0;
+  while (offset < examine) {
+    const batch = Math.min(200, examine - offset);
+    const reply = await redis.zrange(
+      index,
+      maxBound,
+      minBound,
+      'BYSCORE',
+      'REV',
+      'LIMIT',
+      offset,
+      batch,
+      'WITHSCORES',
+    );
+    const members: { key: string; ms: number }[] = [];
+    for (let item = 0; item + 1 < reply.length; item += 2)
+      members.push({ key: reply[item] ?? '', ms: Number(reply[item + 1]) });
+    if (members.length === 0) return { frontier: '', matches };
+    const pipeline = redis.pipeline();
+    for (const { key } of members) pipeline.hmget(key, 'record', 'active_run');
+    const fields = ((await pipeline.exec()) ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value as [string | null, string | null];
+    });
+    members.forEach(({ key, ms }, item) => {
+      const id = key.slice(key.lastIndexOf(':session:') + ':session:'.length);
+      const position = runPosition(ms, id);
+      if (filter.after !== undefined && position >= filter.after) return;
+      const [record, activeRun] = fields[item] ?? [null, null];
+      // Removed since it was indexed (deleted; retention removes both at once).
+      if (!record) return;
+      const session = parseJsonRecord(sessionRecordSchema, record, `session ${id}`);
+      const status = activeRun ? 'active' : 'idle';
+      if (filter.status !== undefined && status !== filter.status) return;
+      if (filter.agent !== undefined && session.agent !== filter.agent) return;
+      if (filter.idPrefix !== undefined && !id.startsWith(filter.idPrefix)) return;
+      const listing: SessionListing = {
+        id,
+        agent: session.agent,
+        status,
+        active_run_id: activeRun ?? null,
+        created_at: session.created_at,
+        last_active_at: new Date(ms).toISOString(),
+      };
+      if (matches.length < filter.limit) matches.push({ position, entry: JSON.stringify(listing) });
+    });
+    if (matches.length >= filter.limit || members.length < batch) return { frontier: '', matches };
+    offset += members.length;
+    if (offset >= examine) {
+      const last = members[members.length - 1];
+      return {
+        frontier: last ? runPosition(last.ms, last.key.slice(last.key.lastIndexOf(':') + 1)) : '',
+        matches,
+      };
+    }
+  }
+  return { frontier: '', matches };
+}
+
+function splitPosition(position: string): { ms: number; id: string } {
+  const colon = position.indexOf(':');
+  return { ms: Number(position.slice(0, colon)), id: position.slice(colon + 1) };
+}

@@ -1,0 +1,94 @@
+import type { RunStatus } from './run-record.js';
+
+/**
+ * What the run index lists (GET /v1/runs): a run's identity and listed status, from the index alone, so a
+ * page costs the same whatever the runs hold. `waiting_input` is listed for a queued or running run with a
+ * pending question (its own, or for a root run one of its tree's), as a run's own view shows it.
+ */
+export type ListedRunStatus = RunStatus | 'waiting_input';
+
+export const listedRunStatuses: readonly ListedRunStatus[] = [
+  'queued',
+  'running',
+  'waiting',
+  'waiting_input',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+export interface RunListing {
+  id: string;
+  session_id: string;
+  agent: string;
+  status: ListedRunStatus;
+  /** The root of a child run's tree; null for a run started by a client. */
+  root_run_id: string | null;
+  created_at: string;
+}
+
+/**
+ * A place in the newest-first order of runs: `<created ms, 13 digits>:<run id>`. Every run has one place,
+ * which never changes, so paging from one goes on strictly after it whatever is created or finished meanwhile.
+ */
+export type RunPosition = string;
+
+export interface RunFilter {
+  statuses?: readonly ListedRunStatus[];
+  agent?: string;
+  sessionId?: string;
+  /** true: runs started by a client only; false: child runs only. */
+  root?: boolean;
+  /** Created at or after (ms since the epoch). */
+  sinceMs?: number;
+  /** Created at or before (ms since the epoch). */
+  untilMs?: number;
+  /** The run id starts with this. */
+  idPrefix?: string;
+  limit: number;
+  /** Continue strictly after this place. */
+  after?: RunPosition;
+}
+
+export interface RunPage {
+  runs: RunListing[];
+  /** Where the next page starts; null when there is nothing more. */
+  next: RunPosition | null;
+}
+
+/** Runs per listed status (created since `sinceMs` when given). */
+export type RunCounts = Record<ListedRunStatus, number>;
+
+export interface SessionListing {
+  id: string;
+  agent: string;
+  status: 'idle' | 'active';
+  active_run_id: string | null;
+  created_at: string;
+  /** When a run of it was last created or finished (when it was created, before its first run). */
+  last_active_at: string;
+}
+
+/** A place in the order of sessions by last activity: `<activity ms>:<session id>`. */
+export type SessionPosition = string;
+
+export interface SessionFilter {
+  status?: 'idle' | 'active';
+  agent?: string;
+  /** Last active at or after (ms). */
+  sinceMs?: number;
+  /** Last active at or before (ms). */
+  untilMs?: number;
+  idPrefix?: string;
+  limit: number;
+  after?: SessionPosition;
+}
+
+export interface SessionPage {
+  sessions: SessionListing[];
+  next: SessionPosition | null;
+}
+
+export function runPosition(createdMs: number, runId: string): RunPosition {
+  return `${String(createdMs).padStart(13, '0')}:${runId}`;
+}
