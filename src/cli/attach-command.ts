@@ -16,8 +16,9 @@ const exitTerminated = 143;
  * does. Exit codes as `run`: 0 completed, 1 failed or cancelled, 130 Ctrl-C (143 SIGTERM; the run goes on).
  */
 export async function attachCommand(options: { runId: string } & ApiTarget, io: ProcessIo): Promise<number> {
-  const { url, client } = remoteApi(options, io, { runId: options.runId });
-  const run = await client.getRun(options.runId);
+  const api = remoteApi(options, io, { runId: options.runId });
+  const { url, client } = api;
+  const run = await client.get(options.runId);
   const terminal = new Terminal({ input: io.stdin, output: io.stdout, interactive: io.stdin.isTTY === true });
   let leave: (code: number) => void = () => {};
   const leaving = new Promise<number>((resolve) => {
@@ -33,12 +34,12 @@ export async function attachCommand(options: { runId: string } & ApiTarget, io: 
     }
     const follow = async (): Promise<number> => {
       const outcome = await followRun({
-        client,
+        api,
         terminal,
         runId: run.id,
         sessionId: run.session_id,
         interrupts: io.interrupts,
-        pendingQuestions: async () => (await client.listQuestions(run.session_id)).map(askedQuestion),
+        pendingQuestions: async () => (await client.questions(run.session_id)).map(askedQuestion),
       });
       switch (outcome.status) {
         case 'completed':

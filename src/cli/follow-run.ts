@@ -1,6 +1,6 @@
-import { runEndKinds } from '../events/event.js';
-import type { ApiClient } from './api-client.js';
-import { followSessionEvents } from './follow-events.js';
+import type { RatchetClient } from '../client/index.js';
+import { type RatchetEvent, runEndKinds } from '../events/event.js';
+import { apiFailure, type CliApi } from './cli-client.js';
 import type { AskedQuestion } from './question-answers.js';
 import { QuestionAsker } from './question-asker.js';
 import { createTreeRenderer } from './render-event.js';
@@ -15,8 +15,13 @@ export type RunOutcome =
   /** The API could not be followed to the end. */
   | { status: 'lost'; message: string };
 
+/** What following a run needs of the API (a CliApi; a test's fake). */
+export interface FollowedApi extends Pick<CliApi, 'onStreamLost'> {
+  client: Pick<RatchetClient, 'events' | 'answer' | 'cancel'>;
+}
+
 export interface FollowRunOptions {
-  client: ApiClient;
+  api: FollowedApi;
   terminal: Terminal;
   runId: string;
   sessionId: string;
@@ -35,11 +40,11 @@ export interface FollowRunOptions {
  * run ends. Ctrl-C asks whether to cancel the run (a piped stdin cannot answer: it cancels at once).
  */
 export async function followRun(options: FollowRunOptions): Promise<RunOutcome> {
-  const { client, terminal, sessionId } = options;
+  const { api, terminal, sessionId } = options;
   const stop = new AbortController();
   const asker = new QuestionAsker({
     terminal,
-    respond: (question, response) => client.respond(sessionId, question.question_id, response),
+    respond: (question, response) => api.client.answer(sessionId, question.question_id, response),
   });
   const interrupt = interruptHandler({ ...options, asker, stop: stop.signal });
   terminal.onInterrupt(interrupt.handle);
@@ -68,27 +73,25 @@ interface RunContext extends FollowRunOptions {
 /** Prints the session's events and hands questions to the asker until the run's terminal event. */
 async function streamRun(context: RunContext & { cancelling: () => boolean }): Promise<RunOutcome> {
   const { terminal, asker, runId } = context;
+  const stopTelling = context.api.onStreamLost((reason) =>
+    terminal.print(`  … event stream lost (${reason}); reconnecting`),
+  );
   try {
-    const events = followSessionEvents(context.client, context.sessionId, {
+    // The client resumes a dropped connection after the last event it read (Last-Event-ID), so every event
+    // comes once; it gives up after ten failed connections in a row (the run is then 'lost').
+    const events = context.api.client.events(context.sessionId, {
+      untilRunEnds: runId,
       signal: context.stop,
-      onReconnect: (error, delayMs) =>
-        terminal.print(`  … event stream lost (${(error as Error).message}); reconnecting in ${delayMs} ms`),
+      retryDelayMs: 250,
+      maxRetryDelayMs: 5_000,
     });
     const render = createTreeRenderer(runId);
     const refresh = context.pendingQuestions
       ? questionRefresher(context.pendingQuestions, asker, terminal)
       : undefined;
     refresh?.();
-    for await (const streamedEvent of events) {
-      if (!streamedEvent.known) {
-        if (streamedEvent.problem) {
-          terminal.print(
-            `  ⚠ event ${streamedEvent.kind} ${streamedEvent.id ?? ''} unreadable: ${streamedEvent.problem}`,
-          );
-        }
-        continue;
-      }
-      const { event } = streamedEvent;
+    for await (const received of events) {
+      const event = { v: 1, ...received } as RatchetEvent;
       const line = render(event);
       if (line) terminal.print(line);
       if (event.kind === 'ask_user') {
@@ -105,7 +108,12 @@ async function streamRun(context: RunContext & { cancelling: () => boolean }): P
     }
     return { status: 'interrupted', cancelled: false };
   } catch (error) {
-    return { status: 'lost', message: error instanceof Error ? error.message : String(error) };
+    return {
+      status: 'lost',
+      message: apiFailure(error) ?? (error instanceof Error ? error.message : String(error)),
+    };
+  } finally {
+    stopTelling();
   }
 }
 
@@ -148,7 +156,7 @@ function interruptHandler(context: RunContext): {
   outcome: Promise<RunOutcome>;
   readonly cancelling: boolean;
 } {
-  const { terminal, client, runId } = context;
+  const { terminal, api, runId } = context;
   let settle: (outcome: RunOutcome) => void = () => {};
   const outcome = new Promise<RunOutcome>((resolve) => {
     settle = resolve;
@@ -159,9 +167,9 @@ function interruptHandler(context: RunContext): {
     cancelling = true;
     terminal.print(`cancelling run ${runId}`);
     try {
-      await client.cancelRun(runId, 'cancelled at the terminal (Ctrl-C)');
+      await api.client.cancel(runId, { reason: 'cancelled at the terminal (Ctrl-C)' });
     } catch (error) {
-      terminal.print(`could not cancel the run: ${(error as Error).message}`);
+      terminal.print(`could not cancel the run: ${apiFailure(error) ?? (error as Error).message}`);
     }
     settle({ status: 'interrupted', cancelled: true });
   };

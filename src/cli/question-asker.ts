@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RatchetApiError, RatchetResponseError } from '../client/index.js';
 import type { QuestionResponse } from '../workflows/index.js';
-import { ApiError } from './api-client.js';
+import { apiFailure } from './cli-client.js';
 import { type AskedQuestion, defaultAnswer, parseAnswer, promptFor } from './question-answers.js';
 import type { Terminal } from './terminal.js';
 
 export interface QuestionAskerOptions {
   terminal: Terminal;
-  /** Sends an answer; rejects with an ApiError when the API refuses it. */
-  respond: (question: AskedQuestion, response: QuestionResponse) => Promise<void>;
+  /** Sends an answer; rejects with a RatchetApiError when the API refuses it. */
+  respond: (question: AskedQuestion, response: QuestionResponse) => Promise<unknown>;
 }
 
 const takenAway = Symbol('prompt taken away');
@@ -111,19 +112,28 @@ export class QuestionAsker {
         this.withdraw(question.question_id);
         return;
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (error.status === 404 || error.status === 409) {
-          terminal.print(`  (not sent: ${error.message})`);
+        const failure = apiFailure(error);
+        if (failure === undefined) throw error;
+        if (error instanceof RatchetResponseError) {
+          // A success answer, if one we cannot read: the answer was taken.
           this.withdraw(question.question_id);
           return;
         }
-        if (error.status === 400 && !terminal.atEnd) {
-          // The answer does not fit (edited arguments that fail the tool's schema, …): ask again.
-          terminal.print(`  ${error.message}`);
+        // No answer at all (unreachable, timed out) is status 0: tried again, as a 5xx is.
+        const status = error instanceof RatchetApiError ? error.status : 0;
+        const message = error instanceof RatchetApiError ? error.message : failure;
+        if (status === 404 || status === 409) {
+          terminal.print(`  (not sent: ${message})`);
+          this.withdraw(question.question_id);
           return;
         }
-        if (attempt >= 5 || (error.status >= 400 && error.status < 500)) {
-          terminal.print(`  could not send the answer: ${error.message}`);
+        if (status === 400 && !terminal.atEnd) {
+          // The answer does not fit (edited arguments that fail the tool's schema, …): ask again.
+          terminal.print(`  ${message}`);
+          return;
+        }
+        if (attempt >= 5 || (status >= 400 && status < 500)) {
+          terminal.print(`  could not send the answer: ${message}`);
           this.withdraw(question.question_id);
           return;
         }

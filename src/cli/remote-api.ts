@@ -1,4 +1,4 @@
-import { type ApiClient, createApiClient } from './api-client.js';
+import { type CliApi, connectApi } from './cli-client.js';
 import { CliError } from './cli-error.js';
 import type { ApiTarget } from './command-line.js';
 import type { ProcessIo } from './process-io.js';
@@ -6,11 +6,6 @@ import { findInHistory, runHistoryPath } from './run-history.js';
 
 /** Where `ratchet dev` and `ratchet api` listen unless the config says otherwise (api.port's default). */
 export const defaultApiUrl = 'http://127.0.0.1:8080';
-
-export interface RemoteApi {
-  url: string;
-  client: ApiClient;
-}
 
 /**
  * The API a command about an existing run talks to: --url, else $RATCHET_URL, else the API this directory
@@ -22,11 +17,11 @@ export function remoteApi(
   io: ProcessIo,
   /** The run the command is about (its API is looked up in the history), or its history entry's url. */
   about: { runId?: string | undefined; url?: string | null } = {},
-): RemoteApi {
+): CliApi {
   const remembered = about.url !== undefined ? (about.url ?? undefined) : rememberedUrl(about.runId);
   const url = target.url ?? fromEnv(io.env.RATCHET_URL) ?? remembered ?? defaultApiUrl;
   const token = target.token ?? io.env.RATCHET_TOKEN;
-  return { url, client: createApiClient({ url, token }) };
+  return connectApi(url, token);
 }
 
 function fromEnv(value: string | undefined): string | undefined {

@@ -1,5 +1,6 @@
+import { type Question, RatchetApiError, type Run } from '../client/index.js';
 import { isSessionId, sessionIdOfRun } from '../workflows/index.js';
-import { ApiError, type PendingQuestion, type RunSummary } from './api-client.js';
+import { ApiUnreachableError, apiFailure } from './cli-client.js';
 import { CliError } from './cli-error.js';
 import type { ApiTarget } from './command-line.js';
 import type { ProcessIo } from './process-io.js';
@@ -15,7 +16,7 @@ const runsShown = 20;
 /** `ratchet status RUN_ID`: the run's state; exit 0 when the API answered. */
 export async function statusCommand(options: { runId: string } & ApiTarget, io: ProcessIo): Promise<number> {
   const { client } = remoteApi(options, io, { runId: options.runId });
-  const run = await client.getRun(options.runId);
+  const run = await client.get(options.runId);
   io.stdout.write(`${describeRun(run).join('\n')}\n`);
   return 0;
 }
@@ -26,7 +27,7 @@ export async function cancelCommand(
   io: ProcessIo,
 ): Promise<number> {
   const { client } = remoteApi(options, io, { runId: options.runId });
-  await client.cancelRun(options.runId, options.reason ?? 'cancelled with ratchet cancel');
+  await client.cancel(options.runId, { reason: options.reason ?? 'cancelled with ratchet cancel' });
   io.stdout.write(`cancelling run ${options.runId}: it stops at its next step (ratchet status shows it)\n`);
   return 0;
 }
@@ -42,7 +43,7 @@ export async function answerCommand(
 ): Promise<number> {
   const target = questionTarget(options.id);
   const { client } = remoteApi(options, io, { runId: target.runId });
-  const pending = await client.listQuestions(target.sessionId);
+  const pending = await client.questions(target.sessionId);
   const candidates = pending.filter((question) => {
     if (target.questionId !== undefined) return question.id === target.questionId;
     // A run's question may be its own or one of its children's (a delegate asking): the session's.
@@ -66,7 +67,7 @@ export async function answerCommand(
       2,
     );
   }
-  await client.respond(question.session_id, question.id, parsed.response);
+  await client.answer(question.session_id, question.id, parsed.response);
   io.stdout.write(`answered ${question.id} (run ${question.run_id}): ${printable(parsed.shown)}\n`);
   return 0;
 }
@@ -91,7 +92,7 @@ function questionTarget(id: string): QuestionTarget {
   return { sessionId, runId, questionId: runId === id ? undefined : id };
 }
 
-function pickQuestion(id: string, target: QuestionTarget, candidates: PendingQuestion[]): PendingQuestion {
+function pickQuestion(id: string, target: QuestionTarget, candidates: Question[]): Question {
   const [only, ...others] = candidates;
   if (only === undefined) {
     throw new CliError(
@@ -127,7 +128,7 @@ export async function runsCommand(
   let entries: { runId: string; remembered: RunHistoryEntry | undefined }[];
   if (options.session !== undefined) {
     const { client } = remoteApi(options, io);
-    const session = await client.getSession(options.session);
+    const session = await client.session(options.session);
     out(`session ${session.id} (agent ${printable(session.agent)}, ${session.status})`);
     const remembered = history.filter((entry) => entry.session_id === session.id);
     entries = remembered.map((entry) => ({ runId: entry.run_id, remembered: entry }));
@@ -154,13 +155,14 @@ export async function runsCommand(
       // The API it was started on, unless --url or RATCHET_URL says otherwise.
       const { client } = remoteApi(options, io, remembered ? { url: remembered.url } : {});
       let status: string;
-      let run: RunSummary | undefined;
+      let run: Run | undefined;
       try {
-        run = await client.getRun(runId);
+        run = await client.get(runId);
         status = run.pending_question ? `${run.status} (question)` : run.status;
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        status = error.status === 404 ? 'gone' : error.code === 'unreachable' ? 'unreachable' : error.code;
+        if (apiFailure(error) === undefined) throw error;
+        if (error instanceof RatchetApiError) status = error.status === 404 ? 'gone' : error.code;
+        else status = error instanceof ApiUnreachableError ? 'unreachable' : 'unreadable';
       }
       return {
         runId,

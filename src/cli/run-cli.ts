@@ -1,7 +1,7 @@
 // Commands import what they need when they run: `config validate` and `--help` load no server code.
 import '../models/index.js';
 import type { ToolBox } from '../tools/index.js';
-import { ApiError } from './api-client.js';
+import { apiFailure } from './cli-client.js';
 import { resolveConfigPath } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { type Command, commandUsage, parseCommandLine, UsageError, usageText } from './command-line.js';
@@ -92,8 +92,9 @@ async function remoteCommand(
       }
     }
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    io.stderr.write(`${error.code === 'unreachable' ? '' : `${error.code}: `}${error.message}\n`);
+    const failure = apiFailure(error);
+    if (failure === undefined) throw error;
+    io.stderr.write(`${failure}\n`);
     return 1;
   }
 }

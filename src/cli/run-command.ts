@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { createLogger } from '../log/index.js';
 import type { ToolBox } from '../tools/index.js';
-import { ApiError, createApiClient } from './api-client.js';
+import { apiFailure, connectApi } from './cli-client.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { type DevStack, startDevStack } from './dev-stack.js';
@@ -45,8 +45,8 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
     const work = async (): Promise<number> => {
       const api = await connect(options, io);
       stack = api.stack;
-      const client = createApiClient({ url: api.url, token: api.token });
-      const { run_id: runId, session_id: sessionId } = await client.submitRun({
+      const connection = connectApi(api.url, api.token);
+      const { run_id: runId, session_id: sessionId } = await connection.client.submit({
         input: options.task,
         agent: options.agent,
         ...(options.maxIterations === undefined ? {} : { max_iterations: options.maxIterations }),
@@ -55,13 +55,20 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
       terminal.print(`run ${runId} (session ${sessionId})${stack ? '' : ` on ${api.url}`}`);
       remember({ runId, sessionId, url: stack ? null : api.url, options, io });
       removeEarlyHandler();
-      const outcome = await followRun({ client, terminal, runId, sessionId, interrupts: io.interrupts });
+      const outcome = await followRun({
+        api: connection,
+        terminal,
+        runId,
+        sessionId,
+        interrupts: io.interrupts,
+      });
       return report(outcome, { runId, terminal, io, inProcess: stack !== undefined });
     };
     return await Promise.race([work(), leaving]);
   } catch (error) {
-    if (error instanceof ApiError) {
-      io.stderr.write(`${error.code === 'unreachable' ? '' : `${error.code}: `}${error.message}\n`);
+    const failure = apiFailure(error);
+    if (failure !== undefined) {
+      io.stderr.write(`${failure}\n`);
       return 1;
     }
     if (error instanceof CliError) {

@@ -1,11 +1,11 @@
-import type { RunSummary } from './api-client.js';
+import type { Run } from '../client/index.js';
 import { printable } from './terminal.js';
 
 /** Run statuses after which nothing changes. */
 export const finishedStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** `ratchet status`: what a person needs to know about a run, one fact a line. */
-export function describeRun(run: RunSummary): string[] {
+export function describeRun(run: Run): string[] {
   const lines = [`run ${run.id} (session ${run.session_id})`, `  status      ${run.status}`];
   lines.push(`  agent       ${printable(run.agent)}`);
   if (run.parent_run_id) lines.push(`  parent      ${run.parent_run_id}`);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { createParser } from 'eventsource-parser';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSseParser } from '../../src/cli/sse-parser.js';
 import { type ApiProcess, startApi } from '../../src/cli/start-api.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
@@ -73,9 +73,11 @@ interface Follower {
 async function follow(sessionId: string): Promise<Follower> {
   if (!api) throw new Error('no API');
   const received: Follower['received'] = [];
-  const parse = createSseParser((message) => {
-    const data = JSON.parse(message.data) as { run_id: string };
-    received.push({ id: message.id ?? '', kind: message.event, runId: data.run_id });
+  const parser = createParser({
+    onEvent: (message) => {
+      const data = JSON.parse(message.data) as { run_id: string };
+      received.push({ id: message.id ?? '', kind: message.event ?? 'message', runId: data.run_id });
+    },
   });
   const answer = await rawRequest(
     api.url,
@@ -84,7 +86,7 @@ async function follow(sessionId: string): Promise<Follower> {
       keepStream: (response) => {
         streams.push(response);
         response.setEncoding('utf8');
-        response.on('data', (chunk: string) => parse(chunk));
+        response.on('data', (chunk: string) => parser.feed(chunk));
       },
     },
   );

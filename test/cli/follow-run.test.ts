@@ -1,10 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/cli/api-client.js';
-import { followRun } from '../../src/cli/follow-run.js';
-import type { SseMessage } from '../../src/cli/sse-parser.js';
+import { type FollowedApi, followRun } from '../../src/cli/follow-run.js';
 import { Terminal } from '../../src/cli/terminal.js';
-import type { EventData, EventKind } from '../../src/events/event.js';
+import type { RatchetClientEvent } from '../../src/client/index.js';
+import { type EventData, type EventKind, runEndKinds } from '../../src/events/event.js';
 import type { QuestionResponse } from '../../src/workflows/question-record.js';
 
 const runId = 'run_a_1';
@@ -21,7 +20,7 @@ const question: EventData<'ask_user'> = {
 
 /** An API that streams what the test pushes and records what the CLI sends. */
 function fakeApi() {
-  const messages: SseMessage[] = [];
+  const events: RatchetClientEvent[] = [];
   let wake: () => void = () => {};
   const responses: { questionId: string; response: QuestionResponse }[] = [];
   const cancels: string[] = [];
@@ -30,35 +29,29 @@ function fakeApi() {
     sequence += 1;
     const id = `${sequence}-0`;
     const event = { id, kind, run_id: run, agent: 'assistant', time: '2024-05-01T12:00:00.000Z', data };
-    messages.push({ id, event: kind, data: JSON.stringify(event) });
+    events.push(event as RatchetClientEvent);
     wake();
   };
-  const client: ApiClient = {
-    submitRun: async () => ({ run_id: runId, session_id: sessionId }),
-    getRun: async () => {
-      throw new Error('not used');
-    },
-    getSession: async () => {
-      throw new Error('not used');
-    },
-    listQuestions: async () => {
-      throw new Error('not used');
-    },
-    cancelRun: async (id) => {
+  const client = {
+    cancel: async (id: string) => {
       cancels.push(id);
       push('run_cancelled', { reason: 'cancelled by request' });
     },
-    respond: async (_session, questionId, response) => {
+    answer: async (_session: string, questionId: string, response: QuestionResponse) => {
       responses.push({ questionId, response });
       push('question_answered', { question_id: questionId, answered_by: 'user', answer: response });
       push('run_completed', { result: `you said ${JSON.stringify(response)}`, usage, iterations: 2 });
+      return { session_id: sessionId, question_id: questionId };
     },
-    async *sessionEvents(_session, options = {}) {
+    // As RatchetClient.events: every event once, until the signal or the run's terminal event.
+    async *events(_session: string, options: { signal?: AbortSignal; untilRunEnds?: string } = {}) {
       let next = 0;
       while (!options.signal?.aborted) {
-        while (next < messages.length) {
-          const message = messages[next++];
-          if (message) yield message;
+        while (next < events.length) {
+          const event = events[next++];
+          if (!event) continue;
+          yield event;
+          if (event.run_id === options.untilRunEnds && runEndKinds.includes(event.kind)) return;
         }
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -67,7 +60,8 @@ function fakeApi() {
       }
     },
   };
-  return { client, push, responses, cancels };
+  const api = { client, onStreamLost: () => () => {} } as unknown as FollowedApi;
+  return { api, push, responses, cancels };
 }
 
 function interrupts() {
@@ -102,7 +96,7 @@ function terminal(interactive: boolean) {
 
 /** Follows the test run through the fake API. */
 function follow(api: ReturnType<typeof fakeApi>, term: Terminal, signals = interrupts()) {
-  return followRun({ client: api.client, terminal: term, runId, sessionId, interrupts: signals });
+  return followRun({ api: api.api, terminal: term, runId, sessionId, interrupts: signals });
 }
 
 async function until(condition: () => boolean): Promise<void> {
