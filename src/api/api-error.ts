@@ -79,6 +79,8 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   question_not_found: { code: 'not_found', details: { resource: 'question' } },
   session_busy: { code: 'conflict', details: { reason: 'session_busy' } },
   run_finished: { code: 'conflict', details: { reason: 'run_finished' } },
+  run_not_retryable: { code: 'conflict', details: { reason: 'run_not_retryable' } },
+  run_not_forkable: { code: 'conflict', details: { reason: 'run_not_forkable' } },
   question_closed: { code: 'conflict', details: { reason: 'question_closed' } },
   invalid_response: { code: 'invalid_request' },
   invalid_run_settings: { code: 'invalid_request' },

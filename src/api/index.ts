@@ -9,6 +9,7 @@ export {
 } from './api-error.js';
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
+export { requireRunSteps, requireRunTree } from './run-inspection-requests.js';
 export {
   cancelRun,
   type RunWait,
@@ -26,9 +27,12 @@ export {
   maxWaitSeconds,
   respondAcceptedSchema,
   runSchema,
+  runStepsSchema,
+  runTreeSchema,
   sessionNoteListSchema,
   sessionStateSchema,
   sessionTaskListSchema,
+  stepsQuerySchema,
   wireEventSchema,
 } from './schemas.js';
 export { sessionNotesOf, sessionStateOf, sessionTasksOf } from './session-data-reads.js';

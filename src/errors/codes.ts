@@ -11,6 +11,10 @@ export const errorCodes = {
   agent_not_found: { retryable: false },
   session_busy: { retryable: false },
   run_finished: { retryable: false },
+  /** A retry asked of a run that is not a failed or cancelled root agent run, or one retried already. */
+  run_not_retryable: { retryable: false },
+  /** A fork asked of a run whose chat cannot be copied (a team's run, a child run). */
+  run_not_forkable: { retryable: false },
   question_not_found: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },

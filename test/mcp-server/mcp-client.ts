@@ -57,6 +57,8 @@ export function ratchetMcpCommand(configPath: string): { command: string; args: 
 export const ratchetMcpToolNames = [
   'cancel_run',
   'get_run',
+  'get_run_steps',
+  'get_run_tree',
   'get_session_state',
   'list_agents',
   'list_session_notes',

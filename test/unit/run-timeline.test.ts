@@ -120,12 +120,10 @@ const firstIteration: IterationRecords = {
         id: 'res',
         sender: 'tool',
         role: 'tool',
-        parts: [
-          { type: 'tool_result', tool_call_id: 'call-1', name: 'charge_card', content: 'ok'.repeat(40) },
-        ],
+        parts: [{ type: 'tool_result', tool_call_id: 'call-1', content: 'ok'.repeat(40), is_error: false }],
         metadata: {},
         created_at: t(7),
-      } as Message,
+      },
       questions: [
         question({
           id: 'q-approval',

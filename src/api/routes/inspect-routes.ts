@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { configHash, type RatchetConfig } from '../../config/index.js';
-import { RatchetError } from '../../errors/index.js';
-import type { RunTimeline, RunTreeNode, SystemState } from '../../workflows/index.js';
+import { type RunInspection, requireRunSteps, requireRunTree } from '../run-inspection-requests.js';
 import {
   errorResponses,
   runParamsSchema,
@@ -12,27 +11,10 @@ import {
   systemStateSchema,
 } from '../schemas.js';
 
-/**
- * What the inspection routes ask of the engine: reads of what runs recorded and of the workers' registry and
- * queues. Nothing here calls a model or a tool.
- */
-export interface RunInspection {
-  runTree(runId: string): Promise<{ runs: RunTreeNode[]; truncated: boolean } | undefined>;
-  runSteps(
-    runId: string,
-    page: { from: number; limit: number; cutAt: number },
-  ): Promise<RunTimeline | undefined>;
-  systemState(): Promise<SystemState>;
-}
-
 /** The version in the package.json beside src/ (or dist/) of this build. */
 function ratchetVersion(): string {
   const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
-}
-
-function runNotFound(runId: string): never {
-  throw new RatchetError('run_not_found', `unknown run ${runId}`);
 }
 
 /** What a run did step by step, its tree of runs, and the state of the system. */
@@ -53,11 +35,7 @@ export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; confi
         response: { 200: runTreeSchema, ...errorResponses(401, 403, 404, 503) },
       },
     },
-    async (request) => {
-      const found = await engine.runTree(request.params.id);
-      if (!found) return runNotFound(request.params.id);
-      return { run_id: request.params.id, ...found };
-    },
+    async (request) => requireRunTree(engine, request.params.id),
   );
 
   app.get(
@@ -72,11 +50,7 @@ export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; confi
         response: { 200: runStepsSchema, ...errorResponses(400, 401, 403, 404, 503) },
       },
     },
-    async (request) => {
-      const { from, limit, cut_at: cutAt } = request.query;
-      const timeline = await engine.runSteps(request.params.id, { from, limit, cutAt });
-      return timeline ?? runNotFound(request.params.id);
-    },
+    async (request) => requireRunSteps(engine, request.params.id, request.query),
   );
 
   app.get(

@@ -10,15 +10,20 @@ import {
   listAgents,
   maxWaitSeconds,
   requireRun,
+  requireRunSteps,
+  requireRunTree,
   respondAcceptedSchema,
   respondToQuestion,
   runSchema,
+  runStepsSchema,
+  runTreeSchema,
   sessionNoteListSchema,
   sessionNotesOf,
   sessionStateOf,
   sessionStateSchema,
   sessionTaskListSchema,
   sessionTasksOf,
+  stepsQuerySchema,
   submitRun,
 } from '../../api/index.js';
 import type { Logger } from '../../log/index.js';
@@ -100,6 +105,38 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ run_id }) => toolAnswer('get_run', logger, () => requireRun(engine, run_id)),
+  );
+
+  server.registerTool(
+    'get_run_steps',
+    {
+      title: "Get a run's steps",
+      description:
+        'What a run did, step by step, from its journal: per iteration the model, tokens, cost, duration, each ' +
+        'attempt (which worker ran it, and whether it was a retry after an error, a takeover after a worker ' +
+        'died, or a wake-up after a wait), effects and compaction, the verdict on the answer; per tool call ' +
+        'its arguments and result (cut at cut_at characters, with their full size), ledger outcome, approval ' +
+        'and waits. A page of iterations from `from`; next_from is the next page.',
+      inputSchema: z.strictObject({ run_id: runIdSchema, ...stepsQuerySchema.shape }),
+      outputSchema: outputOf(runStepsSchema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ run_id, ...page }) =>
+      toolAnswer('get_run_steps', logger, async () => ({ ...(await requireRunSteps(engine, run_id, page)) })),
+  );
+
+  server.registerTool(
+    'get_run_tree',
+    {
+      title: "Get a run's tree",
+      description:
+        'The run and every run below it (delegations, spawns, team turns, handoff members), depth first: ' +
+        'agent, status, error code, times, duration, iterations, tokens, cost and contract verdict of each.',
+      inputSchema: z.strictObject({ run_id: runIdSchema }),
+      outputSchema: outputOf(runTreeSchema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ run_id }) => toolAnswer('get_run_tree', logger, () => requireRunTree(engine, run_id)),
   );
 
   server.registerTool(
