@@ -4,8 +4,9 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiHarness } from '../api/api-harness.js';
 
-// docs/client.md's example is examples/client.ts (the doc imports the package name, the example the
-// source), and the example works against a live API and worker as written.
+// docs/client.md's example and the README's are examples/client.ts (the docs import the package name, the
+// example the source), and the example works against a live API and worker as written. (The README's block
+// also runs as written against the packed package: test/package/packed-tarball.int.test.ts.)
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const examplePath = resolve(repoRoot, 'examples/client.ts');
@@ -21,6 +22,14 @@ function docExample(): string {
   const doc = readFileSync(resolve(repoRoot, 'docs/client.md'), 'utf8');
   const block = /^## Example\n[\s\S]*?^```ts\n([\s\S]*?)^```$/m.exec(doc)?.[1];
   if (block === undefined) throw new Error('docs/client.md has no ```ts block under ## Example');
+  return block;
+}
+
+/** The ```ts block under the README's "## Typed client". */
+function readmeExample(): string {
+  const readme = readFileSync(resolve(repoRoot, 'README.md'), 'utf8');
+  const block = /^## Typed client\n[\s\S]*?^```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README.md has no ```ts block under ## Typed client');
   return block;
 }
 
@@ -48,6 +57,11 @@ describe('the example of docs/client.md', () => {
     expect(example).toContain("from '../src/client/index.js'");
     expect(docExample()).toBe(example.replace("'../src/client/index.js'", "'ratchet/client'"));
     expect(docExample().trimEnd().split('\n').length).toBeLessThanOrEqual(15);
+  });
+
+  it("is the README's example too, in at most 15 lines", () => {
+    expect(readmeExample()).toBe(docExample());
+    expect(readmeExample().trimEnd().split('\n').length).toBeLessThanOrEqual(15);
   });
 
   it('submits, follows the events, answers the question and prints the result against a live API', async () => {
