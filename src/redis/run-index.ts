@@ -27,6 +27,9 @@ import { runScript } from './scripts.js';
 /** Entries looked at per source and shard for one page. */
 export const examinedPerPage = 2000;
 
+/** The most sources list-runs reads (one per listed status); the unused places name the entries hash. */
+const maxSources = 7;
+
 interface ShardPage {
   frontier: string;
   matches: { position: string; entry: string }[];
@@ -51,7 +54,11 @@ export async function listRuns(
       const reply = await runScript(
         redis,
         'list-runs',
-        [keys.entries, ...sources],
+        [
+          keys.entries,
+          ...sources,
+          ...Array.from({ length: maxSources - sources.length }, () => keys.entries),
+        ],
         [
           upper,
           lower,

@@ -17,8 +17,7 @@ const scriptKeyCounts = {
   'expire-run': 10,
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
-  /** The index's entries and as many sources as the filter reads. */
-  'list-runs': 'variable',
+  'list-runs': 8,
   'load-iteration': 4,
   'mark-parked': 2,
   'note-write': 1,

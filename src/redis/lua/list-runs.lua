@@ -7,7 +7,13 @@
   KEYS[1] the index's entries hash (run id -> entry; includes/run-index.lua)
   KEYS[2] the first source: a sorted set of "<created ms, 13 digits>:<run id>" (a status, agent or roots
           set); or, with ARGV[9] = 'set', a set of run ids (a session's runs)
-  KEYS[3..] further sorted-set sources (several statuses)
+  KEYS[3] a further sorted-set source (several statuses), or KEYS[1] for none; likewise:
+  KEYS[4] a further source or KEYS[1]
+  KEYS[5] a further source or KEYS[1]
+  KEYS[6] a further source or KEYS[1]
+  KEYS[7] a further source or KEYS[1]
+  KEYS[8] a further source or KEYS[1]
+  (A fixed number of keys: a Redis Cluster client routes a script by its keys, which it finds only so.)
 
   ARGV[1] upper bound, exclusive or inclusive, as ZRANGE BYLEX takes it ('+', '(<member>')
   ARGV[2] lower bound ('-', '[<member>')
@@ -141,8 +147,10 @@ end
 if ARGV[9] == 'set' then
   scanSet(KEYS[2])
 else
-  for index = 2, #KEYS do
-    scanSorted(KEYS[index])
+  for _, source in ipairs({KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}) do
+    if source ~= KEYS[1] then
+      scanSorted(source)
+    end
   end
 end
 
