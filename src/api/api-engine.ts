@@ -7,6 +7,8 @@ export type ApiEngine = Pick<
   | 'getRun'
   | 'waitForRun'
   | 'cancelRun'
+  | 'retryRun'
+  | 'forkRun'
   | 'createSession'
   | 'getSession'
   | 'deleteSession'

@@ -17,6 +17,7 @@ import { inspectRoutes } from './routes/inspect-routes.js';
 import { runIndexRoutes } from './routes/run-index-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
+import { steerRoutes } from './routes/steer-routes.js';
 import type { SseConnection } from './sse-connection.js';
 
 export interface ApiServerOptions {
@@ -77,6 +78,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const v1 = { prefix: '/v1' };
   app.register(sessionRoutes, { ...v1, engine: options.engine });
   app.register(runRoutes, { ...v1, engine: options.engine });
+  app.register(steerRoutes, { ...v1, engine: options.engine });
   app.register(runIndexRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });

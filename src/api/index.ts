@@ -9,12 +9,15 @@ export {
 } from './api-error.js';
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
+export { listRunsPage, listSessionsPage, runSummary } from './run-index-requests.js';
 export { requireRunSteps, requireRunTree } from './run-inspection-requests.js';
 export {
   cancelRun,
+  forkRun,
   type RunWait,
   requireRun,
   respondToQuestion,
+  retryRun,
   submitRun,
   waitForRun,
 } from './run-requests.js';
@@ -24,11 +27,17 @@ export {
   createRunBodySchema,
   type ErrorBody,
   errorBodySchema,
+  forkRunBodySchema,
   maxWaitSeconds,
   respondAcceptedSchema,
+  retryRunBodySchema,
+  runListInputSchema,
+  runListSchema,
   runSchema,
   runStepsSchema,
   runTreeSchema,
+  sessionListInputSchema,
+  sessionListSchema,
   sessionNoteListSchema,
   sessionStateSchema,
   sessionTaskListSchema,

@@ -2,7 +2,14 @@ import type { z } from 'zod';
 import { RatchetError } from '../errors/index.js';
 import { isFinished, type QuestionResponse, sessionOfQuestion } from '../workflows/index.js';
 import type { ApiEngine } from './api-engine.js';
-import type { acceptedRunSchema, createRunBodySchema, respondAcceptedSchema, WireRun } from './schemas.js';
+import type {
+  acceptedRunSchema,
+  createRunBodySchema,
+  forkRunBodySchema,
+  respondAcceptedSchema,
+  retryRunBodySchema,
+  WireRun,
+} from './schemas.js';
 import { toWireRun } from './wire-views.js';
 
 /**
@@ -28,6 +35,35 @@ export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise
     ...(budget === undefined ? {} : { budget }),
     ...(timeout_s === undefined ? {} : { timeoutS: timeout_s }),
     ...(max_iterations === undefined ? {} : { maxIterations: max_iterations }),
+  });
+  return { run_id: started.runId, session_id: started.sessionId };
+}
+
+export type RetryRunBody = NonNullable<z.infer<typeof retryRunBodySchema>>;
+export type ForkRunBody = z.infer<typeof forkRunBodySchema>;
+
+function limitsOf(body: RetryRunBody) {
+  return {
+    ...(body.budget === undefined ? {} : { budget: body.budget }),
+    ...(body.timeout_s === undefined ? {} : { timeoutS: body.timeout_s }),
+    ...(body.max_iterations === undefined ? {} : { maxIterations: body.max_iterations }),
+  };
+}
+
+/** Retries a failed or cancelled run: the new run that continues it (decision 0018). */
+export async function retryRun(engine: ApiEngine, runId: string, body: RetryRunBody): Promise<AcceptedRun> {
+  const started = await engine.retryRun(runId, limitsOf(body));
+  return { run_id: started.runId, session_id: started.sessionId };
+}
+
+/** Forks a run at an iteration: the new session and its run (decision 0018). */
+export async function forkRun(engine: ApiEngine, runId: string, body: ForkRunBody): Promise<AcceptedRun> {
+  const started = await engine.forkRun(runId, {
+    atIteration: body.at_iteration,
+    ...limitsOf(body),
+    ...(body.input === undefined ? {} : { input: body.input }),
+    ...(body.agent === undefined ? {} : { agent: body.agent }),
+    ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
   });
   return { run_id: started.runId, session_id: started.sessionId };
 }

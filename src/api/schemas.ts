@@ -7,7 +7,7 @@ import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
 // The record modules themselves, not the workflows index: these wire shapes are shared with the typed client,
 // which runs in browsers too and must not pull in the engine.
 import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
-import { budgetSchema, runErrorSchema, subGoalSchema } from '../workflows/run-record.js';
+import { budgetSchema, runErrorSchema, runOriginSchema, subGoalSchema } from '../workflows/run-record.js';
 import { wireErrorCodes } from './api-error.js';
 import { decodeCursor, type ListKind } from './list-cursor.js';
 import { isStreamId, streamIdForm } from './stream-id.js';
@@ -289,6 +289,17 @@ export const runSchema = z
       .describe(
         "Fewer model calls than the agent's options.max_iterations, asked for this run; null: the agent's.",
       ),
+    origin: runOriginSchema
+      .nullable()
+      .describe(
+        'The run this one continues: a retry (same session) or a fork (a new session whose chat was copied up to at_iteration); null for a run started with an input.',
+      ),
+    retried_by: z
+      .string()
+      .nullable()
+      .describe(
+        'The run that continues this failed or cancelled one (POST /v1/runs/:id/retry); null: not retried.',
+      ),
     metadata: resultMetadataSchema.describe(
       'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',
     ),
@@ -550,8 +561,8 @@ export const systemStateSchema = z
         by_kind_sampled: z.boolean(),
       }),
     ),
-    /** Runs by status (waiting_input: with a pending question), from the run index; null without one. */
-    runs_by_status: z.record(z.string(), queueCount).nullable(),
+    /** Runs by status (waiting_input: with a pending question), from the run index. */
+    runs_by_status: z.record(z.string(), queueCount),
   })
   .meta({ id: 'SystemState' });
 
@@ -700,3 +711,81 @@ export const sessionListItemSchema = z
 export const sessionListSchema = z
   .strictObject({ sessions: z.array(sessionListItemSchema), next_cursor: nextCursorSchema })
   .meta({ id: 'SessionList' });
+
+/** GET /v1/runs's filters as a tool's JSON arguments (MCP list_runs): statuses as a list, root as a boolean. */
+export const runListInputSchema = z.strictObject({
+  ...runListQuerySchema.shape,
+  status: z
+    .array(listedStatusSchema)
+    .optional()
+    .describe('Only runs with one of these statuses (waiting_input: a run with a pending question).'),
+  root: z.boolean().optional().describe('true: only runs started by a client; false: only child runs.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(maxListLimit)
+    .default(50)
+    .describe(`How many runs a page holds (1 to ${maxListLimit}).`),
+});
+
+/** GET /v1/sessions's filters as a tool's JSON arguments (MCP list_sessions). */
+export const sessionListInputSchema = z.strictObject({
+  ...sessionListQuerySchema.shape,
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(maxListLimit)
+    .default(50)
+    .describe(`How many sessions a page holds (1 to ${maxListLimit}).`),
+});
+
+// ── retry and fork (POST /v1/runs/:id/retry, /v1/runs/:id/fork; decision 0018) ───────────────────────
+
+/** Limits a retry or a fork may ask for anew, each at most what the agent allows. */
+const continuationLimits = {
+  budget: budgetSchema
+    .optional()
+    .describe(
+      "Limits of the run's usage (a retry counts the usage of the run it continues); at most the agent's budget.",
+    ),
+  timeout_s: z
+    .int({ error: runTimeoutError })
+    .positive({ error: runTimeoutError })
+    .max(maxRunTimeoutS, { error: runTimeoutError })
+    .optional()
+    .describe("Seconds from now the run may take; at most the agent's options.timeout_s (its default)."),
+  max_iterations: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Model calls the run may make (a retry counts the iterations of the run it continues); at most the agent's options.max_iterations.",
+    ),
+};
+
+export const retryRunBodySchema = z
+  .strictObject(continuationLimits)
+  .nullish()
+  .describe("Optional: new limits; a retry keeps the retried run's budget and max_iterations otherwise.");
+
+export const forkRunBodySchema = z.strictObject({
+  at_iteration: z
+    .int()
+    .positive()
+    .describe("The original's iteration whose recorded reply (and tool results) ends the copied chat."),
+  input: z
+    .union([z.string().min(1), inputPartsSchema])
+    .optional()
+    .describe(
+      'A new user message after the copied chat; without it the model continues from the fork point.',
+    ),
+  agent: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Another agent to continue with (e.g. a stronger model); default: the original's."),
+  metadata: metadataSchema.optional().describe('Stored on the new session.'),
+  ...continuationLimits,
+});

@@ -57,6 +57,8 @@ export function toWireRun(run: RunView): WireRun {
     finished_at: run.finished_at,
     deadline_at: run.deadline_at,
     max_iterations: run.max_iterations,
+    origin: run.origin,
+    retried_by: run.retried_by,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }

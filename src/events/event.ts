@@ -23,6 +23,15 @@ export const eventDataSchemas = {
     parent_run_id: z.string().nullable(),
     depth: z.number().int(),
     prefix: z.string(),
+    /** The run this one continues (a retry, or a fork in another session); absent for a new run. */
+    origin: z
+      .strictObject({
+        kind: z.enum(['retry', 'fork']),
+        run_id: z.string(),
+        session_id: z.string(),
+        at_iteration: z.number().int().positive().nullable(),
+      })
+      .optional(),
   }),
   agent_end: z.strictObject({
     status: z.string(),
@@ -124,6 +133,20 @@ export const eventDataSchemas = {
   run_completed: z.strictObject({ result: z.string(), usage: usageSchema, iterations: z.number().int() }),
   run_failed: z.strictObject({ error: runError, usage: usageSchema, iterations: z.number().int() }),
   run_cancelled: z.strictObject({ reason: z.string() }),
+  /**
+   * The first event of a retry (POST /v1/runs/:id/retry): this run continues `retried_run_id`, which failed
+   * or was cancelled, from its iteration `from_iteration` (the last whose reply was recorded).
+   */
+  run_retried: z.strictObject({ retried_run_id: z.string(), from_iteration: z.number().int().nonnegative() }),
+  /**
+   * In the original session's log: this run (of session `fork_session_id`) continues a copy of the chat of
+   * `from_run_id` up to its iteration `at_iteration` (POST /v1/runs/:id/fork).
+   */
+  run_forked: z.strictObject({
+    from_run_id: z.string(),
+    fork_session_id: z.string(),
+    at_iteration: z.number().int().positive(),
+  }),
 } as const;
 
 export type EventKind = keyof typeof eventDataSchemas;

@@ -26,6 +26,11 @@ export const crashPointNames = [
   'tool.after_commit',
   'team.before_turn_commit',
   'team.after_turn_commit',
+  // Where the API (not a worker) writes a retry or a fork with its first step (decision 0018).
+  'steer.before_retry_commit',
+  'steer.after_retry_commit',
+  'steer.before_fork_commit',
+  'steer.after_fork_commit',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

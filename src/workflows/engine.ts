@@ -3,6 +3,7 @@ import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
+import { ContinuationStore } from '../redis/continuation-store.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import {
@@ -25,6 +26,7 @@ import { normalizeResponse } from './question-answers.js';
 import type { QuestionRecord, QuestionResponse } from './question-record.js';
 import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from './run-listing.js';
 import { type Budget, isFinished, type RunRecord, type SubGoal } from './run-record.js';
+import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
 import {
   readSessionNotes,
   readSessionState,
@@ -89,6 +91,8 @@ export class Engine {
   private readonly now: () => Date;
   /** Where the engine reads and writes: every Redis command of the client face is made there. */
   private readonly store: EngineStore;
+  /** Reads and writes of retries and forks (decision 0018), on a connection of their own (they WATCH). */
+  private readonly continuations: ContinuationStore;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -100,6 +104,12 @@ export class Engine {
       logger: options.logger,
       maxFollowers: options.maxFollowers ?? 1000,
       now: this.now,
+    });
+    this.continuations = new ContinuationStore({
+      redis: options.redis,
+      space: options.space,
+      queues: this.store.queues,
+      eventsMaxLength: options.eventsMaxLength,
     });
   }
 
@@ -164,6 +174,43 @@ export class Engine {
       'internal',
       `could not start a run on session ${sessionId}: its chat kept changing`,
     );
+  }
+
+  /**
+   * Continues a failed or cancelled run from its last recorded iteration, as a new run of the same session
+   * that names it (decision 0018); optionally with new limits, each within the agent's. Returns the new run.
+   */
+  async retryRun(runId: string, limits: SteerLimits = {}): Promise<StartedRun> {
+    const retryId = await retryRun(this.steerContext(), runId, limits);
+    return { runId: retryId, sessionId: sessionIdOfRun(retryId) ?? '' };
+  }
+
+  /**
+   * A new session whose chat is the run's up to iteration `atIteration`'s recorded reply (copied, not asked
+   * again), and a run that continues it, with a new message or another agent (decision 0018).
+   */
+  async forkRun(runId: string, input: ForkInput): Promise<StartedRun> {
+    return forkRun(this.steerContext(), runId, input);
+  }
+
+  private steerContext(): SteerContext {
+    return {
+      store: this.continuations,
+      space: this.options.space,
+      now: this.now,
+      limitsOf: (agent, limits) => {
+        this.assertAgent(agent);
+        const deadlineAt = this.deadlineOf(agent, limits.timeoutS);
+        this.checkRunLimits(agent, limits);
+        return {
+          ...(limits.budget ? { budget: limits.budget } : {}),
+          ...(deadlineAt ? { deadlineAt } : {}),
+          ...(limits.maxIterations === undefined ? {} : { maxIterations: limits.maxIterations }),
+        };
+      },
+      isTeam: (agent) => this.options.teams?.includes(agent) ?? false,
+      prefixOf: (agent) => this.options.prefixes?.[agent] ?? '🤖',
+    };
   }
 
   async getRun(runId: string): Promise<RunView | undefined> {
@@ -442,23 +489,28 @@ export class Engine {
   /** Live workers, the step queues per shard, runs by status (GET /v1/system). */
   async systemState(): Promise<SystemState> {
     const { redis, space } = this.options;
-    const [workers, queues] = await Promise.all([
+    const [workers, queues, runs] = await Promise.all([
       readWorkers(redis, space),
       readQueueCounts(redis, this.store.queues.queues),
+      this.store.countRuns(),
     ]);
-    return { workers, queues, runs_by_status: null };
+    return { workers, queues, runs_by_status: runs };
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  async close(): Promise<void> {
+    try {
+      await this.continuations.close();
+    } finally {
+      await this.store.close();
+    }
   }
 }
 
 export interface SystemState {
   workers: RegisteredWorker[];
   queues: ShardQueue[];
-  /** Runs by status, from the run index; null where this build has none. */
-  runs_by_status: Record<string, number> | null;
+  /** Runs by status, from the run index (waiting_input: with a pending question). */
+  runs_by_status: RunCounts;
 }
 
 /** A supervisor's progress is its sub-goals'. */

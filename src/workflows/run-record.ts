@@ -35,6 +35,25 @@ export const subGoalSchema = subGoalStatusLineSchema.extend({
 export type SubGoalStatus = SubGoal['status'];
 export type SubGoal = z.infer<typeof subGoalSchema>;
 
+/**
+ * Where a run that continues another one comes from (POST /v1/runs/:id/retry and /fork, decision 0018): a retry
+ * continues a failed or cancelled run of the same session under a new id; a fork continues a copy of the
+ * chat, up to one iteration's recorded reply, in a new session.
+ */
+export const runOriginSchema = z.strictObject({
+  kind: z.enum(['retry', 'fork']),
+  run_id: z.string(),
+  session_id: z.string(),
+  /** A fork's point: the original's iteration whose reply ends the copied chat; null for a retry. */
+  at_iteration: z.number().int().positive().nullable(),
+  /**
+   * The run whose input message starts this run's part of the chat (the effects look at tool calls from
+   * there): the original's for a retry or a fork without input, the fork's own when it has an input.
+   */
+  input_run_id: z.string(),
+});
+export type RunOrigin = z.infer<typeof runOriginSchema>;
+
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
   v: z.literal(1),
@@ -98,6 +117,10 @@ export const runRecordSchema = z.strictObject({
   confidence: z.number().nullable().default(null),
   /** The final answer checked against its handoff contract; null when no contract applies. */
   contract: contractResultSchema.nullable().default(null),
+  /** The run this one continues (a retry or a fork); null for a run started with an input of its own. */
+  origin: runOriginSchema.nullable().default(null),
+  /** The run that continues this failed or cancelled one (its retry); null until it is retried. */
+  retried_by: z.string().nullable().default(null),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

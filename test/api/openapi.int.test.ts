@@ -36,6 +36,8 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'GET /v1/runs/{id}',
       'GET /v1/runs/{id}/wait',
       'POST /v1/runs/{id}/cancel',
+      'POST /v1/runs/{id}/fork',
+      'POST /v1/runs/{id}/retry',
       'GET /v1/agents',
     ].sort(),
   );

@@ -59,6 +59,8 @@ describe('runs', () => {
       finished_at: expect.any(String),
       deadline_at: null,
       max_iterations: null,
+      origin: null,
+      retried_by: null,
       metadata: {
         execution_time_ms: expect.any(Number),
         iterations: 2,

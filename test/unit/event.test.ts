@@ -128,6 +128,24 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
       time,
     ),
   run_cancelled: () => buildEvent('run_cancelled', run, { reason: 'user' }, time),
+  run_retried: () =>
+    buildEvent(
+      'run_retried',
+      run,
+      { retried_run_id: 'run_0123456789abcdef_0000000000', from_iteration: 2 },
+      time,
+    ),
+  run_forked: () =>
+    buildEvent(
+      'run_forked',
+      run,
+      {
+        from_run_id: 'run_0123456789abcdef_0000000000',
+        fork_session_id: 'ses_0123456789abcdeg',
+        at_iteration: 2,
+      },
+      time,
+    ),
 };
 
 describe('buildEvent', () => {

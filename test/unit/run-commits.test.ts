@@ -49,6 +49,8 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     partial: null,
     confidence: null,
     contract: null,
+    origin: null,
+    retried_by: null,
     result: null,
     error: null,
     created_at: created,

@@ -7,6 +7,8 @@ import {
   agentListSchema,
   cancelRun,
   createRunBodySchema,
+  forkRun,
+  forkRunBodySchema,
   listAgents,
   maxWaitSeconds,
   requireRun,
@@ -14,6 +16,8 @@ import {
   requireRunTree,
   respondAcceptedSchema,
   respondToQuestion,
+  retryRun,
+  retryRunBodySchema,
   runSchema,
   runStepsSchema,
   runTreeSchema,
@@ -243,6 +247,46 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
       },
     },
     ({ run_id, reason }) => toolAnswer('cancel_run', logger, () => cancelRun(engine, run_id, reason)),
+  );
+
+  server.registerTool(
+    'retry_run',
+    {
+      title: 'Retry a run',
+      description:
+        'Continues a failed or cancelled run from its last recorded iteration, as a new run of the same ' +
+        'session (no recorded model reply or tool result is paid for again), optionally with new limits within ' +
+        "the agent's. Returns {run_id, session_id} of the new run; wait for it with wait_run.",
+      inputSchema: z.strictObject({ run_id: runIdSchema, ...retryRunBodySchema.unwrap().unwrap().shape }),
+      outputSchema: outputOf(acceptedRunSchema),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    ({ run_id, ...limits }) => toolAnswer('retry_run', logger, () => retryRun(engine, run_id, limits)),
+  );
+
+  server.registerTool(
+    'fork_run',
+    {
+      title: 'Fork a run',
+      description:
+        "Starts a new session whose chat is the run's up to iteration at_iteration's recorded reply (copied, " +
+        'not asked again), continuing from there with an optional new message (input) or another agent. ' +
+        'Returns {run_id, session_id} of the fork; wait for it with wait_run.',
+      inputSchema: z.strictObject({ run_id: runIdSchema, ...forkRunBodySchema.shape }),
+      outputSchema: outputOf(acceptedRunSchema),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    ({ run_id, ...fork }) => toolAnswer('fork_run', logger, () => forkRun(engine, run_id, fork)),
   );
 
   server.registerTool(

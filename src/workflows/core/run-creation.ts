@@ -75,6 +75,8 @@ export function planRunCreation(input: {
     partial: null,
     confidence: null,
     contract: null,
+    origin: null,
+    retried_by: null,
     result: null,
     error: null,
     created_at: now,

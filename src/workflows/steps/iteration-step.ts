@@ -345,7 +345,9 @@ function requestOf(turn: Turn): Promise<StepAction> {
     now: services.now().toISOString(),
     system: systemMessage(agent, record.id, record.created_at),
     chat,
-    runStart: runStartOf(chat, record.id),
+    // A retry or a fork has no input of its own (a fork may): its part of the chat starts at the input of
+    // the run it continues.
+    runStart: runStartOf(chat, record.origin?.input_run_id ?? record.id),
     view: loaded.view,
     contextWindow: agent.provider.contextWindow,
     previous: previousRequestOf(

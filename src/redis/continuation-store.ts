@@ -1,0 +1,290 @@
+import { Job, Queue } from 'bullmq';
+import { decodeChatEntry, encodeChatEntry, type Message, toolCallsOf } from '../chat/index.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import type { ForkPlan, RetryPlan, RetryPoint, RunContinuation } from '../workflows/core/run-continuation.js';
+import { stepJobId } from '../workflows/ids.js';
+import { journalField, type ReplyEntry, replyEntrySchema } from '../workflows/journal.js';
+import type { StoredRun } from '../workflows/run-record.js';
+import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
+import {
+  chatKey,
+  chatViewKey,
+  type KeySpace,
+  retentionKeys,
+  runKeys,
+  sessionKeys,
+  shardPrefix,
+  stepQueueName,
+} from './keys.js';
+import { encodeEvent, loadRun, readChat } from './run-store.js';
+import { defineScripts } from './scripts.js';
+import type { StepQueues } from './step-queues.js';
+
+export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' | 'SESSION_BUSY';
+
+/** The commands a write sends outside its MULTI (ioredis has them; BullMQ's client type does not say so). */
+type WriterCommands = {
+  watch(...keys: string[]): Promise<unknown>;
+  unwatch(): Promise<unknown>;
+} & Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
+
+/** How often a write checks again when a key it watched changed between its check and its commit. */
+const watchedChangeTries = 5;
+
+/**
+ * Reads what a retry or a fork continues from, and writes the continuing run with its first step
+ * (decision 0018). Like RunWriter (decision 0015): the script runs first as a check under WATCH, and the
+ * MULTI of the script and the step's add is sent only when it said OK, so a refused retry or fork adds no
+ * step; WATCH belongs to a connection, so this writer has its own and writes one at a time.
+ */
+export class ContinuationStore {
+  private readonly connection: RedisClient;
+  private readonly commandQueue: Queue;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly options: {
+      redis: RedisClient;
+      space: KeySpace;
+      queues: StepQueues;
+      eventsMaxLength: number;
+    },
+  ) {
+    this.connection = duplicateClient(options.redis, { connectionName: 'ratchet-continuations' });
+    this.connection.on('error', () => {
+      // Reported by the queues' own error listeners; a write in flight fails with the error.
+    });
+    defineScripts(this.connection);
+    this.commandQueue = new Queue(stepQueueName, {
+      connection: this.connection,
+      prefix: shardPrefix(options.space, 0),
+      skipMetasUpdate: true,
+    });
+    this.commandQueue.on('error', () => {
+      // As above.
+    });
+  }
+
+  loadRun(sessionId: string, runId: string): Promise<StoredRun | undefined> {
+    return loadRun(this.options.redis, runKeys(this.options.space, sessionId, runId), runId);
+  }
+
+  /** A run's recorded reply of iteration n, if any. */
+  async reply(sessionId: string, runId: string, iteration: number): Promise<ReplyEntry | undefined> {
+    const keys = runKeys(this.options.space, sessionId, runId);
+    const json = await this.options.redis.hget(keys.journal, journalField.reply(iteration));
+    return json === null
+      ? undefined
+      : parseJsonRecord(replyEntrySchema, json, `journal ${journalField.reply(iteration)} of ${runId}`);
+  }
+
+  /** Where a finished run stopped: its last reply, whether its results are in the chat, those recorded. */
+  async retryPoint(run: StoredRun['record']): Promise<RetryPoint> {
+    const { redis, space } = this.options;
+    const keys = runKeys(space, run.session_id, run.id);
+    const chatLength = await redis.llen(chatKey(space, run.session_id, run.chat_id));
+    const lastReply = run.iteration > 0 ? await this.reply(run.session_id, run.id, run.iteration) : undefined;
+    const [message] = lastReply
+      ? await readChat(redis, chatKey(space, run.session_id, run.chat_id), lastReply.index, lastReply.index)
+      : [];
+    const replyCalls = message ? toolCallsOf(message).map(({ id, name }) => ({ id, name })) : [];
+    if (replyCalls.length === 0) {
+      return {
+        lastReply,
+        calls: [],
+        resultsAppended: true,
+        recordedResults: [],
+        startedCalls: [],
+        chatLength,
+      };
+    }
+    const calls = replyCalls.map((_call, index) => journalField.toolEntry(run.iteration, index));
+    const intents = replyCalls.map((_call, index) => journalField.toolIntent(run.iteration, index));
+    const [appended, ...fields] = await redis.hmget(
+      keys.journal,
+      journalField.results(run.iteration),
+      ...calls,
+      ...intents,
+    );
+    const entries = fields.slice(0, calls.length);
+    return {
+      lastReply,
+      calls: replyCalls,
+      resultsAppended: appended !== null,
+      recordedResults: entries.map((entry, index) =>
+        entry === null ? undefined : decodeChatEntry(entry, `journal ${calls[index]} of ${run.id}`),
+      ),
+      startedCalls: fields.slice(calls.length).map((intent) => intent !== null),
+      chatLength,
+    };
+  }
+
+  chatLength(sessionId: string, chatId: string): Promise<number> {
+    return this.options.redis.llen(chatKey(this.options.space, sessionId, chatId));
+  }
+
+  readChat(sessionId: string, chatId: string, from: number, to: number): Promise<Message[]> {
+    return readChat(this.options.redis, chatKey(this.options.space, sessionId, chatId), from, to);
+  }
+
+  /** The chat's context view as stored (null: none). */
+  readView(sessionId: string, chatId: string): Promise<string | null> {
+    return this.options.redis.get(chatViewKey(chatKey(this.options.space, sessionId, chatId)));
+  }
+
+  /** Writes a retry and adds its first step, unless retry-run refuses. */
+  writeRetry(
+    plan: RetryPlan,
+    expected: { rev: number; chatLength: number },
+  ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
+    const { space, eventsMaxLength } = this.options;
+    const { record, retried } = plan;
+    const old = runKeys(space, retried.session_id, retried.id);
+    const keys = runKeys(space, record.session_id, record.id);
+    const chat = chatKey(space, record.session_id, record.chat_id);
+    return this.serialized({
+      command: 'ratchetRetryRun',
+      watch: [keys.session, chat, old.run, keys.run],
+      keys: [
+        keys.session,
+        chat,
+        keys.events,
+        old.run,
+        old.journal,
+        keys.run,
+        keys.journal,
+        keys.runs,
+        retentionKeys(space, keys.shard).sessions,
+        keys.runIndex,
+      ],
+      args: (mode) => [
+        mode,
+        retried.id,
+        expected.rev,
+        JSON.stringify(retried),
+        record.id,
+        JSON.stringify(record),
+        expected.chatLength,
+        eventsMaxLength,
+        plan.journalFields.length,
+        ...plan.journalFields,
+        ...(mode === 'check' ? [0] : entriesAndEvents(plan)),
+      ],
+      plan,
+      shard: keys.shard,
+    });
+  }
+
+  /** Writes a fork (its session, chat copy and run) and adds its first step. */
+  writeFork(
+    plan: ForkPlan,
+    view: string | null,
+  ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
+    const { space, eventsMaxLength } = this.options;
+    const { record } = plan;
+    const origin = record.origin;
+    if (!origin) throw new Error('a fork names its origin');
+    const original = sessionKeys(space, origin.session_id);
+    const keys = runKeys(space, record.session_id, record.id);
+    const chat = chatKey(space, record.session_id, record.chat_id);
+    return this.serialized({
+      command: 'ratchetForkRun',
+      watch: [keys.session, keys.run, chat],
+      keys: [
+        original.events,
+        chatKey(space, origin.session_id, record.chat_id),
+        keys.session,
+        chat,
+        chatViewKey(chat),
+        keys.events,
+        keys.run,
+        keys.runs,
+        retentionKeys(space, keys.shard).sessions,
+        keys.runIndex,
+      ],
+      args: (mode) => [
+        mode,
+        JSON.stringify(plan.sessionRecord),
+        record.id,
+        JSON.stringify(record),
+        plan.copied,
+        view ?? '',
+        eventsMaxLength,
+        encodeEvent(plan.originEvent),
+        ...(mode === 'check' ? [0] : entriesAndEvents(plan)),
+      ],
+      plan,
+      shard: keys.shard,
+    });
+  }
+
+  private serialized(
+    write: ContinuationWrite,
+  ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
+    const written = this.tail.then(() => this.writeNow(write));
+    this.tail = written.catch(() => undefined);
+    return written;
+  }
+
+  private async writeNow(
+    write: ContinuationWrite,
+  ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
+    const client = await this.commandQueue.backend.client;
+    const commands = client as unknown as WriterCommands;
+    const queue = this.options.queues.queue(write.shard);
+    const first = write.plan.first;
+    const jobId = stepJobId.iteration(first.data.run_id, first.data.iteration);
+    for (let tries = 0; tries < watchedChangeTries; tries += 1) {
+      let watching = false;
+      try {
+        await commands.watch(...write.watch);
+        watching = true;
+        const script = commands[write.command];
+        if (!script) throw new Error(`${write.command} is not defined on the writer's connection`);
+        const [checked, checkedDetail] = (await script(...write.keys, ...write.args('check'))) as string[];
+        if (checked !== 'OK') return { code: checked as ContinuationWriteCode, detail: checkedDetail };
+        const transaction = client.multi();
+        (transaction as unknown as Record<string, (...args: unknown[]) => unknown>)[write.command]?.(
+          ...write.keys,
+          ...write.args('create'),
+        );
+        await new Job(queue, first.kind, first.data, this.options.queues.jobOptions(jobId), jobId).addJob(
+          transaction,
+        );
+        const results = await transaction.exec();
+        watching = false;
+        // null: a watched key changed after the check (EXEC ran nothing); check again.
+        if (!results) continue;
+        const [error, reply] = results[0] ?? [];
+        if (error) throw error;
+        const [code, detail] = reply as string[];
+        return { code: code as ContinuationWriteCode, detail };
+      } finally {
+        if (watching) await commands.unwatch().catch(() => undefined);
+      }
+    }
+    return { code: 'CONFLICT', detail: 'watched keys kept changing' };
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.tail;
+      await this.commandQueue.close();
+    } finally {
+      await closeRedis(this.connection);
+    }
+  }
+}
+
+interface ContinuationWrite {
+  command: string;
+  watch: string[];
+  keys: string[];
+  args: (mode: 'check' | 'create') => (string | number)[];
+  plan: RunContinuation;
+  shard: number;
+}
+
+function entriesAndEvents(plan: RunContinuation): (string | number)[] {
+  return [plan.messages.length, ...plan.messages.map(encodeChatEntry), ...plan.events.map(encodeEvent)];
+}

@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Script } from '../../src/models/index.js';
+import { ApiHarness } from './api-harness.js';
+
+// POST /v1/runs/:id/retry and /v1/runs/:id/fork through real HTTP (decision 0018).
+let api: ApiHarness | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const add = (a: number, b: number) => ({ tool_calls: [{ name: 'add', arguments: { a, b } }] });
+const fiveIterations: Script = { replies: [add(1, 1), add(2, 2), add(3, 3), add(4, 4), { text: 'done' }] };
+const unknownRun = 'run_0000000000000000_0000000000';
+
+async function finished(harness: ApiHarness, runId: string) {
+  const waited = await harness.request('GET', `/v1/runs/${runId}/wait?timeout_s=30`);
+  expect(waited.status).toBe(200);
+  return waited.body;
+}
+
+describe('retry and fork over HTTP', () => {
+  it('a run failed on max_iterations is retried with a higher max_iterations within the agent limit', async () => {
+    api = await ApiHarness.start({ script: fiveIterations, harness: { maxIterations: 8 } });
+    const submitted = await api.request('POST', '/v1/runs', { body: { input: 'count', max_iterations: 3 } });
+    const failed = await finished(api, submitted.body.run_id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error.code).toBe('max_iterations');
+
+    const above = await api.request('POST', `/v1/runs/${submitted.body.run_id}/retry`, {
+      body: { max_iterations: 9 },
+    });
+    expect(above.status).toBe(400);
+    expect(above.body.error.code).toBe('invalid_request');
+    expect(above.body.error.details.issues).toEqual([
+      {
+        location: 'body',
+        path: 'max_iterations',
+        message: expect.stringContaining('options.max_iterations: 8'),
+      },
+    ]);
+    expect(above.body.error.details.limit).toBe(8);
+
+    const retried = await api.request('POST', `/v1/runs/${submitted.body.run_id}/retry`, {
+      body: { max_iterations: 6, timeout_s: 60 },
+    });
+    expect(retried.status).toBe(202);
+    expect(retried.body.session_id).toBe(submitted.body.session_id);
+    const done = await finished(api, retried.body.run_id);
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'done',
+      iterations: 5,
+      max_iterations: 6,
+      origin: { kind: 'retry', run_id: submitted.body.run_id, at_iteration: null },
+      retried_by: null,
+    });
+    expect(Date.parse(done.deadline_at)).toBeGreaterThan(Date.now());
+    // The third reply's call never ran: the model is told so, and nothing recorded is asked again.
+    const chat = await api.request('GET', `/v1/sessions/${submitted.body.session_id}/messages`);
+    const results = chat.body.messages.filter((message: { role: string }) => message.role === 'tool');
+    expect(results).toHaveLength(4);
+    expect(results[2].parts[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining('it did not run'),
+    });
+    const original = await api.request('GET', `/v1/runs/${submitted.body.run_id}`);
+    expect(original.body).toMatchObject({ status: 'failed', retried_by: retried.body.run_id });
+
+    const again = await api.request('POST', `/v1/runs/${submitted.body.run_id}/retry`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.details).toMatchObject({
+      reason: 'run_not_retryable',
+      status: 'failed',
+      retry_run_id: retried.body.run_id,
+    });
+  });
+
+  it('a completed or running run is not retried (409 run_not_retryable); an unknown one is 404', async () => {
+    api = await ApiHarness.start({
+      script: {
+        rules: [{ when: { contains: 'slow' }, reply: { text: 'late', delay_ms: 60_000 } }],
+        default: { text: 'ok' },
+      },
+    });
+    const quick = await api.request('POST', '/v1/runs', { body: { input: 'quick' } });
+    await finished(api, quick.body.run_id);
+    const completed = await api.request('POST', `/v1/runs/${quick.body.run_id}/retry`, { body: {} });
+    expect(completed.status).toBe(409);
+    expect(completed.body.error).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('only a failed or cancelled run can be retried'),
+      details: { reason: 'run_not_retryable', status: 'completed', retry_run_id: null },
+    });
+
+    const slow = await api.request('POST', '/v1/runs', { body: { input: 'slow' } });
+    const running = await api.request('POST', `/v1/runs/${slow.body.run_id}/retry`);
+    expect(running.status).toBe(409);
+    expect(running.body.error.details.reason).toBe('run_not_retryable');
+    expect(['queued', 'running']).toContain(running.body.error.details.status);
+    await api.request('POST', `/v1/runs/${slow.body.run_id}/cancel`);
+
+    const unknown = await api.request('POST', `/v1/runs/${unknownRun}/retry`);
+    expect(unknown.status).toBe(404);
+    const unknownFork = await api.request('POST', `/v1/runs/${unknownRun}/fork`, {
+      body: { at_iteration: 1 },
+    });
+    expect(unknownFork.status).toBe(404);
+  });
+
+  it('a fork at an iteration the run did not record is 400 naming at_iteration; a bad body names its field', async () => {
+    api = await ApiHarness.start({ script: fiveIterations });
+    const submitted = await api.request('POST', '/v1/runs', { body: { input: 'count' } });
+    await finished(api, submitted.body.run_id);
+    const beyond = await api.request('POST', `/v1/runs/${submitted.body.run_id}/fork`, {
+      body: { at_iteration: 6 },
+    });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error.details.issues).toEqual([
+      {
+        location: 'body',
+        path: 'at_iteration',
+        message: expect.stringContaining('recorded iterations are 1 to 5'),
+      },
+    ]);
+    const zero = await api.request('POST', `/v1/runs/${submitted.body.run_id}/fork`, {
+      body: { at_iteration: 0 },
+    });
+    expect(zero.status).toBe(400);
+    expect(zero.body.error.details.issues[0].path).toBe('at_iteration');
+    const extra = await api.request('POST', `/v1/runs/${submitted.body.run_id}/fork`, {
+      body: { at_iteration: 2, at: 2 },
+    });
+    expect(extra.body.error.details.issues).toEqual([
+      { location: 'body', path: 'at', message: 'unknown field' },
+    ]);
+    const noAgent = await api.request('POST', `/v1/runs/${submitted.body.run_id}/fork`, {
+      body: { at_iteration: 2, agent: 'nobody' },
+    });
+    expect(noAgent.status).toBe(404);
+
+    const forked = await api.request('POST', `/v1/runs/${submitted.body.run_id}/fork`, {
+      body: { at_iteration: 2, input: 'and now?' },
+    });
+    expect(forked.status).toBe(202);
+    expect(forked.body.session_id).not.toBe(submitted.body.session_id);
+    const done = await finished(api, forked.body.run_id);
+    expect(done).toMatchObject({
+      status: 'completed',
+      iterations: 3,
+      origin: {
+        kind: 'fork',
+        run_id: submitted.body.run_id,
+        session_id: submitted.body.session_id,
+        at_iteration: 2,
+      },
+    });
+  });
+
+  it('the OpenAPI document lists both routes with their bodies', async () => {
+    api = await ApiHarness.start({ script: { default: { text: 'ok' } }, worker: false });
+    const document = await api.request('GET', '/openapi.json');
+    expect(document.status).toBe(200);
+    const paths = document.body.paths;
+    expect(Object.keys(paths['/v1/runs/{id}/retry'])).toEqual(['post']);
+    expect(Object.keys(paths['/v1/runs/{id}/fork'])).toEqual(['post']);
+    const forkBody = paths['/v1/runs/{id}/fork'].post.requestBody.content['application/json'].schema;
+    expect(forkBody.required).toEqual(['at_iteration']);
+    expect(Object.keys(forkBody.properties)).toEqual(
+      expect.arrayContaining(['at_iteration', 'input', 'agent', 'budget', 'timeout_s', 'max_iterations']),
+    );
+  });
+});
