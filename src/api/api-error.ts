@@ -108,6 +108,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   model_auth_failed: 'internal',
   model_request_invalid: 'internal',
   model_error: 'internal',
+  model_stalled: 'internal',
   reply_too_large: 'internal',
   entry_too_large: 'internal',
   script_exhausted: 'internal',

@@ -45,6 +45,12 @@ export const errorCodes = {
   model_request_invalid: { retryable: false },
   model_error: { retryable: true },
   /**
+   * A model request stopped sending: no first byte of a streamed reply within the provider's
+   * `first_token_timeout_ms`, or a gap in the body over `idle_timeout_ms`. Aborted and retried; the call counts
+   * as retry waste (the provider may have billed what it generated).
+   */
+  model_stalled: { retryable: true },
+  /**
    * A model reply (text and tool arguments together) went over its provider's `max_reply_chars`. Not retried:
    * the limit is far above any reply a model is asked for, so a reply over it comes from a model stuck in a
    * loop or a hostile endpoint, and asking again would most likely pay for the same megabytes once more.

@@ -1,5 +1,7 @@
 export { builtInContextWindows, type ContextWindowOptions, resolveContextWindow } from './context-window.js';
 export {
+  DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   type HostedProviderFields,
   hostedProviderFieldsSchema,

@@ -1,8 +1,22 @@
 import { z } from 'zod';
+import { duration } from '../../config/schema-helpers.js';
 import { maxDayMs } from '../../schemas/index.js';
 
 /** 10 minutes, as in the providers' own SDKs: a request that hangs must not hold a worker forever. */
 export const DEFAULT_TIMEOUT_MS = 600_000;
+
+/**
+ * 3 minutes from sending a streamed request to the first byte of its body. The hosted APIs answer a stream at
+ * once (their start event) and send keep-alives while a model thinks; the slow case is a local server's prefill
+ * of a long prompt. Shorter than Node's own 5-minute header and body timeouts, so it is ours that fires.
+ */
+export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 180_000;
+
+/** 2 minutes without a byte in the middle of a reply body (keep-alives count): the connection is dead. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
+/** Stall timeouts are at least this, so a busy event loop cannot make a live reply look stalled. */
+export const MIN_STALL_TIMEOUT_MS = 100;
 
 /** The kind's own fields; `rate_limit` is a base field of every entry (src/config/provider-config-schema.ts). */
 const commonFields = {
@@ -23,6 +37,13 @@ const commonFields = {
     .positive()
     .max(maxDayMs, { error: `must be at most ${maxDayMs} (1 day)` })
     .optional(),
+  /**
+   * A streamed request that brings no byte of its body within this long is aborted as stalled (model_stalled,
+   * retried); default 3 minutes. An unstreamed reply is generated before its headers come: timeout_ms bounds it.
+   */
+  first_token_timeout_ms: duration(MIN_STALL_TIMEOUT_MS, maxDayMs, '1 day').optional(),
+  /** A reply body (streamed or not) with a gap between bytes over this long is aborted as stalled; default 2 minutes. */
+  idle_timeout_ms: duration(MIN_STALL_TIMEOUT_MS, maxDayMs, '1 day').optional(),
   /** Tokens the model accepts; overrides `default_context_windows` and the built-in defaults. */
   context_window: z.number().int().nonnegative().optional(),
 };

@@ -13,6 +13,7 @@ import type { Logger } from '../../log/index.js';
 import type { Completer, CompletionRequest } from '../completer.js';
 import { replyChars, replyTooLarge } from '../reply-limit.js';
 import { type ProviderIdentity, providerErrorOf } from './provider-error.js';
+import { ReplyBodyTooLarge, ReplyStalled, watchModelCall } from './reply-fetch.js';
 import { type SdkReply, toCompletion } from './to-completion.js';
 import { toSdkPrompt } from './to-sdk-prompt.js';
 
@@ -33,8 +34,8 @@ export interface SdkCompleterOptions {
   structuredOutput?: 'always' | 'without_tools' | 'never';
   /**
    * The most characters a reply may hold, text and tool arguments together (the entry's max_reply_chars): a
-   * stream is cancelled as soon as its deltas go over it, and the body a `replyFetch` reads is cut off at its
-   * byte bound (replyByteBound), so a runaway reply is never read whole.
+   * stream is cancelled as soon as its deltas go over it, and the body a `replyFetch` (reply-fetch.ts) reads
+   * is cut off at its byte bound, so a runaway reply is never read whole.
    */
   maxReplyChars?: number;
 }
@@ -43,7 +44,8 @@ export interface SdkCompleterOptions {
  * A Completer over an AI SDK provider model. Each `complete()` is exactly one HTTP request: it calls the
  * model's `doGenerate` (or `doStream` when the request wants text deltas) directly, not `generateText`,
  * which would retry on its own, run tools, loop over steps and validate tool arguments — all of which the
- * engine does itself, durably. Failures become RatchetErrors naming the provider (see providerErrorOf).
+ * engine does itself, durably. Failures become RatchetErrors naming the provider (see providerErrorOf); a
+ * request whose `replyFetch` found it stalled is model_stalled (retried, as a failed attempt).
  */
 export function createSdkCompleter(options: SdkCompleterOptions): Completer {
   const { provider, model, defaults, timeoutMs, logger, structuredOutput, maxReplyChars } = options;
@@ -68,23 +70,20 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
         abortSignal: deadline.signal,
       };
       try {
-        const reply =
-          request.onTextDelta === undefined
-            ? await generate(model, callOptions, warn)
-            : await stream(
-                model,
-                callOptions,
-                warn,
-                deltaSink(request.onTextDelta, logger, provider),
-                (chars) => {
-                  if (maxReplyChars !== undefined && chars > maxReplyChars)
-                    throw replyTooLarge(
-                      provider.name,
-                      maxReplyChars,
-                      `holds at least ${chars} characters (read up to there)`,
-                    );
-                },
-              );
+        const { onTextDelta } = request;
+        // The fetch under the call watches its body for stalls (replyFetch): streamed or not decides how.
+        const reply = await watchModelCall(onTextDelta !== undefined, () =>
+          onTextDelta === undefined
+            ? generate(model, callOptions, warn)
+            : stream(model, callOptions, warn, deltaSink(onTextDelta, logger, provider), (chars) => {
+                if (maxReplyChars !== undefined && chars > maxReplyChars)
+                  throw replyTooLarge(
+                    provider.name,
+                    maxReplyChars,
+                    `holds at least ${chars} characters (read up to there)`,
+                  );
+              }),
+        );
         if (!reply.complete) {
           throw new RatchetError(
             'model_network_error',
@@ -110,6 +109,18 @@ export function createSdkCompleter(options: SdkCompleterOptions): Completer {
             `took more than ${cutOff.bytes} bytes on the wire`,
             error,
           );
+        }
+        const stalled = causeOf(error, ReplyStalled);
+        if (stalled) {
+          throw new RatchetError('model_stalled', `${label}: ${stalled.message}`, {
+            cause: error,
+            details: {
+              provider: provider.name,
+              kind: provider.kind,
+              phase: stalled.phase,
+              timeout_ms: stalled.timeoutMs,
+            },
+          });
         }
         if (deadline.timedOut()) {
           throw new RatchetError('model_network_error', `${label}: no reply within ${timeoutMs} ms`, {
@@ -300,55 +311,6 @@ function startDeadline(outer: AbortSignal, timeoutMs: number): Deadline {
       clearTimeout(timer);
       outer.removeEventListener('abort', onAbort);
     },
-  };
-}
-
-/** What a reply body cut off at its byte bound fails with, inside the provider package's own errors. */
-export class ReplyBodyTooLarge extends Error {
-  constructor(
-    readonly bytes: number,
-    readonly maxReplyChars: number,
-  ) {
-    super(`the reply body took more than ${bytes} bytes`);
-    this.name = 'ReplyBodyTooLarge';
-  }
-}
-
-/**
- * How many bytes a reply body of at most `maxReplyChars` characters may take on the wire: a JSON body six
- * bytes a character (the longest JSON escape, \u0000), an event stream 32 (every delta is an event with its
- * own envelope), and 1 MiB for the rest of the envelope. Over it, the body is cut off: a runaway reply is never
- * read whole, whatever part of it (text, tool arguments, reasoning) grows.
- */
-export function replyByteBound(maxReplyChars: number, eventStream: boolean): number {
-  return maxReplyChars * (eventStream ? 32 : 6) + 1024 * 1024;
-}
-
-/**
- * A fetch for a provider package whose response bodies are cut off at replyByteBound: the package's own
- * reader then fails with ReplyBodyTooLarge as the cause, which the completer reports as reply_too_large.
- */
-export function replyFetch(maxReplyChars: number, base: typeof fetch = fetch): typeof fetch {
-  return async (input, init) => {
-    const response = await base(input, init);
-    if (response.body === null) return response;
-    const eventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
-    const bound = replyByteBound(maxReplyChars, eventStream);
-    let bytes = 0;
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          bytes += chunk.byteLength;
-          if (bytes > bound) controller.error(new ReplyBodyTooLarge(bound, maxReplyChars));
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
   };
 }
 

@@ -8,6 +8,8 @@ import type { z } from 'zod';
 import type { BaseProviderConfig, ProviderKind } from '../provider-registry.js';
 import { DEFAULT_MAX_REPLY_CHARS } from '../reply-limit.js';
 import {
+  DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   type HostedProviderFields,
   hostedProviderFieldsSchema,
@@ -15,12 +17,16 @@ import {
   openaiCompatibleFieldsSchema,
   type SdkProviderFields,
 } from './provider-fields.js';
-import { createSdkCompleter, replyFetch, type SdkCompleterOptions } from './sdk-completer.js';
+import { replyFetch } from './reply-fetch.js';
+import { createSdkCompleter, type SdkCompleterOptions } from './sdk-completer.js';
 
 /** A kind whose completer is an AI SDK provider model; `createModel` builds the model from the entry. */
 function sdkProviderKind<Fields extends SdkProviderFields>(
   fieldsSchema: z.ZodType<Fields>,
-  /** `fetch` reads reply bodies within the entry's max_reply_chars (replyFetch): pass it to the package. */
+  /**
+   * `fetch` reads reply bodies within the entry's max_reply_chars and aborts a request that stalls (its
+   * first_token_timeout_ms, idle_timeout_ms): pass it to the package (replyFetch).
+   */
   createModel: (config: BaseProviderConfig & Fields, fetch: typeof globalThis.fetch) => LanguageModelV4,
   structuredOutput: (config: BaseProviderConfig & Fields) => SdkCompleterOptions['structuredOutput'],
 ): ProviderKind<Fields> {
@@ -30,7 +36,14 @@ function sdkProviderKind<Fields extends SdkProviderFields>(
       const maxReplyChars = config.max_reply_chars ?? DEFAULT_MAX_REPLY_CHARS;
       return createSdkCompleter({
         provider: { name: config.name, kind: config.kind },
-        model: createModel(config, replyFetch(maxReplyChars)),
+        model: createModel(
+          config,
+          replyFetch({
+            maxReplyChars,
+            firstTokenTimeoutMs: config.first_token_timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+            idleTimeoutMs: config.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS,
+          }),
+        ),
         maxReplyChars,
         defaults: { temperature: config.temperature, maxTokens: config.max_tokens },
         timeoutMs: config.timeout_ms ?? DEFAULT_TIMEOUT_MS,

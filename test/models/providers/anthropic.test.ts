@@ -85,6 +85,23 @@ describeProviderConformance({
     textDelta('Hel'),
     textDelta('lo'),
   ),
+  streamedReply: (deltas) => ({
+    sse: events(
+      messageStart('msg_whole', { input_tokens: 5, output_tokens: 1 }),
+      textBlockStart(),
+      ...deltas.map(textDelta),
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      [
+        'message_delta',
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: deltas.length },
+        },
+      ],
+      ['message_stop', { type: 'message_stop' }],
+    ),
+  }),
 });
 
 describe('anthropic: the Messages API wire format', () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Message } from '../../../src/chat/index.js';
 import type { RatchetError } from '../../../src/errors/index.js';
@@ -14,21 +15,38 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   // biome-ignore lint/suspicious/noExplicitAny: tests read provider wire JSON by path
   body: any;
+  /** Set when the connection closed before the reply was written whole (the client hung up on it). */
+  cutShort: boolean;
 }
 
 /** How the server answers one request. */
 export type FakeReply =
-  | { json: unknown; status?: number; headers?: Record<string, string> }
-  | { text: string; status?: number; headers?: Record<string, string>; contentType?: string }
-  /** Server-sent events: each item is one `data:` payload (objects are JSON-encoded), with optional names. */
+  /** `delayMs`: the headers and body are sent this long after the request (a model generating a whole reply). */
+  | { json: unknown; status?: number; headers?: Record<string, string>; delayMs?: number }
+  /** `stall`: the text is sent, then nothing more, the response left open (a body that stops midway). */
+  | {
+      text: string;
+      status?: number;
+      headers?: Record<string, string>;
+      contentType?: string;
+      stall?: boolean;
+    }
+  /**
+   * Server-sent events: each item is one `data:` payload (objects are JSON-encoded), with optional names.
+   * `intervalMs` spaces the events out (a slow but steady stream); `stall` leaves the stream open after them.
+   */
   | {
       sse: readonly (SseEvent | unknown)[];
       headers?: Record<string, string>;
       done?: boolean;
       cutOff?: boolean;
+      intervalMs?: number;
+      stall?: boolean;
     }
   /** Never answers (timeouts). */
   | { hang: true }
+  /** Sends a 200 and its headers, then nothing, the response left open. */
+  | { headersOnly: true; contentType: string }
   /** Closes the connection without an answer (network failures). */
   | { drop: true };
 
@@ -58,13 +76,18 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      requests.push({
+      const recorded: RecordedRequest = {
         method: request.method ?? '',
         path: request.url ?? '',
         headers: request.headers,
         body: text === '' ? undefined : JSON.parse(text),
+        cutShort: false,
+      };
+      requests.push(recorded);
+      response.on('close', () => {
+        if (!response.writableFinished) recorded.cutShort = true;
       });
-      answer(response, queue.shift());
+      void answer(response, queue.shift());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,24 +104,29 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
   };
 }
 
-function answer(response: ServerResponse, reply: FakeReply | undefined): void {
+async function answer(response: ServerResponse, reply: FakeReply | undefined): Promise<void> {
   if (reply === undefined) {
     response.writeHead(599, { 'content-type': 'text/plain' }).end('no reply queued');
   } else if ('hang' in reply) {
     // Left open: the client's timeout or abort ends it (close() destroys it otherwise).
+  } else if ('headersOnly' in reply) {
+    response.writeHead(200, { 'content-type': reply.contentType });
+    response.flushHeaders();
   } else if ('drop' in reply) {
     response.socket?.destroy();
   } else if ('json' in reply) {
+    if (reply.delayMs !== undefined) await sleep(reply.delayMs);
+    if (response.destroyed) return;
     response
       .writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
       .end(JSON.stringify(reply.json));
   } else if ('text' in reply) {
-    response
-      .writeHead(reply.status ?? 200, {
-        'content-type': reply.contentType ?? 'application/json',
-        ...reply.headers,
-      })
-      .end(reply.text);
+    response.writeHead(reply.status ?? 200, {
+      'content-type': reply.contentType ?? 'application/json',
+      ...reply.headers,
+    });
+    if (reply.stall) response.write(reply.text);
+    else response.end(reply.text);
   } else {
     response.writeHead(200, {
       'content-type': 'text/event-stream',
@@ -106,11 +134,17 @@ function answer(response: ServerResponse, reply: FakeReply | undefined): void {
       ...reply.headers,
     });
     for (const item of reply.sse) {
+      if (reply.intervalMs !== undefined) {
+        await sleep(reply.intervalMs);
+        if (response.destroyed) return;
+      }
       const named = isSseEvent(item) ? item : undefined;
       const data = named ? named.data : item;
       const payload = typeof data === 'string' ? data : JSON.stringify(data);
       response.write(`${named ? `event: ${named.event}\n` : ''}data: ${payload}\n\n`);
     }
+    // Left open after the events: the client's stall timers end it.
+    if (reply.stall) return;
     if (reply.cutOff) {
       // Let the events reach the client first, then break the connection mid-response.
       setTimeout(() => response.socket?.destroy(), 20);

@@ -61,6 +61,19 @@ describeProviderConformance({
     candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }],
     modelVersion: MODEL,
   })),
+  streamedReply: (deltas) => ({
+    sse: [
+      ...deltas.map((text) => ({
+        candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }],
+        modelVersion: MODEL,
+      })),
+      {
+        candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 8, candidatesTokenCount: deltas.length, totalTokenCount: 30 },
+        modelVersion: MODEL,
+      },
+    ],
+  }),
 });
 
 describe('gemini: the generateContent wire format', () => {

@@ -58,6 +58,32 @@ describeProviderConformance({
     responses.messageAdded('msg_c'),
     ...['Hel', 'lo'].map((delta) => responses.textDelta('msg_c', delta)),
   ]),
+  streamedReply: (deltas) => {
+    const created = {
+      id: 'r',
+      object: 'response',
+      created_at: 1752000000,
+      model: MODEL,
+      output: [],
+      status: 'in_progress',
+    };
+    return {
+      sse: responses.sse([
+        { type: 'response.created', response: created },
+        responses.messageAdded('msg_w'),
+        ...deltas.map((delta) => responses.textDelta('msg_w', delta)),
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: { ...messageItem(deltas.join('')), id: 'msg_w' },
+        },
+        {
+          type: 'response.completed',
+          response: { ...created, status: 'completed', usage: usage(9, 0, deltas.length) },
+        },
+      ]),
+    };
+  },
 });
 
 describe('grok: the xAI Responses API wire format', () => {

@@ -68,6 +68,21 @@ describeProviderConformance({
   }),
   textReply,
   unfinishedStream: [chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' })],
+  streamedReply: (deltas) => ({
+    sse: [
+      ...deltas.map((content, index) => chunk(index === 0 ? { role: 'assistant', content } : { content })),
+      chunk({}, 'stop'),
+      {
+        id: 'chatcmpl-stream',
+        object: 'chat.completion.chunk',
+        created: 1741570283,
+        model: MODEL,
+        choices: [],
+        usage: { prompt_tokens: 9, completion_tokens: deltas.length, total_tokens: 9 + deltas.length },
+      },
+    ],
+    done: true,
+  }),
 });
 
 describe('openai_compatible: the chat completions wire format', () => {

@@ -73,6 +73,32 @@ describeProviderConformance({
   }),
   textReply,
   unfinishedStream: responsesStreamStart('Hel', 'lo'),
+  streamedReply: (deltas) => ({
+    sse: [
+      ...responsesStreamStart(...deltas),
+      ...responses.sse([
+        {
+          type: 'response.output_item.done',
+          sequence_number: 2 + deltas.length,
+          output_index: 0,
+          item: { ...messageItem(deltas.join('')), id: 'msg_s' },
+        },
+        {
+          type: 'response.completed',
+          sequence_number: 3 + deltas.length,
+          response: {
+            id: 'resp_s',
+            object: 'response',
+            created_at: 1741290958,
+            status: 'completed',
+            model: 'gpt-4.1-2025-04-14',
+            output: [],
+            usage: usage(10, 0, deltas.length),
+          },
+        },
+      ]),
+    ],
+  }),
 });
 
 describe('openai: the Responses API wire format', () => {

@@ -27,6 +27,8 @@ describe('provider entries of the SDK kinds', () => {
       max_tokens: 4096,
       headers: { 'x-gateway-team': 'ratchet' },
       timeout_ms: 120_000,
+      first_token_timeout_ms: 30_000,
+      idle_timeout_ms: 20_000,
       context_window: 200_000,
       rate_limit: { rpm: 50, input_tpm: 40_000, output_tpm: 8000, max_retries: 5, base_delay_ms: 1000 },
     };
@@ -51,6 +53,27 @@ describe('provider entries of the SDK kinds', () => {
         expect.stringMatching(/^base_url: /),
       ]),
     );
+  });
+
+  it('bounds the stall timeouts: from 100 ms to a day, each error naming the key and the limit', () => {
+    const entry = {
+      name: 'local',
+      kind: 'openai_compatible',
+      model: 'llama3.1',
+      base_url: 'http://127.0.0.1:1/v1',
+    };
+    expect(issuesOf({ ...entry, first_token_timeout_ms: 100, idle_timeout_ms: 86_400_000 })).toEqual([]);
+    expect(issuesOf({ ...entry, first_token_timeout_ms: 99, idle_timeout_ms: 86_400_001 })).toEqual([
+      expect.stringMatching(/^first_token_timeout_ms: .*100/),
+      'idle_timeout_ms: must be at most 86400000 (1 day)',
+    ]);
+    expect(issuesOf({ ...entry, idle_timeout_ms: 1.5 })).toEqual([
+      expect.stringMatching(/^idle_timeout_ms: /),
+    ]);
+    // Only the kinds that make HTTP requests have them.
+    expect(
+      issuesOf({ name: 's', kind: 'scripted', model: 'test', script: 'script.json', idle_timeout_ms: 1000 }),
+    ).toEqual([expect.stringMatching(/^idle_timeout_ms: /)]);
   });
 
   it('openai_compatible: no key needed, base_url required, provider_name allowed', () => {

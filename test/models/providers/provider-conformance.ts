@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type FakeReply, startFakeProviderServer, useFakeProvider } from './fake-provider-server.js';
 import { completerOf, failureOf, neverAborted, requestOf, userMessage } from './provider-fixtures.js';
 
@@ -13,6 +13,8 @@ export interface ProviderConformanceOptions {
   textReply(text: string): FakeReply;
   /** Stream events that start a reply with the text deltas "Hel", "lo" and never finish it. */
   unfinishedStream: readonly unknown[];
+  /** A whole streamed reply whose text comes as `deltas`, finished as the provider finishes one. */
+  streamedReply(deltas: readonly string[]): FakeReply & { sse: readonly unknown[] };
 }
 
 /**
@@ -195,6 +197,94 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
         ),
       );
       expect(error.code).toBe('model_network_error');
+    });
+
+    describe('a request that stops sending (first_token_timeout_ms, idle_timeout_ms)', () => {
+      const streaming = (deltas: string[]) => ({
+        ...request(),
+        onTextDelta: (delta: string) => deltas.push(delta),
+      });
+      /** The one request the server got was hung up on by the client (not left to the server to end). */
+      const expectCutShort = () =>
+        vi.waitFor(() => expect(fake.server.requests.map((sent) => sent.cutShort)).toEqual([true]), {
+          timeout: 10_000,
+        });
+
+      it('a stream that sends a chunk and then stalls is aborted after idle_timeout_ms: model_stalled, retried', async () => {
+        fake.server.reply({ sse: options.unfinishedStream, stall: true });
+        const deltas: string[] = [];
+        const error = await failureOf(
+          completer({ idle_timeout_ms: 300 }).complete(streaming(deltas), neverAborted()),
+        );
+        expect(error.code).toBe('model_stalled');
+        expect(error.retryable).toBe(true);
+        expect(error.message).toContain(`provider "test-${kind}"`);
+        expect(error.message).toContain('idle_timeout_ms (300 ms)');
+        expect(error.details).toMatchObject({ phase: 'idle', timeout_ms: 300, provider: `test-${kind}` });
+        expect(deltas).toEqual(['Hel', 'lo']);
+        await expectCutShort();
+      });
+
+      it('a streamed request whose headers never come is aborted after first_token_timeout_ms', async () => {
+        fake.server.reply({ hang: true });
+        const error = await failureOf(
+          completer({ first_token_timeout_ms: 300 }).complete(streaming([]), neverAborted()),
+        );
+        expect(error.code).toBe('model_stalled');
+        expect(error.retryable).toBe(true);
+        expect(error.details).toMatchObject({ phase: 'first_token', timeout_ms: 300 });
+        expect(error.message).toContain('first_token_timeout_ms (300 ms)');
+        await expectCutShort();
+      });
+
+      it('a stream that sends its headers and then nothing is aborted after first_token_timeout_ms', async () => {
+        fake.server.reply({ headersOnly: true, contentType: 'text/event-stream' });
+        const error = await failureOf(
+          completer({ first_token_timeout_ms: 300 }).complete(streaming([]), neverAborted()),
+        );
+        expect(error.code).toBe('model_stalled');
+        expect(error.details).toMatchObject({ phase: 'first_token' });
+        await expectCutShort();
+      });
+
+      it('an unstreamed body that stops midway is aborted after idle_timeout_ms', async () => {
+        const whole = options.textReply('Hello there, this body stops in the middle.');
+        if (!('json' in whole)) throw new Error('textReply must be a JSON reply');
+        const body = JSON.stringify(whole.json);
+        fake.server.reply({ text: body.slice(0, Math.floor(body.length / 2)), stall: true });
+        const error = await failureOf(
+          completer({ idle_timeout_ms: 300 }).complete(request(), neverAborted()),
+        );
+        expect(error.code).toBe('model_stalled');
+        expect(error.retryable).toBe(true);
+        expect(error.details).toMatchObject({ phase: 'idle', timeout_ms: 300 });
+        await expectCutShort();
+      });
+
+      it('an unstreamed reply is generated before its headers: first_token_timeout_ms does not cut it short', async () => {
+        // The server answers well after first_token_timeout_ms; only timeout_ms bounds an unstreamed reply.
+        fake.server.reply({ ...options.textReply('Worth the wait.'), delayMs: 800 } as FakeReply);
+        const completion = await completer({ first_token_timeout_ms: 200, idle_timeout_ms: 200 }).complete(
+          request(),
+          neverAborted(),
+        );
+        expect(completion.parts).toEqual([{ type: 'text', text: 'Worth the wait.' }]);
+      });
+
+      it('a slow but steady stream (a chunk every 100 ms for 2 s) is read whole, not aborted', async () => {
+        const pieces = Array.from({ length: 20 }, (_, index) => `p${index} `);
+        const reply = options.streamedReply(pieces);
+        // Every event comes 100 ms after the one before: the whole reply takes over 2 s, each gap a sixth of
+        // idle_timeout_ms (a margin so that a busy machine's late timers do not make it look stalled).
+        fake.server.reply({ ...reply, intervalMs: 100 });
+        const deltas: string[] = [];
+        const completion = await completer({ first_token_timeout_ms: 600, idle_timeout_ms: 600 }).complete(
+          streaming(deltas),
+          neverAborted(),
+        );
+        expect(deltas).toEqual(pieces);
+        expect(completion.parts).toEqual([{ type: 'text', text: pieces.join('') }]);
+      });
     });
 
     it("the caller's abort ends the request with the signal's reason, not a model error", async () => {
