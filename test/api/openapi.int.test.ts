@@ -39,6 +39,12 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'POST /v1/runs/{id}/fork',
       'POST /v1/runs/{id}/retry',
       'GET /v1/agents',
+      'GET /v1/runs/{id}/tree',
+      'GET /v1/runs/{id}/steps',
+      'GET /v1/system',
+      'GET /v1/runs',
+      'GET /v1/runs/summary',
+      'GET /v1/sessions',
     ].sort(),
   );
 
@@ -83,11 +89,34 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     'AcceptedRun',
     'Error',
     'Event',
+    'IterationStep',
     'Message',
     'Question',
     'Run',
+    'RunList',
+    'RunListItem',
+    'RunSteps',
+    'RunSummary',
+    'RunTree',
+    'RunTreeNode',
     'Session',
+    'SessionList',
+    'SessionListItem',
+    'StepAttempt',
+    'StepWait',
+    'SystemState',
+    'ToolCallStep',
     'UsageTotals',
+  ]);
+  const steps = document.paths['/v1/runs/{id}/steps'].get;
+  expect(steps.responses['200'].content['application/json'].schema.$ref).toBe(
+    '#/components/schemas/RunSteps',
+  );
+  expect(steps.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual([
+    'cut_at',
+    'from',
+    'id',
+    'limit',
   ]);
   expect(document.components.schemas.Error.properties.error.properties.code.enum).toContain(
     'payload_too_large',

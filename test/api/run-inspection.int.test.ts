@@ -115,7 +115,14 @@ describe('GET /v1/system', () => {
     expect(body.config_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(body.queues).toHaveLength(1);
     expect(body.queues[0].counts).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0 });
-    expect(body.runs_by_status).toBeNull();
+    expect(body.runs_by_status).toMatchObject({
+      queued: 0,
+      running: 0,
+      waiting_input: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+    });
 
     // A run waiting for an answer: its tool step is parked in the delayed set, listed by its kind.
     const { runId, sessionId } = await api.engine.startRun({ input: 'ask me' });
@@ -124,8 +131,13 @@ describe('GET /v1/system', () => {
     expect(parked.body.queues[0].counts.delayed).toBe(1);
     expect(parked.body.queues[0].by_kind).toEqual({ tool: { delayed: 1 } });
     expect(parked.body.queues[0].by_kind_sampled).toBe(false);
+    expect(parked.body.runs_by_status).toMatchObject({ waiting_input: 1, completed: 0 });
     await api.engine.respond(sessionId, question, 'red');
     expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    expect((await api.request('GET', '/v1/system')).body.runs_by_status).toMatchObject({
+      waiting_input: 0,
+      completed: 1,
+    });
     for (const worker of workers) await worker.stop();
     await waitFor(
       async () => (await api.request('GET', '/v1/system')).body.workers?.length === 0,
