@@ -10,6 +10,7 @@ export {
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
 export { listRunsPage, listSessionsPage, runSummary } from './run-index-requests.js';
+export { listRunsPage, listSessionsPage, runSummary } from './run-index-requests.js';
 export { requireRunSteps, requireRunTree } from './run-inspection-requests.js';
 export {
   cancelRun,
@@ -33,9 +34,13 @@ export {
   retryRunBodySchema,
   runListInputSchema,
   runListSchema,
+  runListInputSchema,
+  runListSchema,
   runSchema,
   runStepsSchema,
   runTreeSchema,
+  sessionListInputSchema,
+  sessionListSchema,
   sessionListInputSchema,
   sessionListSchema,
   sessionNoteListSchema,

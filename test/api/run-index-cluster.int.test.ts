@@ -116,8 +116,9 @@ describe('the run index on a Redis Cluster of three masters', () => {
     const paged: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await harness.request('GET', `/v1/runs?limit=3${cursor ? `&cursor=${cursor}` : ''}`))
-        .body;
+      const page: { runs: Listed[]; next_cursor: string | null } = (
+        await harness.request('GET', `/v1/runs?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+      ).body;
       expect(page.runs.length).toBeLessThanOrEqual(3);
       paged.push(...page.runs.map((run: Listed) => run.id));
       cursor = page.next_cursor;

@@ -10,6 +10,8 @@ import {
   forkRun,
   forkRunBodySchema,
   listAgents,
+  listRunsPage,
+  listSessionsPage,
   maxWaitSeconds,
   requireRun,
   requireRunSteps,
@@ -18,9 +20,13 @@ import {
   respondToQuestion,
   retryRun,
   retryRunBodySchema,
+  runListInputSchema,
+  runListSchema,
   runSchema,
   runStepsSchema,
   runTreeSchema,
+  sessionListInputSchema,
+  sessionListSchema,
   sessionNoteListSchema,
   sessionNotesOf,
   sessionStateOf,
@@ -141,6 +147,36 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ run_id }) => toolAnswer('get_run_tree', logger, () => requireRunTree(engine, run_id)),
+  );
+
+  server.registerTool(
+    'list_runs',
+    {
+      title: 'List runs',
+      description:
+        'Runs, newest first (each: id, session, agent, status, root run, creation time), filtered by status ' +
+        '(e.g. ["failed"] or ["waiting_input"]), agent, session_id, root (true: top-level runs only), ' +
+        'since/until (creation time) and q (id prefix). A page of `limit`; pass next_cursor as cursor for the ' +
+        'next one (null: no more).',
+      inputSchema: runListInputSchema,
+      outputSchema: outputOf(runListSchema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) => toolAnswer('list_runs', logger, () => listRunsPage(engine, input)),
+  );
+
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List sessions',
+      description:
+        'Sessions, most recently active first (each: id, agent, idle or active, active run, last activity), ' +
+        'filtered by status, agent, since/until (last activity) and q (id prefix); paged like list_runs.',
+      inputSchema: sessionListInputSchema,
+      outputSchema: outputOf(sessionListSchema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) => toolAnswer('list_sessions', logger, () => listSessionsPage(engine, input)),
   );
 
   server.registerTool(
