@@ -43,7 +43,8 @@ export async function callModel(
     }
   }
   // Counted without waiting (the connection pipelines it), so a later execution learns that this call was
-  // made if this one dies before its reply is recorded (retry waste). A refused request is uncounted again.
+  // made if this one dies before its reply is recorded (retry waste). A refused request is uncounted again;
+  // a stalled one is not (see below).
   const count = (by: number) =>
     context.store
       .countInJournal(counterField, by)
@@ -69,8 +70,10 @@ export async function callModel(
     return completion;
   } catch (thrown) {
     await counted;
-    void count(-1);
     const error = toRatchetError(thrown);
+    // A stalled request may have been billed for what the model generated before it stopped: it stays
+    // counted, so the attempt that succeeds records it as retry waste.
+    if (error.code !== 'model_stalled') void count(-1);
     if (error.code === 'model_rate_limited') {
       await services.limiter.settle(provider.name, {
         holdUntil: services.now().getTime() + (error.retryAfterMs ?? 1_000),
