@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/chat/index.js';
+import { RatchetError } from '../../src/errors/index.js';
+import type { RatchetEvent } from '../../src/events/event.js';
 import type { Script } from '../../src/models/index.js';
-import { Harness, type HarnessOptions } from '../helpers/harness.js';
+import { Harness, type HarnessOptions, normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 
 // Retry and fork (decision 0018): a new run continues what another recorded, and pays for nothing twice.
 let harness: Harness | undefined;
@@ -92,4 +96,235 @@ describe('retry', () => {
     expect(retryEvents.slice(0, 3)).toEqual(['run_retried', 'run_started', 'agent_start']);
     expect(retryEvents.at(-1)).toBe('run_completed');
   });
+});
+
+describe('fork', () => {
+  /** A finished five-iteration run of `agent`, and the model calls it made. */
+  async function fiveIterationRun(h: Harness) {
+    await h.startWorker();
+    const started = await h.engine.startRun({ input: 'count up', agent: 'agent' });
+    const run = await h.engine.waitForRun(started.runId, { timeoutMs: 30_000 });
+    expect(run.status).toBe('completed');
+    expect(run.iteration).toBe(5);
+    const original = calls(h);
+    expect(original.map((call) => call.position)).toEqual([0, 1, 2, 3, 4]);
+    return { ...started, original };
+  }
+
+  it('at iteration 2 of 5 makes exactly the model calls after the fork point, on a copy of the chat', async () => {
+    const h = start({ script: fiveIterations });
+    const { runId, sessionId, original } = await fiveIterationRun(h);
+    const fork = await h.engine.forkRun(runId, { atIteration: 2 });
+    expect(fork.sessionId).not.toBe(sessionId);
+    const done = await h.engine.waitForRun(fork.runId, { timeoutMs: 30_000 });
+    expect(done.status).toBe('completed');
+    expect(done.result).toBe('done');
+    expect(done.origin).toEqual({
+      kind: 'fork',
+      run_id: runId,
+      session_id: sessionId,
+      at_iteration: 2,
+      input_run_id: runId,
+    });
+
+    const forked = calls(h).slice(original.length);
+    expect(forked.map((call) => [call.run_id, call.position])).toEqual([
+      [fork.runId, 2],
+      [fork.runId, 3],
+      [fork.runId, 4],
+    ]);
+    // Its first request is the original's third: the same messages, copied, none asked again.
+    expect(sent(forked[0] ?? { messages: [] })).toEqual(sent(original[2] ?? { messages: [] }));
+
+    const originalChat = await h.transcript(sessionId);
+    const forkChat = await h.transcript(fork.sessionId);
+    // Input, two replies and their results copied; then three replies and two results of its own.
+    expect(forkChat.slice(0, 5)).toEqual(originalChat.slice(0, 5));
+    expect(forkChat.slice(5).every((message) => message.id.startsWith(fork.runId))).toBe(true);
+    expect(forkChat).toHaveLength(originalChat.length);
+
+    const originEvents = (await h.events(sessionId)).filter((event) => event.kind === 'run_forked');
+    expect(originEvents).toMatchObject([
+      {
+        run_id: fork.runId,
+        data: { from_run_id: runId, fork_session_id: fork.sessionId, at_iteration: 2 },
+      },
+    ]);
+    const agentStart = (await h.events(fork.sessionId)).find((event) => event.kind === 'agent_start');
+    expect(agentStart?.data).toMatchObject({ origin: { kind: 'fork', run_id: runId, at_iteration: 2 } });
+  });
+
+  it('with a new message continues from the fork point after it', async () => {
+    const h = start({ script: fiveIterations });
+    const { runId, original } = await fiveIterationRun(h);
+    const fork = await h.engine.forkRun(runId, { atIteration: 2, input: 'and one more thing' });
+    const done = await h.engine.waitForRun(fork.runId, { timeoutMs: 30_000 });
+    expect(done.status).toBe('completed');
+    const forked = calls(h).slice(original.length);
+    expect(forked.map((call) => call.position)).toEqual([2, 3, 4]);
+    expect(sent(forked[0] ?? { messages: [] })).toEqual([
+      ...sent(original[2] ?? { messages: [] }),
+      `${fork.runId}-in`,
+    ]);
+    expect(done.origin?.input_run_id).toBe(fork.runId);
+  });
+
+  it('with another agent: the stronger model answers from the copied chat, the original model is not asked', async () => {
+    const h = start({
+      agents: [
+        { name: 'agent', script: fiveIterations },
+        { name: 'strong', script: { default: { text: 'the strong answer' } } },
+      ],
+    });
+    const { runId, original } = await fiveIterationRun(h);
+    const fork = await h.engine.forkRun(runId, { atIteration: 2, agent: 'strong' });
+    const done = await h.engine.waitForRun(fork.runId, { timeoutMs: 30_000 });
+    expect(done).toMatchObject({ status: 'completed', result: 'the strong answer', agent: 'strong' });
+    const forked = calls(h).slice(original.length);
+    expect(forked.map((call) => [call.agent, call.run_id, call.position])).toEqual([
+      ['strong', fork.runId, 2],
+    ]);
+    expect(sent(forked[0] ?? { messages: [] })).toEqual(sent(original[2] ?? { messages: [] }));
+  });
+});
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+/**
+ * Retries or forks in a client process of its own (as an API process would), armed with a crash point: it
+ * must die there by SIGKILL.
+ */
+async function steerAndDie(h: Harness, crashAt: string, args: string[]): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(repoRoot, 'test/fixtures/steer-client.ts'), '--config', h.configPath, ...args],
+    { cwd: repoRoot, env: { ...process.env, RATCHET_CRASH_AT: crashAt }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exit = await new Promise<NodeJS.Signals | null>((resolveExit) =>
+    child.once('exit', (_code, signal) => resolveExit(signal)),
+  );
+  process.removeListener('exit', killOnExit);
+  expect(exit, output).toBe('SIGKILL');
+  expect(output).toContain(`crash point ${crashAt} reached`);
+}
+
+/** Chat and events of a session with the given ids (random in each run) named by their role. */
+async function normalized(h: Harness, sessionId: string, names: Record<string, string>) {
+  const rename = <T>(value: T): T => {
+    let text = JSON.stringify(value);
+    for (const [id, name] of Object.entries(names)) text = text.replaceAll(id, name);
+    return JSON.parse(text) as T;
+  };
+  const chat = await h.transcript(sessionId);
+  const events = await h.events(sessionId);
+  expect(new Set(chat.map((message) => message.id)).size).toBe(chat.length);
+  return {
+    chat: normalizeTranscript(rename<Message[]>(chat), 'RUN'),
+    // The outage's backoffs are jittered: the same in kind, not in length.
+    events: normalizeEvents(rename<RatchetEvent[]>(events), 'RUN').map((event) =>
+      event.replace(/"retry_in_ms":\d+/, '"retry_in_ms":"R"'),
+    ),
+  };
+}
+
+/** The retry of a run failed by the outage, by `retry`; then a worker finishes it. */
+async function outageRetried(retry: (h: Harness, runId: string) => Promise<string>) {
+  const h = start({ script: outage });
+  const { runId, sessionId } = await failedByOutage(h);
+  const retryId = await retry(h, runId);
+  await h.startWorker();
+  const done = await h.engine.waitForRun(retryId, { timeoutMs: 30_000 });
+  expect(done.status).toBe('completed');
+  const result = {
+    ...(await normalized(h, sessionId, { [runId]: 'ORIGINAL', [retryId]: 'RETRY', [sessionId]: 'SESSION' })),
+    calls: calls(h).length,
+  };
+  await h.close();
+  harness = undefined;
+  return result;
+}
+
+/** The fork at iteration 2 of a finished five-iteration run, by `fork`; then a worker finishes it. */
+async function forked(
+  fork: (h: Harness, runId: string, sessionId: string) => Promise<{ runId: string; sessionId: string }>,
+) {
+  const h = start({ script: fiveIterations });
+  const worker = await h.startWorker();
+  const { runId, sessionId } = await h.engine.startRun({ input: 'count up' });
+  expect((await h.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+  await worker.close(2000);
+  const made = await fork(h, runId, sessionId);
+  await h.startWorker();
+  const done = await h.engine.waitForRun(made.runId, { timeoutMs: 30_000 });
+  expect(done.status).toBe('completed');
+  const names = {
+    [runId]: 'ORIGINAL',
+    [made.runId]: 'FORK',
+    [sessionId]: 'SESSION',
+    [made.sessionId]: 'FORKED',
+  };
+  const result = {
+    original: await normalized(h, sessionId, names),
+    fork: await normalized(h, made.sessionId, names),
+    calls: calls(h).length,
+  };
+  await h.close();
+  harness = undefined;
+  return result;
+}
+
+/** The retry a client finds after its request died: the one the retried run names. */
+async function retryAgain(h: Harness, runId: string): Promise<string> {
+  try {
+    return (await h.engine.retryRun(runId)).runId;
+  } catch (error) {
+    if (!(error instanceof RatchetError) || error.code !== 'run_not_retryable') throw error;
+    const named = error.details?.retry_run_id;
+    expect(typeof named).toBe('string');
+    return named as string;
+  }
+}
+
+/** The fork a client finds after its request died: announced in the original's log, else made again. */
+async function forkAgain(h: Harness, runId: string, sessionId: string) {
+  const announced = (await h.events(sessionId)).filter((event) => event.kind === 'run_forked');
+  expect(announced.length).toBeLessThanOrEqual(1);
+  const event = announced[0];
+  if (event?.kind === 'run_forked') return { runId: event.run_id, sessionId: event.data.fork_session_id };
+  return h.engine.forkRun(runId, { atIteration: 2 });
+}
+
+describe('retry and fork under SIGKILL of the process that makes them', () => {
+  it.each(['steer.before_retry_commit', 'steer.after_retry_commit'])(
+    'a retry killed at %s ends as the retry without a fault',
+    async (point) => {
+      const reference = await outageRetried(async (h, runId) => (await h.engine.retryRun(runId)).runId);
+      const faulted = await outageRetried(async (h, runId) => {
+        await steerAndDie(h, point, ['retry', runId]);
+        return retryAgain(h, runId);
+      });
+      expect(faulted).toEqual(reference);
+    },
+  );
+
+  it.each(['steer.before_fork_commit', 'steer.after_fork_commit'])(
+    'a fork killed at %s ends as the fork without a fault',
+    async (point) => {
+      const reference = await forked((h, runId) => h.engine.forkRun(runId, { atIteration: 2 }));
+      const faulted = await forked(async (h, runId, sessionId) => {
+        await steerAndDie(h, point, ['fork', runId, '2']);
+        return forkAgain(h, runId, sessionId);
+      });
+      expect(faulted).toEqual(reference);
+    },
+  );
 });
