@@ -10,7 +10,6 @@ export {
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
 export { listRunsPage, listSessionsPage, runSummary } from './run-index-requests.js';
-export { listRunsPage, listSessionsPage, runSummary } from './run-index-requests.js';
 export { requireRunSteps, requireRunTree } from './run-inspection-requests.js';
 export {
   cancelRun,
@@ -34,13 +33,9 @@ export {
   retryRunBodySchema,
   runListInputSchema,
   runListSchema,
-  runListInputSchema,
-  runListSchema,
   runSchema,
   runStepsSchema,
   runTreeSchema,
-  sessionListInputSchema,
-  sessionListSchema,
   sessionListInputSchema,
   sessionListSchema,
   sessionNoteListSchema,

@@ -741,35 +741,6 @@ export const sessionListInputSchema = z.strictObject({
     .describe(`How many sessions a page holds (1 to ${maxListLimit}).`),
 });
 
-/** GET /v1/runs's filters as a tool's JSON arguments (MCP list_runs): statuses as a list, root as a boolean. */
-export const runListInputSchema = z.strictObject({
-  ...runListQuerySchema.shape,
-  status: z
-    .array(listedStatusSchema)
-    .optional()
-    .describe('Only runs with one of these statuses (waiting_input: a run with a pending question).'),
-  root: z.boolean().optional().describe('true: only runs started by a client; false: only child runs.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(maxListLimit)
-    .default(50)
-    .describe(`How many runs a page holds (1 to ${maxListLimit}).`),
-});
-
-/** GET /v1/sessions's filters as a tool's JSON arguments (MCP list_sessions). */
-export const sessionListInputSchema = z.strictObject({
-  ...sessionListQuerySchema.shape,
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(maxListLimit)
-    .default(50)
-    .describe(`How many sessions a page holds (1 to ${maxListLimit}).`),
-});
-
 // ── retry and fork (POST /v1/runs/:id/retry, /v1/runs/:id/fork; decision 0018) ───────────────────────
 
 /** Limits a retry or a fork may ask for anew, each at most what the agent allows. */
