@@ -6,6 +6,7 @@ import type { Message } from '../../src/chat/index.js';
 import { RatchetError } from '../../src/errors/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import type { Script } from '../../src/models/index.js';
+import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions, normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 
 // Retry and fork (decision 0018): a new run continues what another recorded, and pays for nothing twice.
@@ -95,6 +96,61 @@ describe('retry', () => {
     const retryEvents = events.filter((event) => event.run_id === retry.runId).map((event) => event.kind);
     expect(retryEvents.slice(0, 3)).toEqual(['run_retried', 'run_started', 'agent_start']);
     expect(retryEvents.at(-1)).toBe('run_completed');
+  });
+});
+
+describe('retry of a cancelled run', () => {
+  it('keeps the recorded result of a finished call and tells the model a cut-short one may have run', async () => {
+    const h = start({
+      script: {
+        replies: [
+          {
+            tool_calls: [
+              { name: 'charge_card', arguments: { amount: 5 } },
+              { name: 'slow_echo', arguments: { text: 'late', delay_ms: 60_000 } },
+            ],
+          },
+          { text: 'done' },
+        ],
+      },
+    });
+    await h.startWorker();
+    const { runId, sessionId } = await h.engine.startRun({ input: 'charge and echo' });
+    await waitFor(
+      async () =>
+        (await h.events(sessionId)).some(
+          (event) => event.kind === 'tool_call_end' && event.data.name === 'charge_card',
+        ),
+      30_000,
+      'the charge to be recorded',
+    );
+    await h.engine.cancelRun(runId);
+    const retry = await h.engine.retryRun(runId);
+    const done = await h.engine.waitForRun(retry.runId, { timeoutMs: 30_000 });
+    expect(done.status).toBe('completed');
+
+    // The charge ran once: its recorded result stands; the echo was cut short and is not run again.
+    expect(h.effects().map((effect) => effect.label)).toEqual(['charge 5']);
+    expect(calls(h).map((call) => [call.run_id, call.position])).toEqual([
+      [runId, 0],
+      [retry.runId, 1],
+    ]);
+    const results = (await h.transcript(sessionId)).filter((message) => message.role === 'tool');
+    expect(results.map((message) => message.parts[0])).toEqual([
+      expect.objectContaining({ is_error: false, content: '{"charged":5}' }),
+      expect.objectContaining({
+        is_error: true,
+        content: expect.stringContaining(
+          '(cancelled) while this call ran: it may or may not have taken effect',
+        ),
+      }),
+    ]);
+    // Both results complete the cancelled run's batch under its message ids, announced by the retry.
+    expect(results.map((message) => message.id)).toEqual([`${runId}-i1-r0`, `${runId}-i1-r1`]);
+    const added = (await h.events(sessionId)).filter(
+      (event) => event.kind === 'message_added' && event.data.message.role === 'tool',
+    );
+    expect(added.map((event) => event.run_id)).toEqual([retry.runId, retry.runId]);
   });
 });
 
