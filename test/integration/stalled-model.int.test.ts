@@ -136,6 +136,17 @@ describe('a model request that stops sending', () => {
           }),
         }),
       ]);
+      // The run's timeline (GET /v1/runs/:id/steps) shows the iteration's second attempt as a retry of the stall,
+      // and both model calls.
+      const timeline = await harness.engine.runSteps(runId, { from: 1, limit: 10, cutAt: 200 });
+      const [iteration] = timeline?.steps ?? [];
+      expect(iteration?.model_calls).toBe(2);
+      expect(
+        iteration?.attempts.map(({ attempt, cause, retry_of }) => ({ attempt, cause, retry_of })),
+      ).toEqual([
+        { attempt: 1, cause: 'first', retry_of: null },
+        { attempt: 2, cause: 'retry', retry_of: 'model_stalled' },
+      ]);
       const retried = events.filter((event) => event.kind === 'attempt_retried');
       if (stream) {
         expect(retried.map((event) => event.data)).toEqual([{ iteration: 1, attempt: 2 }]);
