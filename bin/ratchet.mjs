@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// `ratchet`: runs the compiled CLI (dist/cli/main.js, built by `npm run build`, which `npm install` runs) when it
-// is there and up to date; otherwise the TypeScript source through tsx's loader, registered here so it resolves
-// from this package whatever the working directory is. Compiling at every start costs seconds (`--help` takes
-// about 0.3 s compiled against 1.8 s from source), which slows every worker that starts.
+// `ratchet`: runs the compiled CLI (dist/cli/main.js) when it is there and up to date; otherwise the TypeScript
+// source through tsx's loader, registered here so it resolves from this package whatever the working directory
+// is. Compiling at every start costs seconds (`--help` takes about 0.3 s compiled against 1.8 s from source),
+// which slows every worker that starts.
+//
+// The published package carries dist/ (built by `npm pack`) and no src/: it always runs dist/, and tsx is not
+// even installed with it (a dev dependency). In a checkout, `npm install` builds dist/ (the prepare script).
 //
 // Source mode: RATCHET_SOURCE=1, or no dist/, or a file under src/ changed after the build (a checkout being
 // edited: a stale build would run yesterday's code). RATCHET_SOURCE=0 runs dist/ even when it looks stale.
@@ -14,7 +17,18 @@ const root = join(import.meta.dirname, '..');
 const compiled = join(root, 'dist/cli/main.js');
 
 if (useSource()) {
-  const { register } = await import('tsx/esm/api');
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    const why = existsSync(compiled) ? 'RATCHET_SOURCE=1 or src/ newer than dist/' : 'no dist/cli/main.js';
+    process.stderr.write(
+      `ratchet: cannot run from source (${why}): Cannot find package 'tsx' (a dev dependency). ` +
+        'Run npm install (which builds dist/), or npm run build.\n',
+    );
+    process.exit(1);
+  }
   register();
   await import('../src/cli/main.ts');
 } else {

@@ -1,0 +1,370 @@
+import { spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Script } from '../../src/models/index.js';
+import { ApiHarness } from '../api/api-harness.js';
+import { type CliWorld, createWorld } from '../cli/cli-fixture.js';
+
+// The package as users get it: `npm pack` (whose prepare script builds dist/), then `npm install` of the
+// tarball into an empty project, where `import { RatchetClient } from 'ratchet/client'` must type-check and
+// run against a live API, the README's example must run as written, and the `ratchet` bin must run compiled
+// JavaScript. The package is packed from a copy of the sources, so the repository's own dist/ (which other
+// tests' `ratchet` may be running) is left alone. One install, from the npm registry through the machine's
+// npm cache: without either, the test fails saying so.
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+interface Output {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let work: string;
+let app: string;
+let packedFiles: string[];
+let installed: string;
+let api: ApiHarness | undefined;
+let world: CliWorld | undefined;
+
+/** The environment of the test's own processes: Node 24 first on PATH, no npm settings inherited from `npm test`. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(name) && name !== 'NODE_OPTIONS' && name !== 'RATCHET_SOURCE') env[name] = value;
+  }
+  env.PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
+  return { ...env, ...extra };
+}
+
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? childEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise<Output>((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** npm, run by this Node (the `npm` on PATH may start another one). */
+function npm(args: readonly string[], cwd: string): Promise<Output> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'npm');
+    if (!existsSync(candidate)) continue;
+    const real = realpathSync(candidate);
+    if (real.endsWith('.js')) return run(process.execPath, [real, ...args], { cwd });
+    return run(candidate, args, { cwd });
+  }
+  throw new Error('npm is not on PATH');
+}
+
+function failed(what: string, output: Output): Error {
+  return new Error(
+    `${what} exited ${output.code}:\n${output.stderr.slice(-3000)}\n${output.stdout.slice(-2000)}`,
+  );
+}
+
+const typescriptVersion = (
+  JSON.parse(readFileSync(join(repoRoot, 'node_modules/typescript/package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+/** The README's example, as written (a ```ts block under "## Typed client"). */
+function readmeExample(): string {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const block = /^## Typed client\n[\s\S]*?^```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README.md has no ```ts block under ## Typed client');
+  return block;
+}
+
+/** A user's program: typed on the package's declarations alone (DOM types, no @types/node), as in a browser. */
+const program = `import { RatchetApiError, RatchetClient, type Run } from 'ratchet/client';
+
+declare const process: { env: Record<string, string | undefined> };
+
+const client = new RatchetClient({ baseUrl: process.env.RATCHET_URL ?? 'http://127.0.0.1:8080' });
+const accepted = await client.submit({ input: 'Plan a weekend in Lisbon' });
+const seen: string[] = [];
+for await (const event of client.events(accepted.session_id, { untilRunEnds: accepted.run_id })) {
+  seen.push(event.kind);
+  if (event.kind === 'ask_user') {
+    await client.answer(accepted.session_id, event.data.question_id, 'Next weekend');
+  }
+}
+const run: Run = await client.wait(accepted.run_id);
+try {
+  await client.get('run_unknown');
+} catch (error) {
+  if (error instanceof RatchetApiError) seen.push(\`\${error.status} \${error.code}\`);
+}
+console.log(JSON.stringify({ status: run.status, result: run.result, seen }));
+`;
+
+/** Uses the client wrongly: the declarations must say so (they are real types, not \`any\`). */
+const wrongProgram = `import { RatchetClient } from 'ratchet/client';
+
+const client = new RatchetClient({ baseUrl: 'http://127.0.0.1:8080' });
+for await (const event of client.events('ses_a')) {
+  if (event.kind === 'run_started') console.log(event.data.question_id);
+}
+const status: number = (await client.get('run_a')).status;
+await client.submit({ inptu: 'typo' });
+console.log(status);
+`;
+
+const appTsconfig = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+    types: [],
+    strict: true,
+    outDir: 'out',
+  },
+  files: ['main.ts'],
+};
+
+const script: Script = {
+  replies: [
+    { tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
+    { tool_calls: [{ name: 'ask_user', arguments: { question: 'When do you travel?' } }] },
+    { text: 'Lisbon, next weekend: booked.' },
+  ],
+};
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'ratchet-package-'));
+  const source = join(work, 'source');
+  mkdirSync(source);
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE']) {
+    cpSync(join(repoRoot, entry), join(source, entry));
+  }
+  for (const dir of ['bin', 'config', 'scripts', 'src']) {
+    cpSync(join(repoRoot, dir), join(source, dir), { recursive: true });
+  }
+  symlinkSync(join(repoRoot, 'node_modules'), join(source, 'node_modules'));
+
+  const pack = await npm(['pack', '--json', '--pack-destination', work], source);
+  if (pack.code !== 0) throw failed('npm pack', pack);
+  const [manifest] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  if (!manifest) throw new Error(`npm pack printed no manifest: ${pack.stdout}`);
+  packedFiles = manifest.files.map((file) => file.path);
+
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  const install = await npm(
+    [
+      'install',
+      join(work, manifest.filename),
+      `typescript@${typescriptVersion}`,
+      '--prefer-offline',
+      '--omit=dev',
+      '--no-audit',
+      '--no-fund',
+      '--no-update-notifier',
+    ],
+    app,
+  );
+  if (install.code !== 0) {
+    const registry = (await npm(['config', 'get', 'registry'], app)).stdout.trim();
+    throw failed(
+      `npm install of the tarball (it needs the npm registry, ${registry}, or the packages in the npm cache)`,
+      install,
+    );
+  }
+  installed = join(app, 'node_modules/ratchet');
+}, 300_000);
+
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+afterAll(async () => {
+  await world?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('carries dist/ (with the client declarations and the Lua scripts), bin/, config/, README and LICENSE; no src/, test/ or source maps', () => {
+    for (const file of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/ratchet.mjs',
+      'config/demo.yaml',
+      'dist/cli/main.js',
+      'dist/client/index.js',
+      'dist/client/index.d.ts',
+      'dist/redis/lua/create-run.lua',
+    ]) {
+      expect(packedFiles).toContain(file);
+    }
+    expect(packedFiles.filter((file) => /^(src|test|scripts|bench|examples)\/|\.map$/.test(file))).toEqual(
+      [],
+    );
+  });
+
+  it('installs into an empty project as it was packed: nothing is built there, and neither tsx nor a src/ comes with it', () => {
+    expect(existsSync(join(installed, 'dist/client/index.d.ts'))).toBe(true);
+    expect(existsSync(join(installed, 'src'))).toBe(false);
+    expect(existsSync(join(installed, 'tsconfig.build.json'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules/tsx'))).toBe(false);
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      private?: boolean;
+    };
+    expect(manifest.private).toBeUndefined();
+  });
+
+  it("type-checks `import { RatchetClient } from 'ratchet/client'` (NodeNext, no @types/node), and refuses a wrong use", async () => {
+    writeFileSync(join(app, 'main.ts'), program);
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(appTsconfig, null, 2));
+    const tsc = join(app, 'node_modules/typescript/bin/tsc');
+    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app });
+    if (compiled.code !== 0) throw failed('tsc', compiled);
+    expect(existsSync(join(app, 'out/main.js'))).toBe(true);
+
+    writeFileSync(join(app, 'wrong.ts'), wrongProgram);
+    writeFileSync(
+      join(app, 'tsconfig.wrong.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, files: ['wrong.ts'] }),
+    );
+    const wrong = await run(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toMatch(/wrong\.ts\(5,.*Property 'question_id' does not exist/);
+    expect(wrong.stdout).toMatch(/wrong\.ts\(7,.*error TS2322/);
+    expect(wrong.stdout).toMatch(/wrong\.ts\(8,.*'inptu' does not exist/);
+  }, 120_000);
+
+  it('the compiled program completes a run against a live API and worker', async () => {
+    if (!existsSync(join(app, 'out/main.js')))
+      throw new Error('out/main.js: the type-check test did not compile it');
+    api = await ApiHarness.start({ script });
+    const result = await run(process.execPath, ['out/main.js'], {
+      cwd: app,
+      env: childEnv({ RATCHET_URL: api.url }),
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as { status: string; result: string; seen: string[] };
+    expect(printed.status).toBe('completed');
+    expect(printed.result).toBe('Lisbon, next weekend: booked.');
+    expect(printed.seen).toContain('ask_user');
+    expect(printed.seen.at(-2)).toBe('run_completed');
+    expect(printed.seen.at(-1)).toBe('404 not_found');
+    expect(api.harness.modelCalls().at(-1)?.messages.at(-1)?.text).toContain('Next weekend');
+  }, 120_000);
+
+  it("runs the README's example as written against a live API", async () => {
+    writeFileSync(join(app, 'readme-example.ts'), readmeExample());
+    api = await ApiHarness.start({ script });
+    // Node runs the block's TypeScript itself (type stripping); it imports the installed package by name.
+    const result = await run(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', 'readme-example.ts'],
+      { cwd: app, env: childEnv({ RATCHET_URL: api.url }) },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'agent calls add',
+        'agent calls ask_user',
+        'agent asks: When do you travel?',
+        'completed Lisbon, next weekend: booked.',
+        '',
+      ].join('\n'),
+    );
+  }, 120_000);
+
+  it('its ratchet bin runs compiled JavaScript: --help loads dist/, and no .ts file, tsx or TypeScript', async () => {
+    // Every module the process loads, recorded by a hook of its own.
+    const probe = join(work, 'probe.mjs');
+    const record = join(work, 'loaded.json');
+    writeFileSync(
+      probe,
+      [
+        "import { writeFileSync } from 'node:fs';",
+        "import { registerHooks } from 'node:module';",
+        'const loaded = [];',
+        'registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });',
+        `process.on('exit', () => writeFileSync(${JSON.stringify(record)}, JSON.stringify({ loaded, execArgv: process.execArgv })));`,
+      ].join('\n'),
+    );
+    const help = await run(join(app, 'node_modules/.bin/ratchet'), ['--help'], {
+      cwd: app,
+      env: childEnv({ NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` }),
+    });
+    expect(help.stderr).toBe('');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: ratchet <command> [options]');
+    const { loaded, execArgv } = JSON.parse(readFileSync(record, 'utf8')) as {
+      loaded: string[];
+      execArgv: string[];
+    };
+    expect(loaded).toContain(pathToFileURL(join(realpathSync(installed), 'dist/cli/main.js')).href);
+    expect(loaded.filter((url) => /\.[cm]?ts$|\/node_modules\/(tsx|typescript)\//.test(url))).toEqual([]);
+    expect(execArgv.join(' ')).not.toMatch(/tsx|loader/);
+
+    // Asked for the source, the installed bin has none to run, and no tsx to run it with.
+    const source = await run(join(app, 'node_modules/.bin/ratchet'), ['--help'], {
+      cwd: app,
+      env: childEnv({ RATCHET_SOURCE: '1' }),
+    });
+    expect(source.code).toBe(1);
+    expect(source.stderr).toContain(
+      "cannot run from source (RATCHET_SOURCE=1 or src/ newer than dist/): Cannot find package 'tsx'",
+    );
+  }, 120_000);
+
+  it('its ratchet bin runs a task end to end from the package: config, Lua scripts, API and worker are found', async () => {
+    world = createWorld({
+      script: {
+        replies: [
+          { text: 'Adding.', tool_calls: [{ name: 'calculate', arguments: { expression: '2 + 3' } }] },
+          { text: 'It is 5.' },
+        ],
+      },
+      redisUrl: inject('redisUrl'),
+    });
+    const result = await run(
+      join(app, 'node_modules/.bin/ratchet'),
+      ['run', '--config', world.configPath, 'What is 2 + 3?'],
+      { cwd: world.dir, env: childEnv({ RATCHET_LOG_LEVEL: 'warn' }) },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('✓ calculate → {"expression":"2 + 3","result":5}');
+    expect(result.stdout.endsWith('\nanswer: It is 5.\n')).toBe(true);
+  }, 120_000);
+});
