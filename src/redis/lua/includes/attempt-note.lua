@@ -5,7 +5,8 @@
     BullMQ's attempt number went up (that one failed); else 'takeover' (it ended without committing, failing
     or parking). Keeps the latest `keep` executions; `count` counts them all. noteJson = '' does nothing.
   noteParked(journalKey, field, parkedAt, wakeAt)
-    Marks the latest execution of the record as parked (it waits until wakeAt at the latest).
+    Marks the latest execution of the record as parked (it waits until wakeAt at the latest; '' = no
+    time). field nil or '' (a caller without a record) does nothing.
 ]]
 local function noteAttempt(journalKey, field, noteJson, keep)
   if noteJson == '' then
@@ -39,6 +40,9 @@ local function noteAttempt(journalKey, field, noteJson, keep)
 end
 
 local function noteParked(journalKey, field, parkedAt, wakeAt)
+  if not field or field == '' then
+    return
+  end
   local current = redis.call('HGET', journalKey, field)
   if not current then
     return
