@@ -1,4 +1,4 @@
-import type { Part } from '../chat/index.js';
+import { type Part, toolCallsOf } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { ContinuationStore } from '../redis/continuation-store.js';
 import { type KeySpace, mainChatId, shardOf } from '../redis/keys.js';
@@ -138,24 +138,40 @@ export async function forkRun(
 ): Promise<{ runId: string; sessionId: string }> {
   const originalSession = sessionIdOfRun(runId);
   if (!originalSession) throw new RatchetError('run_not_found', `unknown run ${runId}`);
-  const stored = await context.store.loadRun(originalSession, runId);
-  if (!stored) throw new RatchetError('run_not_found', `unknown run ${runId}`);
-  const original = stored.record;
-  if (original.parent !== null || original.chat_id !== mainChatId || context.isTeam(original.agent)) {
+  const asked = await context.store.loadRun(originalSession, runId);
+  if (!asked) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  if (
+    asked.record.parent !== null ||
+    asked.record.chat_id !== mainChatId ||
+    context.isTeam(asked.record.agent)
+  ) {
     throw new RatchetError(
       'run_not_forkable',
-      `run ${runId} is ${original.parent ? 'a child run' : "a team's run"}: only a root agent run can be forked`,
-      { details: { status: original.status } },
+      `run ${runId} is ${asked.record.parent ? 'a child run' : "a team's run"}: only a root agent run can be forked`,
+      { details: { status: asked.record.status } },
     );
   }
   const at = input.atIteration;
-  const reply =
-    at >= 1 && at <= original.iteration ? await context.store.reply(originalSession, runId, at) : undefined;
+  // A retry's first iterations were recorded by the run it continues: the fork starts from that one's reply.
+  let original = asked.record;
+  let reply =
+    at >= 1 && at <= original.iteration
+      ? await context.store.reply(originalSession, original.id, at)
+      : undefined;
+  for (let hops = 0; !reply && original.origin?.kind === 'retry' && hops < 100; hops += 1) {
+    const previous = await context.store.loadRun(originalSession, original.origin.run_id);
+    if (!previous) break;
+    original = previous.record;
+    reply =
+      at >= 1 && at <= original.iteration
+        ? await context.store.reply(originalSession, original.id, at)
+        : undefined;
+  }
   if (!reply) {
     throw new RatchetError(
       'invalid_run_settings',
-      `at_iteration: run ${runId} has no recorded reply of iteration ${at} (its recorded iterations are 1 to ${original.iteration})`,
-      { details: { field: 'at_iteration', limit: original.iteration } },
+      `at_iteration: run ${runId} has no recorded reply of iteration ${at} (its recorded iterations are 1 to ${asked.record.iteration})`,
+      { details: { field: 'at_iteration', limit: asked.record.iteration } },
     );
   }
   const agent = input.agent ?? original.agent;
@@ -169,11 +185,14 @@ export async function forkRun(
     );
   }
   const limits = context.limitsOf(agent, input);
+  const [replyMessage] = await context.store.readChat(originalSession, mainChatId, reply.index, reply.index);
+  // The reply, then its guardrail feedback (if any) and one result per call.
+  const calls = replyMessage ? toolCallsOf(replyMessage).length : 0;
   const after = await context.store.readChat(
     originalSession,
     mainChatId,
     reply.index,
-    reply.index + reply.tool_calls.length + 1,
+    reply.index + calls + 1,
   );
   const copied = forkLength(original, at, reply, after);
   const viewJson = await context.store.readView(originalSession, mainChatId);

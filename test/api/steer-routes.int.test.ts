@@ -27,6 +27,19 @@ describe('retry and fork over HTTP', () => {
     expect(failed.status).toBe('failed');
     expect(failed.error.code).toBe('max_iterations');
 
+    // Its last reply asked for a tool that never ran: a fork there would hand the model a call without result.
+    const unanswered = await api.request('POST', `/v1/runs/${submitted.body.run_id}/fork`, {
+      body: { at_iteration: 3 },
+    });
+    expect(unanswered.status).toBe(400);
+    expect(unanswered.body.error.details.issues).toEqual([
+      {
+        location: 'body',
+        path: 'at_iteration',
+        message: expect.stringContaining('results are not all recorded'),
+      },
+    ]);
+
     const above = await api.request('POST', `/v1/runs/${submitted.body.run_id}/retry`, {
       body: { max_iterations: 9 },
     });

@@ -1,4 +1,4 @@
-import type { Message, Part } from '../../chat/index.js';
+import { type Message, type Part, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
@@ -179,18 +179,18 @@ export function forkLength(
   reply: ReplyEntry,
   after: readonly Message[],
 ): number {
-  const follows = new Set([
-    messageId.guardrailFeedback(original.id, at),
-    ...reply.tool_calls.map((_call, index) => messageId.toolResult(original.id, at, index)),
-  ]);
+  // The calls as the reply's message holds them: a reply failed on max_iterations records none in its entry.
+  const calls = after[0] ? toolCallsOf(after[0]) : [];
+  const feedback = messageId.guardrailFeedback(original.id, at);
+  const results = new Set(calls.map((_call, index) => messageId.toolResult(original.id, at, index)));
   let length = reply.index + 1;
+  let found = 0;
   for (const message of after.slice(1)) {
-    if (!follows.has(message.id)) break;
+    if (message.id !== feedback && !results.has(message.id)) break;
+    if (message.id !== feedback) found += 1;
     length += 1;
   }
-  const results =
-    length - (reply.index + 1) - (after[1]?.id === messageId.guardrailFeedback(original.id, at) ? 1 : 0);
-  if (reply.tool_calls.length > 0 && results < reply.tool_calls.length) {
+  if (found < calls.length) {
     throw new RatchetError(
       'invalid_run_settings',
       `at_iteration: iteration ${at} of run ${original.id} called tools whose results are not all recorded; fork at another iteration`,
