@@ -157,7 +157,9 @@ export async function readRunSteps(
   )) as [string | null, string[]];
   const run = runOf(text, runId);
   if (!run) return undefined;
-  const last = run.iteration + (run.status === 'running' ? 1 : 0);
+  // The iteration in progress, while the run is not finished (a queued run's first may be running).
+  const finished = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
+  const last = run.iteration + (finished ? 0 : 1);
   const to = Math.min(last, page.from + page.limit - 1);
   const numbers: number[] = [];
   for (let n = page.from; n <= to; n += 1) numbers.push(n);

@@ -298,6 +298,8 @@ class RedisStepStore implements StepStore {
         attempt?.field ?? '',
         new Date().toISOString(),
         Number.isNaN(wakes.getTime()) ? '' : wakes.toISOString(),
+        attempt?.note ?? '',
+        attemptsKept,
       ],
     );
     return marked === 'OK';

@@ -246,6 +246,9 @@ describe('GET /v1/runs/:id/steps', () => {
     expect(JSON.parse(charge.arguments.text)).toEqual({ amount: 42 });
     expect(charge.result.text).toContain('42');
     expect(charge.waits.map((wait: { kind: string }) => wait.kind)).toEqual(['approval']);
+    // It parked for the approval before it recorded anything, and woke when it came.
+    expect(charge.attempts.map((attempt: { cause: string }) => attempt.cause)).toEqual(['first', 'wake']);
+    expect(charge.attempts[0].parked_at).not.toBeNull();
     expect(Date.parse(charge.started_at)).toBeGreaterThanOrEqual(Date.parse(charge.approval.answered_at));
 
     // A big result is cut at cut_at, with its full size.

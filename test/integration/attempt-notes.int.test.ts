@@ -43,12 +43,21 @@ function place() {
       [0, field, note === '' ? '' : JSON.stringify(note), attemptsKept, journalField.reply(1)],
     );
   const lockKey = jobLockKey(space, keys.shard, jobId);
-  const park = async (token: string, at: string, wakeAt: number) =>
+  const park = async (token: string, at: string, wakeAt: number, execution: AttemptStart | '' = '') =>
     runScript(
       redis,
       'mark-parked',
       [lockKey, keys.journal],
-      [token, journalField.parked(jobId), String(wakeAt), field, at, new Date(wakeAt).toISOString()],
+      [
+        token,
+        journalField.parked(jobId),
+        String(wakeAt),
+        field,
+        at,
+        new Date(wakeAt).toISOString(),
+        execution === '' ? '' : JSON.stringify(execution),
+        attemptsKept,
+      ],
     );
   const record = async () => {
     const text = await redis.hget(keys.journal, field);
@@ -84,6 +93,22 @@ describe('attempt notes', () => {
       { ...note('w-b', 2, 1, 2), cause: 'takeover' },
       { ...note('w-b', 3, 2, 3), cause: 'retry', parked_at: at(4), wake_at: at(60) },
       { ...note('w-c', 5, 2, 4), cause: 'wake' },
+    ]);
+  });
+
+  it('note an execution once, and one that parks before any script noted it (a call waiting for approval)', async () => {
+    const step = place();
+    await redis.hset(step.keys.run, 'record', '{}', 'rev', '1');
+    await redis.set(step.lockKey, 'token-a', 'PX', 10_000);
+    expect(await step.park('token-a', at(2), Date.parse(at(90)), note('w-a', 1, 1, 1))).toEqual(['OK']);
+    await step.load(note('w-b', 5, 1, 2));
+    // The same execution (its `started`) again: nothing new.
+    await step.load(note('w-b', 6, 1, 2));
+    const record = await step.record();
+    expect(record?.count).toBe(2);
+    expect(record?.attempts).toEqual([
+      { ...note('w-a', 1, 1, 1), cause: 'first', parked_at: at(2), wake_at: at(90) },
+      { ...note('w-b', 5, 1, 2), cause: 'wake' },
     ]);
   });
 

@@ -12,6 +12,8 @@
   ARGV[4] the step's attempts field (attempts:<job id>): its latest execution is marked parked
   ARGV[5] when it parked (ISO time)
   ARGV[6] when it wakes at the latest (ISO time)
+  ARGV[7] this execution's attempt note (JSON; '' = none): noted first when no script has noted it yet
+  ARGV[8] how many notes the record keeps
 
   Returns {'OK'} or {'LOCK_LOST'}
 ]]
@@ -23,5 +25,5 @@ if refused then
   return refused
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-noteParked(KEYS[2], ARGV[4], ARGV[5], ARGV[6])
+noteParked(KEYS[2], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
 return {'OK'}

@@ -3,13 +3,16 @@
     Appends one execution of a step job to its attempts record (journal field attempts:<job id>), with why it
     ran, judged against the execution before it: 'first'; 'wake' when that one parked the step; 'retry' when
     BullMQ's attempt number went up (that one failed); else 'takeover' (it ended without committing, failing
-    or parking). Keeps the latest `keep` executions; `count` counts them all. noteJson = '' does nothing.
-  noteParked(journalKey, field, parkedAt, wakeAt)
-    Marks the latest execution of the record as parked (it waits until wakeAt at the latest; '' = no
+    or parking). An execution is noted once: a note whose `started` (BullMQ's count of takes, one per
+    execution) is the latest note's changes nothing. Keeps the latest `keep` executions; `count` counts them
+    all. field or noteJson nil or '' does nothing.
+  noteParked(journalKey, field, parkedAt, wakeAt, noteJson, keep)
+    Notes the execution (noteAttempt: it may park before its first script noted it, as a call waiting for
+    its approval does), then marks the latest note parked: it waits until wakeAt at the latest ('' = no
     time). field nil or '' (a caller without a record) does nothing.
 ]]
 local function noteAttempt(journalKey, field, noteJson, keep)
-  if noteJson == '' then
+  if not field or field == '' or not noteJson or noteJson == '' then
     return
   end
   local note = cjson.decode(noteJson)
@@ -22,6 +25,9 @@ local function noteAttempt(journalKey, field, noteJson, keep)
   end
   local attempts = record['attempts']
   local previous = attempts[#attempts]
+  if previous and previous['started'] == note['started'] then
+    return
+  end
   if not previous then
     note['cause'] = 'first'
   elseif previous['parked_at'] then
@@ -39,10 +45,11 @@ local function noteAttempt(journalKey, field, noteJson, keep)
   redis.call('HSET', journalKey, field, cjson.encode(record))
 end
 
-local function noteParked(journalKey, field, parkedAt, wakeAt)
+local function noteParked(journalKey, field, parkedAt, wakeAt, noteJson, keep)
   if not field or field == '' then
     return
   end
+  noteAttempt(journalKey, field, noteJson, tonumber(keep or '8'))
   local current = redis.call('HGET', journalKey, field)
   if not current then
     return
