@@ -123,6 +123,20 @@ describe('retention', () => {
     expect(empty.bytes).toBe(baseline.bytes);
   });
 
+  it('lists a session created without a run, and removes it when it stays unused past idle_sessions_s', async () => {
+    harness = retentionHarness({ finished_runs_s: 0, idle_sessions_s: 1 });
+    const baseline = await ratchetKeys(harness);
+    const session = await harness.engine.createSession();
+    expect((await harness.engine.listSessions({ limit: 10 })).sessions.map((listed) => listed.id)).toEqual([
+      session.id,
+    ]);
+    await sleep(1_200);
+    expect((await sweep(harness)).sessions).toBe(1);
+    expect(await harness.engine.getSession(session.id)).toBeUndefined();
+    expect((await harness.engine.listSessions({ limit: 10 })).sessions).toEqual([]);
+    expect((await ratchetKeys(harness)).keys).toEqual(baseline.keys);
+  });
+
   it('removes finished runs after finished_runs_s while their session and its chat stay', async () => {
     harness = retentionHarness({ finished_runs_s: 1, idle_sessions_s: 0 });
     await harness.startWorker();
