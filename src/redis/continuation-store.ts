@@ -33,7 +33,7 @@ const watchedChangeTries = 5;
 
 /**
  * Reads what a retry or a fork continues from, and writes the continuing run with its first step
- * (decision 0018). Like RunWriter (decision 0015): the script runs first as a check under WATCH, and the
+ * (decision 0023). Like RunWriter (decision 0015): the script runs first as a check under WATCH, and the
  * MULTI of the script and the step's add is sent only when it said OK, so a refused retry or fork adds no
  * step; WATCH belongs to a connection, so this writer has its own and writes one at a time.
  */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
 import { ApiHarness } from './api-harness.js';
 
-// POST /v1/runs/:id/retry and /v1/runs/:id/fork through real HTTP (decision 0018).
+// POST /v1/runs/:id/retry and /v1/runs/:id/fork through real HTTP (decision 0023).
 let api: ApiHarness | undefined;
 afterEach(async () => {
   await api?.close();
