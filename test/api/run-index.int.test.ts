@@ -374,3 +374,32 @@ describe('GET /v1/sessions', () => {
     expect((await harness.request('GET', '/v1/runs/summary')).body.total).toBe(1);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents every filter of the run index and sessions list, and their answers', async () => {
+    const harness = await start();
+    const document = (await harness.request('GET', '/openapi.json')).body;
+    const names = (path: string) =>
+      document.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name).sort();
+    expect(names('/v1/runs')).toEqual(
+      ['agent', 'cursor', 'limit', 'q', 'root', 'session_id', 'since', 'status', 'until'].sort(),
+    );
+    expect(names('/v1/runs/summary')).toEqual(['since']);
+    expect(names('/v1/sessions')).toEqual(
+      ['agent', 'cursor', 'limit', 'q', 'since', 'status', 'until'].sort(),
+    );
+    const limit = document.paths['/v1/runs'].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'limit',
+    );
+    expect(limit.schema).toMatchObject({ minimum: 1, maximum: 500, default: 50 });
+    expect(document.paths['/v1/runs'].get.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/RunList',
+    );
+    expect(
+      document.paths['/v1/runs/summary'].get.responses['200'].content['application/json'].schema.$ref,
+    ).toBe('#/components/schemas/RunSummary');
+    expect(document.paths['/v1/sessions'].get.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/SessionList',
+    );
+  });
+});
