@@ -41,16 +41,21 @@ export async function listRuns(
   filter: RunFilter,
   examine = examinedPerPage,
 ): Promise<RunPage> {
+  // A run id carries its session: a prefix that names one reads only that session's runs (a run found by its
+  // id costs a look at its session, not a scan of every shard).
+  const sessionOfPrefix =
+    filter.idPrefix === undefined ? undefined : sessionIdOfRun(`${filter.idPrefix.slice(0, 21)}0000000000`);
+  const sessionId = filter.sessionId ?? sessionOfPrefix;
   const shards =
-    filter.sessionId === undefined
+    sessionId === undefined
       ? Array.from({ length: space.shards }, (_, shard) => shard)
-      : [shardOf(space, filter.sessionId)];
+      : [shardOf(space, sessionId)];
   const upper = upperBound(filter);
   const lower = filter.sinceMs === undefined ? '-' : `[${runPosition(filter.sinceMs, '')}`;
   const pages = await Promise.all(
     shards.map(async (shard): Promise<ShardPage> => {
       const keys = runIndexKeys(space, shard);
-      const { sources, mode } = sourcesOf(space, keys, filter);
+      const { sources, mode } = sourcesOf(space, keys, { ...filter, ...(sessionId ? { sessionId } : {}) });
       const reply = await runScript(
         redis,
         'list-runs',

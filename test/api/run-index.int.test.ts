@@ -259,9 +259,19 @@ describe('GET /v1/runs', () => {
       before.push((await submit(harness, index % 2 === 0 ? 'slow work' : 'hello')).runId);
     }
     const created: string[] = [];
+    // From the first page on, a client keeps creating runs while this one pages (and earlier runs finish).
+    let paging = true;
+    let creating: Promise<void> | undefined;
+    const createWhilePaging = async () => {
+      while (paging) created.push((await submit(harness, 'slow work')).runId);
+    };
     const pages = await allPages(harness, 'limit=3', async () => {
+      creating ??= createWhilePaging();
       created.push((await submit(harness, 'slow work')).runId);
     });
+    paging = false;
+    await creating;
+    expect(created.length).toBeGreaterThan(pages.length);
     const seen = pages.flat();
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.filter((id) => before.includes(id)).sort()).toEqual([...before].sort());
