@@ -314,6 +314,10 @@ describe('GET /v1/runs', () => {
     }
     expect(pages).toBeGreaterThan(1);
     expect(found.sort()).toEqual([...helpers].sort());
+    // A run id names its session: found on the first page, however few entries a page looks at.
+    const oldest = helpers[0] ?? '';
+    const byId = await listRuns(redis, space, { limit: 5, idPrefix: oldest }, 2);
+    expect(byId).toEqual({ runs: [expect.objectContaining({ id: oldest, agent: 'helper' })], next: null });
     const direct = await listRuns(redis, space, { limit: 500, agent: 'helper' }, 2);
     expect(direct.runs).toHaveLength(2);
     expect(direct.next).not.toBeNull();
