@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/chat/index.js';
@@ -96,6 +97,55 @@ describe('retry', () => {
     const retryEvents = events.filter((event) => event.run_id === retry.runId).map((event) => event.kind);
     expect(retryEvents.slice(0, 3)).toEqual(['run_retried', 'run_started', 'agent_start']);
     expect(retryEvents.at(-1)).toBe('run_completed');
+  });
+});
+
+describe('retry of a run whose delegation failed', () => {
+  it("keeps the failed child's recorded result: the child is not retried and its model not asked again", async () => {
+    const delegate = {
+      tool_calls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'sub' } }],
+    };
+    const failing = {
+      text: 'done',
+      fail: [1, 2, 3].map(() => ({ kind: 'server_error' as const, status: 503 })),
+    };
+    // The lead's script is a file, so the outage can end; the helper's model refuses its key (the child fails).
+    const scripts = mkdtempSync(join(tmpdir(), 'ratchet-retry-'));
+    const leadScript = join(scripts, 'lead.json');
+    writeFileSync(leadScript, JSON.stringify({ replies: [delegate, failing] }));
+    try {
+      const h = start({
+        agents: [
+          { name: 'lead', script: { script: leadScript } as unknown as Script },
+          { name: 'helper', script: { default: { text: 'never', fail: [{ kind: 'auth' }] } } },
+        ],
+      });
+      const worker = await h.startWorker();
+      const { runId, sessionId } = await h.engine.startRun({ input: 'delegate it', agent: 'lead' });
+      expect((await h.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('failed');
+      const childId = calls(h).find((call) => call.agent === 'helper')?.run_id ?? '';
+      expect((await h.engine.getRun(childId))?.status).toBe('failed');
+      await worker.close(2000);
+      writeFileSync(leadScript, JSON.stringify({ replies: [delegate, { text: 'done' }] }));
+
+      const before = calls(h).length;
+      await h.startWorker();
+      const retry = await h.engine.retryRun(runId);
+      const done = await h.engine.waitForRun(retry.runId, { timeoutMs: 30_000 });
+      expect(done.status).toBe('completed');
+      // One call: the lead's request the outage refused. The helper is not asked again.
+      expect(
+        calls(h)
+          .slice(before)
+          .map((call) => [call.agent, call.run_id, call.position]),
+      ).toEqual([['lead', retry.runId, 1]]);
+      expect((await h.engine.getRun(childId))?.status).toBe('failed');
+      const results = (await h.transcript(sessionId)).filter((message) => message.role === 'tool');
+      expect(results).toHaveLength(1);
+      expect(results[0]?.parts[0]).toMatchObject({ is_error: true });
+    } finally {
+      rmSync(scripts, { recursive: true, force: true });
+    }
   });
 });
 
