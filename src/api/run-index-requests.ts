@@ -1,8 +1,8 @@
+import type { z } from 'zod';
 import type { ListedRunStatus, RunFilter, SessionFilter } from '../workflows/run-listing.js';
 import type { ApiEngine } from './api-engine.js';
 import { decodeCursor, encodeCursor } from './list-cursor.js';
 import type { runListSchema, runSummarySchema, sessionListSchema } from './schemas.js';
-import type { z } from 'zod';
 
 /**
  * The run index's requests, shared by the HTTP routes and the MCP tools: a validated query (from a query
