@@ -84,8 +84,8 @@ describe('ratchet run --url (against a live API)', () => {
 
   it('runs the task with the agent given by --agent', async () => {
     const { url } = await serve({ default: { text: 'done' } });
-    const { code, stdout } = await runCli(['run', '--url', url, '--agent', 'other', 'hi']);
-    expect(code).toBe(0);
+    const { code, stdout, stderr } = await runCli(['run', '--url', url, '--agent', 'other', 'hi']);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('▶ other starts: hi');
   });
 

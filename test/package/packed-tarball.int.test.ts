@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -150,6 +151,32 @@ const appTsconfig = {
   files: ['main.ts'],
 };
 
+/** Runs a process with a hook that records every module it loads (its URL). */
+async function loadedModules(command: string, args: readonly string[]) {
+  const probe = join(work, 'probe.mjs');
+  const record = join(work, `loaded-${randomUUID()}.json`);
+  writeFileSync(
+    probe,
+    [
+      "import { writeFileSync } from 'node:fs';",
+      "import { registerHooks } from 'node:module';",
+      'const loaded = [];',
+      'registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });',
+      "process.on('exit', () => writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ loaded, execArgv: process.execArgv })));",
+    ].join('\n'),
+  );
+  const output = await run(command, args, {
+    cwd: app,
+    env: childEnv({ NODE_OPTIONS: `--import=${pathToFileURL(probe).href}`, PROBE_RECORD: record }),
+  });
+  if (!existsSync(record)) throw failed(`${command} (no record of its modules)`, output);
+  const { loaded, execArgv } = JSON.parse(readFileSync(record, 'utf8')) as {
+    loaded: string[];
+    execArgv: string[];
+  };
+  return { output, loaded, execArgv };
+}
+
 const script: Script = {
   replies: [
     { tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
@@ -172,7 +199,7 @@ beforeAll(async () => {
 
   const pack = await npm(['pack', '--json', '--pack-destination', work], source);
   if (pack.code !== 0) throw failed('npm pack', pack);
-  const [manifest] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+  const [manifest] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[\n  {'))) as {
     filename: string;
     files: { path: string }[];
   }[];
@@ -307,31 +334,33 @@ describe('the packed package', () => {
     );
   }, 120_000);
 
-  it('its ratchet bin runs compiled JavaScript: --help loads dist/, and no .ts file, tsx or TypeScript', async () => {
-    // Every module the process loads, recorded by a hook of its own.
-    const probe = join(work, 'probe.mjs');
-    const record = join(work, 'loaded.json');
-    writeFileSync(
-      probe,
-      [
-        "import { writeFileSync } from 'node:fs';",
-        "import { registerHooks } from 'node:module';",
-        'const loaded = [];',
-        'registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });',
-        `process.on('exit', () => writeFileSync(${JSON.stringify(record)}, JSON.stringify({ loaded, execArgv: process.execArgv })));`,
-      ].join('\n'),
+  it('ratchet/client loads no Node built-in and none of the server (Redis, BullMQ, Fastify, the AI SDK)', async () => {
+    const { output, loaded } = await loadedModules(process.execPath, [
+      '--input-type=module',
+      '-e',
+      "const { RatchetClient } = await import('ratchet/client'); console.log(typeof RatchetClient);",
+    ]);
+    expect(output.stderr).toBe('');
+    expect(output.stdout).toBe('function\n');
+    const packageFiles = loaded.filter((url) => url.includes('/node_modules/ratchet/'));
+    expect(packageFiles.some((url) => url.endsWith('/dist/client/index.js'))).toBe(true);
+    const foreign = loaded.filter(
+      (url) =>
+        url.startsWith('node:') ||
+        /\/node_modules\/(ioredis|bullmq|fastify|@fastify|pino|ai|@ai-sdk|@modelcontextprotocol)\//.test(url),
     );
-    const help = await run(join(app, 'node_modules/.bin/ratchet'), ['--help'], {
-      cwd: app,
-      env: childEnv({ NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` }),
-    });
+    expect(foreign).toEqual([]);
+  }, 120_000);
+
+  it('its ratchet bin runs compiled JavaScript: --help loads dist/, and no .ts file, tsx or TypeScript', async () => {
+    const {
+      output: help,
+      loaded,
+      execArgv,
+    } = await loadedModules(join(app, 'node_modules/.bin/ratchet'), ['--help']);
     expect(help.stderr).toBe('');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: ratchet <command> [options]');
-    const { loaded, execArgv } = JSON.parse(readFileSync(record, 'utf8')) as {
-      loaded: string[];
-      execArgv: string[];
-    };
     expect(loaded).toContain(pathToFileURL(join(realpathSync(installed), 'dist/cli/main.js')).href);
     expect(loaded.filter((url) => /\.[cm]?ts$|\/node_modules\/(tsx|typescript)\//.test(url))).toEqual([]);
     expect(execArgv.join(' ')).not.toMatch(/tsx|loader/);
