@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
+import { waitFor } from '../helpers/crash-scenario.js';
 import { ApiHarness } from './api-harness.js';
 
 // POST /v1/runs/:id/retry and /v1/runs/:id/fork through real HTTP (decision 0023).
@@ -168,6 +169,57 @@ describe('retry and fork over HTTP', () => {
         at_iteration: 2,
       },
     });
+  });
+
+  it('a run whose session moved on is not retried; the index lists a retry beside the run it continues', async () => {
+    api = await ApiHarness.start({
+      script: {
+        rules: [
+          {
+            when: { contains: 'slow' },
+            reply: { tool_calls: [{ name: 'slow_echo', arguments: { text: 'late', delay_ms: 60_000 } }] },
+          },
+          { when: { contains: 'may or may not' }, reply: { text: 'done' } },
+        ],
+        replies: [add(1, 1), add(2, 2)],
+      },
+      harness: { maxIterations: 2 },
+    });
+    const first = await api.request('POST', '/v1/runs', { body: { input: 'count' } });
+    expect((await finished(api, first.body.run_id)).error.code).toBe('max_iterations');
+    // Another run on the session: its entries follow the failed run's in the chat, so continuing that run
+    // would answer an old question (while it runs, and after).
+    const slow = await api.request('POST', `/v1/sessions/${first.body.session_id}/messages`, {
+      body: { text: 'slow' },
+    });
+    const slowCall = async () =>
+      (await api?.harness.events(first.body.session_id))?.some(
+        (event) => event.kind === 'tool_call_start' && event.run_id === slow.body.run_id,
+      ) ?? false;
+    await waitFor(slowCall, 30_000, 'the slow call to start');
+    const busy = await api.request('POST', `/v1/runs/${first.body.run_id}/retry`);
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.details.reason).toBe('run_not_retryable');
+    await api.request('POST', `/v1/runs/${slow.body.run_id}/cancel`);
+    const movedOn = await api.request('POST', `/v1/runs/${first.body.run_id}/retry`);
+    expect(movedOn.status).toBe(409);
+    expect(movedOn.body.error.details).toMatchObject({ reason: 'run_not_retryable', status: 'failed' });
+    expect(movedOn.body.error.message).toContain('is not the latest');
+
+    const retried = await api.request('POST', `/v1/runs/${slow.body.run_id}/retry`);
+    expect(retried.status).toBe(202);
+    await finished(api, retried.body.run_id);
+    const listed = await api.request('GET', `/v1/runs?session_id=${first.body.session_id}`);
+    expect(listed.status).toBe(200);
+    expect(
+      listed.body.runs.map((run: { id: string; status: string }) => [run.id, run.status]).sort(),
+    ).toEqual(
+      [
+        [first.body.run_id, 'failed'],
+        [slow.body.run_id, 'cancelled'],
+        [retried.body.run_id, 'completed'],
+      ].sort(),
+    );
   });
 
   it('the OpenAPI document lists both routes with their bodies', async () => {

@@ -125,6 +125,14 @@ describe('retry of a run whose delegation failed', () => {
       expect((await h.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('failed');
       const childId = calls(h).find((call) => call.agent === 'helper')?.run_id ?? '';
       expect((await h.engine.getRun(childId))?.status).toBe('failed');
+      // The child's result is its parent's record: the child itself is neither retried nor forked.
+      await expect(h.engine.retryRun(childId)).rejects.toMatchObject({
+        code: 'run_not_retryable',
+        message: expect.stringContaining(`retry the root run ${runId}`),
+      });
+      await expect(h.engine.forkRun(childId, { atIteration: 1 })).rejects.toMatchObject({
+        code: 'run_not_forkable',
+      });
       await worker.close(2000);
       writeFileSync(leadScript, JSON.stringify({ replies: [delegate, { text: 'done' }] }));
 
