@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ListedRunStatus, RunFilter, SessionFilter } from '../workflows/run-listing.js';
+import type { ListedRunStatus, RunFilter, SessionFilter } from '../workflows/index.js';
 import type { ApiEngine } from './api-engine.js';
 import { decodeCursor, encodeCursor } from './list-cursor.js';
 import type { runListSchema, runSummarySchema, sessionListSchema } from './schemas.js';

@@ -30,6 +30,7 @@ export {
   questionRecordSchema,
   questionResponseSchema,
 } from './question-record.js';
+export type { ListedRunStatus, RunFilter, SessionFilter } from './run-listing.js';
 export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
 export type { StepAction } from './steps/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
