@@ -387,6 +387,10 @@ export const runTreeNodeSchema = z
     }),
     cost_usd: z.number().nonnegative(),
     contract: z.strictObject({ contract: z.string(), valid: z.boolean() }).nullable(),
+    /** The run it continues: a retry (same session) or a fork (another session); null for neither. */
+    origin: runOriginSchema.omit({ input_run_id: true }).nullable(),
+    /** The run that continues it when it was retried; null otherwise. */
+    retried_by: z.string().nullable(),
     /** How many runs it started (listed after it, depth + 1). */
     children: z.number().int().nonnegative(),
   })

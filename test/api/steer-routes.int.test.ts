@@ -81,6 +81,15 @@ describe('retry and fork over HTTP', () => {
     const original = await api.request('GET', `/v1/runs/${submitted.body.run_id}`);
     expect(original.body).toMatchObject({ status: 'failed', retried_by: retried.body.run_id });
 
+    // The tree names the lineage both ways.
+    const retryTree = await api.request('GET', `/v1/runs/${retried.body.run_id}/tree`);
+    expect(retryTree.body.runs[0]).toMatchObject({
+      origin: { kind: 'retry', run_id: submitted.body.run_id, at_iteration: null },
+      retried_by: null,
+    });
+    const originalTree = await api.request('GET', `/v1/runs/${submitted.body.run_id}/tree`);
+    expect(originalTree.body.runs[0]).toMatchObject({ origin: null, retried_by: retried.body.run_id });
+
     const again = await api.request('POST', `/v1/runs/${submitted.body.run_id}/retry`);
     expect(again.status).toBe(409);
     expect(again.body.error.details).toMatchObject({

@@ -375,6 +375,9 @@ export interface RunTreeNode {
   tokens: { input: number; output: number; cached_input: number };
   cost_usd: number;
   contract: { contract: string; valid: boolean } | null;
+  /** The run it continues (a retry or a fork, decision 0023), and the run that retried it. */
+  origin: { kind: 'retry' | 'fork'; run_id: string; session_id: string; at_iteration: number | null } | null;
+  retried_by: string | null;
   children: number;
 }
 
@@ -409,6 +412,15 @@ export function buildRunTree(
       },
       cost_usd: run.cost_usd,
       contract: run.contract ? { contract: run.contract.contract, valid: run.contract.valid } : null,
+      origin: run.origin
+        ? {
+            kind: run.origin.kind,
+            run_id: run.origin.run_id,
+            session_id: run.origin.session_id,
+            at_iteration: run.origin.at_iteration,
+          }
+        : null,
+      retried_by: run.retried_by,
       children: children.length,
     });
     for (const child of children) visit(child, depth + 1);
