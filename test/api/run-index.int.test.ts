@@ -324,6 +324,78 @@ describe('GET /v1/runs', () => {
   });
 });
 
+describe('waiting_input through a tree', () => {
+  it('lists a root run and its child waiting while the child asks, and neither once it is answered', async () => {
+    api = await ApiHarness.start({
+      script: { default: { text: 'unused' } },
+      harness: {
+        agents: [
+          {
+            name: 'lead',
+            script: {
+              rules: [
+                {
+                  when: { role: 'user', contains: 'delegate' },
+                  reply: {
+                    tool_calls: [
+                      { name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'ask the user' } },
+                    ],
+                  },
+                },
+              ],
+              default: { text: 'done' },
+            },
+          },
+          {
+            name: 'helper',
+            script: {
+              rules: [
+                {
+                  when: { role: 'user', contains: 'ask the user' },
+                  reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which?' } }] },
+                },
+              ],
+              default: { text: 'found it' },
+            },
+          },
+        ],
+      },
+    });
+    const harness = api;
+    const root = await submit(harness, 'please delegate');
+    await untilStatus(harness, root.runId, 'waiting_input');
+    const waiting = (await list(harness, 'status=waiting_input')).runs;
+    const child = waiting.find((run) => run.id !== root.runId);
+    expect(waiting.map((run) => run.id)).toEqual([child?.id, root.runId]);
+    expect(child).toMatchObject({ agent: 'helper', root_run_id: root.runId });
+    expect((await harness.request('GET', '/v1/runs/summary')).body.counts).toMatchObject({
+      waiting_input: 2,
+      running: 0,
+    });
+
+    const [question] = (await harness.request('GET', `/v1/sessions/${root.sessionId}/questions`)).body
+      .questions;
+    await harness.request('POST', `/v1/sessions/${root.sessionId}/respond`, {
+      body: { question_id: question.id, response: 'that one' },
+    });
+    await untilStatus(harness, root.runId, 'completed');
+    expect((await list(harness, 'status=waiting_input')).runs).toEqual([]);
+    expect(ids((await list(harness, 'status=completed')).runs)).toEqual([child?.id, root.runId]);
+  });
+
+  it('a cancelled run whose question was pending leaves waiting_input', async () => {
+    const harness = await start();
+    const asking = await submit(harness, 'a question to cancel');
+    await untilStatus(harness, asking.runId, 'waiting_input');
+    expect((await harness.request('POST', `/v1/runs/${asking.runId}/cancel`, { body: {} })).status).toBe(202);
+    expect(ids((await list(harness, 'status=cancelled')).runs)).toEqual([asking.runId]);
+    expect((await harness.request('GET', '/v1/runs/summary')).body.counts).toMatchObject({
+      waiting_input: 0,
+      cancelled: 1,
+    });
+  });
+});
+
 describe('GET /v1/sessions', () => {
   it('lists sessions by last activity with filters and a cursor; a deleted session and its runs leave both lists', async () => {
     const harness = await start();
