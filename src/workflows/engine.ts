@@ -91,8 +91,11 @@ export class Engine {
   private readonly now: () => Date;
   /** Where the engine reads and writes: every Redis command of the client face is made there. */
   private readonly store: EngineStore;
-  /** Reads and writes of retries and forks (decision 0023), on a connection of their own (they WATCH). */
-  private readonly continuations: ContinuationStore;
+  /**
+   * Reads and writes of retries and forks (decision 0023), on a connection of their own (they WATCH), opened
+   * on the first retry or fork: most engines (a worker's) never make one.
+   */
+  private continuations: ContinuationStore | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -104,12 +107,6 @@ export class Engine {
       logger: options.logger,
       maxFollowers: options.maxFollowers ?? 1000,
       now: this.now,
-    });
-    this.continuations = new ContinuationStore({
-      redis: options.redis,
-      space: options.space,
-      queues: this.store.queues,
-      eventsMaxLength: options.eventsMaxLength,
     });
   }
 
@@ -194,6 +191,12 @@ export class Engine {
   }
 
   private steerContext(): SteerContext {
+    this.continuations ??= new ContinuationStore({
+      redis: this.options.redis,
+      space: this.options.space,
+      queues: this.store.queues,
+      eventsMaxLength: this.options.eventsMaxLength,
+    });
     return {
       store: this.continuations,
       space: this.options.space,
@@ -499,7 +502,7 @@ export class Engine {
 
   async close(): Promise<void> {
     try {
-      await this.continuations.close();
+      await this.continuations?.close();
     } finally {
       await this.store.close();
     }
