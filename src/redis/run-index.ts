@@ -1,5 +1,5 @@
 import { parseJsonRecord } from '../schemas/parse.js';
-import { sessionIdOfRun } from '../workflows/ids.js';
+import { isSessionId, sessionIdOfRun } from '../workflows/ids.js';
 import {
   type ListedRunStatus,
   listedRunStatuses,
@@ -188,6 +188,8 @@ export async function listSessions(
   filter: SessionFilter,
   examine = examinedPerPage,
 ): Promise<SessionPage> {
+  if (filter.idPrefix !== undefined && isSessionId(filter.idPrefix))
+    return oneSession(redis, space, filter.idPrefix, filter);
   const pages = await Promise.all(
     Array.from({ length: space.shards }, (_, shard) => sessionsOfShard(redis, space, shard, filter, examine)),
   );
@@ -233,26 +235,8 @@ async function sessionsOfShard(
       return value as [string | null, string | null];
     });
     members.forEach(({ key, ms }, item) => {
-      const id = key.slice(key.lastIndexOf(':session:') + ':session:'.length);
-      const position = runPosition(ms, id);
-      if (filter.after !== undefined && position >= filter.after) return;
-      const [record, activeRun] = fields[item] ?? [null, null];
-      // Removed since it was indexed (deleted; retention removes both at once).
-      if (!record) return;
-      const session = parseJsonRecord(sessionRecordSchema, record, `session ${id}`);
-      const status = activeRun ? 'active' : 'idle';
-      if (filter.status !== undefined && status !== filter.status) return;
-      if (filter.agent !== undefined && session.agent !== filter.agent) return;
-      if (filter.idPrefix !== undefined && !id.startsWith(filter.idPrefix)) return;
-      const listing: SessionListing = {
-        id,
-        agent: session.agent,
-        status,
-        active_run_id: activeRun ?? null,
-        created_at: session.created_at,
-        last_active_at: new Date(ms).toISOString(),
-      };
-      if (matches.length < filter.limit) matches.push({ position, entry: JSON.stringify(listing) });
+      const match = sessionMatch(key, ms, fields[item] ?? [null, null], filter);
+      if (match && matches.length < filter.limit) matches.push(match);
     });
     if (matches.length >= filter.limit || members.length < batch) return { frontier: '', matches };
     offset += members.length;
@@ -265,6 +249,65 @@ async function sessionsOfShard(
     }
   }
   return { frontier: '', matches };
+}
+
+/** A session of the activity index as listed, when it passes the filter. */
+function sessionMatch(
+  key: string,
+  ms: number,
+  [record, activeRun]: [string | null, string | null],
+  filter: SessionFilter,
+): ShardPage['matches'][number] | undefined {
+  const id = key.slice(key.lastIndexOf(':session:') + ':session:'.length);
+  const position = runPosition(ms, id);
+  if (filter.after !== undefined && position >= filter.after) return undefined;
+  // Removed since it was indexed (deleted; retention removes both at once).
+  if (!record) return undefined;
+  const session = parseJsonRecord(sessionRecordSchema, record, `session ${id}`);
+  const status = activeRun ? 'active' : 'idle';
+  if (filter.status !== undefined && status !== filter.status) return undefined;
+  if (filter.agent !== undefined && session.agent !== filter.agent) return undefined;
+  if (filter.idPrefix !== undefined && !id.startsWith(filter.idPrefix)) return undefined;
+  const listing: SessionListing = {
+    id,
+    agent: session.agent,
+    status,
+    active_run_id: activeRun ?? null,
+    created_at: session.created_at,
+    last_active_at: new Date(ms).toISOString(),
+  };
+  return { position, entry: JSON.stringify(listing) };
+}
+
+/** A session named by its whole id: read directly, not found by a scan. */
+async function oneSession(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  filter: SessionFilter,
+): Promise<SessionPage> {
+  const keys = sessionKeys(space, sessionId);
+  // One slot (the session's shard): one pipeline.
+  const [score, fields] = (await redis
+    .pipeline()
+    .zscore(retentionKeys(space, keys.shard).sessions, keys.session)
+    .hmget(keys.session, 'record', 'active_run')
+    .exec()
+    .then((replies) =>
+      (replies ?? []).map(([error, value]) => {
+        if (error) throw error;
+        return value;
+      }),
+    )) as [string | null, [string | null, string | null]];
+  if (score === null) return { sessions: [], next: null };
+  const ms = Number(score);
+  if (
+    (filter.sinceMs !== undefined && ms < filter.sinceMs) ||
+    (filter.untilMs !== undefined && ms > filter.untilMs)
+  )
+    return { sessions: [], next: null };
+  const match = sessionMatch(keys.session, ms, fields, filter);
+  return { sessions: match ? [JSON.parse(match.entry) as SessionListing] : [], next: null };
 }
 
 function splitPosition(position: string): { ms: number; id: string } {

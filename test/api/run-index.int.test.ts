@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/api/list-cursor.js';
-import { listRuns } from '../../src/redis/run-index.js';
+import { listRuns, listSessions } from '../../src/redis/run-index.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -429,6 +429,15 @@ describe('GET /v1/sessions', () => {
     expect(await only('status=idle')).toEqual([done.sessionId, fresh.body.id]);
     expect(await only('agent=helper')).toEqual([fresh.body.id]);
     expect(await only(`q=${done.sessionId}`)).toEqual([done.sessionId]);
+    expect(await only(`q=${done.sessionId}&status=active`)).toEqual([]);
+    // A whole session id is read directly: found on the first page, however few entries a page looks at.
+    const { redis } = harness.harness;
+    const space = harness.harness.engine.space;
+    expect(await listSessions(redis, space, { limit: 5, idPrefix: fresh.body.id }, 1)).toEqual({
+      sessions: [expect.objectContaining({ id: fresh.body.id, agent: 'helper', status: 'idle' })],
+      next: null,
+    });
+    expect((await listSessions(redis, space, { limit: 5, idPrefix: 'ses_' }, 1)).next).not.toBeNull();
     const doneAt = all.body.sessions[1].last_active_at;
     expect(await only(`until=${doneAt}`)).toEqual([done.sessionId, fresh.body.id]);
     expect(await only(`since=${doneAt}`)).toEqual([asking.sessionId, done.sessionId]);
