@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
+import { runKeys } from '../../src/redis/keys.js';
+import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -229,6 +232,47 @@ describe('retry and fork over HTTP', () => {
         [retried.body.run_id, 'completed'],
       ].sort(),
     );
+  });
+
+  it('retries racing from two API processes: one retry and one step, every other refused', async () => {
+    api = await ApiHarness.start({ script: fiveIterations, harness: { maxIterations: 8 } });
+    const harness = api.harness;
+    const submitted = await api.request('POST', '/v1/runs', { body: { input: 'count', max_iterations: 2 } });
+    expect((await finished(api, submitted.body.run_id)).status).toBe('failed');
+    // A second engine is what a second API process has: a writer (and its connection) of its own.
+    const other = engineFromConfig({
+      config: harness.loaded.config,
+      redis: harness.redis,
+      logger: silentLogger(),
+    });
+    try {
+      const tries = Array.from({ length: 10 }, (_, index) =>
+        (index % 2 === 0 ? harness.engine : other).retryRun(submitted.body.run_id, { maxIterations: 8 }),
+      );
+      const outcomes = await Promise.allSettled(tries);
+      const accepted = outcomes.flatMap((outcome) =>
+        outcome.status === 'fulfilled' ? [outcome.value.runId] : [],
+      );
+      const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+      expect(accepted).toHaveLength(1);
+      for (const refusal of refusals)
+        expect(refusal).toMatchObject({ code: expect.stringMatching(/run_not_retryable|session_busy/) });
+      const done = await finished(api, accepted[0] ?? '');
+      expect(done).toMatchObject({ status: 'completed', result: 'done', iterations: 5 });
+      // One run besides the original in the session, and the only steps are the two runs' own.
+      const runs = await harness.redis.smembers(
+        runKeys(harness.engine.space, submitted.body.session_id, 'x').runs,
+      );
+      expect(runs.sort()).toEqual([submitted.body.run_id, accepted[0]].sort());
+      const jobs = await harness.engine.queues
+        .queue(runKeys(harness.engine.space, submitted.body.session_id, 'x').shard)
+        .getJobs();
+      expect(new Set(jobs.map((job) => job.data.run_id))).toEqual(
+        new Set([submitted.body.run_id, accepted[0]]),
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   it('the OpenAPI document lists both routes with their bodies', async () => {
