@@ -56,6 +56,7 @@ export function ratchetMcpCommand(configPath: string): { command: string; args: 
 /** The tools Ratchet's MCP server offers, sorted by name. */
 export const ratchetMcpToolNames = [
   'cancel_run',
+  'fork_run',
   'get_run',
   'get_run_steps',
   'get_run_tree',
@@ -66,6 +67,7 @@ export const ratchetMcpToolNames = [
   'list_session_tasks',
   'list_sessions',
   'respond',
+  'retry_run',
   'submit_task',
   'wait_run',
 ];
