@@ -417,6 +417,38 @@ async function forkAgain(h: Harness, runId: string, sessionId: string) {
   return h.engine.forkRun(runId, { atIteration: 2 });
 }
 
+describe('fork of a compacted chat', () => {
+  it("copies the chat's summary with it: the fork asks for no summary again and sends what the original sent", async () => {
+    const big = (label: string) => ({
+      text: `fetching ${label}`,
+      tool_calls: [{ name: 'big_result', arguments: { label, size: 1000 } }],
+    });
+    const h = start({
+      script: {
+        replies: [...Array.from({ length: 8 }, (_, index) => big(`r${index}`)), { text: 'finished' }],
+        summary: { text: 'SUMMARY: results fetched so far' },
+      },
+      maxIterations: 30,
+      provider: { context_window: 4000 },
+      agent: { effects: [{ kind: 'compact', params: { threshold: 0.5 } }] },
+    });
+    await h.startWorker();
+    const { runId } = await h.engine.startRun({ input: 'do the task' });
+    expect((await h.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const original = h.modelCalls();
+    expect(original.some((call) => call.purpose === 'summary')).toBe(true);
+    const lastRequest = original.filter((call) => call.purpose === undefined).at(-1);
+
+    const fork = await h.engine.forkRun(runId, { atIteration: 8 });
+    expect((await h.engine.waitForRun(fork.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const forked = h.modelCalls().slice(original.length);
+    expect(forked.map((call) => [call.run_id, call.purpose ?? 'agent'])).toEqual([[fork.runId, 'agent']]);
+    expect(forked[0]?.messages.map((message) => message.text)).toEqual(
+      lastRequest?.messages.map((message) => message.text),
+    );
+  });
+});
+
 describe('retry and fork under SIGKILL of the process that makes them', () => {
   it.each(['steer.before_retry_commit', 'steer.after_retry_commit'])(
     'a retry killed at %s ends as the retry without a fault',
