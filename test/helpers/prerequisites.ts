@@ -22,12 +22,16 @@ export function missingPrerequisites(): string[] {
   const problems: string[] = [];
   const major = Number(process.versions.node.split('.')[0]);
   if (major < minimumNodeMajor) {
-    problems.push(`Node ${process.versions.node} is too old: Ratchet needs Node ${minimumNodeMajor} (see .nvmrc)`);
+    problems.push(
+      `Node ${process.versions.node} is too old: Ratchet needs Node ${minimumNodeMajor} (see .nvmrc)`,
+    );
   }
   for (const program of programs) {
     const result = spawnSync(program.command, program.args, { stdio: 'ignore' });
     if (result.error || result.status !== 0) {
-      problems.push(`${program.command} not found on PATH (${program.why}): apt-get install ${program.debian}`);
+      problems.push(
+        `${program.command} not found on PATH (${program.why}): apt-get install ${program.debian}`,
+      );
     }
   }
   return problems;
