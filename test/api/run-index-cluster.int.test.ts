@@ -88,7 +88,8 @@ describe('the run index on a Redis Cluster of three masters', () => {
       const slot = keySlot(sessionKeys(harness.harness.engine.space, sessionId).session);
       return slots.findIndex(([from, to]) => slot >= from && slot <= to);
     };
-    expect(new Set(submitted.map((run) => masterOf(run.session_id))).size).toBe(3);
+    // Sixteen random sessions over eight shards: on two masters at least, almost always three.
+    expect(new Set(submitted.map((run) => masterOf(run.session_id))).size).toBeGreaterThanOrEqual(2);
 
     const all = (await harness.request('GET', '/v1/runs?limit=500')).body as {
       runs: Listed[];
