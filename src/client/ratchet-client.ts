@@ -5,29 +5,50 @@ import {
   healthSchema,
   questionListSchema,
   respondAcceptedSchema,
+  runListSchema,
   runSchema,
+  runStepsSchema,
+  runSummarySchema,
+  runTreeSchema,
+  sessionListSchema,
   sessionNoteListSchema,
   sessionSchema,
   sessionStateSchema,
   sessionTaskListSchema,
+  systemStateSchema,
 } from '../api/schemas.js';
 import { apiErrorOf, RatchetResponseError } from './client-errors.js';
 import { type EventsOptions, followEvents } from './event-stream.js';
 import { parseLenient } from './lenient-parse.js';
+import { queryString } from './query-string.js';
 import type {
   AcceptedRun,
   AgentSummary,
   AnswerAccepted,
   ApprovalAnswer,
+  ForkRunInput,
   Health,
+  IterationStep,
   Question,
   QuestionResponse,
   RatchetClientEvent,
+  RetryRunInput,
   Run,
+  RunListFilters,
+  RunListItem,
+  RunPage,
+  RunSteps,
+  RunSummary,
+  RunTree,
   Session,
+  SessionListFilters,
+  SessionListItem,
   SessionNote,
+  SessionPage,
   SessionTask,
+  StepsQuery,
   SubmitRunInput,
+  SystemState,
 } from './wire-schemas.js';
 
 export interface RatchetClientOptions {
@@ -178,6 +199,109 @@ export class RatchetClient {
   /** The agents, handoff groups and teams a run may be started with, and their usage. */
   async agents(options?: RequestOptions): Promise<AgentSummary[]> {
     return (await this.request('GET', '/v1/agents', agentListSchema, options)).agents;
+  }
+
+  /**
+   * One page of runs, newest first, with the filters given (GET /v1/runs); pass its `next_cursor` as
+   * `cursor` for the next page (null: the last). `eachRun` follows the pages for you.
+   */
+  list(filters: RunListFilters = {}, options?: RequestOptions): Promise<RunPage> {
+    return this.request('GET', `/v1/runs${queryString(filters)}`, runListSchema, options);
+  }
+
+  /**
+   * Every run the filters keep, newest first, fetching page after page (`limit` runs each) as the loop asks
+   * for them; a run that existed when the first page was read comes exactly once. `break` stops fetching.
+   */
+  async *eachRun(
+    filters: Omit<RunListFilters, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<RunListItem, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...filters, ...(cursor === undefined ? {} : { cursor }) }, options);
+      yield* page.runs;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** How many runs have each status, all of them or those created since a time (GET /v1/runs/summary). */
+  summary(filters: { since?: string | Date } = {}, options?: RequestOptions): Promise<RunSummary> {
+    return this.request('GET', `/v1/runs/summary${queryString(filters)}`, runSummarySchema, options);
+  }
+
+  /** One page of sessions, most recently active first (GET /v1/sessions); `eachSession` follows the pages. */
+  sessions(filters: SessionListFilters = {}, options?: RequestOptions): Promise<SessionPage> {
+    return this.request('GET', `/v1/sessions${queryString(filters)}`, sessionListSchema, options);
+  }
+
+  /** Every session the filters keep, most recently active first, page after page. */
+  async *eachSession(
+    filters: Omit<SessionListFilters, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<SessionListItem, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.sessions({ ...filters, ...(cursor === undefined ? {} : { cursor }) }, options);
+      yield* page.sessions;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** The run and every run below it (delegations, spawns, team turns), depth first, with their lineage. */
+  tree(runId: string, options?: RequestOptions): Promise<RunTree> {
+    return this.request('GET', `/v1/runs/${encode(runId)}/tree`, runTreeSchema, options);
+  }
+
+  /**
+   * One page of the run's timeline from its journal: iterations `from` on (default 1), `limit` a page
+   * (default 20, at most 100), texts cut at `cut_at` characters (default 2000). `next_from` starts the next.
+   */
+  steps(runId: string, query: StepsQuery = {}, options?: RequestOptions): Promise<RunSteps> {
+    const path = `/v1/runs/${encode(runId)}/steps${queryString(query)}`;
+    return this.request('GET', path, runStepsSchema, options);
+  }
+
+  /** Every iteration of the run's timeline from `from` on, page after page (`limit` iterations each). */
+  async *eachStep(
+    runId: string,
+    query: StepsQuery = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<IterationStep, void, undefined> {
+    let from: number | undefined = query.from;
+    do {
+      const page = await this.steps(runId, { ...query, ...(from === undefined ? {} : { from }) }, options);
+      yield* page.steps;
+      from = page.next_from ?? undefined;
+    } while (from !== undefined);
+  }
+
+  /** The system: live workers, step queues per shard and kind, runs by status, version, config hash. */
+  system(options?: RequestOptions): Promise<SystemState> {
+    return this.request('GET', '/v1/system', systemStateSchema, options);
+  }
+
+  /**
+   * Retries a failed or cancelled run: a new run of the same session continues it from its last recorded
+   * iteration, with the run's limits unless `limits` gives new ones. 409 `conflict` with
+   * `details.reason: 'run_not_retryable'` (and `retry_run_id` when it was retried already) otherwise.
+   */
+  retry(runId: string, limits: RetryRunInput = {}, options?: RequestOptions): Promise<AcceptedRun> {
+    return this.request('POST', `/v1/runs/${encode(runId)}/retry`, acceptedRunSchema, {
+      ...options,
+      body: limits,
+    });
+  }
+
+  /**
+   * Forks a run at an iteration whose reply is recorded: a new session with the chat up to there, and a
+   * run that continues it (with `input` as a new message, `agent` instead of the run's, new limits).
+   */
+  fork(runId: string, input: ForkRunInput, options?: RequestOptions): Promise<AcceptedRun> {
+    return this.request('POST', `/v1/runs/${encode(runId)}/fork`, acceptedRunSchema, {
+      ...options,
+      body: input,
+    });
   }
 
   /** Liveness: the API process answers (`/healthz`, no token needed). */

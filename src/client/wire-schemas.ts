@@ -4,13 +4,24 @@ import type {
   agentListSchema,
   createRunBodySchema,
   errorBodySchema,
+  forkRunBodySchema,
   healthSchema,
   questionSchema,
   respondAcceptedSchema,
+  retryRunBodySchema,
+  runListInputSchema,
+  runListSchema,
   runSchema,
+  runStepsSchema,
+  runSummarySchema,
+  runTreeSchema,
+  sessionListInputSchema,
+  sessionListSchema,
   sessionNoteListSchema,
   sessionSchema,
   sessionTaskListSchema,
+  stepsQuerySchema,
+  systemStateSchema,
   usageTotalsSchema,
 } from '../api/schemas.js';
 import { type EventData, type EventKind, eventDataSchemas } from '../events/event.js';
@@ -35,6 +46,46 @@ export type AgentSummary = z.output<typeof agentListSchema>['agents'][number];
 export type Health = z.output<typeof healthSchema>;
 /** What POST /v1/runs takes; the server validates it and names any invalid field (400 `issues`). */
 export type SubmitRunInput = z.input<typeof createRunBodySchema>;
+
+/** One page of GET /v1/runs: `next_cursor` is null on the last page. */
+export type RunPage = z.output<typeof runListSchema>;
+/** A run as the run index lists it (GET /v1/runs/:id, `client.get`, has the rest). */
+export type RunListItem = RunPage['runs'][number];
+/** The statuses GET /v1/runs lists and filters by (`waiting_input`: a run with a pending question). */
+export type RunListStatus = RunListItem['status'];
+type ListTime = string | Date;
+/**
+ * GET /v1/runs's filters; all optional, and they combine. `since`/`until` take a Date or an ISO 8601 time
+ * in UTC; `status` one status or several.
+ */
+export type RunListFilters = Omit<
+  z.input<typeof runListInputSchema>,
+  'status' | 'since' | 'until'
+> & { status?: RunListStatus | readonly RunListStatus[]; since?: ListTime; until?: ListTime };
+/** GET /v1/runs/summary: how many runs have each status. */
+export type RunSummary = z.output<typeof runSummarySchema>;
+/** One page of GET /v1/sessions, most recently active first. */
+export type SessionPage = z.output<typeof sessionListSchema>;
+export type SessionListItem = SessionPage['sessions'][number];
+/** GET /v1/sessions's filters; all optional. */
+export type SessionListFilters = Omit<z.input<typeof sessionListInputSchema>, 'since' | 'until'> & {
+  since?: ListTime;
+  until?: ListTime;
+};
+/** GET /v1/runs/:id/tree: the run, then each run below it, depth first. */
+export type RunTree = z.output<typeof runTreeSchema>;
+export type RunTreeNode = RunTree['runs'][number];
+/** One page of GET /v1/runs/:id/steps: `next_from` is null on the last page. */
+export type RunSteps = z.output<typeof runStepsSchema>;
+export type IterationStep = RunSteps['steps'][number];
+/** GET /v1/runs/:id/steps's paging: the first iteration, iterations per page, characters shown per text. */
+export type StepsQuery = Partial<z.output<typeof stepsQuerySchema>>;
+/** GET /v1/system: workers, step queues, runs by status, version and config hash. */
+export type SystemState = z.output<typeof systemStateSchema>;
+/** New limits for a retry (POST /v1/runs/:id/retry); each at most the agent's. */
+export type RetryRunInput = NonNullable<z.input<typeof retryRunBodySchema>>;
+/** POST /v1/runs/:id/fork's body: where to fork, and what the new run continues with. */
+export type ForkRunInput = z.input<typeof forkRunBodySchema>;
 /** A decision on a tool call awaiting approval; `arguments` replaces the model's (checked by the server). */
 /** Text for `ask_user`, `"raise"`/`"stop"` for `budget`, a decision (or `"approve"`/`"reject"`) for `approval`. */
 export type { ApprovalAnswer, QuestionResponse };
