@@ -58,10 +58,11 @@ type ListTime = string | Date;
  * GET /v1/runs's filters; all optional, and they combine. `since`/`until` take a Date or an ISO 8601 time
  * in UTC; `status` one status or several.
  */
-export type RunListFilters = Omit<
-  z.input<typeof runListInputSchema>,
-  'status' | 'since' | 'until'
-> & { status?: RunListStatus | readonly RunListStatus[]; since?: ListTime; until?: ListTime };
+export type RunListFilters = Omit<z.input<typeof runListInputSchema>, 'status' | 'since' | 'until'> & {
+  status?: RunListStatus | readonly RunListStatus[];
+  since?: ListTime;
+  until?: ListTime;
+};
 /** GET /v1/runs/summary: how many runs have each status. */
 export type RunSummary = z.output<typeof runSummarySchema>;
 /** One page of GET /v1/sessions, most recently active first. */
