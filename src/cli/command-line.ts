@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { runListItemSchema } from '../api/schemas.js';
+import type { RunListStatus } from '../client/index.js';
 import { suggest } from '../config/suggest.js';
 
 /** How a command reaches an API it did not start: `--url` (else $RATCHET_URL), `--token` (else $RATCHET_TOKEN). */
@@ -39,7 +41,17 @@ export type Command =
       maxIterations: number | undefined;
       timeoutS: number | undefined;
     }
-  | ({ name: 'runs'; session: string | undefined } & ApiTarget)
+  | ({
+      name: 'runs';
+      /** Only runs with one of these statuses (none: every status). */
+      statuses: RunListStatus[];
+      agent: string | undefined;
+      session: string | undefined;
+      /** How many runs to show (with `all`: how many a page fetches). */
+      limit: number | undefined;
+      /** Page on to the last run. */
+      all: boolean;
+    } & ApiTarget)
   | ({ name: 'status'; runId: string } & ApiTarget)
   | ({ name: 'attach'; runId: string } & ApiTarget)
   | ({ name: 'cancel'; runId: string; reason: string | undefined } & ApiTarget)
@@ -60,11 +72,18 @@ export class UsageError extends Error {
 }
 
 interface OptionSpec {
-  type: 'string';
+  type: 'string' | 'boolean';
   short?: string;
+  /** The option may be given more than once (its values come as a list). */
+  multiple?: boolean;
 }
 type OptionTable = Record<string, OptionSpec>;
-type Values<Options extends OptionTable> = { [Name in keyof Options]?: string };
+type ValueOf<Spec extends OptionSpec> = Spec extends { type: 'boolean' }
+  ? boolean
+  : Spec extends { multiple: true }
+    ? string[]
+    : string;
+type Values<Options extends OptionTable> = { [Name in keyof Options]?: ValueOf<Options[Name]> };
 
 interface CommandSpec<Options extends OptionTable> {
   /** The command line as the usage shows it, and what it does. */
@@ -84,12 +103,18 @@ const configOption = { config: { type: 'string', short: 'c' } } as const;
 const portOption = { port: { type: 'string' } } as const;
 const apiOptions = { url: { type: 'string' }, token: { type: 'string' } } as const;
 
+const listedStatuses = runListItemSchema.shape.status.options;
+/** How many runs `ratchet runs` shows without --limit or --all. */
+export const defaultRunsShown = 20;
+
 /** What each option means, for the usage text (one line per option, in this order). */
 const optionHelp: Record<string, string> = {
   config: '-c, --config F     config file (default: $RATCHET_CONFIG, else the bundled config/demo.yaml)',
   port: "--port N           the API's port (default: api.port of the config; 0 picks a free one)",
   concurrency: '--concurrency N    steps a worker runs at once (default: worker.concurrency of the config)',
-  agent: "--agent A          the agent to work on the task (default: the config's entry agent)",
+  agent:
+    "--agent A          run: the agent to work on the task (default: the config's entry agent);\n" +
+    "                   runs: only this agent's runs",
   url:
     '--url URL          the API (default: $RATCHET_URL, else the API the run was started on from this\n' +
     '                   directory, else http://127.0.0.1:8080; run without it starts an API and a worker)',
@@ -97,7 +122,12 @@ const optionHelp: Record<string, string> = {
   'max-iterations':
     "--max-iterations N model calls the run may make (at most the agent's options.max_iterations)",
   timeout: "--timeout S        seconds the run may take (at most the agent's options.timeout_s)",
-  session: '--session ID       runs: only the runs of this session, with its active run',
+  session: '--session ID       runs: only the runs of this session',
+  status:
+    '--status S         runs: only runs with this status (repeat it or separate with commas:\n' +
+    `                   ${listedStatuses.join(', ')})`,
+  limit: `--limit N          runs: how many runs to show (default ${defaultRunsShown}; with --all, per page)`,
+  all: '--all              runs: page on to the oldest run',
   reason: '--reason TEXT      cancel: why (recorded with the run)',
 };
 
@@ -176,11 +206,26 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
     },
   }),
   runs: defineCommand({
-    synopsis: 'runs [--session ID]',
-    summary: "runs started from this directory (or a session's), with their status",
-    options: { session: { type: 'string' }, ...apiOptions },
+    synopsis: 'runs [--status S] [--agent A] [--all]',
+    summary: "the API's runs, newest first, with status, iterations and tokens",
+    options: {
+      status: { type: 'string', multiple: true },
+      agent: { type: 'string' },
+      session: { type: 'string' },
+      limit: { type: 'string' },
+      all: { type: 'boolean' },
+      ...apiOptions,
+    },
     maxPositionals: 0,
-    build: (values) => ({ name: 'runs', session: values.session, ...apiTarget(values) }),
+    build: (values) => ({
+      name: 'runs',
+      statuses: runStatuses(values.status ?? []),
+      agent: values.agent,
+      session: values.session,
+      limit: optionalInteger('--limit', values.limit, 1, 500),
+      all: values.all ?? false,
+      ...apiTarget(values),
+    }),
   }),
   status: defineCommand({
     synopsis: 'status RUN_ID',
@@ -381,6 +426,19 @@ function isSwap(typed: string, candidate: string): boolean {
     typed[first] === candidate[second] &&
     typed[second] === candidate[first]
   );
+}
+
+/** `--status failed --status cancelled,queued`: each status once, in the order given. */
+function runStatuses(values: readonly string[]): RunListStatus[] {
+  const statuses = values.flatMap((value) => value.split(',')).map((status) => status.trim());
+  for (const status of statuses) {
+    if (!(listedStatuses as readonly string[]).includes(status)) {
+      throw new UsageError(
+        `--status: "${status}" is not a run status; give one or more of ${listedStatuses.join(', ')}${didYouMean(status, listedStatuses)}`,
+      );
+    }
+  }
+  return [...new Set(statuses as RunListStatus[])];
 }
 
 function requiredPositional(command: CommandName, positionals: string[], what: string): string {

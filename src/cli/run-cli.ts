@@ -83,9 +83,12 @@ async function remoteCommand(
         const { attachCommand } = await import('./attach-command.js');
         return await attachCommand(command, io);
       }
+      case 'runs': {
+        const { runsCommand } = await import('./runs-command.js');
+        return await runsCommand(command, io);
+      }
       default: {
         const remote = await import('./remote-commands.js');
-        if (command.name === 'runs') return await remote.runsCommand(command, io);
         if (command.name === 'status') return await remote.statusCommand(command, io);
         if (command.name === 'cancel') return await remote.cancelCommand(command, io);
         return await remote.answerCommand(command, io);

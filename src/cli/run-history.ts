@@ -5,8 +5,9 @@ import { CliError } from './cli-error.js';
 
 /**
  * The runs `ratchet run` started from a directory, one JSON line each in `.ratchet/runs.jsonl` (next to the
- * dev Redis data): what `ratchet runs` lists, and where `status`, `attach`, `cancel` and `answer` find the API
- * a run was started on. The API has no list of runs yet; this is the CLI's own memory, and holds no token.
+ * dev Redis data): where `status`, `attach`, `cancel` and `answer` find the API a run was started on, and
+ * `runs` the API this directory used last (a run id does not say which API it lives on). The runs
+ * themselves are listed by the API (decision 0016's update). Holds no token.
  */
 export const runHistoryEntrySchema = z.strictObject({
   v: z.literal(1),

@@ -9,6 +9,15 @@ export function describeRun(run: Run): string[] {
   const lines = [`run ${run.id} (session ${run.session_id})`, `  status      ${run.status}`];
   lines.push(`  agent       ${printable(run.agent)}`);
   if (run.parent_run_id) lines.push(`  parent      ${run.parent_run_id}`);
+  // The lineage of retries and forks (decision 0023): what this run continues, and what continued it.
+  const origin = run.origin;
+  if (origin?.kind === 'retry') lines.push(`  retry of    ${origin.run_id}`);
+  if (origin?.kind === 'fork') {
+    lines.push(
+      `  fork of     ${origin.run_id} at iteration ${origin.at_iteration ?? '?'} (session ${origin.session_id})`,
+    );
+  }
+  if (run.retried_by) lines.push(`  retried by  ${run.retried_by}`);
   if (run.iterations !== undefined) lines.push(`  iterations  ${run.iterations}`);
   if (run.usage) {
     const cost = run.cost_usd ? `, $${run.cost_usd.toFixed(4)}` : '';

@@ -88,13 +88,48 @@ describe('parseCommandLine', () => {
 
   it('reads the commands about a run already started, with --url and --token', () => {
     const api = { url: undefined, token: undefined };
-    expect(parseCommandLine(['runs'])).toEqual({ name: 'runs', session: undefined, ...api });
+    const noFilter = { statuses: [], agent: undefined, session: undefined, limit: undefined, all: false };
+    expect(parseCommandLine(['runs'])).toEqual({ name: 'runs', ...noFilter, ...api });
     expect(parseCommandLine(['runs', '--session', 'ses_x', '--url', 'http://h:1/'])).toEqual({
       name: 'runs',
+      ...noFilter,
       session: 'ses_x',
       url: 'http://h:1',
       token: undefined,
     });
+    // --status repeated or as a comma list, each status once; --limit and --all.
+    expect(
+      parseCommandLine([
+        'runs',
+        '--status',
+        'failed,cancelled',
+        '--status',
+        'failed',
+        '--status',
+        'waiting_input',
+        '--agent',
+        'writer',
+        '--limit',
+        '5',
+        '--all',
+      ]),
+    ).toEqual({
+      name: 'runs',
+      statuses: ['failed', 'cancelled', 'waiting_input'],
+      agent: 'writer',
+      session: undefined,
+      limit: 5,
+      all: true,
+      ...api,
+    });
+    expect(usageError(['runs', '--status', 'failed,finished'])).toBe(
+      '--status: "finished" is not a run status; give one or more of queued, running, waiting, waiting_input, completed, failed, cancelled',
+    );
+    expect(usageError(['runs', '--status', 'faild'])).toContain('(did you mean "failed"?)');
+    expect(usageError(['runs', '--limit', '501'])).toBe(
+      '--limit: must be a whole number from 1 to 500 (got "501")',
+    );
+    expect(usageError(['runs', '--all=yes'])).toMatch(/^runs: /);
     expect(parseCommandLine(['status', 'run_a', '--token', 't'])).toEqual({
       name: 'status',
       runId: 'run_a',

@@ -69,9 +69,9 @@ describe('after the terminal that started a run closed', () => {
     const runs = await runCli(['runs'], { cwd: dir, env: withToken });
     expect(runs.stderr).toBe('');
     expect(runs.code).toBe(0);
-    expect(runs.stdout).toMatch(/^RUN\s+STATUS\s+AGENT\s+STARTED\s+TASK\n/);
+    expect(runs.stdout).toMatch(/^RUN\s+STATUS\s+CREATED\s+ITER\s+TOKENS\s+AGENT\n/);
     expect(runs.stdout).toMatch(
-      new RegExp(`${runId}\\s+waiting_input \\(question\\)\\s+helper\\s+\\S+Z\\s+Pick a colour`),
+      new RegExp(`${runId}\\s+waiting_input\\s+\\S+Z\\s+1\\s+[1-9]\\d*\\s+helper\\n`),
     );
     const history = readFileSync(join(dir, '.ratchet/runs.jsonl'), 'utf8');
     expect(history).not.toContain(token);
@@ -179,8 +179,8 @@ describe('after the terminal that started a run closed', () => {
     expect(again.stderr).toContain('no question is waiting in run');
 
     const runs = await runCli(['runs'], { cwd: dir, env: withToken });
-    expect(runs.stdout).toMatch(new RegExp(`${second.runId}\\s+completed\\s+helper[^\\n]+Second\\n`));
-    expect(runs.stdout).toMatch(new RegExp(`${first.runId}\\s+cancelled\\s+helper[^\\n]+First\\n`));
+    expect(runs.stdout).toMatch(new RegExp(`${second.runId}\\s+completed\\s+\\S+\\s+2\\s+\\d+\\s+helper\\n`));
+    expect(runs.stdout).toMatch(new RegExp(`${first.runId}\\s+cancelled\\s+\\S+\\s+1\\s+\\d+\\s+helper\\n`));
     // Newest first.
     expect(runs.stdout.indexOf(second.runId)).toBeLessThan(runs.stdout.indexOf(first.runId));
   });
@@ -200,11 +200,19 @@ describe('after the terminal that started a run closed', () => {
     expect((await run(url, runId, true)).result).toBe('Red it is.');
   });
 
-  it('says where no API answers, and that nothing was started here yet', async () => {
-    const { dir } = await serve();
-    const empty = await runCli(['runs'], { cwd: dir });
+  it('says where no API answers, and that the API has no run yet', async () => {
+    const { dir, url } = await serve();
+    const empty = await runCli(['runs', '--url', url], { cwd: dir, env: withToken });
     expect(empty.code).toBe(0);
-    expect(empty.stdout).toContain('no runs started from this directory yet');
+    expect(empty.stdout).toBe(`no runs on the API at ${url}\n`);
+    const none = await runCli(['runs', '--url', url, '--status', 'failed', '--agent', 'helper'], {
+      cwd: dir,
+      env: withToken,
+    });
+    expect(none.stdout).toBe(`no runs with status failed of agent helper on the API at ${url}\n`);
+    const listUnreachable = await runCli(['runs', '--url', 'http://127.0.0.1:9']);
+    expect(listUnreachable.code).toBe(1);
+    expect(listUnreachable.stderr).toContain('cannot reach the API at http://127.0.0.1:9');
     const unreachable = await runCli([
       'status',
       'run_0000000000000000_0000000000',
@@ -215,3 +223,126 @@ describe('after the terminal that started a run closed', () => {
     expect(unreachable.stderr).toContain('cannot reach the API at http://127.0.0.1:9');
   });
 });
+
+/** Starts a run through the API itself (not this CLI): `ratchet runs` lists it all the same. */
+async function submit(
+  url: string,
+  body: Record<string, unknown>,
+): Promise<{ run_id: string; session_id: string }> {
+  const response = await fetch(`${url}/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(202);
+  return (await response.json()) as { run_id: string; session_id: string };
+}
+
+/** The run ids of `ratchet runs`' table, in its order. */
+function listed(stdout: string): string[] {
+  return [...stdout.matchAll(/^(run_\S+)\s/gm)].map((match) => match[1] ?? '');
+}
+
+describe("ratchet runs reads the API's run list", () => {
+  it('lists runs no CLI started, filters by status (repeated or comma list), agent and session, pages with --all', async () => {
+    const { url } = await serve();
+    const runIds: string[] = [];
+    for (const input of ['first', 'second', 'third']) {
+      const accepted = await submit(url, { input });
+      runIds.push(accepted.run_id);
+      // Each waits for its question: "red" answers one, the others stay waiting or are cancelled.
+      await waitForStatus(url, accepted.run_id, 'waiting_input');
+    }
+    const [first, second, third] = runIds as [string, string, string];
+    await fetch(`${url}/v1/sessions/${(await run(url, first)).session_id}/respond`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        question_id: ((await run(url, first)).pending_question as { id: string }).id,
+        response: 'red',
+      }),
+    });
+    expect((await run(url, first, true)).status).toBe('completed');
+    await fetch(`${url}/v1/runs/${second}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect((await run(url, second, true)).status).toBe('cancelled');
+
+    // From a directory that never ran anything: the API's runs, newest first.
+    const all = await runCli(['runs', '--url', url], { env: withToken });
+    expect(all.stderr).toBe('');
+    expect(all.code).toBe(0);
+    expect(listed(all.stdout)).toEqual([third, second, first]);
+    expect(all.stdout).toMatch(
+      new RegExp(`${first}\\s+completed\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+2\\s+[1-9]\\d*\\s+helper\\n`),
+    );
+    expect(all.stdout).not.toContain('more runs');
+
+    const repeated = await runCli(['runs', '--url', url, '--status', 'completed', '--status', 'cancelled'], {
+      env: withToken,
+    });
+    expect(listed(repeated.stdout)).toEqual([second, first]);
+    const commas = await runCli(['runs', '--url', url, '--status', 'waiting_input,completed'], {
+      env: withToken,
+    });
+    expect(listed(commas.stdout)).toEqual([third, first]);
+    const byAgent = await runCli(['runs', '--url', url, '--agent', 'helper', '--limit', '2'], {
+      env: withToken,
+    });
+    expect(listed(byAgent.stdout)).toEqual([third, second]);
+    expect(byAgent.stdout).toContain('(more runs: ratchet runs --all, or --limit N up to 500)');
+    const sessionId = (await run(url, second)).session_id as string;
+    const bySession = await runCli(['runs', '--url', url, '--session', sessionId], { env: withToken });
+    expect(bySession.stdout).toContain(`session ${sessionId} (agent helper, idle)\n`);
+    expect(listed(bySession.stdout)).toEqual([second]);
+
+    // Pages of one run each, followed to the last: every run once, in order.
+    const paged = await runCli(['runs', '--url', url, '--all', '--limit', '1'], { env: withToken });
+    expect(paged.code).toBe(0);
+    expect(listed(paged.stdout)).toEqual([third, second, first]);
+    expect(paged.stdout.match(/^RUN /gm)).toHaveLength(1);
+    expect(paged.stdout).not.toContain('more runs');
+
+    const badStatus = await runCli(['runs', '--url', url, '--status', 'done'], { env: withToken });
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toContain(
+      '--status: "done" is not a run status; give one or more of queued, running',
+    );
+    await fetch(`${url}/v1/runs/${third}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+  });
+
+  it('status shows the lineage of a retried run, from both sides', async () => {
+    const { dir, url } = await serve();
+    const { runId } = await startAndDetach(dir, url, 'Pick a colour');
+    await runCli(['cancel', runId], { cwd: dir, env: withToken });
+    expect((await run(url, runId, true)).status).toBe('cancelled');
+    const retry = await fetch(`${url}/v1/runs/${runId}/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(retry.status).toBe(202);
+    const retryId = ((await retry.json()) as { run_id: string }).run_id;
+
+    const original = await runCli(['status', runId], { cwd: dir, env: withToken });
+    expect(original.stdout).toContain(`  retried by  ${retryId}\n`);
+    const continued = await runCli(['status', retryId, '--url', url], { env: withToken });
+    expect(continued.stdout).toContain(`  retry of    ${runId}\n`);
+    expect(continued.stdout).not.toContain('retried by');
+    await fetch(`${url}/v1/runs/${retryId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+  });
+});
+
+async function waitForStatus(url: string, runId: string, status: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await run(url, runId)).status !== status) {
+    if (Date.now() > deadline) throw new Error(`run ${runId} never reached ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
