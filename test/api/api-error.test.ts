@@ -14,6 +14,8 @@ describe('toApiError', () => {
       ['session_busy', 'conflict', 409, { reason: 'session_busy', active_run_id: 'run_1' }],
       ['run_finished', 'conflict', 409, { reason: 'run_finished', status: 'completed' }],
       ['question_closed', 'conflict', 409, { reason: 'question_closed' }],
+      ['run_not_retryable', 'conflict', 409, { reason: 'run_not_retryable', status: 'completed' }],
+      ['run_not_forkable', 'conflict', 409, { reason: 'run_not_forkable', status: 'running' }],
       ['invalid_response', 'invalid_request', 400, { question_id: 'q1' }],
     ];
     for (const [internal, wire, status, details] of cases) {
@@ -47,6 +49,8 @@ describe('toApiError', () => {
       'redis_unavailable',
       'shutting_down',
       'too_many_followers',
+      'run_not_retryable',
+      'run_not_forkable',
     ]);
     for (const code of Object.keys(errorCodes) as ErrorCode[]) {
       if (clientFacing.has(code)) continue;
