@@ -1,46 +1,25 @@
-import { Job, Queue } from 'bullmq';
 import { decodeChatEntry, encodeChatEntry, type Message, toolCallsOf } from '../chat/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { ForkPlan, RetryPlan, RetryPoint, RunContinuation } from '../workflows/core/run-continuation.js';
 import { stepJobId } from '../workflows/ids.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../workflows/journal.js';
 import type { StoredRun } from '../workflows/run-record.js';
-import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
-import {
-  chatKey,
-  chatViewKey,
-  type KeySpace,
-  retentionKeys,
-  runKeys,
-  sessionKeys,
-  shardPrefix,
-  stepQueueName,
-} from './keys.js';
+import { CheckedWriter } from './checked-writer.js';
+import type { RedisClient } from './connection.js';
+import { chatKey, chatViewKey, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent, loadRun, readChat } from './run-store.js';
-import { defineScripts } from './scripts.js';
 import type { StepQueues } from './step-queues.js';
 
 export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' | 'SESSION_BUSY';
-
-/** The commands a write sends outside its MULTI (ioredis has them; BullMQ's client type does not say so). */
-type WriterCommands = {
-  watch(...keys: string[]): Promise<unknown>;
-  unwatch(): Promise<unknown>;
-} & Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
-
-/** How often a write checks again when a key it watched changed between its check and its commit. */
-const watchedChangeTries = 5;
 
 /**
  * Reads what a retry or a fork continues from, and writes the continuing run with its first step
  * (decision 0023). Like RunWriter (decision 0015): the script runs first as a check under WATCH, and the
  * MULTI of the script and the step's add is sent only when it said OK, so a refused retry or fork adds no
- * step; WATCH belongs to a connection, so this writer has its own and writes one at a time.
+ * step (checked-writer.ts).
  */
 export class ContinuationStore {
-  private readonly connection: RedisClient;
-  private readonly commandQueue: Queue;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly writer: CheckedWriter;
 
   constructor(
     private readonly options: {
@@ -50,18 +29,12 @@ export class ContinuationStore {
       eventsMaxLength: number;
     },
   ) {
-    this.connection = duplicateClient(options.redis, { connectionName: 'ratchet-continuations' });
-    this.connection.on('error', () => {
-      // Reported by the queues' own error listeners; a write in flight fails with the error.
-    });
-    defineScripts(this.connection);
-    this.commandQueue = new Queue(stepQueueName, {
-      connection: this.connection,
-      prefix: shardPrefix(options.space, 0),
-      skipMetasUpdate: true,
-    });
-    this.commandQueue.on('error', () => {
-      // As above.
+    // Retries and forks are rare: two connections at most.
+    this.writer = new CheckedWriter({
+      redis: options.redis,
+      space: options.space,
+      name: 'ratchet-continuations',
+      maxConcurrent: 2,
     });
   }
 
@@ -142,7 +115,7 @@ export class ContinuationStore {
     const old = runKeys(space, retried.session_id, retried.id);
     const keys = runKeys(space, record.session_id, record.id);
     const chat = chatKey(space, record.session_id, record.chat_id);
-    return this.serialized({
+    return this.checkedWrite({
       command: 'ratchetRetryRun',
       watch: [keys.session, chat, old.run, keys.run],
       keys: [
@@ -187,7 +160,7 @@ export class ContinuationStore {
     const original = sessionKeys(space, origin.session_id);
     const keys = runKeys(space, record.session_id, record.id);
     const chat = chatKey(space, record.session_id, record.chat_id);
-    return this.serialized({
+    return this.checkedWrite({
       command: 'ratchetForkRun',
       watch: [keys.session, keys.run, chat],
       keys: [
@@ -218,61 +191,30 @@ export class ContinuationStore {
     });
   }
 
-  private serialized(
+  private async checkedWrite(
     write: ContinuationWrite,
   ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
-    const written = this.tail.then(() => this.writeNow(write));
-    this.tail = written.catch(() => undefined);
-    return written;
-  }
-
-  private async writeNow(
-    write: ContinuationWrite,
-  ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
-    const client = await this.commandQueue.backend.client;
-    const commands = client as unknown as WriterCommands;
-    const queue = this.options.queues.queue(write.shard);
     const first = write.plan.first;
     const jobId = stepJobId.iteration(first.data.run_id, first.data.iteration);
-    for (let tries = 0; tries < watchedChangeTries; tries += 1) {
-      let watching = false;
-      try {
-        await commands.watch(...write.watch);
-        watching = true;
-        const script = commands[write.command];
-        if (!script) throw new Error(`${write.command} is not defined on the writer's connection`);
-        const [checked, checkedDetail] = (await script(...write.keys, ...write.args('check'))) as string[];
-        if (checked !== 'OK') return { code: checked as ContinuationWriteCode, detail: checkedDetail };
-        const transaction = client.multi();
-        (transaction as unknown as Record<string, (...args: unknown[]) => unknown>)[write.command]?.(
-          ...write.keys,
-          ...write.args('create'),
-        );
-        await new Job(queue, first.kind, first.data, this.options.queues.jobOptions(jobId), jobId).addJob(
-          transaction,
-        );
-        const results = await transaction.exec();
-        watching = false;
-        // null: a watched key changed after the check (EXEC ran nothing); check again.
-        if (!results) continue;
-        const [error, reply] = results[0] ?? [];
-        if (error) throw error;
-        const [code, detail] = reply as string[];
-        return { code: code as ContinuationWriteCode, detail };
-      } finally {
-        if (watching) await commands.unwatch().catch(() => undefined);
-      }
-    }
-    return { code: 'CONFLICT', detail: 'watched keys kept changing' };
+    const { code, detail } = await this.writer.write({
+      watch: write.watch,
+      command: write.command,
+      refusable: true,
+      keys: write.keys,
+      args: write.args,
+      step: {
+        queue: this.options.queues.queue(write.shard),
+        name: first.kind,
+        data: first.data,
+        options: this.options.queues.jobOptions(jobId),
+        jobId,
+      },
+    });
+    return { code: code as ContinuationWriteCode, detail };
   }
 
-  async close(): Promise<void> {
-    try {
-      await this.tail;
-      await this.commandQueue.close();
-    } finally {
-      await closeRedis(this.connection);
-    }
+  close(): Promise<void> {
+    return this.writer.close();
   }
 }
 

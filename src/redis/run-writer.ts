@@ -1,19 +1,10 @@
-import { Job, Queue } from 'bullmq';
 import { encodeChatEntry } from '../chat/index.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
-import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
-import {
-  chatKey,
-  type KeySpace,
-  type RunKeys,
-  retentionKeys,
-  runKeys,
-  shardPrefix,
-  stepQueueName,
-} from './keys.js';
+import { CheckedWriter } from './checked-writer.js';
+import type { RedisClient } from './connection.js';
+import { chatKey, type KeySpace, type RunKeys, retentionKeys, runKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
-import { defineScripts } from './scripts.js';
 import type { StepQueues } from './step-queues.js';
 
 export type RunWriteCode =
@@ -32,28 +23,13 @@ export interface RunWrite {
   parent?: RunKeys;
 }
 
-/** The commands a write sends outside its MULTI (ioredis has them; BullMQ's client type does not say so). */
-interface WriterCommands {
-  watch(...keys: string[]): Promise<unknown>;
-  unwatch(): Promise<unknown>;
-  ratchetCreateRun(...keysAndArgs: unknown[]): Promise<unknown>;
-}
-
-/** How often a write checks again when a key it watched changed between its check and its commit. */
-const watchedChangeTries = 5;
-
 /**
- * Writes planned runs and adds their first steps. A run and its first step are written in one MULTI, so no
- * crash leaves a run without a step; and the MULTI is sent only when create-run, run first as a check under
- * WATCH of every key its answer depends on, said OK, so a refused run (a busy session, a finished parent)
- * leaves no step behind. WATCH belongs to a connection, so the writer has one of its own and writes one run
- * at a time on it.
+ * Writes planned runs and adds their first steps, as checked writes (checked-writer.ts): the run and its
+ * first step in one MULTI, sent only when create-run, run first as a check under WATCH, said OK, so no crash
+ * leaves a run without a step and a refused run (a busy session, a finished parent) leaves no step behind.
  */
 export class RunWriter {
-  private readonly connection: RedisClient;
-  /** Defines BullMQ's scripts on the writer's connection: the first step is added through them. */
-  private readonly commandQueue: Queue;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly writer: CheckedWriter;
 
   constructor(
     private readonly options: {
@@ -63,29 +39,15 @@ export class RunWriter {
       eventsMaxLength: number;
     },
   ) {
-    this.connection = duplicateClient(options.redis, { connectionName: 'ratchet-run-writer' });
-    this.connection.on('error', () => {
-      // Reported by the queues' own error listeners; a write in flight fails with the error.
-    });
-    defineScripts(this.connection);
-    this.commandQueue = new Queue(stepQueueName, {
-      connection: this.connection,
-      prefix: shardPrefix(options.space, 0),
-      skipMetasUpdate: true,
-    });
-    this.commandQueue.on('error', () => {
-      // As above.
+    this.writer = new CheckedWriter({
+      redis: options.redis,
+      space: options.space,
+      name: 'ratchet-run-writer',
     });
   }
 
-  /** Writes the run (and its first step) unless create-run refuses it; one write at a time. */
-  write(input: RunWrite): Promise<{ code: RunWriteCode; detail: string | undefined }> {
-    const written = this.tail.then(() => this.writeNow(input));
-    this.tail = written.catch(() => undefined);
-    return written;
-  }
-
-  private async writeNow(input: RunWrite): Promise<{ code: RunWriteCode; detail: string | undefined }> {
+  /** Writes the run (and its first step) unless create-run refuses it. */
+  async write(input: RunWrite): Promise<{ code: RunWriteCode; detail: string | undefined }> {
     const { plan } = input;
     const { record } = plan;
     const space = this.options.space;
@@ -114,55 +76,29 @@ export class RunWriter {
         ? [0]
         : [plan.messages.length, ...plan.messages.map(encodeChatEntry), ...plan.events.map(encodeEvent)]),
     ];
-    const client = await this.commandQueue.backend.client;
-    const commands = client as unknown as WriterCommands;
-    const queue = this.options.queues.queue(keys.shard);
     const jobId = stepJobId.iteration(record.id, 1);
-    for (let tries = 0; tries < watchedChangeTries; tries += 1) {
-      let watching = false;
-      try {
-        // Everything create-run's answer depends on: the session (record, active run), the chat's length,
-        // the run itself and the parent run.
-        await commands.watch(keys.session, chat, keys.run, ...(input.parent ? [input.parent.run] : []));
-        watching = true;
-        const [checked, checkedDetail] = (await commands.ratchetCreateRun(
-          ...scriptKeys,
-          ...scriptArgs('check'),
-        )) as string[];
-        if (checked !== 'OK') return { code: checked as RunWriteCode, detail: checkedDetail };
-        const transaction = client.multi();
-        (transaction as unknown as Record<string, (...args: unknown[]) => unknown>).ratchetCreateRun?.(
-          ...scriptKeys,
-          ...scriptArgs('create'),
-        );
-        await new Job(
-          queue,
-          plan.first.kind,
-          plan.first.data,
-          this.options.queues.jobOptions(jobId),
-          jobId,
-        ).addJob(transaction);
-        const results = await transaction.exec();
-        watching = false;
-        // null: a watched key changed after the check (EXEC ran nothing); check again.
-        if (!results) continue;
-        const [createError, createReply] = results[0] ?? [];
-        if (createError) throw createError;
-        const [code, detail] = createReply as string[];
-        return { code: code as RunWriteCode, detail };
-      } finally {
-        if (watching) await commands.unwatch().catch(() => undefined);
-      }
-    }
-    return { code: 'CONFLICT', detail: 'watched keys kept changing' };
+    const { code, detail } = await this.writer.write({
+      // Everything create-run's answer depends on: the session (record, active run), the chat's length, the
+      // run itself and the parent run.
+      watch: [keys.session, chat, keys.run, ...(input.parent ? [input.parent.run] : [])],
+      command: 'ratchetCreateRun',
+      // A run that starts a session under a new random id has nothing to be refused by: no other run, no
+      // parent. Any other may be (a busy session, a finished parent).
+      refusable: plan.sessionRecord === undefined || input.parent !== undefined,
+      keys: scriptKeys,
+      args: scriptArgs,
+      step: {
+        queue: this.options.queues.queue(keys.shard),
+        name: plan.first.kind,
+        data: plan.first.data,
+        options: this.options.queues.jobOptions(jobId),
+        jobId,
+      },
+    });
+    return { code: code as RunWriteCode, detail };
   }
 
-  async close(): Promise<void> {
-    try {
-      await this.tail;
-      await this.commandQueue.close();
-    } finally {
-      await closeRedis(this.connection);
-    }
+  close(): Promise<void> {
+    return this.writer.close();
   }
 }

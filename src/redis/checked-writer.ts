@@ -1,0 +1,189 @@
+import { Job, type JobsOptions, Queue } from 'bullmq';
+import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
+import { type KeySpace, shardPrefix, stepQueueName } from './keys.js';
+import { defineScripts } from './scripts.js';
+
+/**
+ * A write of a run with its first step (a new run, a child run, a retry or a fork): the script runs first as
+ * a check under WATCH of every key its answer depends on, and only when it says OK are the script and the
+ * step's add sent in one MULTI. So no crash leaves a run without its step, and a refused write adds no step
+ * (decision 0015).
+ */
+export interface CheckedWrite {
+  /** Keys whose change between the check and the MULTI makes the check stale. */
+  watch: readonly string[];
+  /** The script's command name (as defineScripts registers it); its ARGV[1] is the mode. */
+  command: string;
+  keys: readonly string[];
+  args: (mode: 'check' | 'create') => readonly (string | number)[];
+  /** The step added with the write. */
+  step: { queue: Queue; name: string; data: unknown; options: JobsOptions; jobId: string };
+  /**
+   * false when the script cannot refuse this write (a run in a session it creates under a new random id):
+   * the MULTI is then sent at once, in one round trip, with no WATCH and no check.
+   */
+  refusable: boolean;
+}
+
+export interface CheckedWriteResult {
+  /** The script's code: OK, or why it refused; CONFLICT when the watched keys kept changing. */
+  code: string;
+  detail: string | undefined;
+}
+
+/** The commands a write sends outside its MULTI (ioredis has them; BullMQ's client type does not say so). */
+interface WatchCommands {
+  watch(...keys: string[]): Promise<unknown>;
+  unwatch(): Promise<unknown>;
+}
+
+/** The client BullMQ gives a lane's queue (its own client type). */
+type LaneClient = Awaited<Queue['backend']['client']>;
+
+/** How often a write checks again when a key it watched changed between its check and its commit. */
+const watchedChangeTries = 5;
+
+/** One connection a write WATCHes on, with BullMQ's scripts defined on it (the step is added through them). */
+interface Lane {
+  connection: RedisClient;
+  commandQueue: Queue;
+}
+
+export interface CheckedWriterOptions {
+  redis: RedisClient;
+  space: KeySpace;
+  /** The connections' client name. */
+  name: string;
+  /**
+   * Writes at once: WATCH belongs to a connection, so each write holds one of its own until it is done.
+   * Connections are opened as concurrent writes need them, up to this many.
+   */
+  maxConcurrent?: number;
+}
+
+const defaultMaxConcurrent = 8;
+
+/**
+ * Carries out checked writes on a small pool of connections opened on demand. One connection would
+ * serialize every run start of a process behind two round trips each, halving how many runs an API can
+ * start under load (measured); a pool keeps them concurrent.
+ */
+export class CheckedWriter {
+  private readonly lanes: Lane[] = [];
+  private readonly idle: Lane[] = [];
+  private readonly waiting: ((lane: Lane) => void)[] = [];
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(private readonly options: CheckedWriterOptions) {}
+
+  write(write: CheckedWrite): Promise<CheckedWriteResult> {
+    if (this.closed) return Promise.reject(new Error('the checked writer is closed'));
+    const written = this.withLane((lane) => this.writeOn(lane, write));
+    this.inFlight.add(written);
+    void written.finally(() => this.inFlight.delete(written)).catch(() => undefined);
+    return written;
+  }
+
+  private async withLane<T>(work: (lane: Lane) => Promise<T>): Promise<T> {
+    const lane = await this.acquire();
+    try {
+      return await work(lane);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(lane);
+      else this.idle.push(lane);
+    }
+  }
+
+  private acquire(): Promise<Lane> {
+    const lane = this.idle.pop();
+    if (lane) return Promise.resolve(lane);
+    if (this.lanes.length < (this.options.maxConcurrent ?? defaultMaxConcurrent)) {
+      return Promise.resolve(this.openLane());
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private openLane(): Lane {
+    const connection = duplicateClient(this.options.redis, { connectionName: this.options.name });
+    connection.on('error', () => {
+      // Reported by the queues' own error listeners; a write in flight fails with the error.
+    });
+    defineScripts(connection);
+    const commandQueue = new Queue(stepQueueName, {
+      connection,
+      prefix: shardPrefix(this.options.space, 0),
+      skipMetasUpdate: true,
+    });
+    commandQueue.on('error', () => {
+      // As above.
+    });
+    const lane = { connection, commandQueue };
+    this.lanes.push(lane);
+    return lane;
+  }
+
+  private async writeOn(lane: Lane, write: CheckedWrite): Promise<CheckedWriteResult> {
+    const client = await lane.commandQueue.backend.client;
+    const commands = client as unknown as WatchCommands & Record<string, (...args: unknown[]) => unknown>;
+    const script = commands[write.command];
+    if (!script) throw new Error(`${write.command} is not defined on the writer's connection`);
+    if (!write.refusable) {
+      const written = await this.commit(client, write);
+      if (!written) throw new Error(`${write.command}: EXEC ran nothing although nothing was watched`);
+      return written;
+    }
+    for (let tries = 0; tries < watchedChangeTries; tries += 1) {
+      let watching = false;
+      try {
+        // Sent together (one round trip): the connection runs them in order, so the check reads what WATCH
+        // guards.
+        watching = true;
+        const [, [checked, checkedDetail]] = (await Promise.all([
+          commands.watch(...write.watch),
+          script.call(commands, ...write.keys, ...write.args('check')),
+        ])) as [unknown, string[]];
+        if (checked !== 'OK') return { code: checked ?? 'ERROR', detail: checkedDetail };
+        const written = await this.commit(client, write);
+        watching = false;
+        // undefined: a watched key changed after the check (EXEC ran nothing); check again.
+        if (written) return written;
+      } finally {
+        if (watching) await commands.unwatch().catch(() => undefined);
+      }
+    }
+    return { code: 'CONFLICT', detail: 'watched keys kept changing' };
+  }
+
+  /** The MULTI of the script (create mode) and the step's add; undefined when EXEC ran nothing. */
+  private async commit(client: LaneClient, write: CheckedWrite): Promise<CheckedWriteResult | undefined> {
+    const { step } = write;
+    const transaction = client.multi();
+    (transaction as unknown as Record<string, (...args: unknown[]) => unknown>)[write.command]?.(
+      ...write.keys,
+      ...write.args('create'),
+    );
+    await new Job(step.queue, step.name, step.data, step.options, step.jobId).addJob(transaction);
+    const results = await transaction.exec();
+    if (!results) return undefined;
+    const [error, reply] = results[0] ?? [];
+    if (error) throw error;
+    const [code, detail] = reply as string[];
+    return { code: code ?? 'ERROR', detail };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled(
+      this.lanes.map(async (lane) => {
+        try {
+          await lane.commandQueue.close();
+        } finally {
+          await closeRedis(lane.connection);
+        }
+      }),
+    );
+  }
+}
