@@ -73,13 +73,17 @@ export class CheckedWriter {
   private readonly idle: Lane[] = [];
   private readonly waiting: ((lane: Lane) => void)[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Never WATCHes, so writes that need no check share it, pipelined, as many at once as come. */
+  private unwatched: Lane | undefined;
   private closed = false;
 
   constructor(private readonly options: CheckedWriterOptions) {}
 
   write(write: CheckedWrite): Promise<CheckedWriteResult> {
     if (this.closed) return Promise.reject(new Error('the checked writer is closed'));
-    const written = this.withLane((lane) => this.writeOn(lane, write));
+    const written = write.refusable
+      ? this.withLane((lane) => this.writeOn(lane, write))
+      : this.writeUnchecked(write);
     this.inFlight.add(written);
     void written.finally(() => this.inFlight.delete(written)).catch(() => undefined);
     return written;
@@ -96,11 +100,20 @@ export class CheckedWriter {
     }
   }
 
+  private async writeUnchecked(write: CheckedWrite): Promise<CheckedWriteResult> {
+    this.unwatched ??= this.openLane();
+    const written = await this.commit(await this.unwatched.commandQueue.backend.client, write);
+    if (!written) throw new Error(`${write.command}: EXEC ran nothing although nothing was watched`);
+    return written;
+  }
+
   private acquire(): Promise<Lane> {
     const lane = this.idle.pop();
     if (lane) return Promise.resolve(lane);
     if (this.lanes.length < (this.options.maxConcurrent ?? defaultMaxConcurrent)) {
-      return Promise.resolve(this.openLane());
+      const lane = this.openLane();
+      this.lanes.push(lane);
+      return Promise.resolve(lane);
     }
     return new Promise((resolve) => this.waiting.push(resolve));
   }
@@ -119,9 +132,7 @@ export class CheckedWriter {
     commandQueue.on('error', () => {
       // As above.
     });
-    const lane = { connection, commandQueue };
-    this.lanes.push(lane);
-    return lane;
+    return { connection, commandQueue };
   }
 
   private async writeOn(lane: Lane, write: CheckedWrite): Promise<CheckedWriteResult> {
@@ -129,11 +140,6 @@ export class CheckedWriter {
     const commands = client as unknown as WatchCommands & Record<string, (...args: unknown[]) => unknown>;
     const script = commands[write.command];
     if (!script) throw new Error(`${write.command} is not defined on the writer's connection`);
-    if (!write.refusable) {
-      const written = await this.commit(client, write);
-      if (!written) throw new Error(`${write.command}: EXEC ran nothing although nothing was watched`);
-      return written;
-    }
     for (let tries = 0; tries < watchedChangeTries; tries += 1) {
       let watching = false;
       try {
@@ -177,7 +183,7 @@ export class CheckedWriter {
     this.closed = true;
     await Promise.allSettled([...this.inFlight]);
     await Promise.allSettled(
-      this.lanes.map(async (lane) => {
+      [...this.lanes, ...(this.unwatched ? [this.unwatched] : [])].map(async (lane) => {
         try {
           await lane.commandQueue.close();
         } finally {
