@@ -50,13 +50,13 @@ function limitsOf(body: RetryRunBody) {
   };
 }
 
-/** Retries a failed or cancelled run: the new run that continues it (decision 0023). */
+/** Retries a failed or cancelled run: the new run that continues it (decision 0022). */
 export async function retryRun(engine: ApiEngine, runId: string, body: RetryRunBody): Promise<AcceptedRun> {
   const started = await engine.retryRun(runId, limitsOf(body));
   return { run_id: started.runId, session_id: started.sessionId };
 }
 
-/** Forks a run at an iteration: the new session and its run (decision 0023). */
+/** Forks a run at an iteration: the new session and its run (decision 0022). */
 export async function forkRun(engine: ApiEngine, runId: string, body: ForkRunBody): Promise<AcceptedRun> {
   const started = await engine.forkRun(runId, {
     atIteration: body.at_iteration,

@@ -745,7 +745,7 @@ export const sessionListInputSchema = z.strictObject({
     .describe(`How many sessions a page holds (1 to ${maxListLimit}).`),
 });
 
-// ── retry and fork (POST /v1/runs/:id/retry, /v1/runs/:id/fork; decision 0023) ───────────────────────
+// ── retry and fork (POST /v1/runs/:id/retry, /v1/runs/:id/fork; decision 0022) ───────────────────────
 
 /** Limits a retry or a fork may ask for anew, each at most what the agent allows. */
 const continuationLimits = {

@@ -9,7 +9,7 @@ export function describeRun(run: Run): string[] {
   const lines = [`run ${run.id} (session ${run.session_id})`, `  status      ${run.status}`];
   lines.push(`  agent       ${printable(run.agent)}`);
   if (run.parent_run_id) lines.push(`  parent      ${run.parent_run_id}`);
-  // The lineage of retries and forks (decision 0023): what this run continues, and what continued it.
+  // The lineage of retries and forks (decision 0022): what this run continues, and what continued it.
   const origin = run.origin;
   if (origin?.kind === 'retry') lines.push(`  retry of    ${origin.run_id}`);
   if (origin?.kind === 'fork') {

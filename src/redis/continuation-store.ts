@@ -14,7 +14,7 @@ export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' 
 
 /**
  * Reads what a retry or a fork continues from, and writes the continuing run with its first step
- * (decision 0023). Like RunWriter (decision 0015): the script runs first as a check under WATCH, and the
+ * (decision 0022). Like RunWriter (decision 0015): the script runs first as a check under WATCH, and the
  * MULTI of the script and the step's add is sent only when it said OK, so a refused retry or fork adds no
  * step (checked-writer.ts).
  */

@@ -65,7 +65,7 @@ export interface StepWrite {
   /** The shard's retention indexes (a commit that finishes a run records when). */
   retention: RetentionKeys;
   /**
-   * This execution's note in the step's attempts record (decision 0020): the journal field and the note's
+   * This execution's note in the step's attempts record (decision 0019): the journal field and the note's
    * JSON, written by the first script the step runs. Absent: nothing is noted.
    */
   attempt?: { field: string; note: string };

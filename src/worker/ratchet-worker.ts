@@ -45,7 +45,7 @@ export class RatchetWorker {
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;
-  /** This process's id in the worker registry; each step's attempts record names it (decision 0020). */
+  /** This process's id in the worker registry; each step's attempts record names it (decision 0019). */
   readonly workerId = randomUUID();
 
   constructor(private readonly options: RatchetWorkerOptions) {}

@@ -26,7 +26,7 @@ export const crashPointNames = [
   'tool.after_commit',
   'team.before_turn_commit',
   'team.after_turn_commit',
-  // Where the API (not a worker) writes a retry or a fork with its first step (decision 0023).
+  // Where the API (not a worker) writes a retry or a fork with its first step (decision 0022).
   'steer.before_retry_commit',
   'steer.after_retry_commit',
   'steer.before_fork_commit',

@@ -92,7 +92,7 @@ export class Engine {
   /** Where the engine reads and writes: every Redis command of the client face is made there. */
   private readonly store: EngineStore;
   /**
-   * Reads and writes of retries and forks (decision 0023), on a connection of their own (they WATCH), opened
+   * Reads and writes of retries and forks (decision 0022), on a connection of their own (they WATCH), opened
    * on the first retry or fork: most engines (a worker's) never make one.
    */
   private continuations: ContinuationStore | undefined;
@@ -175,7 +175,7 @@ export class Engine {
 
   /**
    * Continues a failed or cancelled run from its last recorded iteration, as a new run of the same session
-   * that names it (decision 0023); optionally with new limits, each within the agent's. Returns the new run.
+   * that names it (decision 0022); optionally with new limits, each within the agent's. Returns the new run.
    */
   async retryRun(runId: string, limits: SteerLimits = {}): Promise<StartedRun> {
     const retryId = await retryRun(this.steerContext(), runId, limits);
@@ -184,7 +184,7 @@ export class Engine {
 
   /**
    * A new session whose chat is the run's up to iteration `atIteration`'s recorded reply (copied, not asked
-   * again), and a run that continues it, with a new message or another agent (decision 0023).
+   * again), and a run that continues it, with a new message or another agent (decision 0022).
    */
   async forkRun(runId: string, input: ForkInput): Promise<StartedRun> {
     return forkRun(this.steerContext(), runId, input);

@@ -49,7 +49,7 @@ export const journalField = {
   runFailed: () => 'run-failed',
   /**
    * The executions of a step job (who ran each, when, and why it ran again): written by the script each
-   * execution runs first (load-iteration, begin-tool-call), and the park mark (decision 0020).
+   * execution runs first (load-iteration, begin-tool-call), and the park mark (decision 0019).
    */
   attempts: (jobId: string) => `attempts:${jobId}`,
 };

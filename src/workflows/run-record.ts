@@ -36,7 +36,7 @@ export type SubGoalStatus = SubGoal['status'];
 export type SubGoal = z.infer<typeof subGoalSchema>;
 
 /**
- * Where a run that continues another one comes from (POST /v1/runs/:id/retry and /fork, decision 0023): a retry
+ * Where a run that continues another one comes from (POST /v1/runs/:id/retry and /fork, decision 0022): a retry
  * continues a failed or cancelled run of the same session under a new id; a fork continues a copy of the
  * chat, up to one iteration's recorded reply, in a new session.
  */

@@ -45,7 +45,7 @@ const conflictTries = 5;
 
 /**
  * Retries a failed or cancelled root run (POST /v1/runs/:id/retry): a new run continues it on the same
- * session from its last recorded iteration (decision 0023). Returns the new run's id.
+ * session from its last recorded iteration (decision 0022). Returns the new run's id.
  */
 export async function retryRun(context: SteerContext, runId: string, limits: SteerLimits): Promise<string> {
   const sessionId = sessionIdOfRun(runId);
@@ -129,7 +129,7 @@ async function assertLatest(
 /**
  * Forks a root run at an iteration (POST /v1/runs/:id/fork): a new session whose chat is a copy of the
  * original's up to that iteration's recorded reply (and its tool results), and a new run that continues
- * from there (decision 0023). Returns the new run's and session's ids.
+ * from there (decision 0022). Returns the new run's and session's ids.
  */
 export async function forkRun(
   context: SteerContext,

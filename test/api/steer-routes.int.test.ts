@@ -6,7 +6,7 @@ import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { ApiHarness } from './api-harness.js';
 
-// POST /v1/runs/:id/retry and /v1/runs/:id/fork through real HTTP (decision 0023).
+// POST /v1/runs/:id/retry and /v1/runs/:id/fork through real HTTP (decision 0022).
 let api: ApiHarness | undefined;
 afterEach(async () => {
   await api?.close();

@@ -14,7 +14,7 @@ import {
 } from '../../src/workflows/journal.js';
 import { deleteKeys } from '../helpers/harness.js';
 
-// The attempts record of a step job (decision 0020), written by the scripts each execution runs first
+// The attempts record of a step job (decision 0019), written by the scripts each execution runs first
 // (load-iteration) and marked by the park (mark-parked), driven directly as a worker would.
 let redis: Redis;
 const space: KeySpace = { prefix: `t-attempts-${randomBytes(4).toString('hex')}`, shards: 1 };

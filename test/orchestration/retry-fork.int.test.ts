@@ -10,7 +10,7 @@ import type { Script } from '../../src/models/index.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions, normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 
-// Retry and fork (decision 0023): a new run continues what another recorded, and pays for nothing twice.
+// Retry and fork (decision 0022): a new run continues what another recorded, and pays for nothing twice.
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();

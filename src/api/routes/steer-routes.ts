@@ -11,7 +11,7 @@ import {
 
 const tags = ['runs'];
 
-/** Steering finished or running runs: retry a failed or cancelled one, fork one at an iteration (decision 0023). */
+/** Steering finished or running runs: retry a failed or cancelled one, fork one at an iteration (decision 0022). */
 export const steerRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (app, { engine }) => {
   app.post(
     '/runs/:id/retry',

@@ -22,7 +22,7 @@
   ARGV[11] iteration n
   ARGV[12] the step's attempts field (attempts:<job id>)
   ARGV[13] this execution's attempt note (JSON; '' = none): noted while the job's lock is held and the run
-           exists, whatever the ledger says (decision 0020)
+           exists, whatever the ledger says (decision 0019)
   ARGV[14] how many notes the record keeps
 
   Returns

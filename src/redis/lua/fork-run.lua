@@ -1,5 +1,5 @@
 --[[
-  Forks a run (decision 0023): a new session whose chat starts as a copy of the first entries of the
+  Forks a run (decision 0022): a new session whose chat starts as a copy of the first entries of the
   original's chat (a chat only grows, so they are as the caller read them), with the chat's context view when
   it summarises no more than the copy, and a new run that continues from there. The new session lives on the
   original's shard (its id is chosen so), which makes this one atomic write on one slot; the fork is also

@@ -1,7 +1,7 @@
 --[[
   Reads what an iteration step needs, in one command: the run, its journal fields, and the chat from a
   position on (the worker holds the entries before it: a chat only grows). Notes the execution in the step's
-  attempts record on the way (decision 0020), when the run exists: no extra round trip.
+  attempts record on the way (decision 0019), when the run exists: no extra round trip.
 
   KEYS[1] run hash
   KEYS[2] journal hash

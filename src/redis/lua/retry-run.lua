@@ -1,5 +1,5 @@
 --[[
-  Retries a failed or cancelled run (decision 0023): a new run on the same session and chat continues it.
+  Retries a failed or cancelled run (decision 0022): a new run on the same session and chat continues it.
   Writes the new run's record, copies the journal fields it needs from the retried run, appends the results a
   cut-short batch of tool calls lacked, names the retry on the retried run's record, and takes the session's
   active run. The retried run stays finished: its stragglers' commits keep being refused.

@@ -10,7 +10,7 @@ import type { SessionRecord } from '../session-record.js';
 import { toolResultMessage } from './run-commits.js';
 
 /**
- * Retry and fork (decision 0023): a new run that continues what another run recorded, so that no recorded
+ * Retry and fork (decision 0022): a new run that continues what another run recorded, so that no recorded
  * model reply or tool result is paid for again. Pure: the shell reads what is named here and writes the plan
  * in one atomic script, with the first step.
  */

@@ -375,7 +375,7 @@ export interface RunTreeNode {
   tokens: { input: number; output: number; cached_input: number };
   cost_usd: number;
   contract: { contract: string; valid: boolean } | null;
-  /** The run it continues (a retry or a fork, decision 0023), and the run that retried it. */
+  /** The run it continues (a retry or a fork, decision 0022), and the run that retried it. */
   origin: { kind: 'retry' | 'fork'; run_id: string; session_id: string; at_iteration: number | null } | null;
   retried_by: string | null;
   children: number;

@@ -82,7 +82,7 @@ export interface StepServices {
   /** The handoff contracts (`contracts:`), compiled once. */
   contracts: readonly ContractCheck[];
   now: () => Date;
-  /** This worker process's id in the worker registry: each step's attempts record names it (decision 0020). */
+  /** This worker process's id in the worker registry: each step's attempts record names it (decision 0019). */
   workerId: string;
 }
 
