@@ -1,13 +1,13 @@
 import { type Message, type Part, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { buildEvent, type StoredEvent } from '../../events/event.js';
-import { zeroUsage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData } from '../job-data.js';
 import type { ReplyEntry } from '../journal.js';
 import type { Budget, RunOrigin, RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 import { toolResultMessage } from './run-commits.js';
+import { newRunRecord } from './run-creation.js';
 
 /**
  * Retry and fork (decision 0022): a new run that continues what another run recorded, so that no recorded
@@ -226,41 +226,22 @@ export function planFork(input: {
     at_iteration: at,
     input_run_id: input.parts ? runId : (original.origin?.input_run_id ?? original.id),
   };
-  const record: RunRecord = {
-    v: 1,
+  const record = newRunRecord({
     id: runId,
     session_id: sessionId,
     agent,
     chat_id: original.chat_id,
-    status: 'queued',
-    iteration: 0,
-    usage: { ...zeroUsage },
-    cost_usd: 0,
-    retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.limits.budget ?? null,
     budget_raises: 0,
-    guardrail_retries: 0,
     parent: null,
     root_run_id: null,
     lineage: [],
     prefix: input.prefix,
     deadline_at: input.limits.deadlineAt ?? null,
     max_iterations: input.limits.maxIterations ?? null,
-    tool_calls: { count: 0, names: [] },
-    sub_goals: null,
-    orchestration_steps: 0,
-    partial: null,
-    confidence: null,
-    contract: null,
     origin,
-    retried_by: null,
-    result: null,
-    error: null,
-    created_at: now,
-    updated_at: now,
-    started_at: null,
-    finished_at: null,
-  };
+    now,
+  });
   const messages: Message[] = input.parts
     ? [
         {

@@ -49,41 +49,22 @@ export function planRunCreation(input: {
   const messages: Message[] = input.messages ?? [
     { id: messageId.input(runId), sender: 'user', role: 'user', parts, metadata: {}, created_at: now },
   ];
-  const record: RunRecord = {
-    v: 1,
+  const record = newRunRecord({
     id: runId,
     session_id: sessionId,
     agent,
     chat_id: chatId,
-    status: 'queued',
-    iteration: 0,
-    usage: { ...zeroUsage },
-    cost_usd: 0,
-    retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     budget: input.budget ?? null,
     budget_raises: input.budgetRaises ?? 0,
-    guardrail_retries: 0,
     parent: input.parent ?? null,
     root_run_id: input.rootRunId ?? null,
     lineage: input.lineage ?? [],
     prefix: input.prefix ?? '🤖',
     deadline_at: input.deadlineAt ?? null,
     max_iterations: input.maxIterations ?? null,
-    tool_calls: { count: 0, names: [] },
-    sub_goals: null,
-    orchestration_steps: 0,
-    partial: null,
-    confidence: null,
-    contract: null,
     origin: null,
-    retried_by: null,
-    result: null,
-    error: null,
-    created_at: now,
-    updated_at: now,
-    started_at: null,
-    finished_at: null,
-  };
+    now,
+  });
   const inputText = messages
     .flatMap((message) => message.parts)
     .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
@@ -143,4 +124,63 @@ export function runDeadline(
   const own = timeoutS === undefined ? Number.POSITIVE_INFINITY : now.getTime() + timeoutS * 1000;
   const soonest = Math.min(own, inherited ? Date.parse(inherited) : Number.POSITIVE_INFINITY);
   return Number.isFinite(soonest) ? new Date(soonest).toISOString() : undefined;
+}
+
+/** What a new run is given; every other field of its record starts empty (queued, no usage, no result). */
+export type NewRunFields = Pick<
+  RunRecord,
+  | 'id'
+  | 'session_id'
+  | 'agent'
+  | 'chat_id'
+  | 'budget'
+  | 'budget_raises'
+  | 'parent'
+  | 'root_run_id'
+  | 'lineage'
+  | 'prefix'
+  | 'deadline_at'
+  | 'max_iterations'
+  | 'origin'
+> & { now: string };
+
+/** The record of a run that has done nothing yet: a new run, a child run or a fork. */
+export function newRunRecord(fields: NewRunFields): RunRecord {
+  // In the schema's order, as every later commit writes it: the run index reads the status off the front of
+  // the JSON (includes/run-index.lua) without decoding it.
+  return {
+    v: 1,
+    id: fields.id,
+    session_id: fields.session_id,
+    agent: fields.agent,
+    chat_id: fields.chat_id,
+    status: 'queued',
+    iteration: 0,
+    usage: { ...zeroUsage },
+    cost_usd: 0,
+    retry_waste: { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    budget: fields.budget,
+    budget_raises: fields.budget_raises,
+    guardrail_retries: 0,
+    parent: fields.parent,
+    root_run_id: fields.root_run_id,
+    lineage: fields.lineage,
+    prefix: fields.prefix,
+    deadline_at: fields.deadline_at,
+    max_iterations: fields.max_iterations,
+    tool_calls: { count: 0, names: [] },
+    sub_goals: null,
+    orchestration_steps: 0,
+    partial: null,
+    confidence: null,
+    contract: null,
+    origin: fields.origin,
+    retried_by: null,
+    result: null,
+    error: null,
+    created_at: fields.now,
+    updated_at: fields.now,
+    started_at: null,
+    finished_at: null,
+  };
 }
