@@ -68,6 +68,11 @@ export const sendMessageBodySchema = z
   .describe('Either `text` or `parts`.');
 
 const runTimeoutError = `must be a whole number of seconds from 1 to ${secondsLimit(maxRunTimeoutS)}`;
+/** A run's timeout_s as a request may give it: bounded so its deadline is always a date a record takes. */
+const runTimeoutSchema = z
+  .int({ error: runTimeoutError })
+  .positive({ error: runTimeoutError })
+  .max(maxRunTimeoutS, { error: runTimeoutError });
 
 export const createRunBodySchema = z.strictObject({
   input: z.union([z.string().min(1), inputPartsSchema]).describe('Text, or parts (text and images).'),
@@ -83,10 +88,7 @@ export const createRunBodySchema = z.strictObject({
     .describe(
       'Limits of the run (input + output tokens, USD); the run fails with budget_exceeded past them.',
     ),
-  timeout_s: z
-    .int({ error: runTimeoutError })
-    .positive({ error: runTimeoutError })
-    .max(maxRunTimeoutS, { error: runTimeoutError })
+  timeout_s: runTimeoutSchema
     .optional()
     .describe(
       `Seconds the run may take, its child runs included: 1 to ${secondsLimit(maxRunTimeoutS)}, and at most ` +
@@ -754,10 +756,7 @@ const continuationLimits = {
     .describe(
       "Limits of the run's usage (a retry counts the usage of the run it continues); at most the agent's budget.",
     ),
-  timeout_s: z
-    .int({ error: runTimeoutError })
-    .positive({ error: runTimeoutError })
-    .max(maxRunTimeoutS, { error: runTimeoutError })
+  timeout_s: runTimeoutSchema
     .optional()
     .describe("Seconds from now the run may take; at most the agent's options.timeout_s (its default)."),
   max_iterations: z
