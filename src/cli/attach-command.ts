@@ -1,14 +1,10 @@
 import type { ApiTarget } from './command-line.js';
-import { followRun } from './follow-run.js';
+import { exitTerminated, followRun, reportOutcome } from './follow-run.js';
 import type { ProcessIo } from './process-io.js';
 import type { AskedQuestion } from './question-answers.js';
 import { remoteApi } from './remote-api.js';
 import { finishedStatuses } from './run-status.js';
 import { printable, Terminal } from './terminal.js';
-
-// As `ratchet run` (not imported from it: that would load the in-process API and worker).
-const exitInterrupted = 130;
-const exitTerminated = 143;
 
 /**
  * `ratchet attach RUN_ID`: follows a run that is already going (after the terminal that started it closed):
@@ -41,20 +37,7 @@ export async function attachCommand(options: { runId: string } & ApiTarget, io: 
         interrupts: io.interrupts,
         pendingQuestions: async () => (await client.questions(run.session_id)).map(askedQuestion),
       });
-      switch (outcome.status) {
-        case 'completed':
-          terminal.print(`\nanswer: ${outcome.result}`);
-          return 0;
-        case 'failed':
-        case 'cancelled':
-          return 1;
-        case 'interrupted':
-          if (!outcome.cancelled) io.stderr.write(`run ${run.id} is not cancelled: it goes on\n`);
-          return exitInterrupted;
-        case 'lost':
-          io.stderr.write(`lost the run: ${outcome.message}\n`);
-          return 1;
-      }
+      return reportOutcome(outcome, { runId: run.id, terminal, io, inProcess: false });
     };
     return await Promise.race([follow(), leaving]);
   } finally {

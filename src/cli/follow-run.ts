@@ -1,6 +1,7 @@
 import type { RatchetClient } from '../client/index.js';
 import { type RatchetEvent, runEndKinds } from '../events/event.js';
 import { apiFailure, type CliApi } from './cli-client.js';
+import type { ProcessIo } from './process-io.js';
 import type { AskedQuestion } from './question-answers.js';
 import { QuestionAsker } from './question-asker.js';
 import { createTreeRenderer } from './render-event.js';
@@ -203,4 +204,37 @@ function interruptHandler(context: RunContext): {
       return cancelling;
     },
   };
+}
+
+/** The exit code of a run the user stopped following with Ctrl-C (128 + SIGINT). */
+export const exitInterrupted = 130;
+/** The exit code when the CLI is sent SIGTERM while it follows a run (128 + SIGTERM); the run goes on. */
+export const exitTerminated = 143;
+
+/** Prints how a followed run ended and answers the command's exit code. */
+export function reportOutcome(
+  outcome: RunOutcome,
+  context: { runId: string; terminal: Terminal; io: ProcessIo; inProcess: boolean },
+): number {
+  const { terminal, io } = context;
+  switch (outcome.status) {
+    case 'completed':
+      terminal.print(`\nanswer: ${outcome.result}`);
+      return 0;
+    case 'failed':
+    case 'cancelled':
+      return 1;
+    case 'interrupted':
+      if (!outcome.cancelled) {
+        io.stderr.write(
+          context.inProcess
+            ? `run ${context.runId} is not cancelled: it stays in Redis and goes on when a worker runs (ratchet dev)\n`
+            : `run ${context.runId} is not cancelled: it goes on\n`,
+        );
+      }
+      return exitInterrupted;
+    case 'lost':
+      io.stderr.write(`lost the run: ${outcome.message}\n`);
+      return 1;
+  }
 }

@@ -5,7 +5,7 @@ import { apiFailure, connectApi } from './cli-client.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { type DevStack, startDevStack } from './dev-stack.js';
-import { followRun, type RunOutcome } from './follow-run.js';
+import { exitInterrupted, exitTerminated, followRun, reportOutcome } from './follow-run.js';
 import type { ProcessIo } from './process-io.js';
 import { rememberRun, runHistoryPath } from './run-history.js';
 import { Terminal } from './terminal.js';
@@ -21,9 +21,6 @@ export interface RunCommandOptions {
   timeoutS?: number | undefined;
   toolboxes: readonly ToolBox[];
 }
-
-export const exitInterrupted = 130;
-const exitTerminated = 143;
 
 /**
  * `ratchet run "<task>"`: submits the task, streams its events, answers its questions, prints the answer.
@@ -62,7 +59,7 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
         sessionId,
         interrupts: io.interrupts,
       });
-      return report(outcome, { runId, terminal, io, inProcess: stack !== undefined });
+      return reportOutcome(outcome, { runId, terminal, io, inProcess: stack !== undefined });
     };
     return await Promise.race([work(), leaving]);
   } catch (error) {
@@ -129,31 +126,4 @@ async function connect(
     shutdownTimeoutMs: 2_000,
   });
   return { url: stack.url, token: stack.token, stack };
-}
-
-function report(
-  outcome: RunOutcome,
-  context: { runId: string; terminal: Terminal; io: ProcessIo; inProcess: boolean },
-): number {
-  const { terminal, io } = context;
-  switch (outcome.status) {
-    case 'completed':
-      terminal.print(`\nanswer: ${outcome.result}`);
-      return 0;
-    case 'failed':
-    case 'cancelled':
-      return 1;
-    case 'interrupted':
-      if (!outcome.cancelled) {
-        io.stderr.write(
-          context.inProcess
-            ? `run ${context.runId} is not cancelled: it stays in Redis and goes on when a worker runs (ratchet dev)\n`
-            : `run ${context.runId} is not cancelled: it goes on\n`,
-        );
-      }
-      return exitInterrupted;
-    case 'lost':
-      io.stderr.write(`lost the run: ${outcome.message}\n`);
-      return 1;
-  }
 }
