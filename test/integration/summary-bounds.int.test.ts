@@ -1,105 +1,20 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contextViewSchema, summaryBound } from '../../src/workflows/core/effects/index.js';
 import { Harness } from '../helpers/harness.js';
+import { limitedModel } from '../helpers/limited-model.js';
 
 /**
- * A local OpenAI-compatible server that refuses a request over `limit` tokens (three characters a token) with
- * OpenAI's real context_length_exceeded error, and whose model fetches results r0, r1, ... with big_result
- * and answers a summary request with `summaryChars` characters: the labels it saw, then filler. It finds its
- * place from the highest label it can see, so a summarised conversation goes on where it was.
+ * The context-limit test's local OpenAI-compatible server (three characters a token), whose model answers a
+ * summary request with `summaryChars` characters: the labels it saw, then filler.
  */
-async function verboseSummariser(options: { limit: number; results: number; summaryChars: number }) {
-  const requests: { tokens: number; refused: boolean; summary: boolean }[] = [];
-  const server = createServer((request, response) => {
-    let text = '';
-    request.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-    });
-    request.on('end', () => {
-      const body = JSON.parse(text) as {
-        messages: { content?: unknown; tool_calls?: { function: { arguments: string } }[] }[];
-        tools?: unknown[];
-      };
-      const contentText = (content: unknown): string =>
-        typeof content === 'string'
-          ? content
-          : Array.isArray(content)
-            ? content.map((part) => (part as { text?: string }).text ?? '').join('')
-            : '';
-      let chars = body.tools ? JSON.stringify(body.tools).length : 0;
-      for (const message of body.messages) {
-        chars += contentText(message.content).length + 16;
-        for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
-      }
-      const tokens = Math.ceil(chars / 3);
-      const all = body.messages.map((message) => contentText(message.content)).join('\n');
-      const summary = all.includes('You compress the working memory of an agent');
-      const refused = tokens > options.limit;
-      requests.push({ tokens, refused, summary });
-      if (refused) {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            error: {
-              message: `This model's maximum context length is ${options.limit} tokens. However, your messages resulted in ${tokens} tokens.`,
-              type: 'invalid_request_error',
-              param: 'messages',
-              code: 'context_length_exceeded',
-            },
-          }),
-        );
-        return;
-      }
-      const labels = [...all.matchAll(/\br(\d+):/g)].map((match) => Number(match[1]));
-      const next = labels.length === 0 ? 0 : Math.max(...labels) + 1;
-      let message: Record<string, unknown>;
-      if (summary) {
-        const head = `Fetched results r0 to r${next - 1}: each was a block of dots. `;
-        message = { content: head + 'And so on. '.repeat(options.summaryChars / 11) };
-      } else if (next >= options.results) {
-        message = { content: `done: fetched ${options.results} results` };
-      } else {
-        message = {
-          content: null,
-          tool_calls: [
-            {
-              id: `call_${next}`,
-              type: 'function',
-              function: { name: 'big_result', arguments: JSON.stringify({ label: `r${next}`, size: 3000 }) },
-            },
-          ],
-        };
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id: `chatcmpl-${requests.length}`,
-          object: 'chat.completion',
-          created: 1741570283,
-          model: 'local-model',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', ...message },
-              finish_reason: message.tool_calls ? 'tool_calls' : 'stop',
-            },
-          ],
-          usage: { prompt_tokens: tokens, completion_tokens: 20, total_tokens: tokens + 20 },
-        }),
-      );
-    });
+function verboseSummariser(options: { limit: number; results: number; summaryChars: number }) {
+  return limitedModel({
+    limit: options.limit,
+    charsPerToken: 3,
+    results: options.results,
+    size: 3000,
+    summaryFiller: options.summaryChars,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** The context views stored under the test's prefix (one per chat that has one). */
