@@ -658,6 +658,29 @@ export const runListItemSchema = z
       .nullable()
       .describe("The root of a child run's tree (null for a run started by a client)."),
     created_at: z.iso.datetime(),
+    iterations: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe(
+        'Model replies committed so far. This and the fields below come from the run record: null when it cannot be read.',
+      ),
+    usage: usageSchema.nullable().describe("The run's own model usage (its child runs count their own)."),
+    cost_usd: z
+      .number()
+      .nonnegative()
+      .nullable()
+      .describe('What the run cost, from the config price table (0 without prices); null when unknown.'),
+    started_at: z.iso
+      .datetime()
+      .nullable()
+      .describe('When its first step was committed; null before (and for a run that failed before one).'),
+    updated_at: z.iso.datetime().nullable().describe('When its record last changed.'),
+    finished_at: z.iso
+      .datetime()
+      .nullable()
+      .describe('Null while the run is not finished. Its duration: finished_at (or now) minus created_at.'),
   })
   .meta({ id: 'RunListItem' });
 

@@ -173,7 +173,10 @@ export class EngineStore {
 
   /** A page of the run index, newest first (merged over the shards). */
   listRuns(filter: RunFilter): Promise<RunPage> {
-    return listRuns(this.options.redis, this.options.space, filter);
+    return listRuns(this.options.redis, this.options.space, filter, undefined, (runId, problem) =>
+      // Listed with what the index knows; the record itself fails loudly wherever it is read in full.
+      this.options.logger.warn({ run_id: runId, problem }, 'run record does not parse; listed without it'),
+    );
   }
 
   /** Runs per listed status over every shard (created since `sinceMs` when given). */

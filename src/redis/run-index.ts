@@ -1,6 +1,8 @@
+import { describeIssues } from '../schemas/issues.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { isSessionId, sessionIdOfRun } from '../workflows/ids.js';
 import {
+  type IndexedRun,
   type ListedRunStatus,
   listedRunStatuses,
   type RunCounts,
@@ -12,9 +14,11 @@ import {
   type SessionListing,
   type SessionPage,
 } from '../workflows/run-listing.js';
+import { runRecordSchema } from '../workflows/run-record.js';
 import { sessionRecordSchema } from '../workflows/session-record.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, retentionKeys, runIndexKeys, sessionKeys, shardOf } from './keys.js';
+import { type KeySpace, retentionKeys, runIndexKeys, runKeys, sessionKeys, shardOf } from './keys.js';
+import { execPipeline } from './run-store.js';
 import { runScript } from './scripts.js';
 
 /**
@@ -35,11 +39,15 @@ interface ShardPage {
   matches: { position: string; entry: string }[];
 }
 
+/** Told about a listed run whose record does not parse (it is listed with what the index knows). */
+export type UnreadableRun = (runId: string, problem: string) => void;
+
 export async function listRuns(
   redis: RedisClient,
   space: KeySpace,
   filter: RunFilter,
   examine = examinedPerPage,
+  onUnreadable?: UnreadableRun,
 ): Promise<RunPage> {
   // A run id carries its session: a prefix that names one reads only that session's runs (a run found by its
   // id costs a look at its session, not a scan of every shard).
@@ -84,7 +92,81 @@ export async function listRuns(
     }),
   );
   const { kept, next } = mergePages(pages, filter.limit);
-  return { runs: kept.map(({ position, entry }) => listingOf(position, entry)), next };
+  const indexed = kept.map(({ position, entry }) => listingOf(position, entry));
+  return { runs: await withRecords(redis, space, indexed, onUnreadable), next };
+}
+
+/**
+ * The page's runs with what their records add (iterations, usage, cost, times): one pipeline per shard, all
+ * at once, read when a client lists runs, so nothing is added to a step's commit (issue 22). A record that
+ * is gone or does not parse leaves those fields null: one bad record must not hide the whole page.
+ */
+async function withRecords(
+  redis: RedisClient,
+  space: KeySpace,
+  runs: readonly IndexedRun[],
+  onUnreadable: UnreadableRun | undefined,
+): Promise<RunListing[]> {
+  const byShard = new Map<number, IndexedRun[]>();
+  for (const run of runs) {
+    const shard = shardOf(space, run.session_id);
+    byShard.set(shard, [...(byShard.get(shard) ?? []), run]);
+  }
+  const texts = new Map<string, string | null>();
+  // On a cluster each shard's keys live on one master: one pipeline per shard, never one across shards.
+  await Promise.all(
+    [...byShard.values()].map(async (shardRuns) => {
+      const replies = (await execPipeline(
+        shardRuns.reduce(
+          (pipeline, run) => pipeline.hget(runKeys(space, run.session_id, run.id).run, 'record'),
+          redis.pipeline(),
+        ),
+      )) as (string | null)[];
+      shardRuns.forEach((run, index) => {
+        texts.set(run.id, replies[index] ?? null);
+      });
+    }),
+  );
+  return runs.map((run) => ({ ...run, ...recordFields(run.id, texts.get(run.id) ?? null, onUnreadable) }));
+}
+
+const unknownRecordFields = {
+  iterations: null,
+  usage: null,
+  cost_usd: null,
+  started_at: null,
+  updated_at: null,
+  finished_at: null,
+} as const;
+
+function recordFields(
+  runId: string,
+  text: string | null,
+  onUnreadable: UnreadableRun | undefined,
+): Omit<RunListing, keyof IndexedRun> {
+  // Gone since the page was chosen (retention or a deleted session removes the record and its entry).
+  if (text === null) return unknownRecordFields;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    onUnreadable?.(runId, `not valid JSON: ${(error as Error).message}`);
+    return unknownRecordFields;
+  }
+  const parsed = runRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    onUnreadable?.(runId, describeIssues(parsed.error.issues));
+    return unknownRecordFields;
+  }
+  const record = parsed.data;
+  return {
+    iterations: record.iteration,
+    usage: record.usage,
+    cost_usd: record.cost_usd,
+    started_at: record.started_at,
+    updated_at: record.updated_at,
+    finished_at: record.finished_at,
+  };
 }
 
 /** Merges shards' pages newest first: only what every shard has looked at is certain. */
@@ -128,7 +210,7 @@ function sourcesOf(
   return { sources: listedRunStatuses.map(keys.status), mode: 'sorted' };
 }
 
-function listingOf(position: string, entry: string): RunListing {
+function listingOf(position: string, entry: string): IndexedRun {
   const id = position.slice(14);
   const [status = '', created = '0', agent = '', root = '', pending = '0'] = entry.split('|');
   const waiting = Number(pending) > 0 && (status === 'running' || status === 'queued');

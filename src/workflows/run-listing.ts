@@ -1,9 +1,10 @@
+import type { Usage } from '../models/usage.js';
 import type { RunStatus } from './run-record.js';
 
 /**
- * What the run index lists (GET /v1/runs): a run's identity and listed status, from the index alone, so a
- * page costs the same whatever the runs hold. `waiting_input` is listed for a queued or running run with a
- * pending question (its own, or for a root run one of its tree's), as a run's own view shows it.
+ * What the run index lists (GET /v1/runs): a run's identity and listed status, from the index, so which runs
+ * a page holds costs the same whatever the runs hold. `waiting_input` is listed for a queued or running run
+ * with a pending question (its own, or for a root run one of its tree's), as a run's own view shows it.
  */
 export type ListedRunStatus = RunStatus | 'waiting_input';
 
@@ -25,7 +26,24 @@ export interface RunListing {
   /** The root of a child run's tree; null for a run started by a client. */
   root_run_id: string | null;
   created_at: string;
+  /**
+   * The rest is read from the page's run records (one batched read per shard, after the page is chosen):
+   * null when a record is gone (expired since) or does not parse, so one bad record does not hide the page.
+   */
+  iterations: number | null;
+  usage: Usage | null;
+  cost_usd: number | null;
+  started_at: string | null;
+  updated_at: string | null;
+  /** Null while the run is not finished. */
+  finished_at: string | null;
 }
+
+/** What the run index itself knows of a run (RunListing without what its record adds). */
+export type IndexedRun = Pick<
+  RunListing,
+  'id' | 'session_id' | 'agent' | 'status' | 'root_run_id' | 'created_at'
+>;
 
 /**
  * A place in the newest-first order of runs: `<created ms, 13 digits>:<run id>`. Every run has one place,

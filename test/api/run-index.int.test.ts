@@ -146,6 +146,12 @@ describe('GET /v1/runs', () => {
         status: run.status,
         root_run_id: listed.root_run_id,
         created_at: run.created_at,
+        iterations: run.iterations,
+        usage: run.usage,
+        cost_usd: run.cost_usd,
+        started_at: run.status === 'failed' ? null : expect.any(String),
+        updated_at: expect.any(String),
+        finished_at: run.finished_at,
       });
     }
 

@@ -154,7 +154,8 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
     {
       title: 'List runs',
       description:
-        'Runs, newest first (each: id, session, agent, status, root run, creation time), filtered by status ' +
+        'Runs, newest first (each: id, session, agent, status, root run, creation time, iterations, usage, ' +
+        'cost, start/update/finish times), filtered by status ' +
         '(e.g. ["failed"] or ["waiting_input"]), agent, session_id, root (true: top-level runs only), ' +
         'since/until (creation time) and q (id prefix). A page of `limit`; pass next_cursor as cursor for the ' +
         'next one (null: no more).',

@@ -1,0 +1,160 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, expect, it } from 'vitest';
+import { runKeys } from '../../src/redis/keys.js';
+import { waitFor } from '../helpers/crash-scenario.js';
+import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
+import { ApiHarness } from './api-harness.js';
+
+// GET /v1/runs items carry what a runs table shows (iterations, usage, cost, times), read from the page's
+// run records; a record that does not parse is listed with what the index knows, not a 500 for the page.
+
+let api: ApiHarness | undefined;
+let mcp: Client | undefined;
+afterEach(async () => {
+  await mcp?.close();
+  mcp = undefined;
+  await api?.close();
+  api = undefined;
+});
+
+const usage = { input_tokens: 1000, output_tokens: 100 };
+
+async function start(): Promise<ApiHarness> {
+  api = await ApiHarness.start({
+    script: {
+      rules: [
+        {
+          when: { role: 'user', contains: 'question' },
+          reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which?' } }], usage },
+        },
+        {
+          when: { role: 'user', contains: 'add' },
+          reply: { tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }], usage },
+        },
+      ],
+      default: { text: 'done', usage },
+    },
+    // $2 per million input tokens, $10 per million output tokens: each request costs $0.003.
+    harness: { config: { pricing: { test: { input: 2, output: 10 } } } },
+  });
+  return api;
+}
+
+async function submit(harness: ApiHarness, input: string): Promise<{ runId: string; sessionId: string }> {
+  const submitted = await harness.request('POST', '/v1/runs', { body: { input } });
+  expect(submitted.status).toBe(202);
+  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
+}
+
+async function untilStatus(harness: ApiHarness, runId: string, status: string): Promise<void> {
+  await waitFor(
+    async () => (await harness.request('GET', `/v1/runs/${runId}`)).body.status === status,
+    30_000,
+    `run ${runId} ${status}`,
+  );
+}
+
+it('lists iterations, usage, cost and times from each run record', async () => {
+  const harness = await start();
+  const adding = await submit(harness, 'please add');
+  await untilStatus(harness, adding.runId, 'completed');
+  const asking = await submit(harness, 'a question please');
+  await untilStatus(harness, asking.runId, 'waiting_input');
+
+  const listed = await harness.request('GET', '/v1/runs');
+  expect(listed.status).toBe(200);
+  const [waiting, completed] = listed.body.runs;
+  const full = (await harness.request('GET', `/v1/runs/${adding.runId}`)).body;
+  expect(completed).toEqual({
+    id: adding.runId,
+    session_id: adding.sessionId,
+    agent: 'agent',
+    status: 'completed',
+    root_run_id: null,
+    created_at: full.created_at,
+    iterations: 2,
+    usage: { input_tokens: 2000, output_tokens: 200, cached_input_tokens: 0, requests: 2 },
+    cost_usd: full.cost_usd,
+    started_at: expect.any(String),
+    updated_at: expect.any(String),
+    finished_at: full.finished_at,
+  });
+  expect(completed.cost_usd).toBeCloseTo(0.006, 10);
+  expect(Date.parse(completed.finished_at)).toBeGreaterThanOrEqual(Date.parse(completed.started_at));
+
+  // Not finished: no finished_at, but what it has used so far.
+  expect(waiting).toMatchObject({
+    id: asking.runId,
+    status: 'waiting_input',
+    iterations: 1,
+    usage: { input_tokens: 1000, output_tokens: 100, requests: 1 },
+    finished_at: null,
+  });
+  expect(waiting.started_at).toEqual(expect.any(String));
+  expect(waiting.cost_usd).toBeCloseTo(0.003, 10);
+
+  // The MCP tool answers from the same request function: the same items.
+  mcp = await connectClient(httpTransport(harness.url));
+  const tool = await callTool(mcp, 'list_runs', {});
+  expect(tool.isError).toBe(false);
+  expect(tool.value).toEqual((await harness.request('GET', '/v1/runs')).body);
+});
+
+it('lists a run whose record does not parse with what the index knows, and null for the rest', async () => {
+  const harness = await start();
+  const good = await submit(harness, 'hello');
+  await untilStatus(harness, good.runId, 'completed');
+  const broken = await submit(harness, 'hello again');
+  await untilStatus(harness, broken.runId, 'completed');
+  const mangled = await submit(harness, 'and again');
+  await untilStatus(harness, mangled.runId, 'completed');
+
+  // One record is not JSON at all, another is JSON that fails the record's schema.
+  const { redis } = harness.harness;
+  const space = harness.harness.engine.space;
+  await redis.hset(runKeys(space, broken.sessionId, broken.runId).run, 'record', '{"v":1,"id":');
+  const record = JSON.parse(
+    (await redis.hget(runKeys(space, mangled.sessionId, mangled.runId).run, 'record')) ?? '{}',
+  );
+  await redis.hset(
+    runKeys(space, mangled.sessionId, mangled.runId).run,
+    'record',
+    JSON.stringify({ ...record, iteration: 'many', usage: null }),
+  );
+
+  const listed = await harness.request('GET', '/v1/runs');
+  expect(listed.status).toBe(200);
+  expect(listed.body.runs.map((run: { id: string }) => run.id)).toEqual([
+    mangled.runId,
+    broken.runId,
+    good.runId,
+  ]);
+  const unknown = {
+    iterations: null,
+    usage: null,
+    cost_usd: null,
+    started_at: null,
+    updated_at: null,
+    finished_at: null,
+  };
+  for (const [index, run] of [mangled, broken].entries())
+    expect(listed.body.runs[index]).toEqual({
+      id: run.runId,
+      session_id: run.sessionId,
+      agent: 'agent',
+      status: 'completed',
+      root_run_id: null,
+      created_at: expect.any(String),
+      ...unknown,
+    });
+  expect(listed.body.runs[2]).toMatchObject({ id: good.runId, iterations: 1, usage: { requests: 1 } });
+  expect(listed.body.runs[2].finished_at).toEqual(expect.any(String));
+
+  // Filters and a page of one still answer; the broken run is found by its id too.
+  const byId = await harness.request('GET', `/v1/runs?q=${broken.runId}`);
+  expect(byId.status).toBe(200);
+  expect(byId.body.runs).toEqual([expect.objectContaining({ id: broken.runId, ...unknown })]);
+  const failedOnly = await harness.request('GET', '/v1/runs?status=completed&limit=1');
+  expect(failedOnly.status).toBe(200);
+  expect(failedOnly.body.runs).toHaveLength(1);
+});
