@@ -6,6 +6,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers without a bearer token (health checks). */
     public?: boolean;
+    /**
+     * The route answers without a bearer token but stays behind the host guard: files that hold no data
+     * (the console's page, script and style), which a browser fetches on navigation, without a header.
+     */
+    withoutToken?: boolean;
   }
 }
 
@@ -17,7 +22,8 @@ declare module 'fastify' {
 export function bearerAuth(tokens: readonly string[]): onRequestHookHandler {
   const digests = tokens.map(digest);
   return async (request: FastifyRequest) => {
-    if (digests.length === 0 || request.routeOptions.config.public === true) return;
+    const { config } = request.routeOptions;
+    if (digests.length === 0 || config.public === true || config.withoutToken === true) return;
     const presented = bearerToken(request.headers.authorization);
     if (presented === undefined) {
       throw new ApiError('unauthorized', 'this API needs an Authorization: Bearer <token> header');

@@ -6,6 +6,7 @@ import type { Logger } from '../log/index.js';
 import type { ApiEngine } from './api-engine.js';
 import { maxParamLength, toApiError } from './api-error.js';
 import { bearerAuth } from './auth.js';
+import { consoleRoutes } from './console-routes.js';
 import { clientErrorHandler, installErrorHandler, sendError } from './error-handler.js';
 import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
@@ -83,5 +84,6 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
   app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });
+  app.register(consoleRoutes);
   return app;
 }

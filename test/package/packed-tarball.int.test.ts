@@ -243,7 +243,7 @@ afterAll(async () => {
 });
 
 describe('the packed package', () => {
-  it('carries dist/ (with the client declarations and the Lua scripts), bin/, config/, README and LICENSE; no src/, test/ or source maps', () => {
+  it('carries dist/ (with the client declarations, the Lua scripts and the built console), bin/, config/, README and LICENSE; no src/, test/ or source maps', () => {
     for (const file of [
       'package.json',
       'README.md',
@@ -254,6 +254,9 @@ describe('the packed package', () => {
       'dist/client/index.js',
       'dist/client/index.d.ts',
       'dist/redis/lua/create-run.lua',
+      'dist/console/index.html',
+      'dist/console/app.js',
+      'dist/console/app.css',
     ]) {
       expect(packedFiles).toContain(file);
     }

@@ -1,0 +1,18 @@
+const labels: Record<string, string> = {
+  queued: 'queued',
+  running: 'running',
+  waiting: 'waiting',
+  waiting_input: 'waiting for input',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+/** A run's status as a word with a colour (the word carries the meaning; the colour only helps). */
+export function StatusBadge({ status, testId }: { status: string; testId?: string }) {
+  return (
+    <span class={`status status-${status}`} data-testid={testId} data-status={status}>
+      {labels[status] ?? status}
+    </span>
+  );
+}

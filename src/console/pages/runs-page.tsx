@@ -1,0 +1,373 @@
+// The Runs page (#/runs?status=&agent=&since=&q=): counts by status, the filtered list of runs newest first,
+// paged with the API's cursor, polled every 2 s so new runs and status changes show without a reload.
+//
+// Test ids: runs-summary, summary-<status> (each holds data-count), runs-filters, filter-status,
+// filter-agent, filter-since, filter-q, search-submit, clear-filters, runs-table, run-row-<id> (data-status),
+// run-row-status, run-link, next-page, previous-page, page-number, runs-empty.
+import { useEffect, useState } from 'preact/hooks';
+import type { RunListItem, RunListStatus, RunSummary } from '../../client/index.js';
+import { ErrorNote } from '../components/error-note.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { Text } from '../components/text.js';
+import { usePoll } from '../components/use-poll.js';
+import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
+import type { PageProps } from '../page-props.js';
+import { href, runHref, sessionHref } from '../router.js';
+
+const statuses: readonly RunListStatus[] = [
+  'queued',
+  'running',
+  'waiting_input',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+const sinceChoices: ReadonlyArray<{ value: string; label: string; ms: number }> = [
+  { value: '15m', label: 'the last 15 minutes', ms: 15 * 60_000 },
+  { value: '1h', label: 'the last hour', ms: 3_600_000 },
+  { value: '24h', label: 'the last 24 hours', ms: 86_400_000 },
+  { value: '7d', label: 'the last 7 days', ms: 7 * 86_400_000 },
+];
+
+/** The filters the hash carries. */
+interface RunFilters {
+  status: string;
+  agent: string;
+  since: string;
+  q: string;
+}
+
+function filtersOf(params: Record<string, string>): RunFilters {
+  return {
+    status: params.status ?? '',
+    agent: params.agent ?? '',
+    since: params.since ?? '',
+    q: params.q ?? '',
+  };
+}
+
+/** `since` as the API takes it: a preset (`1h`) counted back from now, or a time given as is. */
+function sinceTime(since: string): string | undefined {
+  if (since === '') return undefined;
+  const preset = sinceChoices.find((choice) => choice.value === since);
+  if (preset !== undefined) return new Date(Date.now() - preset.ms).toISOString();
+  const parsed = Date.parse(since);
+  return Number.isNaN(parsed) ? undefined : new Date(parsed).toISOString();
+}
+
+function isListedStatus(value: string): value is RunListStatus {
+  return (statuses as readonly string[]).includes(value);
+}
+
+/** What a list item may carry beyond the index's fields (iterations, tokens, cost, end): newer APIs add them. */
+interface ListedRunDetails {
+  iterations: number | undefined;
+  tokens: number | undefined;
+  costUsd: number | undefined;
+  finishedAt: string | undefined;
+}
+
+function detailsOf(item: RunListItem): ListedRunDetails {
+  const fields = item as unknown as Record<string, unknown>;
+  const usage = fields.usage as Record<string, unknown> | null | undefined;
+  const input = typeof usage?.input_tokens === 'number' ? usage.input_tokens : undefined;
+  const output = typeof usage?.output_tokens === 'number' ? usage.output_tokens : undefined;
+  return {
+    iterations: typeof fields.iterations === 'number' ? fields.iterations : undefined,
+    tokens: input === undefined && output === undefined ? undefined : (input ?? 0) + (output ?? 0),
+    costUsd: typeof fields.cost_usd === 'number' ? fields.cost_usd : undefined,
+    finishedAt: typeof fields.finished_at === 'string' ? fields.finished_at : undefined,
+  };
+}
+
+const finishedStatuses = new Set(['completed', 'failed', 'cancelled']);
+
+export function RunsPage({ client, params }: PageProps) {
+  const filters = filtersOf(params);
+  const limit = Math.min(500, Math.max(1, Number(params.limit ?? '') || 50));
+  // The cursors of the pages before this one: [] on the first page. A filter change starts again.
+  const filterKey = `${filters.status}|${filters.agent}|${filters.since}|${filters.q}|${limit}`;
+  const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
+  const cursors = paging.filterKey === filterKey ? paging.cursors : [];
+  const setCursors = (change: (list: string[]) => string[]) =>
+    setPaging({ filterKey, cursors: change(cursors) });
+  const cursor = cursors.at(-1);
+
+  const summary = usePoll(
+    (signal) => {
+      const since = sinceTime(filters.since);
+      return client.summary(since === undefined ? {} : { since }, { signal });
+    },
+    [client, filters.since],
+  );
+  const page = usePoll(
+    (signal) => {
+      const since = sinceTime(filters.since);
+      return client.list(
+        {
+          limit,
+          ...(isListedStatus(filters.status) ? { status: filters.status } : {}),
+          ...(filters.agent === '' ? {} : { agent: filters.agent }),
+          ...(since === undefined ? {} : { since }),
+          ...(filters.q === '' ? {} : { q: filters.q }),
+          ...(cursor === undefined ? {} : { cursor }),
+        },
+        { signal },
+      );
+    },
+    [client, filterKey, cursor],
+  );
+
+  const setFilters = (next: Partial<RunFilters>) => {
+    const merged = { ...filters, ...next };
+    location.hash = href(['runs'], { ...merged, limit: params.limit });
+  };
+
+  return (
+    <section class="runs-page" aria-labelledby="runs-heading">
+      <h1 id="runs-heading">Runs</h1>
+      <SummaryBar
+        summary={summary.data}
+        active={filters.status}
+        onPick={(status) => setFilters({ status })}
+      />
+      <ErrorNote error={summary.error} />
+      <FilterForm filters={filters} onChange={setFilters} />
+      <ErrorNote error={page.error} />
+      {page.data === undefined ? (
+        page.error === undefined && <p aria-live="polite">Loading runs…</p>
+      ) : page.data.runs.length === 0 ? (
+        <p data-testid="runs-empty">
+          {cursor === undefined
+            ? 'No runs match.'
+            : 'No more runs on this page; go back, or follow the next page.'}
+        </p>
+      ) : (
+        <RunsTable runs={page.data.runs} />
+      )}
+      <nav class="pager" aria-label="Pages of runs">
+        <button
+          type="button"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors((list) => list.slice(0, -1))}
+          data-testid="previous-page"
+        >
+          Previous page
+        </button>
+        <span data-testid="page-number">Page {cursors.length + 1}</span>
+        <button
+          type="button"
+          disabled={!page.data?.next_cursor}
+          onClick={() => {
+            const next = page.data?.next_cursor;
+            if (next) setCursors((list) => [...list, next]);
+          }}
+          data-testid="next-page"
+        >
+          Next page
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+function SummaryBar(props: {
+  summary: RunSummary | undefined;
+  active: string;
+  onPick: (status: string) => void;
+}) {
+  const { summary, active, onPick } = props;
+  return (
+    <section class="summary" aria-label="Runs by status" data-testid="runs-summary">
+      <ul class="summary-list">
+        <li>
+          <button
+            type="button"
+            class="summary-item"
+            aria-pressed={active === ''}
+            onClick={() => onPick('')}
+            data-testid="summary-total"
+            data-count={summary?.total}
+          >
+            <span class="summary-count">{summary === undefined ? none : formatCount(summary.total)}</span> all
+          </button>
+        </li>
+        {statuses.map((status) => {
+          const count = summary?.counts[status];
+          return (
+            <li key={status}>
+              <button
+                type="button"
+                class={`summary-item summary-${status}`}
+                aria-pressed={active === status}
+                onClick={() => onPick(active === status ? '' : status)}
+                data-testid={`summary-${status}`}
+                data-count={count}
+              >
+                <span class="summary-count">{formatCount(count)}</span> <StatusBadge status={status} />
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function FilterForm({
+  filters,
+  onChange,
+}: {
+  filters: RunFilters;
+  onChange: (next: Partial<RunFilters>) => void;
+}) {
+  const [q, setQ] = useState(filters.q);
+  const [agent, setAgent] = useState(filters.agent);
+  useEffect(() => setQ(filters.q), [filters.q]);
+  useEffect(() => setAgent(filters.agent), [filters.agent]);
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    onChange({ q: q.trim(), agent: agent.trim() });
+  };
+  const presets = sinceChoices.some((choice) => choice.value === filters.since) || filters.since === '';
+  return (
+    <form class="filters" onSubmit={submit} data-testid="runs-filters" aria-label="Filter runs">
+      <div class="field">
+        <label for="filter-status">Status</label>
+        <select
+          id="filter-status"
+          value={filters.status}
+          onChange={(event) => onChange({ status: event.currentTarget.value })}
+          data-testid="filter-status"
+        >
+          <option value="">any</option>
+          {statuses.map((status) => (
+            <option key={status} value={status}>
+              {status.replace('_', ' ')}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="filter-since">Created in</label>
+        <select
+          id="filter-since"
+          value={filters.since}
+          onChange={(event) => onChange({ since: event.currentTarget.value })}
+          data-testid="filter-since"
+        >
+          <option value="">any time</option>
+          {sinceChoices.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+          {!presets && <option value={filters.since}>since {filters.since}</option>}
+        </select>
+      </div>
+      <div class="field">
+        <label for="filter-agent">Agent</label>
+        <input
+          id="filter-agent"
+          type="text"
+          value={agent}
+          onInput={(event) => setAgent(event.currentTarget.value)}
+          data-testid="filter-agent"
+        />
+      </div>
+      <div class="field">
+        <label for="filter-q">Run id starts with</label>
+        <input
+          id="filter-q"
+          type="search"
+          value={q}
+          placeholder="run_…"
+          onInput={(event) => setQ(event.currentTarget.value)}
+          data-testid="filter-q"
+        />
+      </div>
+      <div class="field field-buttons">
+        <button type="submit" data-testid="search-submit">
+          Search
+        </button>
+        <button
+          type="button"
+          class="link-button"
+          onClick={() => onChange({ status: '', agent: '', since: '', q: '' })}
+          data-testid="clear-filters"
+        >
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
+  return (
+    <div class="table-scroll">
+      <table class="runs-table" data-testid="runs-table">
+        <caption class="visually-hidden">Runs, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Run</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Session</th>
+            <th scope="col">Started</th>
+            <th scope="col" class="number">
+              Duration
+            </th>
+            <th scope="col" class="number">
+              Iterations
+            </th>
+            <th scope="col" class="number">
+              Tokens
+            </th>
+            <th scope="col" class="number">
+              Cost
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => {
+            const details = detailsOf(run);
+            const finished = finishedStatuses.has(run.status);
+            const duration = finished
+              ? details.finishedAt === undefined
+                ? undefined
+                : elapsedMs(run.created_at, details.finishedAt)
+              : elapsedMs(run.created_at);
+            return (
+              <tr key={run.id} data-testid={`run-row-${run.id}`} data-status={run.status}>
+                <td>
+                  <StatusBadge status={run.status} testId="run-row-status" />
+                </td>
+                <td class="id-cell">
+                  <a href={runHref(run.id)} data-testid="run-link">
+                    {run.id}
+                  </a>
+                  {run.root_run_id !== null && <span class="muted"> (child)</span>}
+                </td>
+                <td>
+                  <Text value={run.agent} />
+                </td>
+                <td class="id-cell">
+                  <a href={sessionHref(run.session_id)}>{run.session_id}</a>
+                </td>
+                <td>
+                  <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
+                </td>
+                <td class="number">{formatDuration(duration)}</td>
+                <td class="number">{formatCount(details.iterations)}</td>
+                <td class="number">{formatCount(details.tokens)}</td>
+                <td class="number">{formatCost(details.costUsd)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,249 @@
+// Test ids: system-facts, system-workers, worker-row-<worker id>, worker-heartbeat, system-queues,
+// queue-shard-<shard>, system-runs-by-status, system-agents, agent-row-<name>.
+import type { AgentSummary, RatchetClient, SystemState } from '../../client/index.js';
+import { ErrorNote } from '../components/error-note.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { Text } from '../components/text.js';
+import { usePoll } from '../components/use-poll.js';
+import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
+import type { PageProps } from '../page-props.js';
+import { href } from '../router.js';
+
+interface SystemView {
+  system: SystemState;
+  agents: AgentSummary[];
+}
+
+type Worker = SystemState['workers'][number];
+type ShardQueue = SystemState['queues'][number];
+
+const queueStates = ['waiting', 'active', 'delayed', 'failed'] as const;
+
+/** Workers and their heartbeats, the step queues of each shard by kind, runs by status, agents' usage. */
+export function SystemPage({ client }: PageProps) {
+  const poll = usePoll((signal) => loadSystem(client, signal), [client]);
+  const view = poll.data;
+  return (
+    <section aria-labelledby="system-heading">
+      <h1 id="system-heading">System</h1>
+      <ErrorNote error={poll.error} />
+      {view === undefined ? (
+        poll.error === undefined && <p role="status">Loading…</p>
+      ) : (
+        <>
+          <dl class="facts" data-testid="system-facts">
+            <div>
+              <dt>Version</dt>
+              <dd>{view.system.version}</dd>
+            </div>
+            <div>
+              <dt>Config hash</dt>
+              <dd>
+                <code>{view.system.config_hash}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>Workers alive</dt>
+              <dd>
+                {view.system.workers.filter((worker) => worker.alive).length} of {view.system.workers.length}
+              </dd>
+            </div>
+          </dl>
+          <Workers workers={view.system.workers} />
+          <Queues queues={view.system.queues} />
+          <RunsByStatus counts={view.system.runs_by_status} />
+          <Agents agents={view.agents} />
+        </>
+      )}
+    </section>
+  );
+}
+
+async function loadSystem(client: RatchetClient, signal: AbortSignal): Promise<SystemView> {
+  const [system, agents] = await Promise.all([client.system({ signal }), client.agents({ signal })]);
+  return { system, agents };
+}
+
+function Workers({ workers }: { workers: Worker[] }) {
+  return (
+    <section aria-labelledby="workers-heading">
+      <h2 id="workers-heading">Workers</h2>
+      {workers.length === 0 ? (
+        <p>No worker has a heartbeat: no step will run until one starts.</p>
+      ) : (
+        <div class="table-scroll">
+          <table data-testid="system-workers">
+            <caption class="visually-hidden">Workers and their heartbeats</caption>
+            <thead>
+              <tr>
+                <th scope="col">Worker</th>
+                <th scope="col">Host and pid</th>
+                <th scope="col">Concurrency</th>
+                <th scope="col">Shards</th>
+                <th scope="col">Started</th>
+                <th scope="col">Last heartbeat</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {workers.map((worker) => (
+                <tr key={worker.id} data-testid={`worker-row-${worker.id}`}>
+                  <td>
+                    <code>{worker.id}</code>
+                  </td>
+                  <td>
+                    {worker.host === null ? none : <Text value={worker.host} />} / {worker.pid}
+                  </td>
+                  <td>{formatCount(worker.concurrency)}</td>
+                  <td>{worker.shards === null ? 'all' : worker.shards.join(', ')}</td>
+                  <td>{formatTime(worker.started_at)}</td>
+                  <td data-testid="worker-heartbeat">
+                    {worker.last_heartbeat_at === null ? (
+                      none
+                    ) : (
+                      <time dateTime={worker.last_heartbeat_at} title={formatTime(worker.last_heartbeat_at)}>
+                        {formatDuration(elapsedMs(worker.last_heartbeat_at))} ago
+                      </time>
+                    )}
+                  </td>
+                  <td>
+                    <span class={worker.alive ? 'status status-completed' : 'status status-failed'}>
+                      {worker.alive ? 'alive' : 'heartbeat expired'}
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Queues({ queues }: { queues: ShardQueue[] }) {
+  return (
+    <section aria-labelledby="queues-heading">
+      <h2 id="queues-heading">Step queues</h2>
+      <div class="shard-list" data-testid="system-queues">
+        {queues.map((queue) => {
+          const kinds = Object.keys(queue.by_kind).sort();
+          return (
+            <section
+              key={queue.shard}
+              class="shard"
+              aria-labelledby={`shard-${queue.shard}-heading`}
+              data-testid={`queue-shard-${queue.shard}`}
+            >
+              <h3 id={`shard-${queue.shard}-heading`}>Shard {queue.shard}</h3>
+              <div class="table-scroll">
+                <table>
+                  <caption class="visually-hidden">Steps of shard {queue.shard} by kind and state</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Step kind</th>
+                      {queueStates.map((state) => (
+                        <th scope="col" key={state}>
+                          {state}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {kinds.map((kind) => (
+                      <tr key={kind} data-kind={kind}>
+                        <th scope="row">
+                          <Text value={kind} />
+                        </th>
+                        {queueStates.map((state) => (
+                          <td key={state}>{formatCount(queue.by_kind[kind]?.[state] ?? 0)}</td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                  <tfoot>
+                    <tr>
+                      <th scope="row">all kinds</th>
+                      {queueStates.map((state) => (
+                        <td key={state} data-state={state}>
+                          {formatCount(queue.counts[state])}
+                        </td>
+                      ))}
+                    </tr>
+                  </tfoot>
+                </table>
+              </div>
+              <p class="muted">
+                Waiting for child steps: {formatCount(queue.counts.waiting_children)}; prioritized:{' '}
+                {formatCount(queue.counts.prioritized)}.
+                {queue.by_kind_sampled && ' The split by kind is from a sample of the jobs.'}
+              </p>
+            </section>
+          );
+        })}
+      </div>
+    </section>
+  );
+}
+
+function RunsByStatus({ counts }: { counts: Record<string, number> }) {
+  const statuses = Object.keys(counts).sort();
+  return (
+    <section aria-labelledby="runs-by-status-heading">
+      <h2 id="runs-by-status-heading">Runs by status</h2>
+      <ul class="count-list" data-testid="system-runs-by-status">
+        {statuses.map((status) => (
+          <li key={status}>
+            <a href={href(['runs'], { status })}>
+              <StatusBadge status={status} /> {formatCount(counts[status])}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Agents({ agents }: { agents: AgentSummary[] }) {
+  return (
+    <section aria-labelledby="agents-heading">
+      <h2 id="agents-heading">Agents</h2>
+      <div class="table-scroll">
+        <table data-testid="system-agents">
+          <caption class="visually-hidden">Agents, handoff groups and teams with their usage</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Model requests</th>
+              <th scope="col">Tokens in</th>
+              <th scope="col">Tokens out</th>
+              <th scope="col">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {agents.map((agent) => (
+              <tr key={agent.name} data-testid={`agent-row-${agent.name}`}>
+                <td>
+                  <a href={href(['runs'], { agent: agent.name })}>
+                    <Text value={agent.name} />
+                  </a>
+                  {agent.description !== '' && (
+                    <div class="muted">
+                      <Text value={agent.description} />
+                    </div>
+                  )}
+                </td>
+                <td>{agent.kind}</td>
+                <td>{formatCount(agent.usage.requests)}</td>
+                <td>{formatCount(agent.usage.input_tokens)}</td>
+                <td>{formatCount(agent.usage.output_tokens)}</td>
+                <td>{formatCost(agent.usage.cost_usd)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
