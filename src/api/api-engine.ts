@@ -28,4 +28,5 @@ export type ApiEngine = Pick<
   | 'runTree'
   | 'runSteps'
   | 'systemState'
+  | 'inbox'
 >;

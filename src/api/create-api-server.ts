@@ -14,6 +14,7 @@ import { registerOpenApi } from './openapi.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { inboxRoutes } from './routes/inbox-routes.js';
 import { inspectRoutes } from './routes/inspect-routes.js';
 import { runIndexRoutes } from './routes/run-index-routes.js';
 import { runRoutes } from './routes/run-routes.js';
@@ -81,6 +82,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(runRoutes, { ...v1, engine: options.engine });
   app.register(steerRoutes, { ...v1, engine: options.engine });
   app.register(runIndexRoutes, { ...v1, engine: options.engine });
+  app.register(inboxRoutes, { ...v1, engine: options.engine });
   app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
   app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });

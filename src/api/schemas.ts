@@ -189,6 +189,39 @@ export type WireQuestion = z.infer<typeof questionSchema>;
 
 export const questionListSchema = z.strictObject({ questions: z.array(questionSchema) });
 
+/** The most questions one answer of GET /v1/questions holds. */
+export const maxInboxLimit = 500;
+
+export const inboxQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: `must be a whole number from 1 to ${maxInboxLimit}` })
+    .int({ error: `must be a whole number from 1 to ${maxInboxLimit}` })
+    .min(1, { error: `must be a whole number from 1 to ${maxInboxLimit}` })
+    .max(maxInboxLimit, { error: `must be at most ${maxInboxLimit}` })
+    .default(100)
+    .describe(`How many questions the answer holds at most (1 to ${maxInboxLimit}, 100 when omitted).`),
+});
+
+export const inboxQuestionSchema = questionSchema
+  .extend({
+    root_run_id: z
+      .string()
+      .nullable()
+      .describe("The root of the asking run's tree (null when the asking run was started by a client)."),
+  })
+  .meta({ id: 'InboxQuestion', description: 'A pending question of any session, as its session lists it.' });
+
+export const inboxSchema = z
+  .strictObject({
+    questions: z.array(inboxQuestionSchema).describe('Newest first, by when they were asked.'),
+    truncated: z
+      .boolean()
+      .describe(
+        'More were pending than the answer holds: answer some, or ask for a larger limit (the 500 newest runs waiting for input are looked at).',
+      ),
+  })
+  .meta({ id: 'Inbox' });
+
 const actorSchema = z.strictObject({ agent: z.string(), run_id: z.string() });
 
 /** GET /v1/sessions/:id/state: the session's state blackboard (the `state` toolbox). */

@@ -23,6 +23,8 @@ export type {
   ApprovalAnswer,
   ForkRunInput,
   Health,
+  Inbox,
+  InboxQuestion,
   IterationStep,
   Question,
   QuestionResponse,

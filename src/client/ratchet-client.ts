@@ -3,6 +3,7 @@ import {
   acceptedRunSchema,
   agentListSchema,
   healthSchema,
+  inboxSchema,
   questionListSchema,
   respondAcceptedSchema,
   runListSchema,
@@ -28,6 +29,7 @@ import type {
   ApprovalAnswer,
   ForkRunInput,
   Health,
+  Inbox,
   IterationStep,
   Question,
   QuestionResponse,
@@ -166,6 +168,15 @@ export class RatchetClient {
   async questions(sessionId: string, options?: RequestOptions): Promise<Question[]> {
     const path = `/v1/sessions/${encode(sessionId)}/questions`;
     return (await this.request('GET', path, questionListSchema, options)).questions;
+  }
+
+  /**
+   * Every pending question and tool approval of every session, newest first (GET /v1/questions): at most
+   * `limit` (default 100, at most 500), `truncated` when more are pending. Answer one with `answer` or
+   * `approve` and its `session_id` and `id`.
+   */
+  inbox(query: { limit?: number } = {}, options?: RequestOptions): Promise<Inbox> {
+    return this.request('GET', `/v1/questions${queryString(query)}`, inboxSchema, options);
   }
 
   /** A session: its agent, status, active run and usage. */

@@ -6,6 +6,7 @@ import type {
   errorBodySchema,
   forkRunBodySchema,
   healthSchema,
+  inboxSchema,
   questionSchema,
   respondAcceptedSchema,
   retryRunBodySchema,
@@ -37,6 +38,9 @@ export type AcceptedRun = z.output<typeof acceptedRunSchema>;
 export type UsageTotals = z.output<typeof usageTotalsSchema>;
 export type Session = z.output<typeof sessionSchema>;
 export type Question = z.output<typeof questionSchema>;
+/** GET /v1/questions: every pending question of every session, newest first; `truncated` when more are. */
+export type Inbox = z.output<typeof inboxSchema>;
+export type InboxQuestion = Inbox['questions'][number];
 export type SessionTask = z.output<typeof sessionTaskListSchema>['tasks'][number];
 export type SessionNote = z.output<typeof sessionNoteListSchema>['notes'][number];
 export type AnswerAccepted = z.output<typeof respondAcceptedSchema>;

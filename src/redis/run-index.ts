@@ -39,16 +39,28 @@ interface ShardPage {
   matches: { position: string; entry: string }[];
 }
 
-/** Told about a listed run whose record does not parse (it is listed with what the index knows). */
-export type UnreadableRun = (runId: string, problem: string) => void;
+/** Told about a listed record that does not parse (a run is listed with what the index knows). */
+export type UnreadableRecord = (id: string, problem: string) => void;
 
+/** A page of runs with what their records add (GET /v1/runs). */
 export async function listRuns(
   redis: RedisClient,
   space: KeySpace,
   filter: RunFilter,
   examine = examinedPerPage,
-  onUnreadable?: UnreadableRun,
+  onUnreadable?: UnreadableRecord,
 ): Promise<RunPage> {
+  const page = await listIndexedRuns(redis, space, filter, examine);
+  return { runs: await withRecords(redis, space, page.runs, onUnreadable), next: page.next };
+}
+
+/** A page of runs as the index alone knows them. */
+export async function listIndexedRuns(
+  redis: RedisClient,
+  space: KeySpace,
+  filter: RunFilter,
+  examine = examinedPerPage,
+): Promise<{ runs: IndexedRun[]; next: RunPage['next'] }> {
   // A run id carries its session: a prefix that names one reads only that session's runs (a run found by its
   // id costs a look at its session, not a scan of every shard).
   const sessionOfPrefix =
@@ -92,8 +104,7 @@ export async function listRuns(
     }),
   );
   const { kept, next } = mergePages(pages, filter.limit);
-  const indexed = kept.map(({ position, entry }) => listingOf(position, entry));
-  return { runs: await withRecords(redis, space, indexed, onUnreadable), next };
+  return { runs: kept.map(({ position, entry }) => listingOf(position, entry)), next };
 }
 
 /**
@@ -105,7 +116,7 @@ async function withRecords(
   redis: RedisClient,
   space: KeySpace,
   runs: readonly IndexedRun[],
-  onUnreadable: UnreadableRun | undefined,
+  onUnreadable: UnreadableRecord | undefined,
 ): Promise<RunListing[]> {
   const byShard = new Map<number, IndexedRun[]>();
   for (const run of runs) {
@@ -142,7 +153,7 @@ const unknownRecordFields = {
 function recordFields(
   runId: string,
   text: string | null,
-  onUnreadable: UnreadableRun | undefined,
+  onUnreadable: UnreadableRecord | undefined,
 ): Omit<RunListing, keyof IndexedRun> {
   // Gone since the page was chosen (retention or a deleted session removes the record and its entry).
   if (text === null) return unknownRecordFields;

@@ -6,6 +6,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { ContinuationStore } from '../redis/continuation-store.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
+import { type Inbox, readInbox } from '../redis/pending-inbox.js';
 import {
   readQueueCounts,
   readRunSteps,
@@ -487,6 +488,20 @@ export class Engine {
     const sessionId = sessionIdOfRun(runId);
     if (!sessionId) return undefined;
     return readRunSteps(this.options.redis, this.options.space, sessionId, runId, page);
+  }
+
+  /**
+   * Every pending question and approval across sessions, newest first, at most `limit` (GET /v1/questions):
+   * the sessions of the runs the index lists as waiting for input. A question record that does not parse is
+   * left out and logged, so one bad record does not hide the others.
+   */
+  inbox(limit: number): Promise<Inbox> {
+    return readInbox(this.options.redis, this.options.space, limit, (questionId, problem) =>
+      this.options.logger.warn(
+        { question_id: questionId, problem },
+        'question record does not parse; left out of the inbox',
+      ),
+    );
   }
 
   /** Live workers, the step queues per shard, runs by status (GET /v1/system). */

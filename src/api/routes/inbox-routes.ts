@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ApiEngine } from '../api-engine.js';
+import { errorResponses, inboxQuerySchema, inboxSchema } from '../schemas.js';
+import { toWireQuestion } from '../wire-views.js';
+
+/**
+ * GET /v1/questions: every pending question and tool approval across sessions, newest first, for a person
+ * who answers them (the console's inbox). Named after what it lists, as the session's own
+ * GET /v1/sessions/:id/questions, whose items it shares; answered through POST /v1/sessions/:id/respond.
+ */
+export const inboxRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (app, { engine }) => {
+  app.get(
+    '/questions',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Every pending question and tool approval of every session, newest first',
+        querystring: inboxQuerySchema,
+        response: { 200: inboxSchema, ...errorResponses(400, 401, 403, 503) },
+      },
+    },
+    async (request) => {
+      const inbox = await engine.inbox(request.query.limit);
+      return {
+        questions: inbox.questions.map((question) => ({
+          ...toWireQuestion(question),
+          root_run_id: question.root_run_id,
+        })),
+        truncated: inbox.truncated,
+      };
+    },
+  );
+};
