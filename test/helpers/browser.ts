@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { describe, it } from 'vitest';
 import { ApiHarness, type ApiHarnessOptions } from '../api/api-harness.js';
@@ -75,6 +76,24 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * axe-core's serious and critical findings on the page as it is now (WCAG 2.x A and AA rules), one line each
+ * with the elements concerned: an empty list is a pass.
+ */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+    );
+}
+
 export interface ConsolePageOptions {
   /** Default 1280×800. */
   viewport?: { width: number; height: number };
@@ -110,6 +129,11 @@ export class ConsoleFixture {
   }
 
   static async start(options: ApiHarnessOptions): Promise<ConsoleFixture> {
+    // The API serves the console from dist/console, which `npm run build` writes (npm install and .ci/run
+    // run it); without it every page would be the 503 that says so.
+    const built = join(repoRoot, 'dist/console/index.html');
+    if (!existsSync(built))
+      throw new Error(`the console is not built (${built} is missing): run npm run build`);
     const api = await ApiHarness.start(options);
     try {
       return new ConsoleFixture(api, await launchBrowser());

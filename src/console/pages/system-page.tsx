@@ -191,11 +191,11 @@ function RunsByStatus({ counts }: { counts: Record<string, number> }) {
   return (
     <section aria-labelledby="runs-by-status-heading">
       <h2 id="runs-by-status-heading">Runs by status</h2>
-      <ul class="count-list" data-testid="system-runs-by-status">
+      <ul class="summary-list" data-testid="system-runs-by-status">
         {statuses.map((status) => (
           <li key={status}>
-            <a href={href(['runs'], { status })}>
-              <StatusBadge status={status} /> {formatCount(counts[status])}
+            <a class={`summary-item summary-${status}`} href={href(['runs'], { status })}>
+              <span class="summary-count">{formatCount(counts[status])}</span> <StatusBadge status={status} />
             </a>
           </li>
         ))}
