@@ -21,6 +21,7 @@ export type {
   AgentSummary,
   AnswerAccepted,
   ApprovalAnswer,
+  ChatMessage,
   ForkRunInput,
   Health,
   Inbox,

@@ -4,6 +4,7 @@ import {
   agentListSchema,
   healthSchema,
   inboxSchema,
+  messageListSchema,
   questionListSchema,
   respondAcceptedSchema,
   runListSchema,
@@ -27,6 +28,7 @@ import type {
   AgentSummary,
   AnswerAccepted,
   ApprovalAnswer,
+  ChatMessage,
   ForkRunInput,
   Health,
   Inbox,
@@ -177,6 +179,16 @@ export class RatchetClient {
    */
   inbox(query: { limit?: number } = {}, options?: RequestOptions): Promise<Inbox> {
     return this.request('GET', `/v1/questions${queryString(query)}`, inboxSchema, options);
+  }
+
+  /** The session's chat, oldest first, each message with its index; `after` (an index) for the newer ones. */
+  async messages(
+    sessionId: string,
+    query: { after?: number } = {},
+    options?: RequestOptions,
+  ): Promise<ChatMessage[]> {
+    const path = `/v1/sessions/${encode(sessionId)}/messages${queryString(query)}`;
+    return (await this.request('GET', path, messageListSchema, options)).messages;
   }
 
   /** A session: its agent, status, active run and usage. */

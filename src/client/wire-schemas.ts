@@ -7,6 +7,7 @@ import type {
   forkRunBodySchema,
   healthSchema,
   inboxSchema,
+  messageListSchema,
   questionSchema,
   respondAcceptedSchema,
   retryRunBodySchema,
@@ -38,6 +39,8 @@ export type AcceptedRun = z.output<typeof acceptedRunSchema>;
 export type UsageTotals = z.output<typeof usageTotalsSchema>;
 export type Session = z.output<typeof sessionSchema>;
 export type Question = z.output<typeof questionSchema>;
+/** A message of a session's chat, with its index in the chat (GET /v1/sessions/:id/messages). */
+export type ChatMessage = z.output<typeof messageListSchema>['messages'][number];
 /** GET /v1/questions: every pending question of every session, newest first; `truncated` when more are. */
 export type Inbox = z.output<typeof inboxSchema>;
 export type InboxQuestion = Inbox['questions'][number];
