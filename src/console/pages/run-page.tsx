@@ -1,9 +1,226 @@
+// The Run page (#/runs/<id>): what the run is (status, usage, lineage), its pending questions answerable in
+// place, its actions (cancel, retry, fork at an iteration chosen in the transcript), the live tree of the run
+// and its children, the transcript (the chat, then the session's events as they come), and the step
+// timeline with tokens and cost. Polled every 2 s; the transcript follows the event stream.
+//
+// Test ids: run-page, run-status (data-status), run-facts, run-result, run-error, retried-by, origin-link,
+// parent-link, pending-questions, question (and QuestionForm's: answer-form, answer-input, answer-submit,
+// approve, edit-arguments, edited-arguments, approve-edited, reject-reason, reject, budget-raise,
+// budget-stop, answer-sent, answer-error), run-actions, cancel-run, retry-run, fork-form, fork-input,
+// fork-run, fork-dismiss, action-error, run-tree, tree-node-<id>, sub-goals, sub-goal, transcript, message
+// (data-role, data-index), tool-call, tool-result, transcript-note (data-kind), streaming-text,
+// running-call, fork-at-<n>, timeline, timeline-svg, timeline-bar (data-kind), timeline-attempt,
+// steps-table, step-row-<n>, steps-total.
+import { useState } from 'preact/hooks';
+import type { Run } from '../../client/index.js';
+import { ErrorNote } from '../components/error-note.js';
+import { QuestionForm } from '../components/question-form.js';
+import { RunActions } from '../components/run-actions.js';
+import { RunTreeView } from '../components/run-tree-view.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { StepTimeline } from '../components/step-timeline.js';
+import { ModelText, Text, visibleText } from '../components/text.js';
+import { type ForkPoint, TranscriptView } from '../components/transcript-view.js';
+import { usePoll } from '../components/use-poll.js';
+import { useTranscript } from '../components/use-transcript.js';
+import { elapsedMs, formatCost, formatCount, formatDuration, formatTime } from '../format.js';
 import type { PageProps } from '../page-props.js';
+import { runHref, sessionHref } from '../router.js';
 
-export function RunPage({ params }: PageProps) {
+const finished = new Set(['completed', 'failed', 'cancelled']);
+
+export function RunPage({ client, params }: PageProps) {
+  const runId = params.id ?? '';
+  const [forkAt, setForkAt] = useState<ForkPoint | undefined>(undefined);
+  const run = usePoll((signal) => client.get(runId, { signal }), [client, runId]);
+  const done = run.data !== undefined && finished.has(run.data.status);
+  // A finished run changes no more (but for retried_by): poll it slowly.
+  const slow = done ? 15_000 : 2000;
+  const tree = usePoll((signal) => client.tree(runId, { signal }), [client, runId], slow);
+  const steps = usePoll(
+    (signal) => client.steps(runId, { limit: 100, cut_at: 300 }, { signal }),
+    [client, runId],
+    slow,
+  );
+  const sessionId = run.data?.session_id;
+  const questions = usePoll(
+    (signal) => (sessionId === undefined ? Promise.resolve([]) : client.questions(sessionId, { signal })),
+    [client, sessionId],
+  );
+  const transcript = useTranscript(client, runId, sessionId, run.data?.depth === 0);
+
+  if (run.data === undefined) {
+    return (
+      <section data-testid="run-page" aria-labelledby="run-heading">
+        <h1 id="run-heading">Run {runId}</h1>
+        {run.error === undefined ? <p>Loading…</p> : <ErrorNote error={run.error} />}
+      </section>
+    );
+  }
+  const current = run.data;
+  const treeIds = new Set(tree.data?.runs.map((node) => node.run_id) ?? [runId]);
+  const pending = (questions.data ?? []).filter(
+    (question) => question.status === 'pending' && treeIds.has(question.run_id),
+  );
+  const refresh = () => {
+    run.refresh();
+    tree.refresh();
+    steps.refresh();
+    questions.refresh();
+  };
+
   return (
-    <section>
-      <h1>Run {params.id}</h1>
+    <section class="run-page" data-testid="run-page" aria-labelledby="run-heading">
+      <div class="run-header">
+        <h1 id="run-heading">
+          Run <span class="mono">{current.id}</span>
+        </h1>
+        <StatusBadge status={current.status} testId="run-status" />
+      </div>
+      <ErrorNote error={run.error} />
+      <RunFacts run={current} />
+      {pending.length > 0 && (
+        <section class="panel" aria-labelledby="questions-heading" data-testid="pending-questions">
+          <h2 id="questions-heading">Waiting for you</h2>
+          {pending.map((question) => (
+            <QuestionForm key={question.id} client={client} question={question} onAnswered={refresh} />
+          ))}
+        </section>
+      )}
+      <RunActions
+        client={client}
+        run={current}
+        forkAt={forkAt}
+        onForkDismissed={() => setForkAt(undefined)}
+        onChanged={refresh}
+      />
+      <div class="run-grid">
+        <section class="panel" aria-labelledby="tree-heading">
+          <h2 id="tree-heading">Tree</h2>
+          <ErrorNote error={tree.error} />
+          {tree.data !== undefined && (
+            <RunTreeView tree={tree.data} currentRunId={runId} subGoals={current.progress?.sub_goals ?? []} />
+          )}
+          {current.progress !== null && (
+            <p class="muted">
+              Progress: <Text value={current.progress.message} />
+            </p>
+          )}
+        </section>
+        <section class="panel" aria-labelledby="transcript-heading">
+          <h2 id="transcript-heading">Transcript</h2>
+          <TranscriptView
+            runId={runId}
+            transcript={transcript}
+            {...(current.depth === 0 ? { onFork: setForkAt } : {})}
+          />
+        </section>
+      </div>
+      <section class="panel" aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Steps</h2>
+        <ErrorNote error={steps.error} />
+        {steps.data !== undefined &&
+          (steps.data.steps.length === 0 ? (
+            <p class="muted">No step recorded yet.</p>
+          ) : (
+            <StepTimeline steps={steps.data} />
+          ))}
+      </section>
     </section>
+  );
+}
+
+function RunFacts({ run }: { run: Run }) {
+  const duration =
+    run.finished_at === null ? elapsedMs(run.created_at) : elapsedMs(run.created_at, run.finished_at);
+  return (
+    <>
+      <dl class="facts" data-testid="run-facts">
+        <div>
+          <dt>Agent</dt>
+          <dd>
+            <Text value={run.agent} />
+          </dd>
+        </div>
+        <div>
+          <dt>Session</dt>
+          <dd class="mono">
+            <a href={sessionHref(run.session_id)}>{run.session_id}</a>
+          </dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>
+            <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(duration)}</dd>
+        </div>
+        <div>
+          <dt>Iterations</dt>
+          <dd>
+            {formatCount(run.iterations)}
+            {run.max_iterations !== null && ` of at most ${run.max_iterations}`}
+          </dd>
+        </div>
+        <div>
+          <dt>Tokens (in / out)</dt>
+          <dd>
+            {formatCount(run.usage.input_tokens)} / {formatCount(run.usage.output_tokens)}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCost(run.cost_usd)}</dd>
+        </div>
+        {run.parent_run_id !== null && (
+          <div>
+            <dt>Parent run</dt>
+            <dd class="mono">
+              <a href={runHref(run.parent_run_id)} data-testid="parent-link">
+                {run.parent_run_id}
+              </a>
+            </dd>
+          </div>
+        )}
+        {run.origin !== null && (
+          <div>
+            <dt>
+              {run.origin.kind === 'retry' ? 'Retries' : `Forked at iteration ${run.origin.at_iteration} of`}
+            </dt>
+            <dd class="mono">
+              <a href={runHref(run.origin.run_id)} data-testid="origin-link">
+                {run.origin.run_id}
+              </a>
+            </dd>
+          </div>
+        )}
+        {run.retried_by !== null && (
+          <div>
+            <dt>Retried by</dt>
+            <dd class="mono">
+              <a href={runHref(run.retried_by)} data-testid="retried-by">
+                {run.retried_by}
+              </a>
+            </dd>
+          </div>
+        )}
+      </dl>
+      {run.error !== null && (
+        <p class="error" data-testid="run-error">
+          {visibleText(`${run.error.code}: ${run.error.message}`)}
+        </p>
+      )}
+      {run.result !== null && (
+        <div class="panel" data-testid="run-result">
+          <h2>Result</h2>
+          <p class="model-text">
+            <ModelText value={run.result} />
+          </p>
+        </div>
+      )}
+    </>
   );
 }

@@ -60,25 +60,9 @@ function isListedStatus(value: string): value is RunListStatus {
   return (statuses as readonly string[]).includes(value);
 }
 
-/** What a list item may carry beyond the index's fields (iterations, tokens, cost, end): newer APIs add them. */
-interface ListedRunDetails {
-  iterations: number | undefined;
-  tokens: number | undefined;
-  costUsd: number | undefined;
-  finishedAt: string | undefined;
-}
-
-function detailsOf(item: RunListItem): ListedRunDetails {
-  const fields = item as unknown as Record<string, unknown>;
-  const usage = fields.usage as Record<string, unknown> | null | undefined;
-  const input = typeof usage?.input_tokens === 'number' ? usage.input_tokens : undefined;
-  const output = typeof usage?.output_tokens === 'number' ? usage.output_tokens : undefined;
-  return {
-    iterations: typeof fields.iterations === 'number' ? fields.iterations : undefined,
-    tokens: input === undefined && output === undefined ? undefined : (input ?? 0) + (output ?? 0),
-    costUsd: typeof fields.cost_usd === 'number' ? fields.cost_usd : undefined,
-    finishedAt: typeof fields.finished_at === 'string' ? fields.finished_at : undefined,
-  };
+/** Input plus output tokens (null when the run's record could not be read). */
+function tokensOf(run: RunListItem): number | null {
+  return run.usage === null ? null : run.usage.input_tokens + run.usage.output_tokens;
 }
 
 const finishedStatuses = new Set(['completed', 'failed', 'cancelled']);
@@ -332,13 +316,13 @@ function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
         </thead>
         <tbody>
           {runs.map((run) => {
-            const details = detailsOf(run);
-            const finished = finishedStatuses.has(run.status);
-            const duration = finished
-              ? details.finishedAt === undefined
-                ? undefined
-                : elapsedMs(run.created_at, details.finishedAt)
-              : elapsedMs(run.created_at);
+            // finished_at, or now while the run is not finished; unknown when its record could not be read.
+            const duration =
+              run.finished_at !== null
+                ? elapsedMs(run.created_at, run.finished_at)
+                : finishedStatuses.has(run.status)
+                  ? undefined
+                  : elapsedMs(run.created_at);
             return (
               <tr key={run.id} data-testid={`run-row-${run.id}`} data-status={run.status}>
                 <td>
@@ -360,9 +344,9 @@ function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
                   <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
                 </td>
                 <td class="number">{formatDuration(duration)}</td>
-                <td class="number">{formatCount(details.iterations)}</td>
-                <td class="number">{formatCount(details.tokens)}</td>
-                <td class="number">{formatCost(details.costUsd)}</td>
+                <td class="number">{formatCount(run.iterations)}</td>
+                <td class="number">{formatCount(tokensOf(run))}</td>
+                <td class="number">{formatCost(run.cost_usd)}</td>
               </tr>
             );
           })}
