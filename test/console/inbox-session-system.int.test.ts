@@ -104,11 +104,15 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     const page = await fixture.openConsole({ route: '#/inbox' });
     const items = page.getByTestId('inbox-item');
     await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(3);
-    // Oldest first, each naming its run and session.
-    expect(await items.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-kind')))).toEqual([
-      'ask_user',
-      'ask_user',
+    // In the API's order (newest first), each naming its run and session.
+    const listed = (await fixture.api.request('GET', '/v1/questions')).body.questions;
+    expect(
+      await items.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-question-id'))),
+    ).toEqual(listed.map((question: { id: string }) => question.id));
+    expect(listed.map((question: { kind: string }) => question.kind).sort()).toEqual([
       'approval',
+      'ask_user',
+      'ask_user',
     ]);
     const colour = items.filter({ hasText: 'Which colour?' });
     await expect.poll(() => colour.getByRole('link', { name: asked.runId }).count()).toBe(1);

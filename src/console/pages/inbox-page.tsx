@@ -1,6 +1,5 @@
 // Test ids: inbox-list, inbox-item (data-question-id, data-kind), inbox-empty, inbox-count; each item holds
 // the question form's ids (answer-form, answer-input, answer-submit, approve, reject …).
-import type { Question, RatchetClient } from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
 import { QuestionForm } from '../components/question-form.js';
 import { Text } from '../components/text.js';
@@ -9,28 +8,21 @@ import { formatTime } from '../format.js';
 import type { PageProps } from '../page-props.js';
 import { runHref, sessionHref } from '../router.js';
 
-/** The most runs waiting for input the inbox looks at in one refresh. */
-const runsLooked = 200;
-
-interface Inbox {
-  questions: Question[];
-  /** More runs wait for input than were looked at: the oldest questions may be missing. */
-  more: boolean;
-}
+/** The most questions the inbox shows (the API's largest page): `truncated` says when more are pending. */
+const shownAtMost = 500;
 
 /**
- * Every pending question and approval across sessions, oldest first, each answerable in place. A run with a
- * pending question is listed by the run index as waiting_input; the inbox reads those runs' sessions'
- * questions.
+ * Every pending question and approval across sessions (GET /v1/questions), newest first, each answerable in
+ * place; an answered one leaves the list at the next refresh.
  */
 export function InboxPage({ client }: PageProps) {
-  const poll = usePoll((signal) => pendingQuestions(client, signal), [client]);
+  const poll = usePoll((signal) => client.inbox({ limit: shownAtMost }, { signal }), [client]);
   const inbox = poll.data;
   return (
     <section aria-labelledby="inbox-heading">
       <h1 id="inbox-heading">Inbox</h1>
       <p class="page-intro">
-        Questions agents asked and tool calls waiting for approval, across all sessions.
+        Questions agents asked and tool calls waiting for approval, across all sessions, newest first.
       </p>
       <ErrorNote error={poll.error} />
       {inbox === undefined ? (
@@ -41,7 +33,7 @@ export function InboxPage({ client }: PageProps) {
         <>
           <p role="status" data-testid="inbox-count">
             {inbox.questions.length === 1 ? '1 pending' : `${inbox.questions.length} pending`}
-            {inbox.more && ` (from the newest ${runsLooked} runs waiting for input)`}
+            {inbox.truncated && ` (the newest ${shownAtMost} are shown)`}
           </p>
           <ul class="inbox-list" data-testid="inbox-list">
             {inbox.questions.map((question) => (
@@ -54,8 +46,14 @@ export function InboxPage({ client }: PageProps) {
               >
                 <p class="inbox-context">
                   Run <a href={runHref(question.run_id)}>{question.run_id}</a> in session{' '}
-                  <a href={sessionHref(question.session_id)}>{question.session_id}</a>, asked{' '}
-                  <time dateTime={question.created_at}>{formatTime(question.created_at)}</time>
+                  <a href={sessionHref(question.session_id)}>{question.session_id}</a>
+                  {question.root_run_id !== null && (
+                    <>
+                      {' '}
+                      (under run <a href={runHref(question.root_run_id)}>{question.root_run_id}</a>)
+                    </>
+                  )}
+                  , asked <time dateTime={question.created_at}>{formatTime(question.created_at)}</time>
                   {question.timeout_at !== null && (
                     <>
                       ; on its own at{' '}
@@ -77,16 +75,4 @@ export function InboxPage({ client }: PageProps) {
       )}
     </section>
   );
-}
-
-async function pendingQuestions(client: RatchetClient, signal: AbortSignal): Promise<Inbox> {
-  const page = await client.list({ status: 'waiting_input', limit: runsLooked }, { signal });
-  // A child run that asks lists its root as waiting_input too: one read per session.
-  const sessionIds = [...new Set(page.runs.map((run) => run.session_id))];
-  const lists = await Promise.all(sessionIds.map((sessionId) => client.questions(sessionId, { signal })));
-  const questions = lists
-    .flat()
-    .filter((question) => question.status === 'pending')
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  return { questions, more: page.next_cursor !== null };
 }
