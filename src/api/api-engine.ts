@@ -29,4 +29,5 @@ export type ApiEngine = Pick<
   | 'runSteps'
   | 'systemState'
   | 'inbox'
+  | 'stepQueues'
 >;

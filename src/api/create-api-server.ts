@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RatchetConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { adminQueuesRoutes } from './admin-queues.js';
 import type { ApiEngine } from './api-engine.js';
 import { maxParamLength, toApiError } from './api-error.js';
 import { bearerAuth } from './auth.js';
@@ -87,5 +88,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
   app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });
   app.register(consoleRoutes);
+  if (api.admin_queues)
+    app.register(adminQueuesRoutes, { queues: options.engine.stepQueues(), tokens: api.tokens });
   return app;
 }

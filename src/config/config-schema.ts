@@ -282,6 +282,8 @@ const apiSchema = z.strictObject({
   redis_timeout_ms: withDefault(integer(100, 60_000), 3_000),
   /** Event streams (SSE followers, MCP wait_run progress) one API process serves at once; more get 503. */
   max_followers: withDefault(integer(1, 100_000), 1_000),
+  /** Serve bull-board (read-only) at /admin/queues for the step queues of every shard, behind the tokens. */
+  admin_queues: withDefault(z.boolean(), false),
 });
 
 const eventsSchema = z.strictObject({

@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { Message, Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
@@ -502,6 +503,11 @@ export class Engine {
         'question record does not parse; left out of the inbox',
       ),
     );
+  }
+
+  /** The step queue of every shard, in shard order (bull-board at /admin/queues shows them). */
+  stepQueues(): readonly Queue[] {
+    return this.store.queues.queues;
   }
 
   /** Live workers, the step queues per shard, runs by status (GET /v1/system). */

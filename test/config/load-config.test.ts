@@ -117,6 +117,7 @@ describe('loadConfig', () => {
       keepalive_ms: 5000,
       redis_timeout_ms: 1500,
       max_followers: 50,
+      admin_queues: true,
     });
   });
 
