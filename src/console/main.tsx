@@ -1,3 +1,4 @@
+import './zod-jitless.js';
 import { render } from 'preact';
 import { App } from './app.js';
 import './styles.css';

@@ -133,7 +133,7 @@ function MessageView(props: { runId: string; message: ChatMessage; onFork?: (poi
             class="secondary small"
             onClick={() => onFork({ runId: place.runId, iteration: place.iteration })}
             data-testid={`fork-at-${place.iteration}`}
-            aria-label={`Fork at iteration ${place.iteration}`}
+            aria-label={`Fork here, at iteration ${place.iteration}`}
           >
             Fork here
           </button>

@@ -1,0 +1,225 @@
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import {
+  ConsoleFixture,
+  describeWithBrowser,
+  screenshot,
+  seriousA11yViolations,
+} from '../helpers/browser.js';
+import { waitFor } from '../helpers/crash-scenario.js';
+
+// The console's Run page in a real Chromium against the API, an in-process worker and real Redis: the tree,
+// transcript and step timeline of a run, hostile model text shown as text, and the actions (answer, cancel,
+// retry, fork), each checked on the run records the API keeps.
+
+/** What a model might answer to get script into the page: it must show as text, and nothing may run. */
+const hostile =
+  'Sum: 5 <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> ' +
+  '[click](javascript:window.__pwned=3) javascript:window.__pwned=4 https://example.com/docs ' +
+  'txt.\u202Eexe';
+
+const script = {
+  rules: [
+    {
+      when: { role: 'user' as const, contains: 'calc:' },
+      reply: {
+        text: 'Adding <b>now</b>.',
+        tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }],
+      },
+    },
+    {
+      when: { role: 'user' as const, contains: 'ask:' },
+      reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which city <i>exactly</i>?' } }] },
+    },
+    { when: { role: 'tool' as const }, reply: { text: hostile } },
+  ],
+  default: { text: 'Forked and done.' },
+};
+
+let fixture: ConsoleFixture;
+
+async function submit(input: string): Promise<{ runId: string; sessionId: string }> {
+  const submitted = await fixture.api.request('POST', '/v1/runs', { body: { input } });
+  expect(submitted.status).toBe(202);
+  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the API's run as JSON
+async function runOf(runId: string): Promise<any> {
+  return (await fixture.api.request('GET', `/v1/runs/${runId}`)).body;
+}
+
+async function untilStatus(runId: string, status: string): Promise<void> {
+  await waitFor(async () => (await runOf(runId)).status === status, 30_000, `run ${runId} ${status}`);
+}
+
+async function openRun(runId: string): Promise<Page> {
+  const page = await fixture.openConsole({ route: `#/runs/${runId}` });
+  await page.getByTestId('run-page').waitFor();
+  return page;
+}
+
+async function shownStatus(page: Page): Promise<string | null> {
+  return page.getByTestId('run-status').getAttribute('data-status');
+}
+
+/** The run id the page's hash names, once it is another run's than `from`. */
+async function navigatedFrom(page: Page, from: string): Promise<string> {
+  await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/#\/runs\/run_/);
+  await expect.poll(() => new URL(page.url()).hash, { timeout: 30_000 }).not.toBe(`#/runs/${from}`);
+  return decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
+}
+
+async function expectNothingRan(page: Page): Promise<void> {
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  const watch = await fixture.watchOf(page);
+  expect(watch.dialogs).toEqual([]);
+  expect(watch.cspViolations).toEqual([]);
+  expect(watch.pageErrors).toEqual([]);
+}
+
+describeWithBrowser('console: the run page', () => {
+  beforeAll(async () => {
+    fixture = await ConsoleFixture.start({ script });
+  });
+  afterEach(async () => {
+    await fixture.closePages();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it("shows a finished run's tree, transcript and step timeline, with model and tool text as text", async () => {
+    const { runId } = await submit('calc: add 2 and 3');
+    await untilStatus(runId, 'completed');
+    const page = await openRun(runId);
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
+
+    // The tree: the run itself, marked as the one shown.
+    await expect.poll(() => page.getByTestId(`tree-node-${runId}`).count(), { timeout: 30_000 }).toBe(1);
+
+    // The transcript: the user's input, the reply with its tool call, the result, the final answer.
+    const transcript = page.getByTestId('transcript');
+    await expect
+      .poll(
+        () =>
+          transcript
+            .getByTestId('message')
+            .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-role'))),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const call = transcript.getByTestId('tool-call');
+    expect(await call.locator('summary').textContent()).toContain('add');
+    await call.locator('summary').click();
+    expect(await call.locator('pre').textContent()).toContain('"a": 2');
+    await transcript.getByTestId('tool-result').locator('summary').click();
+    expect(await transcript.getByTestId('tool-result').locator('pre').textContent()).toContain('5');
+
+    // Hostile text is text: the tags are visible characters, only the https link is a link, the bidi
+    // override is shown escaped.
+    const answer = transcript.getByTestId('message').last();
+    const text = (await answer.textContent()) ?? '';
+    expect(text).toContain('<script>window.__pwned = 1</script>');
+    expect(text).toContain('<img src=x onerror="window.__pwned = 2">');
+    expect(text).toContain('txt.\\u202Eexe');
+    expect(text).not.toContain('\u202E');
+    expect(await page.locator('main script, main img, main b, main i').count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    const link = answer.getByRole('link', { name: 'https://example.com/docs' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/docs');
+    expect(await link.getAttribute('rel')).toContain('noopener');
+    expect(await page.getByTestId('run-result').textContent()).toContain('<script>');
+
+    // The timeline: two model calls and one tool call on the axis, and the table with the totals.
+    const timeline = page.getByTestId('timeline');
+    await expect.poll(() => timeline.locator('[data-kind="model"]').count(), { timeout: 30_000 }).toBe(2);
+    expect(await timeline.locator('[data-kind="tool"]').count()).toBe(1);
+    expect(await page.getByTestId('step-row-1').textContent()).toContain('add');
+    expect(await page.getByTestId('step-row-2').count()).toBe(1);
+    const run = await runOf(runId);
+    const total = (await page.getByTestId('steps-total').textContent()) ?? '';
+    expect(total).toContain(run.usage.input_tokens.toLocaleString('en-US'));
+    expect(total).toContain(run.usage.output_tokens.toLocaleString('en-US'));
+
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await expectNothingRan(page);
+    await screenshot(page, 'run');
+  });
+
+  it('answers the run’s question in place, and the run completes live', async () => {
+    const { runId, sessionId } = await submit('ask: where to?');
+    await untilStatus(runId, 'waiting_input');
+    const page = await openRun(runId);
+    const form = page.getByTestId('pending-questions').getByTestId('answer-form');
+    await form.waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('pending-questions').textContent()).toContain('Which city <i>exactly</i>?');
+    await form.getByLabel('Your answer').fill('Lisbon');
+    await form.getByTestId('answer-submit').click();
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
+    const questions = (await fixture.api.request('GET', `/v1/sessions/${sessionId}/questions`)).body
+      .questions;
+    expect(questions).toEqual([]);
+    const lastRequest = fixture.api.harness
+      .modelCalls()
+      .filter((call) => (call as unknown as { run_id: string }).run_id === runId)
+      .at(-1);
+    expect(lastRequest?.messages.at(-1)?.text).toContain('Lisbon');
+    // The tool result with the answer arrived in the transcript through the event stream.
+    await expect
+      .poll(() => page.getByTestId('transcript').getByTestId('message').last().textContent(), {
+        timeout: 30_000,
+      })
+      .toContain('Sum: 5');
+    await expectNothingRan(page);
+  });
+
+  it('cancels a waiting run, retries it, and shows the retry, which completes', async () => {
+    const { runId } = await submit('ask: cancel me');
+    await untilStatus(runId, 'waiting_input');
+    const page = await openRun(runId);
+    await page.getByTestId('cancel-run').click();
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('cancelled');
+    expect((await runOf(runId)).status).toBe('cancelled');
+
+    await page.getByTestId('retry-run').click();
+    const retryId = await navigatedFrom(page, runId);
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
+    const retry = await runOf(retryId);
+    expect(retry.origin).toMatchObject({ kind: 'retry', run_id: runId });
+    expect((await runOf(runId)).retried_by).toBe(retryId);
+    expect(await page.getByTestId('origin-link').getAttribute('href')).toBe(`#/runs/${runId}`);
+    await expectNothingRan(page);
+  });
+
+  it('forks at the iteration chosen in the transcript, with a new message, and goes to the fork', async () => {
+    const { runId, sessionId } = await submit('calc: fork me');
+    await untilStatus(runId, 'completed');
+    const page = await openRun(runId);
+    await page.getByTestId('fork-at-1').click();
+    const form = page.getByTestId('fork-form');
+    expect(await form.textContent()).toContain('iteration 1');
+    await form.getByLabel('New message (optional)').fill('and now something else');
+    await form.getByTestId('fork-run').click();
+    const forkId = await navigatedFrom(page, runId);
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
+    const fork = await runOf(forkId);
+    expect(fork.origin).toMatchObject({ kind: 'fork', run_id: runId, at_iteration: 1 });
+    expect(fork.session_id).not.toBe(sessionId);
+    expect(fork.result).toBe('Forked and done.');
+    // The fork's transcript starts with the copied chat (read from its session: it has no events for it).
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId('transcript')
+            .getByTestId('message')
+            .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-role'))),
+        { timeout: 30_000 },
+      )
+      .toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    await expectNothingRan(page);
+  });
+});
