@@ -7,6 +7,7 @@ import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-confi
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 import { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
+import { telemetryConfigSchema } from './telemetry-config-schema.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
 
 const agentNamePattern = /^[a-zA-Z][\w-]*$/;
@@ -329,6 +330,8 @@ export const configSchema = z.strictObject({
   skills: withDefault(skillsSchema, {}),
   /** MCP servers whose tools become toolboxes named after them; each worker connects to every one. */
   mcp_servers: withDefault(z.array(mcpServerConfigSchema), []),
+  /** Traces and metrics (decision 0024): off unless configured. */
+  telemetry: withDefault(telemetryConfigSchema, {}),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;
@@ -341,4 +344,5 @@ export type WorkerConfig = z.output<typeof workerSchema>;
 export type RetentionConfig = z.output<typeof retentionSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;
 export type ApiConfig = z.output<typeof apiSchema>;
+export type { TelemetryConfig } from './telemetry-config-schema.js';
 export type ToolboxReference = z.output<typeof toolboxReferenceSchema>;

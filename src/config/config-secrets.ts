@@ -13,7 +13,7 @@ const plainHeader = /^(accept(-.*)?|content-.*|user-agent|cache-control|.*-versi
 
 /**
  * Every secret value a config holds or points at: provider `api_key`, `api.tokens`, the password in
- * `redis.url`, provider and MCP `headers` (all but the plain ones such as `Accept`), and, by their names,
+ * `redis.url`, provider, MCP and OTLP export `headers` (all but the plain ones such as `Accept`), and, by their names,
  * MCP servers' `env` and environment variables (which a provider SDK may read without the config naming them).
  */
 export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): string[] {
@@ -27,6 +27,7 @@ export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): st
       ...(server.transport === 'stdio' ? secretValues(server.env) : headerSecrets(server.headers)),
     );
   }
+  secrets.push(...headerSecrets(config.telemetry.traces.headers));
   const password = redisPassword(config.redis.url);
   if (password !== undefined) secrets.push(password);
   secrets.push(...secretValues(env));

@@ -13,6 +13,7 @@ export {
   type RedisConfig,
   type RetentionConfig,
   type TeamConfig,
+  type TelemetryConfig,
   type ToolboxReference,
   type WorkerConfig,
 } from './config-schema.js';

@@ -87,6 +87,7 @@ export function buildRegistry(
     if (!provider) throw new RatchetError('config_invalid', `agents: unknown provider "${name}"`);
     return {
       name,
+      kind: provider.kind,
       model: provider.model,
       price: config.pricing[provider.model],
       rateLimit: provider.rate_limit,

@@ -68,7 +68,13 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     if (!token || !job.id || !signal) {
       throw new UnrecoverableError('a step job needs an id, a lock token and an abort signal');
     }
-    let data: { session_id: string; run_id: string; chat_id: string; deadline_at?: string };
+    let data: {
+      session_id: string;
+      run_id: string;
+      chat_id: string;
+      deadline_at?: string;
+      root_run_id?: string;
+    };
     try {
       data = parseRecord(kind.dataSchema, job.data, `data of job ${job.id}`) as typeof data;
     } catch (error) {
@@ -98,8 +104,11 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
         job_id: job.id,
         step: job.name,
         ...kind.describe(data as never),
+        ...services.observer?.logFields(data),
       })),
     };
+    const startMs = services.observer ? Date.now() : 0;
+    let outcome: 'done' | 'parked' | 'failed' = 'failed';
     // Parking moves the job to BullMQ's delayed set, holding no worker (see runStep).
     const parkJob = (wakeAt: number) => job.moveToDelayed(wakeAt, token);
     try {
@@ -130,6 +139,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
           return;
         }
         const end = await runStep(context, kind.execute(context, data as never), parkJob);
+        outcome = end;
         // BullMQ's way of saying that the processor moved the job itself.
         if (end === 'parked') throw new DelayedError();
       } catch (thrown) {
@@ -140,6 +150,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     } finally {
       deadline.clear();
       release();
+      services.observer?.stepEnded({ kind: kind.name, durationMs: Date.now() - startMs, outcome });
     }
   };
 }

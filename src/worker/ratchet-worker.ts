@@ -9,6 +9,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
 import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RateLimiter } from '../redis/rate-limiter.js';
+import { createTelemetry, type Telemetry } from '../telemetry/index.js';
 import type { ToolBox } from '../tools/index.js';
 import {
   compileContracts,
@@ -43,6 +44,7 @@ export class RatchetWorker {
   private mcpServers: McpServers | undefined;
   private retention: RetentionSweeper | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
+  private telemetry: Telemetry | undefined;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;
   /** This process's id in the worker registry; each step's attempts record names it (decision 0019). */
@@ -84,6 +86,12 @@ export class RatchetWorker {
     );
     const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
     this.engine = engine;
+    this.telemetry = createTelemetry({
+      config: config.telemetry,
+      env: process.env,
+      logger,
+      instanceId: this.workerId,
+    });
     const services: StepServices = {
       stores: redisStepStores(commands, space, config.events.max_len),
       scheduler: engine.scheduler(),
@@ -96,6 +104,7 @@ export class RatchetWorker {
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
       workerId: this.workerId,
+      observer: this.telemetry,
     };
     const retry: RetrySettings = {
       attempts: config.worker.step_attempts,
@@ -264,6 +273,7 @@ export class RatchetWorker {
         bounded('the retention sweeper', this.retention?.close(), quitBy),
         bounded('the engine', this.engine?.close(), quitBy),
         bounded('the MCP servers', this.mcpServers?.close(), quitBy),
+        bounded('the telemetry', this.telemetry?.close(), quitBy),
         ...[this.subscriber, this.commands, ...this.workerConnections].map((connection) =>
           connection ? closeRedis(connection, { timeoutMs: quitWithinMs() }) : undefined,
         ),

@@ -16,6 +16,11 @@ const runPlaceFields = {
    * it aborts the step's model or tool call at the deadline, and parks no step past it.
    */
   deadline_at: z.iso.datetime().optional(),
+  /**
+   * The root of a child run's tree (RunRecord.root_run_id), so a step that reads no run record (a tool call)
+   * still knows the run's trace (decision 0024); absent for a root run.
+   */
+  root_run_id: z.string().optional(),
 };
 
 /** Iteration n of an agent's run. Version 1. */
@@ -61,7 +66,7 @@ export type ToolJobData = z.infer<typeof toolJobDataSchema>;
 /** What every step job of a run carries about where it runs. */
 type RunPlace = Pick<
   IterationJobData,
-  'session_id' | 'run_id' | 'agent' | 'chat_id' | 'group' | 'lineage' | 'deadline_at'
+  'session_id' | 'run_id' | 'agent' | 'chat_id' | 'group' | 'lineage' | 'deadline_at' | 'root_run_id'
 >;
 
 function placeOf(data: RunPlace): RunPlace {
@@ -73,6 +78,7 @@ function placeOf(data: RunPlace): RunPlace {
     ...(data.group ? { group: data.group } : {}),
     ...(data.lineage && data.lineage.length > 0 ? { lineage: data.lineage } : {}),
     ...(data.deadline_at ? { deadline_at: data.deadline_at } : {}),
+    ...(data.root_run_id ? { root_run_id: data.root_run_id } : {}),
   };
 }
 

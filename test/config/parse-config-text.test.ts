@@ -110,6 +110,15 @@ describe('parseConfigText: defaults', () => {
         },
       },
       mcp_servers: [],
+      telemetry: {
+        traces: {
+          enabled: false,
+          service_name: 'ratchet',
+          export_delay_ms: 1_000,
+          capture_message_content: false,
+        },
+        metrics: { enabled: false, worker_host: '127.0.0.1', worker_port: 9464 },
+      },
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

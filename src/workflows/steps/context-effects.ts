@@ -27,6 +27,7 @@ import type { StoredRun } from '../run-record.js';
 import { callModel, requestContext } from './model-call.js';
 import { commit, done, isPark, type Park, type StepAction } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
+import type { ObservedRun } from './step-observer.js';
 
 /**
  * The effects' side of an iteration (docs/effects.md): what the model is sent of the chat, planned from
@@ -90,6 +91,7 @@ async function summaryCompletion(
   input: ModelCallInput,
   upTo: number,
   now: string,
+  run: ObservedRun,
 ): Promise<Completion | Park> {
   for (const inputShare of summaryInputShares) {
     const request = buildSummaryRequest({
@@ -112,6 +114,7 @@ async function summaryCompletion(
           context: requestContext(context, data, agent.name, 'summary'),
         },
         journalField.summaryCalls(data.iteration),
+        { run, purpose: 'summary' },
       );
     } catch (error) {
       if (!isContextLengthError(error)) throw error;
@@ -149,7 +152,7 @@ export async function compact(
   const { services } = context;
   const now = services.now().toISOString();
   crashPoint('iteration.before_summary_call');
-  const completion = await summaryCompletion(context, data, agent, input, decision.up_to, now);
+  const completion = await summaryCompletion(context, data, agent, input, decision.up_to, now, stored.record);
   if (isPark(completion)) return completion;
   crashPoint('iteration.after_summary_call');
   const outcome = applySummary({

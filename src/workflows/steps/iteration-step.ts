@@ -473,6 +473,7 @@ async function modelReply(
       ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
     },
     journalField.modelCalls(n),
+    { run: stored.record, purpose: 'chat' },
   ).catch((error: unknown) => {
     if (!isContextLengthError(error)) throw error;
     return planAfterContextError(input);
@@ -656,6 +657,7 @@ function afterReply(
     chat_id: record.chat_id,
     lineage: record.lineage,
     ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
+    ...(record.root_run_id ? { root_run_id: record.root_run_id } : {}),
   };
   return enqueue(
     [

@@ -1,9 +1,11 @@
 import type { Message } from '../../chat/index.js';
 import { RatchetError, toRatchetError } from '../../errors/index.js';
 import type { Completion, CompletionContext, CompletionRequest } from '../../models/completer.js';
+import { costOf } from '../../models/pricing.js';
 import { estimateTokens } from '../../models/token-estimate.js';
 import { type Park, park } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
+import { type ModelCallReport, type ObservedRun, repeatCauseOf } from './step-observer.js';
 
 /**
  * One model request of an iteration, within the provider's shared limits: admitted by the rate limiter (a
@@ -16,6 +18,8 @@ export async function callModel(
   request: CompletionRequest,
   /** The journal counter of model calls started for this request (retry waste). */
   counterField: string,
+  /** The run the call is made for and why, for traces and metrics. */
+  observed: { run: ObservedRun; purpose: ModelCallReport['purpose'] },
 ): Promise<Completion | Park> {
   const { services } = context;
   const { provider } = agent;
@@ -50,10 +54,13 @@ export async function callModel(
       .countInJournal(counterField, by)
       .catch((error: unknown) => context.logger.warn({ err: error }, 'model call not counted'));
   const counted = count(1);
+  const { observer } = services;
+  const startMs = observer ? Date.now() : 0;
   try {
     const completion = await agent.completer.complete(request, context.signal);
     // In parallel with the request, so it costs no time; awaited so it is recorded before the reply is used.
-    await counted;
+    const calls = await counted;
+    if (observer) observer.modelCall(report(context, agent, request, observed, startMs, calls, completion));
     if (limited || completion.rateLimit) {
       await services.limiter.settle(provider.name, {
         ...(limited
@@ -69,8 +76,9 @@ export async function callModel(
     }
     return completion;
   } catch (thrown) {
-    await counted;
+    const calls = await counted;
     const error = toRatchetError(thrown);
+    if (observer) observer.modelCall(report(context, agent, request, observed, startMs, calls, error));
     // A stalled request may have been billed for what the model generated before it stopped: it stays
     // counted, so the attempt that succeeds records it as retry waste.
     if (error.code !== 'model_stalled') void count(-1);
@@ -96,6 +104,45 @@ export async function callModel(
       },
     });
   }
+}
+
+/**
+ * The call for traces and metrics. The journal's counter says whether an earlier execution of the step had
+ * started the same call (it counted 1 before this one added its own).
+ */
+function report(
+  context: StepContext,
+  agent: AgentRuntime,
+  request: CompletionRequest,
+  observed: { run: ObservedRun; purpose: ModelCallReport['purpose'] },
+  startMs: number,
+  /** The counter after this call added itself; not a number when it could not be counted. */
+  calls: unknown,
+  outcome: Completion | RatchetError,
+): ModelCallReport {
+  const failed = outcome instanceof RatchetError;
+  return {
+    run: observed.run,
+    agent: agent.name,
+    jobId: context.jobId,
+    started: context.started,
+    attempt: context.attempt,
+    iteration: request.context.iteration,
+    purpose: observed.purpose,
+    provider: {
+      name: agent.provider.name,
+      kind: agent.provider.kind ?? agent.provider.name,
+      model: agent.provider.model,
+    },
+    startMs,
+    endMs: Date.now(),
+    usage: failed ? undefined : outcome.usage,
+    costUsd: failed ? undefined : costOf(outcome.usage, agent.provider.price),
+    errorCode: failed ? outcome.code : undefined,
+    repeat: typeof calls === 'number' && calls > 1 ? repeatCauseOf(context.attempt) : undefined,
+    messages: request.messages,
+    reply: failed ? undefined : outcome.parts,
+  };
 }
 
 /** Where a request comes from: the step's job (its session, run and iteration), the agent and the attempt. */

@@ -15,6 +15,7 @@ import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
 import type { Budget } from '../run-record.js';
 import type { StepScheduler } from '../step-scheduler.js';
+import type { StepObserver } from './step-observer.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {
@@ -48,6 +49,8 @@ export interface AgentRuntime {
   /** The provider the agent calls, with its shared limits and the context window of its model (0 = unknown). */
   provider: {
     name: string;
+    /** The provider's kind (`openai`, `scripted` …): `gen_ai.provider.name` of its spans. */
+    kind?: string;
     model: string;
     rateLimit: BaseProviderConfig['rate_limit'];
     contextWindow: number;
@@ -84,6 +87,8 @@ export interface StepServices {
   now: () => Date;
   /** This worker process's id in the worker registry: each step's attempts record names it (decision 0019). */
   workerId: string;
+  /** Traces and metrics (decision 0024); absent when telemetry is off. */
+  observer?: StepObserver | undefined;
 }
 
 /** One execution of one step job. */

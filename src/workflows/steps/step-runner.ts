@@ -68,6 +68,7 @@ export async function runStep(
 function logRunEnd(context: StepContext, plan: CommitPlan<unknown>): void {
   const { record } = plan;
   if (!plan.finished || !record) return;
+  context.services.observer?.runEnded(record);
   const duration = runDurationMs(record, record.finished_at ?? context.services.now().toISOString());
   context.logger.info(
     { run_id: record.id, agent: record.agent, status: record.status, duration_ms: duration },
@@ -78,6 +79,7 @@ function logRunEnd(context: StepContext, plan: CommitPlan<unknown>): void {
 /** The first step of a run says so in the logs (again if that step runs again). */
 export function logRunStart(context: StepContext, record: RunRecord): void {
   if (record.status !== 'queued') return;
+  context.services.observer?.runStarted(record);
   context.logger.info({ run_id: record.id, agent: record.agent }, 'agent run started');
 }
 

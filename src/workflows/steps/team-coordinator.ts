@@ -9,6 +9,7 @@ import { descriptionOf } from './agent-runtime.js';
 import { callModel, requestContext } from './model-call.js';
 import { isPark, type Park } from './step-action.js';
 import type { StepContext, TeamService } from './step-context.js';
+import type { ObservedRun } from './step-observer.js';
 
 /** How many of the latest shared messages the coordinator model sees. */
 export const coordinatorWindow = 20;
@@ -28,6 +29,7 @@ export async function chooseMembers(
   data: TeamTurnJobData,
   team: TeamService,
   shared: readonly Message[],
+  run: ObservedRun,
 ): Promise<{ entry: TeamSelectionEntry; usage: Usage } | Park> {
   const agent = team.coordinatorAgent;
   if (!agent) throw new RatchetError('config_invalid', `team ${team.name} has no coordinator model`);
@@ -57,6 +59,7 @@ export async function chooseMembers(
         context: requestContext(context, data, agent.name),
       },
       journalField.teamCoordinatorCalls(data.iteration, attempt),
+      { run, purpose: 'coordinator' },
     );
     if (isPark(completion)) return completion;
     usage = addUsage(usage, completion.usage);

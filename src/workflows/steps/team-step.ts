@@ -193,7 +193,7 @@ async function decide(
         message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without its coordinator saying done`,
       });
     }
-    const chosen = await chooseMembers(context, data, team, loaded.shared);
+    const chosen = await chooseMembers(context, data, team, loaded.shared, loaded.record);
     if (isPark(chosen)) return chosen;
     choice = chosen;
   }

@@ -29,6 +29,7 @@ import { delegateFunction } from './delegation.js';
 import { commit, done, enqueue, isPark, type StepAction } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
+import { type RepeatCause, repeatCauseOf, type ToolCallReport } from './step-observer.js';
 import { approvalOf, askFunction, parkOf, progressFunction } from './tool-interaction.js';
 import { sessionAccess } from './tool-session.js';
 
@@ -73,6 +74,8 @@ function commitOutcome(
   outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted'] },
   withStartEvent: boolean,
   crash: { before?: CrashPointName; after?: CrashPointName } = {},
+  /** When the call began (its intent, for a call that waited) and whether this execution ran it again. */
+  began: { atMs: number; repeat?: RepeatCause | undefined } = { atMs: Date.now() },
 ): StepAction {
   const now = context.services.now().toISOString();
   const run = { id: data.run_id, agent: data.agent, chat_id: data.chat_id };
@@ -111,12 +114,37 @@ function commitOutcome(
       what: `recording the outcome of ${call.name}`,
       ...crash,
       andThen: (result) => {
+        // Reported once: by the execution whose commit recorded the outcome.
+        if (result.status === 'ok')
+          context.services.observer?.toolCall(toolReport(data, call, outcome, began));
         if (result.status === 'ok' && result.completedBatch) return nextIteration(data);
         if (result.status === 'done') return continueAfterTools(context, data);
         return done;
       },
     },
   );
+}
+
+function toolReport(
+  data: ToolJobData,
+  call: ToolCallPart,
+  outcome: ToolOutcome,
+  began: { atMs: number; repeat?: RepeatCause | undefined },
+): ToolCallReport {
+  return {
+    run: { id: data.run_id, root_run_id: data.root_run_id ?? null, session_id: data.session_id },
+    agent: data.agent,
+    jobId: stepJobId.tool(data.run_id, data.iteration, data.index),
+    iteration: data.iteration,
+    toolName: call.name,
+    toolCallId: call.id,
+    startMs: began.atMs,
+    endMs: Date.now(),
+    isError: outcome.isError,
+    repeat: began.repeat,
+    arguments: call.arguments,
+    result: outcome.content,
+  };
 }
 
 /** The batch is complete: the next iteration (adding is idempotent: the job id is fixed). */
@@ -240,6 +268,7 @@ async function callTool(
     begun.status === 'interrupted'
       ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
       : undefined;
+  const beganAtMs = intent ? Date.parse(intent.at) : Date.now();
   const decision = decideToolStart(
     intent,
     undefined,
@@ -249,7 +278,7 @@ async function callTool(
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
     const outcome = { content, isError: true, interrupted: 'outcome_unknown' as const };
-    return commitOutcome(context, data, call, outcome, false);
+    return commitOutcome(context, data, call, outcome, false, {}, { atMs: beganAtMs });
   }
   if (decision.kind === 'reuse') return continueAfterTools(context, data);
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
@@ -290,6 +319,7 @@ async function callTool(
     interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
     false,
     { before: 'tool.before_commit', after: 'tool.after_commit' },
+    { atMs: beganAtMs, repeat: interrupted ? repeatCauseOf(context.attempt) : undefined },
   );
 }
 
