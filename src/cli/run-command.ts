@@ -50,6 +50,8 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
         ...(options.timeoutS === undefined ? {} : { timeout_s: options.timeoutS }),
       });
       terminal.print(`run ${runId} (session ${sessionId})${stack ? '' : ` on ${api.url}`}`);
+      // The web console's page of the run (served by the same API; in-process, while the run lasts).
+      terminal.print(`console: ${api.url}/console#/runs/${runId}`);
       remember({ runId, sessionId, url: stack ? null : api.url, options, io });
       removeEarlyHandler();
       const outcome = await followRun({

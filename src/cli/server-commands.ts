@@ -30,6 +30,7 @@ export async function devCommand(options: ServerCommandOptions, io: ProcessIo): 
   say(
     `Ratchet dev: API on ${stack.url} (docs ${stack.url}/docs), worker running, Redis ${redactUrl(stack.redis.url)}`,
   );
+  say(`console: ${stack.url}/console`);
   say(`config ${loaded.path}`);
   say(`try:  ratchet run --url ${stack.url} "What is 17 × 23 + 5?"`);
   say('Ctrl-C stops.');

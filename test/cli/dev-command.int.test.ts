@@ -33,6 +33,12 @@ describe('ratchet dev', () => {
     expect(dev.stdout()).toContain(`started redis-server on port ${port}`);
     expect(existsSync(join(world.dir, '.ratchet/redis/redis.log'))).toBe(true);
     expect(await redisAnswers(redisUrl)).toBe(true);
+    // The web console, at the URL it prints.
+    expect(dev.stdout()).toContain(`\nconsole: ${url}/console\n`);
+    const page = await fetch(`${url}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toContain('/console/assets/app.js');
 
     const run = await runCli(['run', '--url', url, 'go'], { stdin: 'sure\n' });
     expect(run.code).toBe(0);

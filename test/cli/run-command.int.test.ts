@@ -137,7 +137,9 @@ describe('ratchet run without --url (API and worker in the CLI process)', () => 
     });
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^run run_\S+ \(session ses_\S+\)\n/);
+    expect(stdout).toMatch(
+      /^run (run_\S+) \(session ses_\S+\)\nconsole: http:\/\/127\.0\.0\.1:\d+\/console#\/runs\/\1\n/,
+    );
     expect(stdout).toContain('↳ answered: blue');
     expect(stdout).toContain('answer: Blue it is.');
   });
