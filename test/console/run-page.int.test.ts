@@ -8,7 +8,7 @@ import {
 } from '../helpers/browser.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 
-// The console's Run page in a real Chromium against the API, an in-process worker and real Redis: the tree,
+// The console's Runs and Run pages in a real Chromium against the API, an in-process worker and real Redis: the tree,
 // transcript and step timeline of a run, hostile model text shown as text, and the actions (answer, cancel,
 // retry, fork), each checked on the run records the API keeps.
 
@@ -78,7 +78,7 @@ async function expectNothingRan(page: Page): Promise<void> {
   expect(watch.pageErrors).toEqual([]);
 }
 
-describeWithBrowser('console: the run page', () => {
+describeWithBrowser('console: the runs and run pages', () => {
   beforeAll(async () => {
     fixture = await ConsoleFixture.start({ script });
   });
@@ -220,6 +220,71 @@ describeWithBrowser('console: the run page', () => {
         { timeout: 30_000 },
       )
       .toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    await expectNothingRan(page);
+  });
+
+  // Last, so the list holds the runs of the tests above (its screenshot is the README's).
+  it('the runs page counts runs by status, filters them by status and agent, and finds one by its id', async () => {
+    const done = await submit('calc: one');
+    const waiting = await submit('ask: two');
+    await untilStatus(done.runId, 'completed');
+    await untilStatus(waiting.runId, 'waiting_input');
+    const page = await fixture.openConsole({ route: '#/runs' });
+    const table = page.getByTestId('runs-table');
+    await table.getByTestId(`run-row-${done.runId}`).waitFor({ timeout: 30_000 });
+    await table.getByTestId(`run-row-${waiting.runId}`).waitFor({ timeout: 30_000 });
+    const summary = (await fixture.api.request('GET', '/v1/runs/summary')).body;
+    await expect
+      .poll(() => page.getByTestId('summary-waiting_input').getAttribute('data-count'), { timeout: 30_000 })
+      .toBe(String(summary.counts.waiting_input));
+    // A finished row shows what the run used.
+    const row = table.getByTestId(`run-row-${done.runId}`);
+    expect(await row.getAttribute('data-status')).toBe('completed');
+    const listed = (await runOf(done.runId)).usage;
+    expect(await row.textContent()).toContain(
+      (listed.input_tokens + listed.output_tokens).toLocaleString('en-US'),
+    );
+
+    await page.getByLabel('Status', { exact: true }).selectOption('waiting_input');
+    await expect
+      .poll(() => new URL(page.url()).hash, { timeout: 30_000 })
+      .toBe('#/runs?status=waiting_input');
+    await expect.poll(() => table.getByTestId(`run-row-${done.runId}`).count(), { timeout: 30_000 }).toBe(0);
+    expect(
+      await table
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-status'))),
+    ).toEqual(expect.arrayContaining(['waiting_input']));
+    expect(
+      new Set(
+        await table
+          .locator('tbody tr')
+          .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-status'))),
+      ),
+    ).toEqual(new Set(['waiting_input']));
+
+    await page.getByTestId('clear-filters').click();
+    await page.getByLabel('Run id starts with').fill(done.runId);
+    await page.getByTestId('search-submit').click();
+    await expect
+      .poll(
+        () =>
+          table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-testid'))),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual([`run-row-${done.runId}`]);
+    await page.getByLabel('Agent', { exact: true }).fill('nobody');
+    await page.getByTestId('search-submit').click();
+    await page.getByTestId('runs-empty').waitFor({ timeout: 30_000 });
+
+    await page.getByTestId('clear-filters').click();
+    await table.getByTestId(`run-link`).first().waitFor({ timeout: 30_000 });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, 'runs');
+    await table.getByTestId(`run-row-${done.runId}`).getByTestId('run-link').click();
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
     await expectNothingRan(page);
   });
 });
