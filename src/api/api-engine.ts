@@ -30,4 +30,5 @@ export type ApiEngine = Pick<
   | 'systemState'
   | 'inbox'
   | 'stepQueues'
+  | 'runChat'
 >;

@@ -1,5 +1,7 @@
+import type { Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RunTimeline, RunTreeNode, SystemState } from '../workflows/index.js';
+import { toWireMessage } from './wire-views.js';
 
 /**
  * What the inspection routes and MCP tools ask of the engine: reads of what runs recorded and of the
@@ -12,6 +14,7 @@ export interface RunInspection {
     page: { from: number; limit: number; cutAt: number },
   ): Promise<RunTimeline | undefined>;
   systemState(): Promise<SystemState>;
+  runChat(runId: string, from?: number): Promise<{ chatId: string; messages: Message[] } | undefined>;
 }
 
 function runNotFound(runId: string): never {
@@ -33,4 +36,19 @@ export async function requireRunSteps(
 ): Promise<RunTimeline> {
   const timeline = await engine.runSteps(runId, { from: page.from, limit: page.limit, cutAt: page.cut_at });
   return timeline ?? runNotFound(runId);
+}
+
+/** The chat the run works on, after message `after` (all when undefined); run_not_found when there is no run. */
+export async function requireRunMessages(
+  engine: Pick<RunInspection, 'runChat'>,
+  runId: string,
+  after: number | undefined,
+) {
+  const from = after === undefined ? 0 : after + 1;
+  const chat = await engine.runChat(runId, from);
+  if (!chat) return runNotFound(runId);
+  return {
+    chat_id: chat.chatId,
+    messages: chat.messages.map((message, offset) => toWireMessage(message, from + offset)),
+  };
 }

@@ -348,6 +348,14 @@ export const chatMessageSchema = messageSchema
 
 export const messageListSchema = z.strictObject({ messages: z.array(chatMessageSchema) });
 
+export const runMessageListSchema = z
+  .strictObject({
+    /** `main` for a root run (its session's chat, every run of the session); the run's own id otherwise. */
+    chat_id: z.string(),
+    messages: messageListSchema.shape.messages,
+  })
+  .meta({ id: 'RunMessageList' });
+
 export const agentListSchema = z.strictObject({
   agents: z.array(
     z.strictObject({

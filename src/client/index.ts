@@ -35,6 +35,7 @@ export type {
   RunListFilters,
   RunListItem,
   RunListStatus,
+  RunMessages,
   RunPage,
   RunStatus,
   RunSteps,

@@ -8,6 +8,7 @@ import {
   questionListSchema,
   respondAcceptedSchema,
   runListSchema,
+  runMessageListSchema,
   runSchema,
   runStepsSchema,
   runSummarySchema,
@@ -40,6 +41,7 @@ import type {
   Run,
   RunListFilters,
   RunListItem,
+  RunMessages,
   RunPage,
   RunSteps,
   RunSummary,
@@ -189,6 +191,15 @@ export class RatchetClient {
   ): Promise<ChatMessage[]> {
     const path = `/v1/sessions/${encode(sessionId)}/messages${queryString(query)}`;
     return (await this.request('GET', path, messageListSchema, options)).messages;
+  }
+
+  /**
+   * The chat a run works on, oldest first, each message with its index (`after`: only newer ones): a child
+   * run's or team member's own chat (`chat_id` its run id), a root run's session chat (`main`).
+   */
+  runMessages(runId: string, query: { after?: number } = {}, options?: RequestOptions): Promise<RunMessages> {
+    const path = `/v1/runs/${encode(runId)}/messages${queryString(query)}`;
+    return this.request('GET', path, runMessageListSchema, options);
   }
 
   /** A session: its agent, status, active run and usage. */

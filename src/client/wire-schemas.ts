@@ -13,6 +13,7 @@ import type {
   retryRunBodySchema,
   runListInputSchema,
   runListSchema,
+  runMessageListSchema,
   runSchema,
   runStepsSchema,
   runSummarySchema,
@@ -80,6 +81,8 @@ export type SessionListFilters = Omit<z.input<typeof sessionListInputSchema>, 's
   since?: ListTime;
   until?: ListTime;
 };
+/** GET /v1/runs/:id/messages: the chat the run works on (`chat_id`), each message with its index. */
+export type RunMessages = z.output<typeof runMessageListSchema>;
 /** GET /v1/runs/:id/tree: the run, then each run below it, depth first. */
 export type RunTree = z.output<typeof runTreeSchema>;
 export type RunTreeNode = RunTree['runs'][number];

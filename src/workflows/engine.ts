@@ -505,6 +505,19 @@ export class Engine {
     );
   }
 
+  /**
+   * The chat a run works on, from index `from` (GET /v1/runs/:id/messages): a child run's or team member's
+   * own chat, a root run's session chat. Undefined when the run does not exist.
+   */
+  async runChat(runId: string, from = 0): Promise<{ chatId: string; messages: Message[] } | undefined> {
+    const sessionId = sessionIdOfRun(runId);
+    if (!sessionId) return undefined;
+    const stored = await this.store.loadRun(sessionId, runId);
+    if (!stored) return undefined;
+    const chatId = stored.record.chat_id;
+    return { chatId, messages: await this.store.readChat(sessionId, chatId, from) };
+  }
+
   /** The step queue of every shard, in shard order (bull-board at /admin/queues shows them). */
   stepQueues(): readonly Queue[] {
     return this.store.queues.queues;

@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { configHash, type RatchetConfig } from '../../config/index.js';
-import { type RunInspection, requireRunSteps, requireRunTree } from '../run-inspection-requests.js';
+import {
+  type RunInspection,
+  requireRunMessages,
+  requireRunSteps,
+  requireRunTree,
+} from '../run-inspection-requests.js';
 import {
   errorResponses,
+  messagesQuerySchema,
+  runMessageListSchema,
   runParamsSchema,
   runStepsSchema,
   runTreeSchema,
@@ -51,6 +58,21 @@ export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; confi
       },
     },
     async (request) => requireRunSteps(engine, request.params.id, request.query),
+  );
+
+  app.get(
+    '/runs/:id/messages',
+    {
+      schema: {
+        tags: ['runs'],
+        summary:
+          "The chat the run works on, oldest first: a child run's or team member's own, a root run's session chat",
+        params: runParamsSchema,
+        querystring: messagesQuerySchema,
+        response: { 200: runMessageListSchema, ...errorResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => requireRunMessages(engine, request.params.id, request.query.after),
   );
 
   app.get(
