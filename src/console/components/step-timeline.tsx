@@ -148,61 +148,64 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
           another execution (retry, takeover, wake)
         </li>
       </ul>
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
-        role="img"
-        aria-label={`Step timeline: ${steps.steps.length} iterations over ${formatDuration(end - start)}; the table below has the same facts`}
-        data-testid="timeline-svg"
-      >
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line
-              class="axis"
-              x1={x(start + tick * span)}
-              x2={x(start + tick * span)}
-              y1={top - 6}
-              y2={height - 4}
-            />
-            <text
-              x={x(start + tick * span)}
-              y={14}
-              text-anchor={tick === 1 ? 'end' : tick === 0 ? 'start' : 'middle'}
-            >
-              {formatDuration(tick * span)}
+      {/* At a narrow width the picture keeps a readable size and scrolls sideways. */}
+      <div class="timeline-scroll" role="region" aria-label="Step timeline picture" tabIndex={0}>
+        <svg
+          viewBox={`0 0 ${width} ${height}`}
+          role="img"
+          aria-label={`Step timeline: ${steps.steps.length} iterations over ${formatDuration(end - start)}; the table below has the same facts`}
+          data-testid="timeline-svg"
+        >
+          {ticks.map((tick) => (
+            <g key={tick}>
+              <line
+                class="axis"
+                x1={x(start + tick * span)}
+                x2={x(start + tick * span)}
+                y1={top - 6}
+                y2={height - 4}
+              />
+              <text
+                x={x(start + tick * span)}
+                y={14}
+                text-anchor={tick === 1 ? 'end' : tick === 0 ? 'start' : 'middle'}
+              >
+                {formatDuration(tick * span)}
+              </text>
+            </g>
+          ))}
+          {labels.map((label, row) => (
+            <text key={`label-${row}-${label}`} x={4} y={top + row * rowHeight + 15}>
+              {visibleText(label.length > 28 ? `${label.slice(0, 27)}…` : label)}
             </text>
-          </g>
-        ))}
-        {labels.map((label, row) => (
-          <text key={`label-${row}-${label}`} x={4} y={top + row * rowHeight + 15}>
-            {visibleText(label.length > 28 ? `${label.slice(0, 27)}…` : label)}
-          </text>
-        ))}
-        {bars.map((bar, index) => (
-          <rect
-            key={`bar-${index}-${bar.row}`}
-            class={`bar-${bar.kind}`}
-            x={x(bar.from)}
-            y={top + bar.row * rowHeight + (bar.kind === 'wait' ? 9 : 3)}
-            width={Math.max(x(bar.to) - x(bar.from), 2)}
-            height={bar.kind === 'wait' ? 6 : 16}
-            rx={2}
-            data-testid="timeline-bar"
-            data-kind={bar.kind}
-          >
-            <title>{visibleText(bar.title)}</title>
-          </rect>
-        ))}
-        {marks.map((mark, index) => (
-          <path
-            key={`mark-${index}-${mark.row}`}
-            class="mark-attempt"
-            d={`M ${x(mark.at)} ${top + mark.row * rowHeight + 1} l 5 -6 l -10 0 z`}
-            data-testid="timeline-attempt"
-          >
-            <title>{visibleText(mark.title)}</title>
-          </path>
-        ))}
-      </svg>
+          ))}
+          {bars.map((bar, index) => (
+            <rect
+              key={`bar-${index}-${bar.row}`}
+              class={`bar-${bar.kind}`}
+              x={x(bar.from)}
+              y={top + bar.row * rowHeight + (bar.kind === 'wait' ? 9 : 3)}
+              width={Math.max(x(bar.to) - x(bar.from), 2)}
+              height={bar.kind === 'wait' ? 6 : 16}
+              rx={2}
+              data-testid="timeline-bar"
+              data-kind={bar.kind}
+            >
+              <title>{visibleText(bar.title)}</title>
+            </rect>
+          ))}
+          {marks.map((mark, index) => (
+            <path
+              key={`mark-${index}-${mark.row}`}
+              class="mark-attempt"
+              d={`M ${x(mark.at)} ${top + mark.row * rowHeight + 1} l 5 -6 l -10 0 z`}
+              data-testid="timeline-attempt"
+            >
+              <title>{visibleText(mark.title)}</title>
+            </path>
+          ))}
+        </svg>
+      </div>
       {steps.next_from !== null && <p class="muted">The first {steps.steps.length} iterations are shown.</p>}
       <div class="table-scroll">
         <table data-testid="steps-table">
