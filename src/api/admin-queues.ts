@@ -1,10 +1,11 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, toApiError } from './api-error.js';
+import { bearerToken, digest, matchesDigest } from './auth.js';
 import { sendError } from './error-handler.js';
 
 /** Where bull-board is mounted (`api.admin_queues: true`). */
@@ -73,12 +74,12 @@ export const adminQueuesRoutes: FastifyPluginAsync<AdminQueuesOptions> = async (
     }
     if (tokenDigests.length === 0) return;
     const presented = presentedToken(request);
-    if (presented !== undefined && matches(tokenDigests, digest(presented))) {
+    if (presented !== undefined && matchesDigest(tokenDigests, presented)) {
       if (tokenInQuery(request) !== undefined) return redirectWithCookie(request, reply, presented);
       return;
     }
     const cookie = cookieOf(request.headers.cookie, adminQueuesCookie);
-    if (cookie !== undefined && matches(cookieValues, digest(cookie))) return;
+    if (cookie !== undefined && matchesDigest(cookieValues, cookie)) return;
     const message = `the queue board needs a token: open ${adminQueuesPath}?token=<token> once, or send Authorization: Bearer <token>`;
     return sendError(reply, new ApiError('unauthorized', message));
   });
@@ -120,9 +121,7 @@ type BoardStatus = NonNullable<ReturnType<Parameters<FastifyAdapter['setErrorHan
 
 /** The token of `?token=` or of an Authorization: Bearer header. */
 function presentedToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  const bearer = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
-  return bearer?.[1] ?? tokenInQuery(request);
+  return bearerToken(request.headers.authorization) ?? tokenInQuery(request);
 }
 
 function tokenInQuery(request: FastifyRequest): string | undefined {
@@ -154,15 +153,4 @@ function cookieOf(header: string | undefined, name: string): string | undefined 
     if (key === name) return value.join('=');
   }
   return undefined;
-}
-
-/** Compared as SHA-256 digests with timingSafeEqual, every known value each time (as auth.ts does). */
-function matches(known: readonly Buffer[], presented: Buffer): boolean {
-  let accepted = false;
-  for (const value of known) accepted = timingSafeEqual(value, presented) || accepted;
-  return accepted;
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }

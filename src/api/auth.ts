@@ -28,18 +28,25 @@ export function bearerAuth(tokens: readonly string[]): onRequestHookHandler {
     if (presented === undefined) {
       throw new ApiError('unauthorized', 'this API needs an Authorization: Bearer <token> header');
     }
-    const presentedDigest = digest(presented);
-    let accepted = false;
-    for (const known of digests) accepted = timingSafeEqual(known, presentedDigest) || accepted;
-    if (!accepted) throw new ApiError('unauthorized', 'the bearer token is not valid');
+    if (!matchesDigest(digests, presented))
+      throw new ApiError('unauthorized', 'the bearer token is not valid');
   };
 }
 
-function bearerToken(header: string | undefined): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(header: string | undefined): string | undefined {
   const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
   return match?.[1];
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+/** Whether `presented` is one of the values whose digests are known: in constant time, every one compared. */
+export function matchesDigest(known: readonly Buffer[], presented: string): boolean {
+  const presentedDigest = digest(presented);
+  let accepted = false;
+  for (const value of known) accepted = timingSafeEqual(value, presentedDigest) || accepted;
+  return accepted;
+}
+
+export function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
 }
