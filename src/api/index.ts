@@ -9,6 +9,7 @@ export {
 } from './api-error.js';
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
+export { listPendingQuestions } from './routes/inbox-routes.js';
 export { listRunsPage, listSessionsPage, runSummary } from './run-index-requests.js';
 export { requireRunSteps, requireRunTree } from './run-inspection-requests.js';
 export {
@@ -28,6 +29,8 @@ export {
   type ErrorBody,
   errorBodySchema,
   forkRunBodySchema,
+  inboxSchema,
+  maxInboxLimit,
   maxWaitSeconds,
   respondAcceptedSchema,
   retryRunBodySchema,

@@ -1,14 +1,19 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
 import { RatchetClient } from '../../src/client/index.js';
 import { sessionKeys } from '../../src/redis/keys.js';
 import { waitFor } from '../helpers/crash-scenario.js';
+import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 
 // GET /v1/questions (the console's inbox): every pending question and approval of every session, newest
 // first, as each session lists them, from the run index's waiting_input runs; bounded, and answerable.
 
 let api: ApiHarness | undefined;
+let mcp: Client | undefined;
 afterEach(async () => {
+  await mcp?.close();
+  mcp = undefined;
   await api?.close();
   api = undefined;
 });
@@ -133,9 +138,13 @@ it('lists every pending question and approval across sessions, newest first, as 
   expect((await harness.request('GET', '/v1/questions?limit=0')).status).toBe(400);
   expect((await harness.request('GET', '/v1/questions?limit=501')).status).toBe(400);
 
-  // The typed client reads the same answer; an answer given from the inbox takes the item out.
+  // The typed client and the MCP tool read the same answer; an answer given from the inbox takes the item out.
   const client = new RatchetClient({ baseUrl: harness.url });
   expect(await client.inbox()).toEqual(inbox.body);
+  mcp = await connectClient(httpTransport(harness.url));
+  const tool = await callTool(mcp, 'list_pending_questions', { limit: 2 });
+  expect(tool.isError).toBe(false);
+  expect(tool.value).toEqual(two.body);
   expect(await client.inbox({ limit: 1 })).toEqual({ questions: [child], truncated: true });
   await client.approve(approval.session_id, approval.id, 'approve');
   await untilStatus(harness, charging.runId, 'completed');

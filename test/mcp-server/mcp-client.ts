@@ -62,6 +62,7 @@ export const ratchetMcpToolNames = [
   'get_run_tree',
   'get_session_state',
   'list_agents',
+  'list_pending_questions',
   'list_runs',
   'list_session_notes',
   'list_session_tasks',

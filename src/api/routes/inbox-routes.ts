@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses, inboxQuerySchema, inboxSchema } from '../schemas.js';
 import { toWireQuestion } from '../wire-views.js';
@@ -19,15 +20,21 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (
         response: { 200: inboxSchema, ...errorResponses(400, 401, 403, 503) },
       },
     },
-    async (request) => {
-      const inbox = await engine.inbox(request.query.limit);
-      return {
-        questions: inbox.questions.map((question) => ({
-          ...toWireQuestion(question),
-          root_run_id: question.root_run_id,
-        })),
-        truncated: inbox.truncated,
-      };
-    },
+    async (request) => listPendingQuestions(engine, request.query.limit),
   );
 };
+
+/** Every pending question of every session as the wire shows it (the HTTP route and the MCP tool). */
+export async function listPendingQuestions(
+  engine: Pick<ApiEngine, 'inbox'>,
+  limit: number,
+): Promise<z.infer<typeof inboxSchema>> {
+  const inbox = await engine.inbox(limit);
+  return {
+    questions: inbox.questions.map((question) => ({
+      ...toWireQuestion(question),
+      root_run_id: question.root_run_id,
+    })),
+    truncated: inbox.truncated,
+  };
+}

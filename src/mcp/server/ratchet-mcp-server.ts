@@ -9,9 +9,12 @@ import {
   createRunBodySchema,
   forkRun,
   forkRunBodySchema,
+  inboxSchema,
   listAgents,
+  listPendingQuestions,
   listRunsPage,
   listSessionsPage,
+  maxInboxLimit,
   maxWaitSeconds,
   requireRun,
   requireRunSteps,
@@ -336,6 +339,29 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () => toolAnswer('list_agents', logger, () => listAgents(engine, options.agents)),
+  );
+
+  server.registerTool(
+    'list_pending_questions',
+    {
+      title: 'List pending questions',
+      description:
+        'Every pending question and tool approval of every session, newest first (each: id, session_id, ' +
+        'run_id, agent, kind, question, options, tool, created_at, root_run_id), at most `limit`; ' +
+        '`truncated` when more are pending. Answer one with respond (its session_id and id).',
+      inputSchema: z.strictObject({
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxInboxLimit)
+          .default(100)
+          .describe(`How many questions at most (1 to ${maxInboxLimit}).`),
+      }),
+      outputSchema: outputOf(inboxSchema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ limit }) => toolAnswer('list_pending_questions', logger, () => listPendingQuestions(engine, limit)),
   );
 
   const sessionIdSchema = z
