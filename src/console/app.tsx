@@ -41,6 +41,12 @@ const section: Record<Route['page'], 'runs' | 'inbox' | 'system' | undefined> = 
   not_found: undefined,
 };
 
+const navEntries = [
+  { section: 'runs', label: 'Runs' },
+  { section: 'inbox', label: 'Inbox' },
+  { section: 'system', label: 'System' },
+] as const;
+
 /**
  * The console's shell: header and nav, the hash router, and the token. A call answered 401 shows the token
  * form; the token is kept in sessionStorage and given to the client, which sends it with every call.
@@ -92,29 +98,17 @@ export function App() {
         </a>
         <nav aria-label="Console">
           <ul>
-            <li>
-              <a href="#/runs" aria-current={current === 'runs' ? 'page' : undefined} data-testid="nav-runs">
-                Runs
-              </a>
-            </li>
-            <li>
-              <a
-                href="#/inbox"
-                aria-current={current === 'inbox' ? 'page' : undefined}
-                data-testid="nav-inbox"
-              >
-                Inbox
-              </a>
-            </li>
-            <li>
-              <a
-                href="#/system"
-                aria-current={current === 'system' ? 'page' : undefined}
-                data-testid="nav-system"
-              >
-                System
-              </a>
-            </li>
+            {navEntries.map((entry) => (
+              <li key={entry.section}>
+                <a
+                  href={`#/${entry.section}`}
+                  aria-current={current === entry.section ? 'page' : undefined}
+                  data-testid={`nav-${entry.section}`}
+                >
+                  {entry.label}
+                </a>
+              </li>
+            ))}
           </ul>
         </nav>
         {token !== undefined && (
