@@ -31,6 +31,10 @@ const script = {
       when: { role: 'user' as const, contains: 'ask:' },
       reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which city <i>exactly</i>?' } }] },
     },
+    {
+      when: { role: 'user' as const, contains: 'flaky:' },
+      reply: { text: 'Recovered.', fail: [{ kind: 'server_error' as const, status: 503 }] },
+    },
     { when: { role: 'tool' as const }, reply: { text: hostile } },
   ],
   default: { text: 'Forked and done.' },
@@ -220,6 +224,20 @@ describeWithBrowser('console: the runs and run pages', () => {
         { timeout: 30_000 },
       )
       .toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    await expectNothingRan(page);
+  });
+
+  it("marks a step's failed attempt in the transcript, and its second execution on the timeline", async () => {
+    const { runId } = await submit('flaky: try twice');
+    await untilStatus(runId, 'completed');
+    const page = await openRun(runId);
+    const note = page.getByTestId('transcript').locator('[data-testid="transcript-note"][data-kind="error"]');
+    await note.waitFor({ timeout: 30_000 });
+    expect(await note.textContent()).toContain('it will be retried');
+    const timeline = page.getByTestId('timeline');
+    await expect.poll(() => timeline.getByTestId('timeline-attempt').count(), { timeout: 30_000 }).toBe(1);
+    expect(await timeline.getByTestId('timeline-attempt').locator('title').textContent()).toContain('retry');
+    expect(await page.getByTestId('step-row-1').textContent()).toContain('2 (retry)');
     await expectNothingRan(page);
   });
 
