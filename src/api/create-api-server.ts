@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RatchetConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { ApiMetrics } from '../telemetry/index.js';
 import { adminQueuesRoutes } from './admin-queues.js';
 import type { ApiEngine } from './api-engine.js';
 import { maxParamLength, toApiError } from './api-error.js';
@@ -11,6 +12,7 @@ import { consoleRoutes } from './console-routes.js';
 import { clientErrorHandler, installErrorHandler, sendError } from './error-handler.js';
 import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
+import { metricsRoute } from './metrics-route.js';
 import { registerOpenApi } from './openapi.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
@@ -88,6 +90,13 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
   app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });
   app.register(consoleRoutes);
+  if (options.config.telemetry.metrics.enabled) {
+    const metrics = new ApiMetrics({
+      systemState: () => options.engine.systemState(),
+      followers: () => openStreams.size,
+    });
+    app.register(metricsRoute, { metrics });
+  }
   if (api.admin_queues)
     app.register(adminQueuesRoutes, { queues: options.engine.stepQueues(), tokens: api.tokens });
   return app;

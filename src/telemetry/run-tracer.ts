@@ -171,7 +171,8 @@ export class RunTracer {
       [attribute.agentName]: call.agent,
       [attribute.agentId]: call.run.id,
       [attribute.conversationId]: call.run.session_id,
-      [attribute.toolName]: call.toolName,
+      // A name the model made up is bounded here and kept out of the span's name.
+      [attribute.toolName]: call.toolKnown ? call.toolName : call.toolName.slice(0, 128),
       [attribute.toolCallId]: call.toolCallId,
       [attribute.toolType]: 'function',
       [ratchetAttribute.iteration]: call.iteration,
@@ -182,7 +183,7 @@ export class RunTracer {
       attributes[attribute.toolResult] = redactSecrets(call.result);
     }
     this.emit({
-      name: `execute_tool ${call.toolName}`,
+      name: call.toolKnown ? `execute_tool ${call.toolName}` : 'execute_tool',
       kind: SpanKind.INTERNAL,
       traceId,
       spanId: spanIdOf.toolCall(traceId, call.jobId),

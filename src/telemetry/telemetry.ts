@@ -7,42 +7,72 @@ import type {
   StepReport,
   ToolCallReport,
 } from '../workflows/index.js';
+import { MetricsListener } from './metrics-listener.js';
 import { RunTracer } from './run-tracer.js';
 import { telemetrySettings } from './telemetry-settings.js';
+import { WorkerMetrics } from './worker-metrics.js';
 
 /**
  * A worker's traces and metrics, as the steps see them (StepObserver). A report that cannot be turned into
  * a span or a count is logged and dropped: telemetry never fails a step.
  */
 export class Telemetry implements StepObserver {
+  private listener: MetricsListener | undefined;
+
   constructor(
     private readonly tracer: RunTracer | undefined,
+    readonly metrics: WorkerMetrics | undefined,
     private readonly logger: Logger,
   ) {}
 
   modelCall(call: ModelCallReport): void {
-    this.guard('model call', () => this.tracer?.modelCall(call));
+    this.guard('model call', () => {
+      this.tracer?.modelCall(call);
+      this.metrics?.modelCall(call);
+    });
   }
 
   toolCall(call: ToolCallReport): void {
-    this.guard('tool call', () => this.tracer?.toolCall(call));
+    this.guard('tool call', () => {
+      this.tracer?.toolCall(call);
+      this.metrics?.toolCall(call);
+    });
   }
 
   runEnded(record: RunRecord): void {
-    this.guard('run end', () => this.tracer?.runEnded(record));
+    this.guard('run end', () => {
+      this.tracer?.runEnded(record);
+      this.metrics?.runEnded(record);
+    });
   }
 
-  runStarted(_record: Pick<RunRecord, 'agent'>): void {}
+  runStarted(record: Pick<RunRecord, 'agent'>): void {
+    this.guard('run start', () => this.metrics?.runStarted(record));
+  }
 
-  stepEnded(_step: StepReport): void {}
+  stepEnded(step: StepReport): void {
+    this.guard('step', () => this.metrics?.stepEnded(step));
+  }
+
+  /** A step job of this shard was found stalled and handed back (its worker died or stalled). */
+  takeover(shard: number): void {
+    this.guard('takeover', () => this.metrics?.takeover(shard));
+  }
 
   logFields(run: { run_id: string; root_run_id?: string | undefined }): Record<string, string> {
     return this.tracer ? this.tracer.logFields({ id: run.run_id, root_run_id: run.root_run_id ?? null }) : {};
   }
 
-  /** Sends the spans still waiting. */
+  /** Serves the metrics on `host:port` (0: any free port); resolves with the port. */
+  async listen(host: string, port: number): Promise<number | undefined> {
+    if (!this.metrics) return undefined;
+    this.listener = new MetricsListener(this.metrics.registry);
+    return this.listener.start(host, port);
+  }
+
+  /** Sends the spans still waiting and stops serving metrics. */
   async close(): Promise<void> {
-    await this.tracer?.close();
+    await Promise.allSettled([this.tracer?.close(), this.listener?.close()]);
   }
 
   private guard(what: string, report: () => void): void {
@@ -62,6 +92,10 @@ export function createTelemetry(options: {
   instanceId: string;
 }): Telemetry | undefined {
   const settings = telemetrySettings(options.config, options.env);
-  if (!settings.traces) return undefined;
-  return new Telemetry(new RunTracer(settings.traces, { instanceId: options.instanceId }), options.logger);
+  if (!settings.traces && !settings.metrics) return undefined;
+  return new Telemetry(
+    settings.traces ? new RunTracer(settings.traces, { instanceId: options.instanceId }) : undefined,
+    settings.metrics ? new WorkerMetrics() : undefined,
+    options.logger,
+  );
 }

@@ -163,7 +163,10 @@ export class RatchetWorker {
           logger.error({ err: error, job_id: job.id, step: job.name }, 'step job failed for good');
         }
       });
-      worker.on('stalled', (jobId) => logger.warn({ job_id: jobId, shard }, 'step job stalled: taken over'));
+      worker.on('stalled', (jobId) => {
+        logger.warn({ job_id: jobId, shard }, 'step job stalled: taken over');
+        this.telemetry?.takeover(shard);
+      });
       this.workers.push(worker);
     }
     for (const worker of this.workers) {
@@ -197,6 +200,11 @@ export class RatchetWorker {
       logger,
     });
     await this.retention.start();
+    if (this.shuttingDown) return;
+    const { metrics } = config.telemetry;
+    const metricsPort = await this.telemetry?.listen(metrics.worker_host, metrics.worker_port);
+    if (metricsPort !== undefined)
+      logger.info({ host: metrics.worker_host, port: metricsPort }, 'metrics listening');
     if (this.shuttingDown) return;
     logger.info(
       {

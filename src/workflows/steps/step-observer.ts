@@ -60,7 +60,10 @@ export interface ToolCallReport {
   agent: string;
   jobId: string;
   iteration: number;
+  /** The name the model called: a name it made up when `toolKnown` is false. */
   toolName: string;
+  /** The agent has a tool of that name (only then is the name a metric label). */
+  toolKnown: boolean;
   toolCallId: string;
   /** From the call's recorded intent: a call that waited (a delegation, a question) spans the wait. */
   startMs: number;

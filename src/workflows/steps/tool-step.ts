@@ -66,6 +66,13 @@ async function loadCall(context: StepContext, data: ToolJobData): Promise<Loaded
   };
 }
 
+/** When a call began (its intent's time), whether this execution ran it again, and whether its tool exists. */
+interface Began {
+  atMs: number;
+  repeat?: RepeatCause | undefined;
+  known: boolean;
+}
+
 /** Records the call's outcome (and its start event when the call never started); then what comes next. */
 function commitOutcome(
   context: StepContext,
@@ -75,7 +82,7 @@ function commitOutcome(
   withStartEvent: boolean,
   crash: { before?: CrashPointName; after?: CrashPointName } = {},
   /** When the call began (its intent, for a call that waited) and whether this execution ran it again. */
-  began: { atMs: number; repeat?: RepeatCause | undefined } = { atMs: Date.now() },
+  began: Began = { atMs: Date.now(), known: false },
 ): StepAction {
   const now = context.services.now().toISOString();
   const run = { id: data.run_id, agent: data.agent, chat_id: data.chat_id };
@@ -129,7 +136,7 @@ function toolReport(
   data: ToolJobData,
   call: ToolCallPart,
   outcome: ToolOutcome,
-  began: { atMs: number; repeat?: RepeatCause | undefined },
+  began: Began,
 ): ToolCallReport {
   return {
     run: { id: data.run_id, root_run_id: data.root_run_id ?? null, session_id: data.session_id },
@@ -137,6 +144,7 @@ function toolReport(
     jobId: stepJobId.tool(data.run_id, data.iteration, data.index),
     iteration: data.iteration,
     toolName: call.name,
+    toolKnown: began.known,
     toolCallId: call.id,
     startMs: began.atMs,
     endMs: Date.now(),
@@ -207,7 +215,8 @@ async function execute(context: StepContext, data: ToolJobData): Promise<StepAct
     if (approved.decision === 'reject') {
       const reason = approved.reason ? `: ${approved.reason}` : '';
       const content = `the call of tool "${loaded.call.name}" was rejected by a person${reason}`;
-      return commitOutcome(context, data, loaded.call, { content, isError: true }, true);
+      const began = { atMs: Date.now(), known: true };
+      return commitOutcome(context, data, loaded.call, { content, isError: true }, true, {}, began);
     }
   }
   const now = services.now().toISOString();
@@ -257,18 +266,21 @@ async function callTool(
   const call = approved?.arguments
     ? { ...recorded, arguments: JSON.stringify(approved.arguments) }
     : recorded;
+  const intent =
+    begun.status === 'interrupted'
+      ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
+      : undefined;
+  const beganAtMs = intent ? Date.parse(intent.at) : Date.now();
   const tool = findTool(agent.toolboxes, call.name);
   const prepared = prepareToolCall(
     call,
     tool,
     agent.tools.map((definition) => definition.name),
   );
-  if (!prepared.ok) return commitOutcome(context, data, call, prepared.outcome, false);
-  const intent =
-    begun.status === 'interrupted'
-      ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
-      : undefined;
-  const beganAtMs = intent ? Date.parse(intent.at) : Date.now();
+  if (!prepared.ok) {
+    const began = { atMs: beganAtMs, known: tool !== undefined };
+    return commitOutcome(context, data, call, prepared.outcome, false, {}, began);
+  }
   const decision = decideToolStart(
     intent,
     undefined,
@@ -278,7 +290,7 @@ async function callTool(
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
     const outcome = { content, isError: true, interrupted: 'outcome_unknown' as const };
-    return commitOutcome(context, data, call, outcome, false, {}, { atMs: beganAtMs });
+    return commitOutcome(context, data, call, outcome, false, {}, { atMs: beganAtMs, known: true });
   }
   if (decision.kind === 'reuse') return continueAfterTools(context, data);
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
@@ -319,7 +331,7 @@ async function callTool(
     interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
     false,
     { before: 'tool.before_commit', after: 'tool.after_commit' },
-    { atMs: beganAtMs, repeat: interrupted ? repeatCauseOf(context.attempt) : undefined },
+    { atMs: beganAtMs, repeat: interrupted ? repeatCauseOf(context.attempt) : undefined, known: true },
   );
 }
 

@@ -1,0 +1,143 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { ModelCallReport, RunRecord, StepReport, ToolCallReport } from '../workflows/index.js';
+
+/** Seconds, from a fast step (a few ms) to a long model call or tool. */
+const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+/** Runs last from seconds to hours. */
+const runBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
+/** The GenAI conventions' advice for gen_ai.client.token.usage. */
+const tokenBuckets = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
+
+/** A tool name the model made up is not a label value (unbounded): such calls count under this one. */
+export const unknownToolLabel = '(unknown)';
+
+/**
+ * A worker process's Prometheus metrics (decision 0024), counted from what its steps report. Label values are
+ * agent, provider, model and tool names from the config and the registered toolboxes, step kinds, statuses and
+ * error codes: never run or session ids, never a name the model made up.
+ */
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  private readonly runsStarted = new Counter({
+    name: 'ratchet_runs_started_total',
+    help: 'Runs whose first step began, by agent (again when that step is taken over before it commits)',
+    labelNames: ['agent'],
+    registers: [this.registry],
+  });
+  private readonly runsFinished = new Counter({
+    name: 'ratchet_runs_finished_total',
+    help: 'Runs finished by a worker, by agent and status (cancellations through the API are not counted here)',
+    labelNames: ['agent', 'status'],
+    registers: [this.registry],
+  });
+  private readonly runDuration = new Histogram({
+    name: 'ratchet_run_duration_seconds',
+    help: 'From a run being created to its end, by agent and status',
+    labelNames: ['agent', 'status'],
+    buckets: runBuckets,
+    registers: [this.registry],
+  });
+  private readonly stepDuration = new Histogram({
+    name: 'ratchet_step_duration_seconds',
+    help: 'One execution of a step job, by kind and how it ended (done, parked, failed)',
+    labelNames: ['kind', 'outcome'],
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  private readonly modelDuration = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'Model calls (gen_ai.client.operation.duration), by provider entry, model, agent, purpose and error type',
+    labelNames: ['operation', 'provider', 'model', 'agent', 'purpose', 'error_type'],
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  private readonly tokenUsage = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens per model call (gen_ai.client.token.usage), by token type, provider entry, model and agent',
+    labelNames: ['operation', 'token_type', 'provider', 'model', 'agent'],
+    buckets: tokenBuckets,
+    registers: [this.registry],
+  });
+  private readonly tokens = new Counter({
+    name: 'ratchet_model_tokens_total',
+    help: 'Tokens of model calls, by token type (input, output), provider entry, model and agent',
+    labelNames: ['token_type', 'provider', 'model', 'agent'],
+    registers: [this.registry],
+  });
+  private readonly cost = new Counter({
+    name: 'ratchet_model_cost_usd_total',
+    help: 'What model calls cost in USD (config pricing), by provider entry, model and agent',
+    labelNames: ['provider', 'model', 'agent'],
+    registers: [this.registry],
+  });
+  private readonly repeated = new Counter({
+    name: 'ratchet_model_calls_repeated_total',
+    help: 'Model calls made again because an earlier execution of the step had started them, by cause',
+    labelNames: ['cause', 'provider', 'model', 'agent'],
+    registers: [this.registry],
+  });
+  private readonly toolDuration = new Histogram({
+    name: 'ratchet_tool_call_duration_seconds',
+    help: 'Tool calls whose outcome this worker recorded (from the intent: a delegation spans its child run), by tool, agent and outcome',
+    labelNames: ['tool', 'agent', 'outcome'],
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  private readonly takeovers = new Counter({
+    name: 'ratchet_step_takeovers_total',
+    help: 'Step jobs this worker found stalled (their worker died or stalled) and handed back to the queue, by shard',
+    labelNames: ['shard'],
+    registers: [this.registry],
+  });
+
+  runStarted(record: Pick<RunRecord, 'agent'>): void {
+    this.runsStarted.inc({ agent: record.agent });
+  }
+
+  runEnded(record: RunRecord): void {
+    const labels = { agent: record.agent, status: record.status };
+    this.runsFinished.inc(labels);
+    const endMs = Date.parse(record.finished_at ?? record.updated_at);
+    this.runDuration.observe(labels, Math.max(0, endMs - Date.parse(record.created_at)) / 1000);
+  }
+
+  stepEnded(step: StepReport): void {
+    this.stepDuration.observe({ kind: step.kind, outcome: step.outcome }, step.durationMs / 1000);
+  }
+
+  modelCall(call: ModelCallReport): void {
+    const where = { provider: call.provider.name, model: call.provider.model, agent: call.agent };
+    this.modelDuration.observe(
+      { operation: 'chat', ...where, purpose: call.purpose, error_type: call.errorCode ?? '' },
+      (call.endMs - call.startMs) / 1000,
+    );
+    if (call.usage) {
+      this.tokenUsage.observe({ operation: 'chat', token_type: 'input', ...where }, call.usage.input_tokens);
+      this.tokenUsage.observe(
+        { operation: 'chat', token_type: 'output', ...where },
+        call.usage.output_tokens,
+      );
+      this.tokens.inc({ token_type: 'input', ...where }, call.usage.input_tokens);
+      this.tokens.inc({ token_type: 'output', ...where }, call.usage.output_tokens);
+    }
+    if (call.costUsd) this.cost.inc(where, call.costUsd);
+    if (call.repeat) this.repeated.inc({ cause: call.repeat, ...where });
+  }
+
+  toolCall(call: ToolCallReport): void {
+    this.toolDuration.observe(
+      {
+        tool: call.toolKnown ? call.toolName : unknownToolLabel,
+        agent: call.agent,
+        outcome: call.isError ? 'error' : 'ok',
+      },
+      Math.max(0, call.endMs - call.startMs) / 1000,
+    );
+  }
+
+  takeover(shard: number): void {
+    this.takeovers.inc({ shard: String(shard) });
+  }
+}
