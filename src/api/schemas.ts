@@ -572,6 +572,12 @@ export const systemStateSchema = z
   .strictObject({
     version: z.string(),
     config_hash: z.string(),
+    admin_queues: z
+      .string()
+      .nullable()
+      .describe(
+        'Where the queue board (bull-board) is served, when api.admin_queues turns it on; else null.',
+      ),
     workers: z.array(
       z.strictObject({
         id: z.string(),

@@ -190,6 +190,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     const requests: number = agents.find((entry: { name: string }) => entry.name === 'agent').usage.requests;
     expect(requests).toBeGreaterThan(0);
     expect(await agent.textContent()).toContain(requests.toLocaleString('en-US'));
+    expect(await page.getByTestId('admin-queues').textContent()).toContain('off');
     // Runs by status link to the runs page filtered by that status.
     const completed = page.getByTestId('system-runs-by-status').getByRole('link', { name: /completed/ });
     expect(await completed.getAttribute('href')).toBe('#/runs?status=completed');

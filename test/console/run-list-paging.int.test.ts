@@ -56,7 +56,7 @@ describeWithBrowser('console: the token form, and paging through 1,000 runs', ()
     fixture = await ConsoleFixture.start({
       script: { default: { text: 'done' } },
       worker: false,
-      api: { tokens: [token] },
+      api: { tokens: [token], admin_queues: true },
     });
     const started = Date.now();
     const ids = await submitRuns(runCount);
@@ -101,6 +101,18 @@ describeWithBrowser('console: the token form, and paging through 1,000 runs', ()
     const other = await fixture.openConsole();
     await signIn(other);
     await other.getByTestId('runs-table').waitFor({ timeout: 30_000 });
+
+    // The System page links to the queue board, which is on here; it takes the token in its address once.
+    await page.goto(`${fixture.consoleUrl}#/system`);
+    const board = page.getByTestId('admin-queues');
+    await board.getByRole('link').waitFor({ timeout: 30_000 });
+    expect(await board.getByRole('link').getAttribute('href')).toBe('/admin/queues');
+    expect(await board.textContent()).toContain('?token=');
+    const opened = await fetch(`${fixture.api.url}/admin/queues`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await opened.body?.cancel();
+    expect(opened.status).toBe(200);
   });
 
   it('pages through 1,000 runs: each comes once, newest first, and the pager stops at the last page', async () => {

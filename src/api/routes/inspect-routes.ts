@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { configHash, type RatchetConfig } from '../../config/index.js';
+import { adminQueuesPath } from '../admin-queues.js';
 import {
   type RunInspection,
   requireRunMessages,
@@ -31,6 +32,7 @@ export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; confi
 ) => {
   const version = ratchetVersion();
   const hash = configHash(config);
+  const adminQueues = config.api.admin_queues ? adminQueuesPath : null;
 
   app.get(
     '/runs/:id/tree',
@@ -84,6 +86,6 @@ export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; confi
         response: { 200: systemStateSchema, ...errorResponses(401, 403, 503) },
       },
     },
-    async () => ({ version, config_hash: hash, ...(await engine.systemState()) }),
+    async () => ({ version, config_hash: hash, admin_queues: adminQueues, ...(await engine.systemState()) }),
   );
 };

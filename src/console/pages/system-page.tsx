@@ -1,4 +1,4 @@
-// Test ids: system-facts, system-workers, worker-row-<worker id>, worker-heartbeat, system-queues,
+// Test ids: system-facts, admin-queues, system-workers, worker-row-<worker id>, worker-heartbeat, system-queues,
 // queue-shard-<shard>, system-runs-by-status, system-agents, agent-row-<name>.
 import type { AgentSummary, RatchetClient, SystemState } from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
@@ -8,6 +8,7 @@ import { usePoll } from '../components/use-poll.js';
 import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
 import type { PageProps } from '../page-props.js';
 import { href } from '../router.js';
+import { storedToken } from '../token-store.js';
 
 interface SystemView {
   system: SystemState;
@@ -23,6 +24,8 @@ const queueStates = ['waiting', 'active', 'delayed', 'failed'] as const;
 export function SystemPage({ client }: PageProps) {
   const poll = usePoll((signal) => loadSystem(client, signal), [client]);
   const view = poll.data;
+  // A browser opening the board sends no bearer token: with tokens, the board takes it once in its address.
+  const tokenNeeded = storedToken() !== undefined;
   return (
     <section aria-labelledby="system-heading">
       <h1 id="system-heading">System</h1>
@@ -40,6 +43,26 @@ export function SystemPage({ client }: PageProps) {
               <dt>Config hash</dt>
               <dd>
                 <code>{view.system.config_hash}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>Queue board</dt>
+              <dd data-testid="admin-queues">
+                {view.system.admin_queues === null ? (
+                  <>
+                    off (<code>api.admin_queues</code>)
+                  </>
+                ) : (
+                  <>
+                    <a href={view.system.admin_queues}>bull-board</a>
+                    {tokenNeeded && (
+                      <span class="muted">
+                        {' '}
+                        (with a token: open <code>{view.system.admin_queues}?token=…</code> once)
+                      </span>
+                    )}
+                  </>
+                )}
               </dd>
             </div>
             <div>
