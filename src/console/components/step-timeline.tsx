@@ -148,8 +148,10 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
           another execution (retry, takeover, wake)
         </li>
       </ul>
-      {/* At a narrow width the picture keeps a readable size and scrolls sideways. */}
-      <div class="timeline-scroll" role="region" aria-label="Step timeline picture" tabIndex={0}>
+      {/* At a narrow width the picture keeps a readable size and scrolls sideways; focusable, so the keyboard
+          can scroll it (axe: scrollable-region-focusable). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keyboard */}
+      <section class="timeline-scroll" aria-label="Step timeline picture" tabIndex={0}>
         <svg
           viewBox={`0 0 ${width} ${height}`}
           role="img"
@@ -205,7 +207,7 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
             </path>
           ))}
         </svg>
-      </div>
+      </section>
       {steps.next_from !== null && <p class="muted">The first {steps.steps.length} iterations are shown.</p>}
       <div class="table-scroll">
         <table data-testid="steps-table">

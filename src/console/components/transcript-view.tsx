@@ -4,7 +4,7 @@ import { formatTime } from '../format.js';
 import { runHref } from '../router.js';
 import { prettyJson } from './question-form.js';
 import { ModelText, Text, visibleText } from './text.js';
-import type { Transcript, TranscriptNote } from './use-transcript.js';
+import type { Transcript, TranscriptNote } from './transcript-state.js';
 
 export interface ForkPoint {
   runId: string;

@@ -1,0 +1,176 @@
+import type { ChatMessage, RatchetClientEvent } from '../../client/index.js';
+
+/** A marked moment of the run between its messages: a compaction, a loop, a reflection, a rejected answer… */
+export interface TranscriptNote {
+  id: string;
+  kind: 'compaction' | 'loop_detected' | 'reflection' | 'answer_rejected' | 'error' | 'retried' | 'forked';
+  time: string;
+  text: string;
+}
+
+/** A tool call started and not ended yet. */
+export interface RunningCall {
+  toolCallId: string;
+  name: string;
+}
+
+/** What the transcript shows at one moment. */
+export interface Transcript {
+  /** The chat's messages by index (for a root run, the session's chat; for a child run, its own). */
+  messages: ChatMessage[];
+  notes: TranscriptNote[];
+  /** The text of replies in progress (agents with options.stream), by iteration. */
+  streaming: Array<{ iteration: number; text: string }>;
+  running: RunningCall[];
+  /** The event stream ended with the run (its terminal event came). */
+  ended: boolean;
+  error: string | undefined;
+}
+
+export const emptyTranscript: Transcript = {
+  messages: [],
+  notes: [],
+  streaming: [],
+  running: [],
+  ended: false,
+  error: undefined,
+};
+
+/**
+ * A run's transcript as it is built from its chat and its session's events: plain data and functions (no
+ * DOM, no fetch), so what each event does to it is tested without a browser. Events of other runs of the
+ * session are left out (a child run has its own page).
+ */
+export class TranscriptBuilder {
+  private readonly messages = new Map<string, ChatMessage>();
+  private readonly notes: TranscriptNote[] = [];
+  /** Streamed text by iteration, of the latest attempt seen. */
+  private readonly streaming = new Map<number, { attempt: number; text: string }>();
+  private readonly running = new Map<string, RunningCall>();
+  ended = false;
+  error: string | undefined;
+
+  constructor(private readonly runId: string) {}
+
+  /** Messages read from the chat (GET /v1/sessions/:id/messages). */
+  addMessages(messages: readonly ChatMessage[]): void {
+    for (const message of messages) this.messages.set(message.id, message);
+  }
+
+  /** Takes one event of the session; false when it changes nothing shown. */
+  apply(event: RatchetClientEvent): boolean {
+    if (event.run_id !== this.runId) return false;
+    switch (event.kind) {
+      case 'message_added': {
+        const { message, index } = event.data;
+        this.messages.set(message.id, { ...message, index });
+        // The recorded reply replaces its streamed text.
+        const reply = /-i(\d+)-a$/.exec(message.id);
+        if (reply !== null) this.streaming.delete(Number(reply[1]));
+        return true;
+      }
+      case 'text_delta': {
+        const current = this.streaming.get(event.data.iteration);
+        if (current !== undefined && current.attempt > event.data.attempt) return false;
+        const text = current?.attempt === event.data.attempt ? current.text : '';
+        this.streaming.set(event.data.iteration, {
+          attempt: event.data.attempt,
+          text: text + event.data.delta,
+        });
+        return true;
+      }
+      case 'attempt_retried': {
+        // The text of the attempt that died is dropped; the new attempt's comes next.
+        const current = this.streaming.get(event.data.iteration);
+        if (current === undefined || current.attempt >= event.data.attempt) return false;
+        this.streaming.set(event.data.iteration, { attempt: event.data.attempt, text: '' });
+        return true;
+      }
+      case 'tool_call_start':
+        this.running.set(event.data.tool_call_id, {
+          toolCallId: event.data.tool_call_id,
+          name: event.data.name,
+        });
+        return true;
+      case 'tool_call_end':
+        return this.running.delete(event.data.tool_call_id);
+      case 'run_completed':
+      case 'run_failed':
+      case 'run_cancelled':
+        this.running.clear();
+        this.streaming.clear();
+        return true;
+      default: {
+        const text = noteText(event);
+        if (text === undefined) return false;
+        this.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
+        return true;
+      }
+    }
+  }
+
+  snapshot(): Transcript {
+    return {
+      messages: [...this.messages.values()].sort((a, b) => a.index - b.index),
+      notes: [...this.notes],
+      streaming: [...this.streaming]
+        .filter(([, value]) => value.text !== '')
+        .map(([iteration, value]) => ({ iteration, text: value.text })),
+      running: [...this.running.values()],
+      ended: this.ended,
+      error: this.error,
+    };
+  }
+}
+
+/** The words of an event worth marking in the transcript, or undefined. */
+function noteText(event: RatchetClientEvent): { kind: TranscriptNote['kind']; text: string } | undefined {
+  switch (event.kind) {
+    case 'compaction': {
+      const { iteration, up_to: upTo, tokens_before: before, tokens_after: after, reason } = event.data;
+      const why = reason === 'threshold' ? 'over the threshold' : 'after a context-length error';
+      return {
+        kind: 'compaction',
+        text: `Compacted before iteration ${iteration}: chat entries before ${upTo} are sent as a summary (about ${before} → ${after} tokens, ${why}).`,
+      };
+    }
+    case 'loop_detected': {
+      const { iteration, tool, count, window_size: window } = event.data;
+      return {
+        kind: 'loop_detected',
+        text: `Loop detected at iteration ${iteration}: ${tool} called ${count} times with the same arguments in the last ${window} calls.`,
+      };
+    }
+    case 'reflection':
+      return {
+        kind: 'reflection',
+        text: `Reflection at iteration ${event.data.iteration}: tool calls failed ${event.data.failures} times in a row; the model was asked to reflect.`,
+      };
+    case 'answer_rejected': {
+      const { iteration, check, retry, max_retries: most, reason } = event.data;
+      return {
+        kind: 'answer_rejected',
+        text: `The answer of iteration ${iteration} was sent back (${check}, ${retry} of ${most}): ${reason}`,
+      };
+    }
+    case 'error': {
+      const { step, attempt, code, message, final } = event.data;
+      return {
+        kind: 'error',
+        text: `Step ${step} attempt ${attempt} failed: ${code}: ${message}${final ? '' : ' (it will be retried)'}`,
+      };
+    }
+    case 'run_retried':
+      return {
+        kind: 'retried',
+        text: `This run retries ${event.data.retried_run_id} from its iteration ${event.data.from_iteration}.`,
+      };
+    case 'run_forked':
+      return {
+        kind: 'forked',
+        text: `Forked from ${event.data.from_run_id} at iteration ${event.data.at_iteration} into session ${event.data.fork_session_id}.`,
+      };
+    default:
+      return undefined;
+  }
+}
