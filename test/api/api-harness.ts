@@ -4,6 +4,7 @@ import type { ApiConfig } from '../../src/config/index.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { createHttpServer } from '../../src/server/index.js';
+import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions } from '../helpers/harness.js';
 
 export interface ApiHarnessOptions {
@@ -88,6 +89,29 @@ export class ApiHarness {
       body: text === '' ? undefined : JSON.parse(text),
       headers: response.headers,
     };
+  }
+
+  /** Submits a run over HTTP (POST /v1/runs) and returns its ids; fails the test unless it is accepted. */
+  async submitRun(
+    input: string,
+    options: { agent?: string; headers?: Record<string, string> } = {},
+  ): Promise<{ runId: string; sessionId: string }> {
+    const body = { input, ...(options.agent === undefined ? {} : { agent: options.agent }) };
+    const submitted = await this.request('POST', '/v1/runs', {
+      body,
+      ...(options.headers ? { headers: options.headers } : {}),
+    });
+    if (submitted.status !== 202) throw new Error(`run not accepted: ${JSON.stringify(submitted.body)}`);
+    return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
+  }
+
+  /** Waits (up to 30 s) until GET /v1/runs/:id shows the status. */
+  async untilRunStatus(runId: string, status: string): Promise<void> {
+    await waitFor(
+      async () => (await this.request('GET', `/v1/runs/${runId}`)).body.status === status,
+      30_000,
+      `run ${runId} ${status}`,
+    );
   }
 
   async close(): Promise<void> {

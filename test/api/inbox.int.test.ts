@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
 import { RatchetClient } from '../../src/client/index.js';
 import { sessionKeys } from '../../src/redis/keys.js';
-import { waitFor } from '../helpers/crash-scenario.js';
 import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -62,20 +61,6 @@ async function start(): Promise<ApiHarness> {
   return api;
 }
 
-async function submit(harness: ApiHarness, input: string): Promise<{ runId: string; sessionId: string }> {
-  const submitted = await harness.request('POST', '/v1/runs', { body: { input, agent: 'lead' } });
-  expect(submitted.status).toBe(202);
-  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
-}
-
-async function untilStatus(harness: ApiHarness, runId: string, status: string): Promise<void> {
-  await waitFor(
-    async () => (await harness.request('GET', `/v1/runs/${runId}`)).body.status === status,
-    30_000,
-    `run ${runId} ${status}`,
-  );
-}
-
 async function sessionQuestions(harness: ApiHarness, sessionId: string) {
   const listed = await harness.request('GET', `/v1/sessions/${sessionId}/questions`);
   expect(listed.status).toBe(200);
@@ -84,16 +69,16 @@ async function sessionQuestions(harness: ApiHarness, sessionId: string) {
 
 it('lists every pending question and approval across sessions, newest first, as each session shows them', async () => {
   const harness = await start();
-  const done = await submit(harness, 'hello');
-  await untilStatus(harness, done.runId, 'completed');
-  const asking = await submit(harness, 'a question please');
-  await untilStatus(harness, asking.runId, 'waiting_input');
-  const charging = await submit(harness, 'charge the card');
-  await untilStatus(harness, charging.runId, 'waiting_input');
-  const delegating = await submit(harness, 'please delegate');
-  await untilStatus(harness, delegating.runId, 'waiting_input');
-  const answered = await submit(harness, 'another question');
-  await untilStatus(harness, answered.runId, 'waiting_input');
+  const done = await harness.submitRun('hello', { agent: 'lead' });
+  await harness.untilRunStatus(done.runId, 'completed');
+  const asking = await harness.submitRun('a question please', { agent: 'lead' });
+  await harness.untilRunStatus(asking.runId, 'waiting_input');
+  const charging = await harness.submitRun('charge the card', { agent: 'lead' });
+  await harness.untilRunStatus(charging.runId, 'waiting_input');
+  const delegating = await harness.submitRun('please delegate', { agent: 'lead' });
+  await harness.untilRunStatus(delegating.runId, 'waiting_input');
+  const answered = await harness.submitRun('another question', { agent: 'lead' });
+  await harness.untilRunStatus(answered.runId, 'waiting_input');
   const [answeredQuestion] = await sessionQuestions(harness, answered.sessionId);
   expect(
     (
@@ -102,7 +87,7 @@ it('lists every pending question and approval across sessions, newest first, as 
       })
     ).status,
   ).toBe(202);
-  await untilStatus(harness, answered.runId, 'completed');
+  await harness.untilRunStatus(answered.runId, 'completed');
 
   const inbox = await harness.request('GET', '/v1/questions');
   expect(inbox.status).toBe(200);
@@ -147,18 +132,18 @@ it('lists every pending question and approval across sessions, newest first, as 
   expect(tool.value).toEqual(two.body);
   expect(await client.inbox({ limit: 1 })).toEqual({ questions: [child], truncated: true });
   await client.approve(approval.session_id, approval.id, 'approve');
-  await untilStatus(harness, charging.runId, 'completed');
+  await harness.untilRunStatus(charging.runId, 'completed');
   await client.answer(child.session_id, child.id, 'because');
-  await untilStatus(harness, delegating.runId, 'completed');
+  await harness.untilRunStatus(delegating.runId, 'completed');
   expect(await client.inbox()).toEqual({ questions: [question], truncated: false });
 });
 
 it('leaves out a question record that does not parse and lists the others', async () => {
   const harness = await start();
-  const first = await submit(harness, 'a question please');
-  await untilStatus(harness, first.runId, 'waiting_input');
-  const second = await submit(harness, 'another question');
-  await untilStatus(harness, second.runId, 'waiting_input');
+  const first = await harness.submitRun('a question please', { agent: 'lead' });
+  await harness.untilRunStatus(first.runId, 'waiting_input');
+  const second = await harness.submitRun('another question', { agent: 'lead' });
+  await harness.untilRunStatus(second.runId, 'waiting_input');
   const [broken] = await sessionQuestions(harness, first.sessionId);
   const space = harness.harness.engine.space;
   await harness.harness.redis.hset(

@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
 import { runKeys } from '../../src/redis/keys.js';
-import { waitFor } from '../helpers/crash-scenario.js';
 import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -40,26 +39,12 @@ async function start(): Promise<ApiHarness> {
   return api;
 }
 
-async function submit(harness: ApiHarness, input: string): Promise<{ runId: string; sessionId: string }> {
-  const submitted = await harness.request('POST', '/v1/runs', { body: { input } });
-  expect(submitted.status).toBe(202);
-  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
-}
-
-async function untilStatus(harness: ApiHarness, runId: string, status: string): Promise<void> {
-  await waitFor(
-    async () => (await harness.request('GET', `/v1/runs/${runId}`)).body.status === status,
-    30_000,
-    `run ${runId} ${status}`,
-  );
-}
-
 it('lists iterations, usage, cost and times from each run record', async () => {
   const harness = await start();
-  const adding = await submit(harness, 'please add');
-  await untilStatus(harness, adding.runId, 'completed');
-  const asking = await submit(harness, 'a question please');
-  await untilStatus(harness, asking.runId, 'waiting_input');
+  const adding = await harness.submitRun('please add');
+  await harness.untilRunStatus(adding.runId, 'completed');
+  const asking = await harness.submitRun('a question please');
+  await harness.untilRunStatus(asking.runId, 'waiting_input');
 
   const listed = await harness.request('GET', '/v1/runs');
   expect(listed.status).toBe(200);
@@ -102,12 +87,12 @@ it('lists iterations, usage, cost and times from each run record', async () => {
 
 it('lists a run whose record does not parse with what the index knows, and null for the rest', async () => {
   const harness = await start();
-  const good = await submit(harness, 'hello');
-  await untilStatus(harness, good.runId, 'completed');
-  const broken = await submit(harness, 'hello again');
-  await untilStatus(harness, broken.runId, 'completed');
-  const mangled = await submit(harness, 'and again');
-  await untilStatus(harness, mangled.runId, 'completed');
+  const good = await harness.submitRun('hello');
+  await harness.untilRunStatus(good.runId, 'completed');
+  const broken = await harness.submitRun('hello again');
+  await harness.untilRunStatus(broken.runId, 'completed');
+  const mangled = await harness.submitRun('and again');
+  await harness.untilRunStatus(mangled.runId, 'completed');
 
   // One record is not JSON at all, another is JSON that fails the record's schema.
   const { redis } = harness.harness;
