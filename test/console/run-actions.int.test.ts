@@ -13,8 +13,10 @@ import {
 import { waitFor } from '../helpers/crash-scenario.js';
 
 // Watching and steering runs in the console, in a real Chromium against the API, a worker and real Redis:
-// a run appears and finishes live, its tree and timeline, answering a question, approving a tool call,
-// cancelling, retrying a failed run and forking one, each done by clicking in the page.
+// a run appears and finishes live in the list, its tree (with its child) and timeline, approving a tool
+// call, cancelling a run mid tool call, and retrying a failed run, each done by clicking in the page.
+// run-page.int.test.ts answers a question, cancels a waiting run and forks on the Run page; the inbox test
+// answers questions too.
 
 const user = 'user' as const;
 
@@ -31,10 +33,6 @@ function leadScript(outage: boolean): Script {
         },
       },
       {
-        when: { role: user, contains: 'question' },
-        reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which size?' } }] },
-      },
-      {
         when: { role: user, contains: 'charge' },
         reply: { tool_calls: [{ name: 'charge_card', arguments: { amount: 7 } }] },
       },
@@ -45,10 +43,6 @@ function leadScript(outage: boolean): Script {
       {
         when: { role: user, contains: 'flaky' },
         reply: outage ? { text: 'never seen', fail: [{ kind: 'auth' }] } : { text: 'back again' },
-      },
-      {
-        when: { role: user, contains: 'count' },
-        reply: { text: 'Adding.', tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
       },
     ],
     default: { text: 'done' },
@@ -147,22 +141,9 @@ describeWithBrowser('console: watching and steering runs', () => {
     await screenshot(page, 'run-narrow');
   });
 
-  it('answers a question and approves a tool call on the run page', async () => {
-    const asking = await submit('a question for you');
-    const page = await fixture.openConsole({ route: `#/runs/${asking.runId}` });
-    const questions = page.getByTestId('pending-questions');
-    await questions.getByText('Which size?').waitFor({ timeout: 30_000 });
-    await questions.getByTestId('answer-input').fill('large');
-    await questions.getByTestId('answer-submit').click();
-    await shownStatus(page, 'completed');
-    await page
-      .getByTestId('transcript')
-      .getByText('large')
-      .first()
-      .waitFor({ state: 'attached', timeout: 30_000 });
-
+  it('approves a tool call on the run page', async () => {
     const charging = await submit('charge it');
-    await page.goto(`${fixture.consoleUrl}#/runs/${charging.runId}`);
+    const page = await fixture.openConsole({ route: `#/runs/${charging.runId}` });
     const approval = page.getByTestId('pending-questions');
     await approval.getByTestId('approve').waitFor({ timeout: 30_000 });
     expect(await approval.getByTestId('approval-arguments').textContent()).toContain('"amount": 7');
@@ -206,27 +187,5 @@ describeWithBrowser('console: watching and steering runs', () => {
     await page.goto(`${fixture.consoleUrl}#/runs/${runId}`);
     await page.getByTestId('retried-by').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('retry-run').count()).toBe(0);
-  });
-
-  it('forks a finished run at an iteration chosen in the transcript, with a new message', async () => {
-    const { runId, sessionId } = await submit('count for me');
-    await untilStatus(runId, 'completed');
-    const page = await fixture.openConsole({ route: `#/runs/${runId}` });
-    await page.getByTestId('fork-at-1').click({ timeout: 30_000 });
-    await page.getByTestId('fork-input').fill('and once more');
-    await page.getByTestId('fork-run').click();
-    await expect.poll(() => pageRunId(page), { timeout: 30_000 }).not.toBe(runId);
-    const forkId = pageRunId(page);
-    await shownStatus(page, 'completed');
-    const fork = await runOf(forkId);
-    expect(fork.origin).toMatchObject({
-      kind: 'fork',
-      run_id: runId,
-      session_id: sessionId,
-      at_iteration: 1,
-    });
-    expect(fork.session_id).not.toBe(sessionId);
-    await page.getByTestId('origin-link').waitFor({ timeout: 30_000 });
-    await page.getByTestId('transcript').getByText('and once more').first().waitFor({ timeout: 30_000 });
   });
 });
