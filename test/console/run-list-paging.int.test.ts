@@ -139,7 +139,10 @@ describeWithBrowser('console: the token form, and paging through 1,000 runs', ()
       const ids = await shownRunIds(page);
       pages.push(ids);
       previousIds = ids;
-      if (pageNumber === 2) await screenshot(page, 'runs-paged');
+      if (pageNumber === 2) {
+        expect(await seriousA11yViolations(page)).toEqual([]);
+        await screenshot(page, 'runs-paged');
+      }
       if (ids.length === 0 || (await next.isDisabled())) break;
       await next.click();
     }
