@@ -32,7 +32,7 @@ export function RunTreeView(props: { tree: RunTree; currentRunId: string; subGoa
     const nodes = children.get(parent) ?? [];
     if (nodes.length === 0) return null;
     return (
-      <ul class={parent === null ? 'tree' : undefined}>
+      <ul class={parent === null ? 'tree' : 'tree-children'}>
         {nodes.map((node) => (
           <li key={node.run_id} data-testid={`tree-node-${node.run_id}`} data-status={node.status}>
             <div class="tree-node" aria-current={node.run_id === currentRunId ? 'true' : undefined}>
