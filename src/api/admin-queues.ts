@@ -133,13 +133,17 @@ function tokenInQuery(request: FastifyRequest): string | undefined {
 async function redirectWithCookie(request: FastifyRequest, reply: FastifyReply, token: string) {
   const url = new URL(request.url, 'http://board');
   url.searchParams.delete('token');
+  // Dot segments in a matched path (`/admin/queues/static/../..//evil.example`) resolve elsewhere: the
+  // redirect goes back to the board then, never to another path or host.
+  const onBoard = url.pathname === adminQueuesPath || url.pathname.startsWith(`${adminQueuesPath}/`);
+  const location = onBoard ? `${url.pathname}${url.search}` : adminQueuesPath;
   const secure = request.protocol === 'https' ? '; Secure' : '';
   return reply
     .header(
       'set-cookie',
       `${adminQueuesCookie}=${cookieValueOf(token)}; Path=${adminQueuesPath}; HttpOnly; SameSite=Strict${secure}`,
     )
-    .redirect(`${url.pathname}${url.search}`, 303);
+    .redirect(location, 303);
 }
 
 /** What the cookie holds for a token: it opens the board, and tells nothing of the token itself. */

@@ -110,6 +110,25 @@ describe('/admin/queues', () => {
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('SameSite=Strict');
     expect(setCookie).not.toContain(token);
+    // A path whose dot segments would lead elsewhere is never redirected off the board or to another host.
+    for (const path of [
+      `/admin/queues/static/../../..//evil.example?token=${token}`,
+      `/admin/queues/static/%2e%2e/%2e%2e/%2e%2e//evil.example?token=${token}`,
+      `/admin/queues/queue/..%2f..%2f..%2f%2fevil.example?token=${token}`,
+      `/admin/queues/../..//evil.example?token=${token}`,
+      `/admin/queues/queue/../../..//evil.example?token=${token}`,
+      `/admin/queues/x/../../..//evil.example?token=${token}`,
+    ]) {
+      const answer = await rawRequest(harness.url, { method: 'GET', path });
+      if (answer.status !== 303) {
+        expect([401, 404], path).toContain(answer.status);
+        continue;
+      }
+      // As a browser resolves it: this server, on the board.
+      const target = new URL(answer.headers.location ?? '', harness.url);
+      expect(target.origin, path).toBe(new URL(harness.url).origin);
+      expect(target.pathname.startsWith('/admin/queues'), path).toBe(true);
+    }
     const cookie = setCookie.split(';')[0] ?? '';
     expect((await get(harness, '/admin/queues', { cookie })).status).toBe(200);
     expect((await get(harness, '/admin/queues/api/queues', { cookie })).status).toBe(200);
