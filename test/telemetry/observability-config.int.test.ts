@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ApiHarness } from '../api/api-harness.js';
+import { waitFor } from '../helpers/crash-scenario.js';
+import type { WorkerProcess } from '../helpers/harness.js';
+import { promqlReferences } from './promql-names.js';
+import { metricsPortOf, type Scrape, scrape } from './scrape.js';
+
+const dir = resolve(import.meta.dirname, '../../config/observability');
+
+interface AlertRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: { severity: string };
+  annotations: { summary: string };
+}
+
+const rules = (
+  parse(readFileSync(join(dir, 'prometheus-alerts.yml'), 'utf8')) as { groups: { rules: AlertRule[] }[] }
+).groups.flatMap((group) => group.rules);
+const dashboard = JSON.parse(readFileSync(join(dir, 'grafana-dashboard.json'), 'utf8')) as {
+  uid: string;
+  panels: { id: number; title: string; targets: { expr: string; refId: string }[] }[];
+};
+const expressions = [
+  ...rules.map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })),
+  ...dashboard.panels.flatMap((panel) =>
+    panel.targets.map((target) => ({ where: `panel "${panel.title}" ${target.refId}`, expr: target.expr })),
+  ),
+];
+
+/**
+ * The shipped dashboard and alert rules name only series that Ratchet serves: every metric and label their
+ * expressions use is read against real scrapes of the API and a worker after a workload.
+ */
+describe('the Grafana dashboard and the Prometheus alert rules', () => {
+  let api: ApiHarness | undefined;
+  let worker: WorkerProcess | undefined;
+  const scrapes: Scrape[] = [];
+
+  beforeAll(async () => {
+    api = await ApiHarness.start({
+      script: {
+        replies: [
+          {
+            tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }],
+            usage: { input_tokens: 3, output_tokens: 4 },
+            delay_ms: 2_000,
+          },
+          { text: 'done' },
+        ],
+      },
+      worker: false,
+      harness: {
+        config: {
+          telemetry: { metrics: { enabled: true, worker_port: 0 } },
+          pricing: { test: { input: 1, output: 1 } },
+        },
+      },
+    });
+    // Two workers; the one making the first model call is killed, so the survivor's series include a
+    // takeover and a repeated call.
+    const workers = [api.harness.spawnWorker(), api.harness.spawnWorker()];
+    const { runId } = await api.harness.engine.startRun({ input: 'go' });
+    await waitFor(() => (api?.harness.modelCalls().length ?? 0) > 0, 30_000, 'the first model call');
+    const doomed = workers.find((candidate) => candidate.child.pid === api?.harness.modelCalls()[0]?.pid);
+    await doomed?.kill();
+    worker = workers.find((candidate) => candidate !== doomed);
+    expect((await api.harness.engine.waitForRun(runId, { timeoutMs: 45_000 })).status).toBe('completed');
+    await waitFor(() => metricsPortOf(worker?.output() ?? '') !== undefined, 30_000, 'the metrics listener');
+    scrapes.push(await scrape(`http://127.0.0.1:${metricsPortOf(worker?.output() ?? '')}/metrics`));
+    scrapes.push(await scrape(`${api.url}/metrics`));
+    expect(scrapes[0]?.value('ratchet_model_calls_repeated_total')).toBe(1);
+  }, 90_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await api?.close();
+  });
+
+  /** The family a series name belongs to (a histogram's _bucket, _sum and _count are its family's). */
+  function familyOf(series: string) {
+    for (const found of scrapes.map((taken) => taken.family(series))) if (found) return found;
+    const base = series.replace(/_(bucket|sum|count)$/, '');
+    for (const taken of scrapes) {
+      const found = taken.family(base);
+      if (found && found.type === 'HISTOGRAM' && base !== series) return found;
+    }
+    return undefined;
+  }
+
+  function labelsOf(series: string): Set<string> {
+    const names = new Set<string>();
+    for (const taken of scrapes) {
+      const text = taken.text
+        .split('\n')
+        .filter((line) => line.startsWith(`${series}{`) || line.startsWith(`${series}_`));
+      for (const line of text)
+        for (const match of line.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="/g)) names.add(match[1] as string);
+    }
+    names.delete('le');
+    return names;
+  }
+
+  it('are well-formed: every rule has an expression, a severity and a summary; every panel a query', () => {
+    expect(rules.length).toBeGreaterThanOrEqual(8);
+    expect(rules.map((rule) => rule.alert)).toEqual(
+      expect.arrayContaining([
+        'RatchetStuckRuns',
+        'RatchetDeadWorkers',
+        'RatchetTakeovers',
+        'RatchetRunErrorRate',
+        'RatchetCostPerHour',
+        'RatchetBacklog',
+      ]),
+    );
+    for (const rule of rules) {
+      expect(rule.expr.trim(), rule.alert).not.toBe('');
+      expect(['critical', 'warning', 'info']).toContain(rule.labels.severity);
+      expect(rule.annotations.summary, rule.alert).toEqual(expect.any(String));
+      if (rule.for !== undefined) expect(rule.for).toMatch(/^\d+[smh]$/);
+    }
+    expect(dashboard.uid).toBe('ratchet-overview');
+    expect(new Set(dashboard.panels.map((panel) => panel.id)).size).toBe(dashboard.panels.length);
+    for (const panel of dashboard.panels) expect(panel.targets.length, panel.title).toBeGreaterThan(0);
+  });
+
+  it('name only metrics that the API or a worker serves, with their types', () => {
+    const problems: string[] = [];
+    for (const { where, expr } of expressions) {
+      const { metrics } = promqlReferences(expr);
+      expect(metrics.length, `${where}: ${expr}`).toBeGreaterThan(0);
+      for (const metric of metrics) {
+        const family = familyOf(metric);
+        if (!family) problems.push(`${where}: ${metric} is not served`);
+        else if (metric.endsWith('_bucket') && family.type !== 'HISTOGRAM')
+          problems.push(`${where}: ${metric} is not a histogram's`);
+        else if (/\b(rate|increase)\(\s*$/.test(expr.split(metric)[0] ?? '') && family.type === 'GAUGE')
+          problems.push(`${where}: rate of the gauge ${metric}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('match and group by labels those metrics have', () => {
+    const problems: string[] = [];
+    for (const { where, expr } of expressions) {
+      const references = promqlReferences(expr);
+      for (const { metric, labels } of references.selectorLabels) {
+        const known = labelsOf(metric.replace(/_(bucket|sum|count)$/, ''));
+        for (const label of labels)
+          if (!known.has(label)) problems.push(`${where}: ${metric} has no label ${label}`);
+      }
+      const all = new Set(
+        references.metrics.flatMap((metric) => [...labelsOf(metric.replace(/_(bucket|sum|count)$/, ''))]),
+      );
+      // Prometheus adds instance and job to every scraped series; histogram_quantile needs le.
+      for (const label of references.groupingLabels)
+        if (!['instance', 'job', 'le'].includes(label) && !all.has(label))
+          problems.push(`${where}: no metric has ${label}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('reads every series name out of PromQL, and the check can fail', () => {
+    expect(
+      promqlReferences(
+        'sum by (provider) (rate(a_total{x="1", y=~"b|c"}[5m])) / on() sum(b_count) > 0.2 and c',
+      ),
+    ).toEqual({
+      metrics: ['a_total', 'b_count', 'c'],
+      selectorLabels: [{ metric: 'a_total', labels: ['x', 'y'] }],
+      groupingLabels: ['provider'],
+    });
+    expect(familyOf('ratchet_no_such_metric_total')).toBeUndefined();
+    expect(familyOf('ratchet_step_duration_seconds_bucket')?.type).toBe('HISTOGRAM');
+    expect(familyOf('ratchet_queue_jobs')?.type).toBe('GAUGE');
+    expect(labelsOf('ratchet_runs_finished_total')).toEqual(new Set(['agent', 'status']));
+    expect(labelsOf('ratchet_model_calls_repeated_total').has('cause')).toBe(true);
+  });
+});
