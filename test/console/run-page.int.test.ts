@@ -32,6 +32,10 @@ const script = {
       reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which city <i>exactly</i>?' } }] },
     },
     {
+      when: { role: 'user' as const, contains: 'charge:' },
+      reply: { tool_calls: [{ name: 'charge_card', arguments: { amount: 42 } }] },
+    },
+    {
       when: { role: 'user' as const, contains: 'flaky:' },
       reply: { text: 'Recovered.', fail: [{ kind: 'server_error' as const, status: 503 }] },
     },
@@ -84,7 +88,10 @@ async function expectNothingRan(page: Page): Promise<void> {
 
 describeWithBrowser('console: the runs and run pages', () => {
   beforeAll(async () => {
-    fixture = await ConsoleFixture.start({ script });
+    fixture = await ConsoleFixture.start({
+      script,
+      harness: { agent: { tools: { charge_card: { requires_approval: true } } } },
+    });
   });
   afterEach(async () => {
     await fixture.closePages();
@@ -239,6 +246,40 @@ describeWithBrowser('console: the runs and run pages', () => {
     expect(await timeline.getByTestId('timeline-attempt').locator('title').textContent()).toContain('retry');
     expect(await page.getByTestId('step-row-1').textContent()).toContain('2 (retry)');
     await expectNothingRan(page);
+  });
+
+  it('approves a tool call with edited arguments, and rejects another with a reason the model reads', async () => {
+    const edited = await submit('charge: the card');
+    const rejected = await submit('charge: again');
+    for (const run of [edited, rejected]) await untilStatus(run.runId, 'waiting_input');
+
+    const page = await openRun(edited.runId);
+    const form = page.getByTestId('pending-questions').getByTestId('answer-form');
+    await form.waitFor({ timeout: 30_000 });
+    expect(await form.getByTestId('approval-arguments').textContent()).toContain('"amount": 42');
+    await form.getByTestId('edit-arguments').click();
+    await form.getByLabel('Arguments (JSON)').fill('{"amount": 7}');
+    await form.getByTestId('approve-edited').click();
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
+    // The charge made is the edited one, once.
+    expect(fixture.api.harness.effects().map((effect) => effect.label)).toContain('charge 7');
+    expect(fixture.api.harness.effects().map((effect) => effect.label)).not.toContain('charge 42');
+
+    const other = await openRun(rejected.runId);
+    const rejectForm = other.getByTestId('pending-questions').getByTestId('answer-form');
+    await rejectForm.waitFor({ timeout: 30_000 });
+    await rejectForm.getByLabel('Reason to reject (the model reads it)').fill('not this month');
+    await rejectForm.getByTestId('reject').click();
+    await expect.poll(() => shownStatus(other), { timeout: 30_000 }).toBe('completed');
+    const sent = fixture.api.harness
+      .modelCalls()
+      .filter((call) => (call as unknown as { run_id: string }).run_id === rejected.runId)
+      .at(-1);
+    expect(sent?.messages.at(-1)?.text).toContain('not this month');
+    expect(fixture.api.harness.effects().filter((effect) => effect.label.startsWith('charge'))).toHaveLength(
+      1,
+    );
+    await expectNothingRan(other);
   });
 
   // Last, so the list holds the runs of the tests above (its screenshot is the README's).
