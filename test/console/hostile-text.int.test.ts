@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ConsoleFixture, describeWithBrowser, screenshot } from '../helpers/browser.js';
-import { waitFor } from '../helpers/crash-scenario.js';
 
 // Model output is attacker input (DESIGN rule 13): a scripted model puts HTML, script, event-handler
 // attributes, javascript: links and bidi overrides in its replies, in tool arguments and results, in a
@@ -65,15 +64,8 @@ let render: { runId: string; sessionId: string };
 let asking: { runId: string; sessionId: string };
 let echoing: { runId: string; sessionId: string };
 
-async function submit(input: string): Promise<{ runId: string; sessionId: string }> {
-  const body = { input: `${input} ${payload}`, metadata: { label: payload } };
-  const submitted = await fixture.api.request('POST', '/v1/runs', { body });
-  expect(submitted.status).toBe(202);
-  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
-}
-
-async function runStatus(runId: string): Promise<string> {
-  return (await fixture.api.request('GET', `/v1/runs/${runId}`)).body.status;
+function submit(input: string): Promise<{ runId: string; sessionId: string }> {
+  return fixture.submit({ input: `${input} ${payload}`, metadata: { label: payload } });
 }
 
 /** Everything that would show a payload ran or became markup. */
@@ -143,16 +135,8 @@ describeWithBrowser('console: hostile model, tool and user text renders as text 
     render = await submit('render');
     asking = await submit('ask');
     echoing = await submit('echo');
-    await waitFor(async () => (await runStatus(render.runId)) === 'completed', 30_000, 'the render run');
-    for (const run of [asking, echoing]) {
-      await waitFor(
-        async () =>
-          (await fixture.api.request('GET', `/v1/sessions/${run.sessionId}/questions`)).body.questions
-            .length > 0,
-        30_000,
-        `a question in ${run.sessionId}`,
-      );
-    }
+    await fixture.untilRunStatus(render.runId, 'completed');
+    for (const run of [asking, echoing]) await fixture.untilQuestion(run.sessionId);
   });
   afterEach(async () => {
     await fixture.closePages();
@@ -190,8 +174,8 @@ describeWithBrowser('console: hostile model, tool and user text renders as text 
 
     await options.filter({ hasText: 'javascript:alert(3)' }).click();
     await page.getByTestId('approve').click();
-    await waitFor(async () => (await runStatus(asking.runId)) === 'completed', 30_000, 'the answered run');
-    await waitFor(async () => (await runStatus(echoing.runId)) === 'completed', 30_000, 'the approved run');
+    await fixture.untilRunStatus(asking.runId, 'completed');
+    await fixture.untilRunStatus(echoing.runId, 'completed');
     // The answer reached the model as the text it was.
     const answered = fixture.api.harness
       .modelCalls()

@@ -6,7 +6,6 @@ import {
   screenshot,
   seriousA11yViolations,
 } from '../helpers/browser.js';
-import { waitFor } from '../helpers/crash-scenario.js';
 
 // The console's Inbox, Session and System pages in a real Chromium against the API, an in-process worker and
 // real Redis: what a person sees and does on each, checked with axe, with a screenshot of each.
@@ -48,28 +47,8 @@ const script = {
 
 let fixture: ConsoleFixture;
 
-async function submit(input: string, sessionId?: string): Promise<{ runId: string; sessionId: string }> {
-  const body = sessionId === undefined ? { input } : { input, session_id: sessionId };
-  const submitted = await fixture.api.request('POST', '/v1/runs', { body });
-  expect(submitted.status).toBe(202);
-  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
-}
-
-async function untilStatus(runId: string, status: string): Promise<void> {
-  await waitFor(
-    async () => (await fixture.api.request('GET', `/v1/runs/${runId}`)).body.status === status,
-    30_000,
-    `run ${runId} ${status}`,
-  );
-}
-
-async function pendingQuestion(sessionId: string): Promise<void> {
-  await waitFor(
-    async () =>
-      (await fixture.api.request('GET', `/v1/sessions/${sessionId}/questions`)).body.questions.length > 0,
-    30_000,
-    `a question in ${sessionId}`,
-  );
+function submit(input: string, sessionId?: string): Promise<{ runId: string; sessionId: string }> {
+  return fixture.submit(sessionId === undefined ? { input } : { input, session_id: sessionId });
 }
 
 async function expectAccessible(page: Page): Promise<void> {
@@ -99,7 +78,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     const asked = await submit('ask me something');
     const typed = await submit('type it in');
     const charged = await submit('charge the card');
-    for (const run of [asked, typed, charged]) await pendingQuestion(run.sessionId);
+    for (const run of [asked, typed, charged]) await fixture.untilQuestion(run.sessionId);
 
     const page = await fixture.openConsole({ route: '#/inbox' });
     const items = page.getByTestId('inbox-item');
@@ -123,13 +102,13 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     await screenshot(page, 'inbox');
 
     await colour.getByRole('button', { name: 'blue' }).click();
-    await untilStatus(asked.runId, 'completed');
+    await fixture.untilRunStatus(asked.runId, 'completed');
     const word = items.filter({ hasText: 'What is the code word?' });
     await word.getByLabel('Your answer').fill('swordfish');
     await word.getByTestId('answer-submit').click();
-    await untilStatus(typed.runId, 'completed');
+    await fixture.untilRunStatus(typed.runId, 'completed');
     await approval.getByTestId('approve').click();
-    await untilStatus(charged.runId, 'completed');
+    await fixture.untilRunStatus(charged.runId, 'completed');
 
     // The answers reached the runs: the model read them, and the charge was made once.
     const answers = fixture.api.harness
@@ -144,7 +123,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
 
   it("a session's page shows its runs, state, tasks and notes, and a new run of it appears live", async () => {
     const first = await submit('organise the work');
-    await untilStatus(first.runId, 'completed');
+    await fixture.untilRunStatus(first.runId, 'completed');
 
     const page = await fixture.openConsole({ route: `#/sessions/${first.sessionId}` });
     await page.getByTestId(`session-run-row-${first.runId}`).waitFor({ timeout: 30_000 });
@@ -166,7 +145,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     // Its question is answerable here too.
     const question = page.getByTestId('session-questions').getByTestId('question');
     await question.getByRole('button', { name: 'red' }).click({ timeout: 30_000 });
-    await untilStatus(second.runId, 'completed');
+    await fixture.untilRunStatus(second.runId, 'completed');
     await expect
       .poll(() => page.getByTestId(`session-run-row-${second.runId}`).textContent(), { timeout: 30_000 })
       .toContain('completed');
@@ -175,7 +154,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
 
   it('the system page shows the worker with its heartbeat, the step queues and the agents with usage', async () => {
     const { runId } = await submit('hello');
-    await untilStatus(runId, 'completed');
+    await fixture.untilRunStatus(runId, 'completed');
     const system = (await fixture.api.request('GET', '/v1/system')).body;
     const workerId: string = system.workers[0].id;
 
@@ -200,7 +179,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
 
   it('each page reads at a narrow width', async () => {
     const asked = await submit('ask me at last');
-    await pendingQuestion(asked.sessionId);
+    await fixture.untilQuestion(asked.sessionId);
     for (const [route, name, loaded] of [
       ['#/inbox', 'inbox', 'inbox-item'],
       [`#/sessions/${asked.sessionId}`, 'session', 'session-runs'],

@@ -52,18 +52,8 @@ function leadScript(outage: boolean): Script {
 let fixture: ConsoleFixture;
 let worker: RatchetWorker;
 
-async function submit(input: string): Promise<{ runId: string; sessionId: string }> {
-  const submitted = await fixture.api.request('POST', '/v1/runs', { body: { input } });
-  expect(submitted.status).toBe(202);
-  return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
-}
-
-async function runOf(runId: string) {
-  return (await fixture.api.request('GET', `/v1/runs/${runId}`)).body;
-}
-
-async function untilStatus(runId: string, status: string): Promise<void> {
-  await waitFor(async () => (await runOf(runId)).status === status, 30_000, `run ${runId} ${status}`);
+function submit(input: string): Promise<{ runId: string; sessionId: string }> {
+  return fixture.submit({ input });
 }
 
 /** Waits until the run page shows the status. */
@@ -156,18 +146,22 @@ describeWithBrowser('console: watching and steering runs', () => {
   it('cancels a running run', async () => {
     const { runId } = await submit('work forever');
     // Its first reply is recorded and its minute-long tool call runs.
-    await waitFor(async () => (await runOf(runId)).iterations === 1, 30_000, `run ${runId} calling its tool`);
-    expect((await runOf(runId)).status).toBe('running');
+    await waitFor(
+      async () => (await fixture.run(runId)).iterations === 1,
+      30_000,
+      `run ${runId} calling its tool`,
+    );
+    expect((await fixture.run(runId)).status).toBe('running');
     const page = await fixture.openConsole({ route: `#/runs/${runId}` });
     await page.getByTestId('cancel-run').click({ timeout: 30_000 });
     await shownStatus(page, 'cancelled');
-    expect((await runOf(runId)).status).toBe('cancelled');
+    expect((await fixture.run(runId)).status).toBe('cancelled');
     expect(await page.getByTestId('cancel-run').count()).toBe(0);
   });
 
   it('retries a failed run once the failure is over, and goes to the retry', async () => {
     const { runId } = await submit('a flaky call');
-    await untilStatus(runId, 'failed');
+    await fixture.untilRunStatus(runId, 'failed');
     const page = await fixture.openConsole({ route: `#/runs/${runId}` });
     await shownStatus(page, 'failed');
     await page.getByTestId('run-error').waitFor();
@@ -181,8 +175,8 @@ describeWithBrowser('console: watching and steering runs', () => {
     await expect.poll(() => pageRunId(page), { timeout: 30_000 }).not.toBe(runId);
     const retryId = pageRunId(page);
     await shownStatus(page, 'completed');
-    expect(await runOf(retryId)).toMatchObject({ status: 'completed', result: 'back again' });
-    expect((await runOf(runId)).retried_by).toBe(retryId);
+    expect(await fixture.run(retryId)).toMatchObject({ status: 'completed', result: 'back again' });
+    expect((await fixture.run(runId)).retried_by).toBe(retryId);
     // The failed run's page now names its retry and offers no second one.
     await page.goto(`${fixture.consoleUrl}#/runs/${runId}`);
     await page.getByTestId('retried-by').waitFor({ timeout: 30_000 });

@@ -5,6 +5,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { describe, it } from 'vitest';
 import { ApiHarness, type ApiHarnessOptions } from '../api/api-harness.js';
+import { waitFor } from './crash-scenario.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -145,6 +146,35 @@ export class ConsoleFixture {
 
   get consoleUrl(): string {
     return `${this.api.url}/console`;
+  }
+
+  /** Starts a run through the API (POST /v1/runs, the body as the API takes it; 202 expected). */
+  async submit(body: Record<string, unknown>): Promise<{ runId: string; sessionId: string }> {
+    const submitted = await this.api.request('POST', '/v1/runs', { body });
+    if (submitted.status !== 202)
+      throw new Error(`POST /v1/runs: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+    return { runId: submitted.body.run_id, sessionId: submitted.body.session_id };
+  }
+
+  /** The run as GET /v1/runs/:id answers it. */
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads any field of the answer and asserts on it
+  async run(runId: string): Promise<any> {
+    return (await this.api.request('GET', `/v1/runs/${runId}`)).body;
+  }
+
+  /** Waits (30 s at most) until the API says the run has this status. */
+  async untilRunStatus(runId: string, status: string): Promise<void> {
+    await waitFor(async () => (await this.run(runId)).status === status, 30_000, `run ${runId} ${status}`);
+  }
+
+  /** Waits (30 s at most) until the session has a pending question. */
+  async untilQuestion(sessionId: string): Promise<void> {
+    await waitFor(
+      async () =>
+        (await this.api.request('GET', `/v1/sessions/${sessionId}/questions`)).body.questions.length > 0,
+      30_000,
+      `a question in ${sessionId}`,
+    );
   }
 
   /** A fresh context and page on `<api>/console<route>`, waiting until the page has loaded. */
