@@ -1,7 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
 import { RatchetClient } from '../../src/client/index.js';
+import { createLogger } from '../../src/log/index.js';
 import { sessionKeys } from '../../src/redis/keys.js';
+import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -155,6 +157,26 @@ it('leaves out a question record that does not parse and lists the others', asyn
   const inbox = await harness.request('GET', '/v1/questions');
   expect(inbox.status).toBe(200);
   expect(inbox.body.questions.map((item: { run_id: string }) => item.run_id)).toEqual([second.runId]);
+
+  // The engine says which record it left out.
+  const lines: string[] = [];
+  const engine = engineFromConfig({
+    config: harness.harness.loaded.config,
+    redis: harness.harness.redis,
+    logger: createLogger({ level: 'warn', destination: { write: (line: string) => lines.push(line) } }),
+  });
+  try {
+    expect((await engine.inbox(10)).questions).toHaveLength(1);
+  } finally {
+    await engine.close();
+  }
+  expect(lines.map((line) => JSON.parse(line))).toEqual([
+    expect.objectContaining({
+      level: 40,
+      question_id: broken.id,
+      msg: 'question record does not parse; left out of the inbox',
+    }),
+  ]);
 });
 
 it('needs the bearer token when the API has tokens', async () => {

@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/index.js';
 import { runKeys } from '../../src/redis/keys.js';
+import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -134,6 +136,22 @@ it('lists a run whose record does not parse with what the index knows, and null 
     });
   expect(listed.body.runs[2]).toMatchObject({ id: good.runId, iterations: 1, usage: { requests: 1 } });
   expect(listed.body.runs[2].finished_at).toEqual(expect.any(String));
+
+  // The engine says which record it could not read (the API's own engine logs through the same call).
+  const lines: string[] = [];
+  const engine = engineFromConfig({
+    config: harness.harness.loaded.config,
+    redis,
+    logger: createLogger({ level: 'warn', destination: { write: (line: string) => lines.push(line) } }),
+  });
+  try {
+    await engine.listRuns({ limit: 10 });
+  } finally {
+    await engine.close();
+  }
+  const warned = lines.map((line) => JSON.parse(line)).filter((line) => line.level === 40);
+  expect(warned.map((line) => line.run_id).sort()).toEqual([broken.runId, mangled.runId].sort());
+  expect(warned.every((line) => line.msg === 'run record does not parse; listed without it')).toBe(true);
 
   // Filters and a page of one still answer; the broken run is found by its id too.
   const byId = await harness.request('GET', `/v1/runs?q=${broken.runId}`);
