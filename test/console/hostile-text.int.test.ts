@@ -194,7 +194,7 @@ describeWithBrowser('console: hostile model, tool and user text renders as text 
     await page.getByTestId('session-notes').locator('summary').first().click({ timeout: 30_000 });
     await expectShownAsText(page, 'session-notes');
     await expectShownAsText(page, 'session-tasks');
-    await expectShownAsText(page, 'session-summary');
+    await expectShownAsText(page, 'session-metadata');
     await expectShownAsText(page, 'session-state');
     await expectInert(page, 'session page');
     await screenshot(page, 'hostile-session');

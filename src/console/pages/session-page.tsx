@@ -1,4 +1,4 @@
-// Test ids: session-summary, session-status, session-runs, session-run-row-<run id>, session-questions,
+// Test ids: session-summary, session-status, session-metadata, session-runs, session-run-row-<run id>, session-questions,
 // session-state, session-tasks, session-task-<task id>, session-notes, session-note.
 import type {
   Question,
@@ -46,6 +46,7 @@ export function SessionPage({ client, params }: PageProps) {
       ) : (
         <>
           <SessionSummary session={view.session} />
+          <SessionMetadata metadata={view.session.metadata} />
           <SessionRuns runs={view.runs} more={view.moreRuns} />
           {view.questions.length > 0 && (
             <section aria-labelledby="session-questions-heading" data-testid="session-questions">
@@ -136,15 +137,20 @@ function SessionSummary({ session }: { session: Session }) {
         <dt>Cost</dt>
         <dd>{formatCost(usage.cost_usd)}</dd>
       </div>
-      {Object.keys(session.metadata).length > 0 && (
-        <div>
-          <dt>Metadata</dt>
-          <dd>
-            <pre class="code-block">{visibleText(JSON.stringify(session.metadata, null, 2))}</pre>
-          </dd>
-        </div>
-      )}
     </dl>
+  );
+}
+
+/** What the client that started the session attached to it (client text: shown as text). */
+function SessionMetadata({ metadata }: { metadata: Session['metadata'] }) {
+  if (Object.keys(metadata).length === 0) return null;
+  return (
+    <section aria-labelledby="session-metadata-heading">
+      <h2 id="session-metadata-heading">Metadata</h2>
+      <pre class="code-block" data-testid="session-metadata">
+        {visibleText(JSON.stringify(metadata, null, 2))}
+      </pre>
+    </section>
   );
 }
 
