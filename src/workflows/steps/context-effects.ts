@@ -114,7 +114,8 @@ async function summaryCompletion(
           context: requestContext(context, data, agent.name, 'summary'),
         },
         journalField.summaryCalls(data.iteration),
-        { run, purpose: 'summary' },
+        run,
+        'summary',
       );
     } catch (error) {
       if (!isContextLengthError(error)) throw error;

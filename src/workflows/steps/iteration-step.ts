@@ -473,7 +473,8 @@ async function modelReply(
       ...(deltas ? { onTextDelta: deltas.onTextDelta } : {}),
     },
     journalField.modelCalls(n),
-    { run: stored.record, purpose: 'chat' },
+    stored.record,
+    'chat',
   ).catch((error: unknown) => {
     if (!isContextLengthError(error)) throw error;
     return planAfterContextError(input);

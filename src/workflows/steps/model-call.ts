@@ -18,8 +18,9 @@ export async function callModel(
   request: CompletionRequest,
   /** The journal counter of model calls started for this request (retry waste). */
   counterField: string,
-  /** The run the call is made for and why, for traces and metrics. */
-  observed: { run: ObservedRun; purpose: ModelCallReport['purpose'] },
+  /** The run the call is made for, and why: for traces and metrics. */
+  run: ObservedRun,
+  purpose: ModelCallReport['purpose'],
 ): Promise<Completion | Park> {
   const { services } = context;
   const { provider } = agent;
@@ -60,7 +61,8 @@ export async function callModel(
     const completion = await agent.completer.complete(request, context.signal);
     // In parallel with the request, so it costs no time; awaited so it is recorded before the reply is used.
     const calls = await counted;
-    if (observer) observer.modelCall(report(context, agent, request, observed, startMs, calls, completion));
+    if (observer)
+      observer.modelCall(report(context, agent, request, { run, purpose }, startMs, calls, completion));
     if (limited || completion.rateLimit) {
       await services.limiter.settle(provider.name, {
         ...(limited
@@ -78,7 +80,8 @@ export async function callModel(
   } catch (thrown) {
     const calls = await counted;
     const error = toRatchetError(thrown);
-    if (observer) observer.modelCall(report(context, agent, request, observed, startMs, calls, error));
+    if (observer)
+      observer.modelCall(report(context, agent, request, { run, purpose }, startMs, calls, error));
     // A stalled request may have been billed for what the model generated before it stopped: it stays
     // counted, so the attempt that succeeds records it as retry waste.
     if (error.code !== 'model_stalled') void count(-1);

@@ -59,7 +59,8 @@ export async function chooseMembers(
         context: requestContext(context, data, agent.name),
       },
       journalField.teamCoordinatorCalls(data.iteration, attempt),
-      { run, purpose: 'coordinator' },
+      run,
+      'coordinator',
     );
     if (isPark(completion)) return completion;
     usage = addUsage(usage, completion.usage);

@@ -73,6 +73,16 @@ interface Began {
   known: boolean;
 }
 
+/** A call's Began for its report, or nothing when telemetry is off (nothing built on a step's hot path). */
+function beganIfObserved(
+  context: StepContext,
+  atMs: number,
+  known: boolean,
+  repeat?: RepeatCause,
+): Began | undefined {
+  return context.services.observer ? { atMs, known, repeat } : undefined;
+}
+
 /** Records the call's outcome (and its start event when the call never started); then what comes next. */
 function commitOutcome(
   context: StepContext,
@@ -82,7 +92,8 @@ function commitOutcome(
   withStartEvent: boolean,
   crash: { before?: CrashPointName; after?: CrashPointName } = {},
   /** When the call began (its intent, for a call that waited) and whether this execution ran it again. */
-  began: Began = { atMs: Date.now(), known: false },
+  /** Built only when telemetry is on (see beganIfObserved). */
+  began?: Began,
 ): StepAction {
   const now = context.services.now().toISOString();
   const run = { id: data.run_id, agent: data.agent, chat_id: data.chat_id };
@@ -123,7 +134,9 @@ function commitOutcome(
       andThen: (result) => {
         // Reported once: by the execution whose commit recorded the outcome.
         if (result.status === 'ok')
-          context.services.observer?.toolCall(toolReport(data, call, outcome, began));
+          context.services.observer?.toolCall(
+            toolReport(data, call, outcome, began ?? { atMs: Date.now(), known: false }),
+          );
         if (result.status === 'ok' && result.completedBatch) return nextIteration(data);
         if (result.status === 'done') return continueAfterTools(context, data);
         return done;
@@ -215,7 +228,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<StepAct
     if (approved.decision === 'reject') {
       const reason = approved.reason ? `: ${approved.reason}` : '';
       const content = `the call of tool "${loaded.call.name}" was rejected by a person${reason}`;
-      const began = { atMs: Date.now(), known: true };
+      const began = beganIfObserved(context, Date.now(), true);
       return commitOutcome(context, data, loaded.call, { content, isError: true }, true, {}, began);
     }
   }
@@ -270,7 +283,7 @@ async function callTool(
     begun.status === 'interrupted'
       ? parseJsonRecord(toolIntentSchema, begun.intent, 'tool intent')
       : undefined;
-  const beganAtMs = intent ? Date.parse(intent.at) : Date.now();
+  const beganAtMs = intent ? Date.parse(intent.at) : context.services.observer ? Date.now() : 0;
   const tool = findTool(agent.toolboxes, call.name);
   const prepared = prepareToolCall(
     call,
@@ -278,7 +291,7 @@ async function callTool(
     agent.tools.map((definition) => definition.name),
   );
   if (!prepared.ok) {
-    const began = { atMs: beganAtMs, known: tool !== undefined };
+    const began = beganIfObserved(context, beganAtMs, tool !== undefined);
     return commitOutcome(context, data, call, prepared.outcome, false, {}, began);
   }
   const decision = decideToolStart(
@@ -290,7 +303,7 @@ async function callTool(
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
     const outcome = { content, isError: true, interrupted: 'outcome_unknown' as const };
-    return commitOutcome(context, data, call, outcome, false, {}, { atMs: beganAtMs, known: true });
+    return commitOutcome(context, data, call, outcome, false, {}, beganIfObserved(context, beganAtMs, true));
   }
   if (decision.kind === 'reuse') return continueAfterTools(context, data);
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
@@ -331,7 +344,7 @@ async function callTool(
     interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
     false,
     { before: 'tool.before_commit', after: 'tool.after_commit' },
-    { atMs: beganAtMs, repeat: interrupted ? repeatCauseOf(context.attempt) : undefined, known: true },
+    beganIfObserved(context, beganAtMs, true, interrupted ? repeatCauseOf(context.attempt) : undefined),
   );
 }
 
