@@ -347,3 +347,99 @@ describeWithBrowser('console: the runs and run pages', () => {
     await expectNothingRan(page);
   });
 });
+
+type Call = { name: string; arguments: Record<string, unknown> };
+const delegate = (agent: string, goal: string): Call => ({
+  name: 'delegate_to_agent',
+  arguments: { agent, task: `work on ${goal}`, sub_goal: goal },
+});
+
+describeWithBrowser("console: a supervisor's run", () => {
+  let supervised: ConsoleFixture;
+  beforeAll(async () => {
+    supervised = await ConsoleFixture.start({
+      script: { default: { text: 'unused' } },
+      harness: {
+        agents: [
+          {
+            name: 'boss',
+            script: {
+              replies: [
+                {
+                  tool_calls: [
+                    {
+                      name: 'declare_sub_goals',
+                      arguments: {
+                        sub_goals: [
+                          { id: 'a', title: 'first part' },
+                          { id: 'b', title: 'second part' },
+                          { id: 'c', title: 'third part' },
+                          { id: 'd', title: 'fourth part' },
+                        ],
+                      },
+                    },
+                  ],
+                },
+                { tool_calls: [delegate('helper', 'a'), delegate('broken', 'b')] },
+                // Once a and b have their results (the next request records them), c's child asks and waits.
+                { tool_calls: [delegate('asker', 'c')] },
+              ],
+              default: { text: 'stopping here' },
+            },
+            options: { max_iterations: 10, supervisor: {} },
+          },
+          { name: 'helper', script: { default: { text: 'helped' } } },
+          // Every attempt of its model call is refused (auth errors are not retried): its run fails.
+          {
+            name: 'broken',
+            script: {
+              default: { text: 'never', fail: [{ kind: 'auth' }, { kind: 'auth' }, { kind: 'auth' }] },
+            },
+          },
+          {
+            name: 'asker',
+            script: {
+              default: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which part?' } }] },
+            },
+          },
+        ],
+      },
+    });
+  });
+  afterEach(async () => {
+    await supervised.closePages();
+  });
+  afterAll(async () => {
+    await supervised?.close();
+  });
+
+  it('shows its sub-goals as [✓] [✗] [→] [ ] under it in the tree, with its child runs below', async () => {
+    const submitted = await supervised.api.request('POST', '/v1/runs', { body: { input: 'do it all' } });
+    const runId: string = submitted.body.run_id;
+    await waitFor(
+      async () => (await supervised.api.request('GET', `/v1/runs/${runId}`)).body.status === 'waiting_input',
+      30_000,
+      'the supervisor waiting for its asking child',
+    );
+    const page = await supervised.openConsole({ route: `#/runs/${runId}` });
+    const goals = page.getByTestId('sub-goals').getByTestId('sub-goal');
+    await expect
+      .poll(() => goals.allTextContents(), { timeout: 30_000 })
+      .toEqual(['[✓] first part', '[✗] second part', '[→] third part', '[ ] fourth part']);
+    const tree = page.getByTestId('run-tree');
+    await expect
+      .poll(
+        () =>
+          tree
+            .locator('.tree-children > li')
+            .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-status'))),
+        { timeout: 30_000 },
+      )
+      // The tree's status of a run waiting on its question (GET /v1/runs/:id/tree says running or waiting).
+      .toEqual(['completed', 'failed', expect.stringMatching(/^(running|waiting)$/)]);
+    expect(await tree.textContent()).toContain('asker');
+    // The asking child's question is the supervisor's too: answerable on its page.
+    await page.getByTestId('pending-questions').getByTestId('answer-form').waitFor({ timeout: 30_000 });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+});
