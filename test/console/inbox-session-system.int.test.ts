@@ -94,8 +94,8 @@ describeWithBrowser('console: inbox, session and system pages', () => {
       'ask_user',
     ]);
     const colour = items.filter({ hasText: 'Which colour?' });
-    await expect.poll(() => colour.getByRole('link', { name: asked.runId }).count()).toBe(1);
-    await expect.poll(() => colour.getByRole('link', { name: asked.sessionId }).count()).toBe(1);
+    expect(await colour.getByRole('link', { name: asked.runId }).count()).toBe(1);
+    expect(await colour.getByRole('link', { name: asked.sessionId }).count()).toBe(1);
     const approval = items.filter({ has: page.getByTestId('approve') });
     expect(await approval.getByTestId('approval-arguments').textContent()).toContain('"amount": 42');
     await expectAccessible(page);

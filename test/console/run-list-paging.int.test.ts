@@ -125,7 +125,9 @@ describeWithBrowser('console: the token form, and paging through 1,000 runs', ()
     let previousIds: string[] = [];
     const next = page.getByTestId('next-page');
     for (let pageNumber = 1; ; pageNumber += 1) {
-      await expect.poll(() => page.getByTestId('page-number').textContent()).toBe(`Page ${pageNumber}`);
+      await expect
+        .poll(() => page.getByTestId('page-number').textContent(), { timeout: 30_000 })
+        .toBe(`Page ${pageNumber}`);
       // The table shows the new page once its call answered (the previous page stays until then); a cursor
       // may lead to an empty last page.
       await expect
