@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, RatchetClientEvent } from '../../src/client/index.js';
-import { TranscriptBuilder } from '../../src/console/components/transcript-state.js';
+import {
+  addMessages,
+  applyEvent,
+  newTranscriptState,
+  transcriptOf,
+} from '../../src/console/components/transcript-state.js';
 
 // What each event of a session does to the console's transcript of one run (src/console/components/
 // transcript-state.ts): the browser tests see finished runs, where streamed text is already replaced.
@@ -28,46 +33,48 @@ function message(id: string, index: number, role: ChatMessage['role'], text: str
 
 describe('the console transcript', () => {
   it('shows streamed text by iteration until the recorded reply replaces it; a retried attempt starts over', () => {
-    const builder = new TranscriptBuilder(runId);
-    builder.apply(event('text_delta', { iteration: 1, attempt: 1, delta: 'Half ' }));
-    builder.apply(event('text_delta', { iteration: 1, attempt: 1, delta: 'a reply' }));
-    expect(builder.snapshot().streaming).toEqual([{ iteration: 1, text: 'Half a reply' }]);
+    const state = newTranscriptState(runId);
+    applyEvent(state, event('text_delta', { iteration: 1, attempt: 1, delta: 'Half ' }));
+    applyEvent(state, event('text_delta', { iteration: 1, attempt: 1, delta: 'a reply' }));
+    expect(transcriptOf(state).streaming).toEqual([{ iteration: 1, text: 'Half a reply' }]);
 
     // The attempt died: its text goes; the next attempt's deltas build the text again.
-    expect(builder.apply(event('attempt_retried', { iteration: 1, attempt: 2 }))).toBe(true);
-    expect(builder.snapshot().streaming).toEqual([]);
-    builder.apply(event('text_delta', { iteration: 1, attempt: 2, delta: 'Whole ' }));
+    expect(applyEvent(state, event('attempt_retried', { iteration: 1, attempt: 2 }))).toBe(true);
+    expect(transcriptOf(state).streaming).toEqual([]);
+    applyEvent(state, event('text_delta', { iteration: 1, attempt: 2, delta: 'Whole ' }));
     // A late delta of the dead attempt is dropped.
-    expect(builder.apply(event('text_delta', { iteration: 1, attempt: 1, delta: 'stale' }))).toBe(false);
-    builder.apply(event('text_delta', { iteration: 1, attempt: 2, delta: 'reply.' }));
-    expect(builder.snapshot().streaming).toEqual([{ iteration: 1, text: 'Whole reply.' }]);
+    expect(applyEvent(state, event('text_delta', { iteration: 1, attempt: 1, delta: 'stale' }))).toBe(false);
+    applyEvent(state, event('text_delta', { iteration: 1, attempt: 2, delta: 'reply.' }));
+    expect(transcriptOf(state).streaming).toEqual([{ iteration: 1, text: 'Whole reply.' }]);
 
     const reply = message(`${runId}-i1-a`, 1, 'assistant', 'Whole reply.');
-    builder.apply(event('message_added', { chat_id: 'c', index: 1, message: reply }));
-    const shown = builder.snapshot();
+    applyEvent(state, event('message_added', { chat_id: 'c', index: 1, message: reply }));
+    const shown = transcriptOf(state);
     expect(shown.streaming).toEqual([]);
     expect(shown.messages.map((entry) => entry.id)).toEqual([`${runId}-i1-a`]);
   });
 
   it('orders messages by chat index, read or streamed, once each; other runs of the session are left out', () => {
-    const builder = new TranscriptBuilder(runId);
+    const state = newTranscriptState(runId);
     const input = message(`${runId}-in`, 0, 'user', 'hi');
     const reply = message(`${runId}-i1-a`, 1, 'assistant', 'hello');
-    builder.apply(event('message_added', { chat_id: 'c', index: 1, message: reply }));
-    builder.addMessages([input, reply]);
-    builder.apply(event('message_added', { chat_id: 'c', index: 0, message: input }));
+    applyEvent(state, event('message_added', { chat_id: 'c', index: 1, message: reply }));
+    addMessages(state, [input, reply]);
+    applyEvent(state, event('message_added', { chat_id: 'c', index: 0, message: input }));
     const other = message('run_cccccccccccccccc_dddddddddd-i1-a', 0, 'assistant', 'not mine');
     expect(
-      builder.apply(
+      applyEvent(
+        state,
         event('message_added', { chat_id: 'd', index: 0, message: other }, 'run_cccccccccccccccc_dddddddddd'),
       ),
     ).toBe(false);
-    expect(builder.snapshot().messages.map((entry) => entry.index)).toEqual([0, 1]);
+    expect(transcriptOf(state).messages.map((entry) => entry.index)).toEqual([0, 1]);
   });
 
   it('marks compactions, loops, reflections, rejected answers and step errors, and tracks calls in flight', () => {
-    const builder = new TranscriptBuilder(runId);
-    builder.apply(
+    const state = newTranscriptState(runId);
+    applyEvent(
+      state,
       event('compaction', {
         iteration: 4,
         up_to: 12,
@@ -76,11 +83,13 @@ describe('the console transcript', () => {
         reason: 'threshold',
       }),
     );
-    builder.apply(
+    applyEvent(
+      state,
       event('loop_detected', { iteration: 5, tool: 'search', arguments: '{}', count: 3, window_size: 6 }),
     );
-    builder.apply(event('reflection', { iteration: 6, failures: 3 }));
-    builder.apply(
+    applyEvent(state, event('reflection', { iteration: 6, failures: 3 }));
+    applyEvent(
+      state,
       event('answer_rejected', {
         iteration: 7,
         check: 'output_guardrail',
@@ -89,7 +98,8 @@ describe('the console transcript', () => {
         max_retries: 2,
       }),
     );
-    builder.apply(
+    applyEvent(
+      state,
       event('error', {
         step: `${runId}-i8`,
         attempt: 1,
@@ -99,13 +109,16 @@ describe('the console transcript', () => {
         retry_in_ms: 50,
       }),
     );
-    builder.apply(
+    applyEvent(
+      state,
       event('tool_call_start', { iteration: 8, tool_call_id: 'call_1', name: 'search', arguments: '{}' }),
     );
-    builder.apply(
+    applyEvent(
+      state,
       event('tool_call_start', { iteration: 8, tool_call_id: 'call_2', name: 'fetch', arguments: '{}' }),
     );
-    builder.apply(
+    applyEvent(
+      state,
       event('tool_call_end', {
         iteration: 8,
         tool_call_id: 'call_1',
@@ -115,7 +128,7 @@ describe('the console transcript', () => {
       }),
     );
 
-    const shown = builder.snapshot();
+    const shown = transcriptOf(state);
     expect(shown.notes.map((note) => note.kind)).toEqual([
       'compaction',
       'loop_detected',
@@ -129,7 +142,7 @@ describe('the console transcript', () => {
     expect(shown.notes[4]?.text).toContain('(it will be retried)');
     expect(shown.running.map((call) => call.name)).toEqual(['fetch']);
 
-    builder.apply(event('run_cancelled', { reason: 'stop' }));
-    expect(builder.snapshot().running).toEqual([]);
+    applyEvent(state, event('run_cancelled', { reason: 'stop' }));
+    expect(transcriptOf(state).running).toEqual([]);
   });
 });

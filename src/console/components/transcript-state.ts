@@ -41,86 +41,98 @@ export const emptyTranscript: Transcript = {
  * DOM, no fetch), so what each event does to it is tested without a browser. Events of other runs of the
  * session are left out (a child run has its own page).
  */
-export class TranscriptBuilder {
-  private readonly messages = new Map<string, ChatMessage>();
-  private readonly notes: TranscriptNote[] = [];
+export interface TranscriptState {
+  runId: string;
+  messages: Map<string, ChatMessage>;
+  notes: TranscriptNote[];
   /** Streamed text by iteration, of the latest attempt seen. */
-  private readonly streaming = new Map<number, { attempt: number; text: string }>();
-  private readonly running = new Map<string, RunningCall>();
-  ended = false;
+  streaming: Map<number, { attempt: number; text: string }>;
+  running: Map<string, RunningCall>;
+  ended: boolean;
   error: string | undefined;
+}
 
-  constructor(private readonly runId: string) {}
+export function newTranscriptState(runId: string): TranscriptState {
+  return {
+    runId,
+    messages: new Map(),
+    notes: [],
+    streaming: new Map(),
+    running: new Map(),
+    ended: false,
+    error: undefined,
+  };
+}
 
-  /** Messages read from the chat (GET /v1/sessions/:id/messages). */
-  addMessages(messages: readonly ChatMessage[]): void {
-    for (const message of messages) this.messages.set(message.id, message);
-  }
+/** Messages read from the chat (GET /v1/sessions/:id/messages). */
+export function addMessages(state: TranscriptState, messages: readonly ChatMessage[]): void {
+  for (const message of messages) state.messages.set(message.id, message);
+}
 
-  /** Takes one event of the session; false when it changes nothing shown. */
-  apply(event: RatchetClientEvent): boolean {
-    if (event.run_id !== this.runId) return false;
-    switch (event.kind) {
-      case 'message_added': {
-        const { message, index } = event.data;
-        this.messages.set(message.id, { ...message, index });
-        // The recorded reply replaces its streamed text.
-        const reply = /-i(\d+)-a$/.exec(message.id);
-        if (reply !== null) this.streaming.delete(Number(reply[1]));
-        return true;
-      }
-      case 'text_delta': {
-        const current = this.streaming.get(event.data.iteration);
-        if (current !== undefined && current.attempt > event.data.attempt) return false;
-        const text = current?.attempt === event.data.attempt ? current.text : '';
-        this.streaming.set(event.data.iteration, {
-          attempt: event.data.attempt,
-          text: text + event.data.delta,
-        });
-        return true;
-      }
-      case 'attempt_retried': {
-        // The text of the attempt that died is dropped; the new attempt's comes next.
-        const current = this.streaming.get(event.data.iteration);
-        if (current === undefined || current.attempt >= event.data.attempt) return false;
-        this.streaming.set(event.data.iteration, { attempt: event.data.attempt, text: '' });
-        return true;
-      }
-      case 'tool_call_start':
-        this.running.set(event.data.tool_call_id, {
-          toolCallId: event.data.tool_call_id,
-          name: event.data.name,
-        });
-        return true;
-      case 'tool_call_end':
-        return this.running.delete(event.data.tool_call_id);
-      case 'run_completed':
-      case 'run_failed':
-      case 'run_cancelled':
-        this.running.clear();
-        this.streaming.clear();
-        return true;
-      default: {
-        const text = noteText(event);
-        if (text === undefined) return false;
-        this.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
-        return true;
-      }
+/** Takes one event of the session into the state; false when it changes nothing shown. */
+export function applyEvent(state: TranscriptState, event: RatchetClientEvent): boolean {
+  if (event.run_id !== state.runId) return false;
+  switch (event.kind) {
+    case 'message_added': {
+      const { message, index } = event.data;
+      state.messages.set(message.id, { ...message, index });
+      // The recorded reply replaces its streamed text.
+      const reply = /-i(\d+)-a$/.exec(message.id);
+      if (reply !== null) state.streaming.delete(Number(reply[1]));
+      return true;
+    }
+    case 'text_delta': {
+      const current = state.streaming.get(event.data.iteration);
+      if (current !== undefined && current.attempt > event.data.attempt) return false;
+      const text = current?.attempt === event.data.attempt ? current.text : '';
+      state.streaming.set(event.data.iteration, {
+        attempt: event.data.attempt,
+        text: text + event.data.delta,
+      });
+      return true;
+    }
+    case 'attempt_retried': {
+      // The text of the attempt that died is dropped; the new attempt's comes next.
+      const current = state.streaming.get(event.data.iteration);
+      if (current === undefined || current.attempt >= event.data.attempt) return false;
+      state.streaming.set(event.data.iteration, { attempt: event.data.attempt, text: '' });
+      return true;
+    }
+    case 'tool_call_start':
+      state.running.set(event.data.tool_call_id, {
+        toolCallId: event.data.tool_call_id,
+        name: event.data.name,
+      });
+      return true;
+    case 'tool_call_end':
+      return state.running.delete(event.data.tool_call_id);
+    case 'run_completed':
+    case 'run_failed':
+    case 'run_cancelled':
+      state.running.clear();
+      state.streaming.clear();
+      return true;
+    default: {
+      const text = noteText(event);
+      if (text === undefined) return false;
+      state.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
+      return true;
     }
   }
+}
 
-  snapshot(): Transcript {
-    return {
-      messages: [...this.messages.values()].sort((a, b) => a.index - b.index),
-      notes: [...this.notes],
-      streaming: [...this.streaming]
-        .filter(([, value]) => value.text !== '')
-        .map(([iteration, value]) => ({ iteration, text: value.text })),
-      running: [...this.running.values()],
-      ended: this.ended,
-      error: this.error,
-    };
-  }
+/** What the view shows of the state now (copies: the state goes on changing). */
+export function transcriptOf(state: TranscriptState): Transcript {
+  return {
+    messages: [...state.messages.values()].sort((a, b) => a.index - b.index),
+    notes: [...state.notes],
+    streaming: [...state.streaming]
+      .filter(([, value]) => value.text !== '')
+      .map(([iteration, value]) => ({ iteration, text: value.text })),
+    running: [...state.running.values()],
+    ended: state.ended,
+    error: state.error,
+  };
 }
 
 /** The words of an event worth marking in the transcript, or undefined. */

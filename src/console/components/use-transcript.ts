@@ -1,14 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RatchetClient } from '../../client/index.js';
 import { describeError } from './error-note.js';
-import { emptyTranscript, type Transcript, TranscriptBuilder } from './transcript-state.js';
+import {
+  addMessages,
+  applyEvent,
+  emptyTranscript,
+  newTranscriptState,
+  type Transcript,
+  transcriptOf,
+} from './transcript-state.js';
 
 export type { RunningCall, Transcript, TranscriptNote } from './transcript-state.js';
 
 /**
  * What a run said and did, live: a root run's chat read once (GET /v1/sessions/:id/messages: a fork's copied
  * chat has no events), then the session's events through the client's iterator until the run's terminal
- * event (TranscriptBuilder says what each does).
+ * event (transcript-state.ts says what each does).
  */
 export function useTranscript(
   client: RatchetClient,
@@ -21,7 +28,7 @@ export function useTranscript(
   useEffect(() => {
     if (sessionId === undefined) return;
     const controller = new AbortController();
-    const builder = new TranscriptBuilder(runId);
+    const state = newTranscriptState(runId);
     let scheduled = false;
     const publish = () => {
       if (scheduled || controller.signal.aborted) return;
@@ -29,25 +36,25 @@ export function useTranscript(
       // Many events arrive at once from the backlog: render once per frame, not once per event.
       requestAnimationFrame(() => {
         scheduled = false;
-        if (!controller.signal.aborted) setTranscript(builder.snapshot());
+        if (!controller.signal.aborted) setTranscript(transcriptOf(state));
       });
     };
     const follow = async () => {
       try {
         if (root) {
-          builder.addMessages(await client.messages(sessionId, {}, { signal: controller.signal }));
+          addMessages(state, await client.messages(sessionId, {}, { signal: controller.signal }));
           publish();
         }
         for await (const event of client.events(sessionId, {
           signal: controller.signal,
           untilRunEnds: runId,
         })) {
-          if (builder.apply(event)) publish();
+          if (applyEvent(state, event)) publish();
         }
-        builder.ended = true;
+        state.ended = true;
       } catch (failure) {
         if (controller.signal.aborted) return;
-        builder.error = describeError(failure);
+        state.error = describeError(failure);
       }
       publish();
     };
