@@ -441,5 +441,13 @@ describeWithBrowser("console: a supervisor's run", () => {
     // The asking child's question is the supervisor's too: answerable on its page.
     await page.getByTestId('pending-questions').getByTestId('answer-form').waitFor({ timeout: 30_000 });
     expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // A child run's page shows its own chat (the delegated task and its answer), not the session's.
+    await tree.getByRole('link', { name: 'helper' }).click();
+    await expect
+      .poll(() => page.getByTestId('transcript').getByTestId('message').allTextContents(), {
+        timeout: 30_000,
+      })
+      .toEqual([expect.stringContaining('work on a'), expect.stringContaining('helped')]);
   });
 });

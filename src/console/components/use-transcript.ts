@@ -13,16 +13,11 @@ import {
 export type { RunningCall, Transcript, TranscriptNote } from './transcript-state.js';
 
 /**
- * What a run said and did, live: a root run's chat read once (GET /v1/sessions/:id/messages: a fork's copied
- * chat has no events), then the session's events through the client's iterator until the run's terminal
- * event (transcript-state.ts says what each does).
+ * What a run said and did, live: the chat the run works on read once (GET /v1/runs/:id/messages: a root
+ * run's session chat, where a fork's copied chat is; a child run's own chat), then the session's events
+ * through the client's iterator until the run's terminal event (transcript-state.ts says what each does).
  */
-export function useTranscript(
-  client: RatchetClient,
-  runId: string,
-  sessionId: string | undefined,
-  root: boolean,
-) {
+export function useTranscript(client: RatchetClient, runId: string, sessionId: string | undefined) {
   const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
 
   useEffect(() => {
@@ -41,10 +36,8 @@ export function useTranscript(
     };
     const follow = async () => {
       try {
-        if (root) {
-          addMessages(state, await client.messages(sessionId, {}, { signal: controller.signal }));
-          publish();
-        }
+        addMessages(state, (await client.runMessages(runId, {}, { signal: controller.signal })).messages);
+        publish();
         for await (const event of client.events(sessionId, {
           signal: controller.signal,
           untilRunEnds: runId,
@@ -60,7 +53,7 @@ export function useTranscript(
     };
     void follow();
     return () => controller.abort();
-  }, [client, runId, sessionId, root]);
+  }, [client, runId, sessionId]);
 
   return transcript;
 }

@@ -47,7 +47,7 @@ export function RunPage({ client, params }: PageProps) {
     (signal) => (sessionId === undefined ? Promise.resolve([]) : client.questions(sessionId, { signal })),
     [client, sessionId],
   );
-  const transcript = useTranscript(client, runId, sessionId, run.data?.depth === 0);
+  const transcript = useTranscript(client, runId, sessionId);
 
   if (run.data === undefined) {
     return (
