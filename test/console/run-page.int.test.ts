@@ -342,6 +342,17 @@ describeWithBrowser('console: the runs and run pages', () => {
     await table.getByTestId(`run-link`).first().waitFor({ timeout: 30_000 });
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshot(page, 'runs');
+    // At a narrow width nothing is wider than the window (the table scrolls in its own box); so for a run.
+    for (const [route, name, loaded] of [
+      ['#/runs', 'runs-narrow', 'runs-table'],
+      [`#/runs/${done.runId}`, 'run-page-narrow', 'steps-table'],
+    ] as const) {
+      const narrow = await fixture.openConsole({ route, viewport: { width: 400, height: 800 } });
+      await narrow.getByTestId(loaded).waitFor({ timeout: 30_000 });
+      const overflow = await narrow.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow, `${name} is wider than 400 px`).toBeLessThanOrEqual(0);
+      await screenshot(narrow, name);
+    }
     await table.getByTestId(`run-row-${done.runId}`).getByTestId('run-link').click();
     await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
     await expectNothingRan(page);
