@@ -54,6 +54,15 @@ export class Telemetry implements StepObserver {
     this.guard('step', () => this.metrics?.stepEnded(step));
   }
 
+  rateLimited(provider: string, waitMs: number): void {
+    this.guard('rate limit wait', () => this.metrics?.rateLimited(provider, waitMs));
+  }
+
+  /** This worker found dead worker processes and released their steps. */
+  deadWorkersNoticed(count: number): void {
+    this.guard('dead worker', () => this.metrics?.deadWorkersNoticed(count));
+  }
+
   /** A step job of this shard was found stalled and handed back (its worker died or stalled). */
   takeover(shard: number): void {
     this.guard('takeover', () => this.metrics?.takeover(shard));

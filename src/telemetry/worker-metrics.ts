@@ -22,7 +22,7 @@ export class WorkerMetrics {
   readonly registry = new Registry();
   private readonly runsStarted = new Counter({
     name: 'ratchet_runs_started_total',
-    help: 'Runs whose first step began, by agent (again when that step is taken over before it commits)',
+    help: 'Runs whose first step this worker started first, by agent',
     labelNames: ['agent'],
     registers: [this.registry],
   });
@@ -92,6 +92,31 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly queueWait = new Histogram({
+    name: 'ratchet_step_queue_wait_seconds',
+    help: 'How long a step job waited in its queue before a worker took it (first starts of jobs not added delayed), by kind and shard',
+    labelNames: ['kind', 'shard'],
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  private readonly rateLimitWaits = new Counter({
+    name: 'ratchet_rate_limit_waits_total',
+    help: "Model calls that waited for their provider's shared rate limit (their step was parked), by provider entry",
+    labelNames: ['provider'],
+    registers: [this.registry],
+  });
+  private readonly rateLimitWaitSeconds = new Counter({
+    name: 'ratchet_rate_limit_wait_seconds_total',
+    help: 'How long those steps were parked for, by provider entry',
+    labelNames: ['provider'],
+    registers: [this.registry],
+  });
+  private readonly deadWorkers = new Counter({
+    name: 'ratchet_dead_workers_noticed_total',
+    help: 'Worker processes whose heartbeat expired, noticed by this worker, which released their steps',
+    registers: [this.registry],
+  });
+
   runStarted(record: Pick<RunRecord, 'agent'>): void {
     this.runsStarted.inc({ agent: record.agent });
   }
@@ -105,6 +130,17 @@ export class WorkerMetrics {
 
   stepEnded(step: StepReport): void {
     this.stepDuration.observe({ kind: step.kind, outcome: step.outcome }, step.durationMs / 1000);
+    if (step.queueWaitMs !== undefined)
+      this.queueWait.observe({ kind: step.kind, shard: String(step.shard) }, step.queueWaitMs / 1000);
+  }
+
+  rateLimited(provider: string, waitMs: number): void {
+    this.rateLimitWaits.inc({ provider });
+    this.rateLimitWaitSeconds.inc({ provider }, Math.max(0, waitMs) / 1000);
+  }
+
+  deadWorkersNoticed(count: number): void {
+    this.deadWorkers.inc(count);
   }
 
   modelCall(call: ModelCallReport): void {

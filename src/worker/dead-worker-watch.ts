@@ -37,6 +37,8 @@ export class DeadWorkerWatch {
       about?: WorkerAbout;
       deadAfterMs: number;
       logger: Logger;
+      /** Told how many dead processes this one found and released the steps of (for metrics). */
+      onDeadWorkers?: (count: number) => void;
     },
   ) {
     this.registry = new WorkerRegistry(
@@ -99,5 +101,6 @@ export class DeadWorkerWatch {
       );
     }
     for (const entry of dead) await this.registry.forget(entry.id);
+    this.options.onDeadWorkers?.(dead.length);
   }
 }

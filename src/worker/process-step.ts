@@ -150,7 +150,16 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     } finally {
       deadline.clear();
       release();
-      services.observer?.stepEnded({ kind: kind.name, durationMs: Date.now() - startMs, outcome });
+      services.observer?.stepEnded({
+        kind: kind.name,
+        shard: context.write.keys.shard,
+        durationMs: Date.now() - startMs,
+        outcome,
+        queueWaitMs:
+          job.attemptsStarted === 1 && !job.opts.delay && job.processedOn !== undefined
+            ? Math.max(0, job.processedOn - job.timestamp)
+            : undefined,
+      });
     }
   };
 }

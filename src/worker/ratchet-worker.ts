@@ -183,6 +183,7 @@ export class RatchetWorker {
         about: { host: hostname(), concurrency, shards },
         deadAfterMs: config.worker.dead_worker_ms,
         logger,
+        onDeadWorkers: (count) => this.telemetry?.deadWorkersNoticed(count),
       });
       await this.deadWorkerWatch.start();
     }

@@ -46,7 +46,8 @@ describe('GET /metrics', () => {
       },
       worker: false,
       api: { tokens: [token] },
-      harness: { config: metricsConfig },
+      // One request per 300 ms: the second call of a run comes sooner, and waits.
+      harness: { config: metricsConfig, provider: { rate_limit: { rpm: 1, window_ms: 300 } } },
     });
     const worker = api.harness.spawnWorker();
     const auth = { authorization: `Bearer ${token}` };
@@ -81,6 +82,14 @@ describe('GET /metrics', () => {
       fromWorker.histogram('ratchet_step_duration_seconds', { kind: 'tool', outcome: 'done' }).count,
     ).toBe(2 * runs);
     expect(fromWorker.value('ratchet_model_calls_repeated_total')).toBe(0);
+    // Every step job started once, none added delayed: each waited in the queue once.
+    expect(fromWorker.histogram('ratchet_step_queue_wait_seconds', { shard: '0' }).count).toBe(4 * runs);
+    expect(fromWorker.value('ratchet_rate_limit_waits_total', { provider: 'model' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(fromWorker.value('ratchet_rate_limit_wait_seconds_total', { provider: 'model' })).toBeGreaterThan(
+      0,
+    );
     // Bounded labels: no name the model made up, no run or session id.
     expect(fromWorker.text).not.toContain(madeUp);
     expect(fromWorker.labelValues().some((value) => /^(run|ses)_/.test(value))).toBe(false);
@@ -140,6 +149,7 @@ describe('GET /metrics', () => {
     expect((await harness.engine.waitForRun(runId, { timeoutMs: 45_000 })).status).toBe('completed');
     const fromSurvivor = await workerScrape(survivor);
     expect(fromSurvivor.value('ratchet_step_takeovers_total')).toBeGreaterThanOrEqual(1);
+    expect(fromSurvivor.value('ratchet_dead_workers_noticed_total')).toBe(1);
     expect(
       fromSurvivor.value('ratchet_model_calls_repeated_total', {
         cause: 'takeover',

@@ -50,11 +50,14 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
             usage: { input_tokens: 3, output_tokens: 4 },
             delay_ms: 2_000,
           },
+          { tool_calls: [{ name: 'add', arguments: { a: 3, b: 4 } }] },
           { text: 'done' },
         ],
       },
       worker: false,
       harness: {
+        // The third model call comes within 300 ms of the second, and waits: rate-limit series too.
+        provider: { rate_limit: { rpm: 1, window_ms: 300 } },
         config: {
           telemetry: { metrics: { enabled: true, worker_port: 0 } },
           pricing: { test: { input: 1, output: 1 } },
@@ -70,6 +73,11 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
     await doomed?.kill();
     worker = workers.find((candidate) => candidate !== doomed);
     expect((await api.harness.engine.waitForRun(runId, { timeoutMs: 45_000 })).status).toBe('completed');
+    // A second run, all on the survivor (which then has every series of a run's start too).
+    const second = await api.harness.engine.startRun({ input: 'again' });
+    expect((await api.harness.engine.waitForRun(second.runId, { timeoutMs: 45_000 })).status).toBe(
+      'completed',
+    );
     await waitFor(() => metricsPortOf(worker?.output() ?? '') !== undefined, 30_000, 'the metrics listener');
     scrapes.push(await scrape(`http://127.0.0.1:${metricsPortOf(worker?.output() ?? '')}/metrics`));
     scrapes.push(await scrape(`${api.url}/metrics`));

@@ -40,6 +40,7 @@ export async function callModel(
       services.now().getTime(),
     );
     if (!admission.admitted) {
+      services.observer?.rateLimited(provider.name, admission.waitMs);
       context.logger.info(
         { provider: provider.name, wait_ms: admission.waitMs },
         'rate limited: step parked',

@@ -13,10 +13,12 @@ export interface StepObserver {
   toolCall(call: ToolCallReport): void;
   /** The commit that finished the run was written (reported once, by the worker that wrote it). */
   runEnded(record: RunRecord): void;
-  /** The first step of the run began it (reported again if that step runs again before it commits). */
+  /** The first execution of the run's first step began. */
   runStarted(record: Pick<RunRecord, 'agent'>): void;
   /** One execution of a step job ended, however it ended. */
   stepEnded(step: StepReport): void;
+  /** A model call had to wait for its provider's shared rate limit: its step was parked for `waitMs`. */
+  rateLimited(provider: string, waitMs: number): void;
   /** The fields every log line of a step carries (its trace and span ids). */
   logFields(run: { run_id: string; root_run_id?: string | undefined }): Record<string, string>;
 }
@@ -77,6 +79,12 @@ export interface ToolCallReport {
 
 export interface StepReport {
   kind: string;
+  shard: number;
+  /**
+   * How long the job waited in its queue before this execution: only for a job's first start that was not
+   * added delayed (later starts follow a park, a backoff or a takeover).
+   */
+  queueWaitMs: number | undefined;
   durationMs: number;
   /** `done`, `parked`, `failed` (the attempt threw: a retry, a failure, a lost lock). */
   outcome: 'done' | 'parked' | 'failed';

@@ -79,7 +79,8 @@ function logRunEnd(context: StepContext, plan: CommitPlan<unknown>): void {
 /** The first step of a run says so in the logs (again if that step runs again). */
 export function logRunStart(context: StepContext, record: RunRecord): void {
   if (record.status !== 'queued') return;
-  context.services.observer?.runStarted(record);
+  // Counted by the first execution of the first step only: a park (a rate limit) or a takeover starts it again.
+  if (context.started === 1) context.services.observer?.runStarted(record);
   context.logger.info({ run_id: record.id, agent: record.agent }, 'agent run started');
 }
 
