@@ -78,11 +78,12 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     const asked = await submit('ask me something');
     const typed = await submit('type it in');
     const charged = await submit('charge the card');
-    for (const run of [asked, typed, charged]) await fixture.untilQuestion(run.sessionId);
+    const refused = await submit('charge the card again');
+    for (const run of [asked, typed, charged, refused]) await fixture.untilQuestion(run.sessionId);
 
     const page = await fixture.openConsole({ route: '#/inbox' });
     const items = page.getByTestId('inbox-item');
-    await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(4);
     // In the API's order (newest first), each naming its run and session.
     const listed = (await fixture.api.request('GET', '/v1/questions')).body.questions;
     expect(
@@ -90,13 +91,14 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     ).toEqual(listed.map((question: { id: string }) => question.id));
     expect(listed.map((question: { kind: string }) => question.kind).sort()).toEqual([
       'approval',
+      'approval',
       'ask_user',
       'ask_user',
     ]);
     const colour = items.filter({ hasText: 'Which colour?' });
     expect(await colour.getByRole('link', { name: asked.runId }).count()).toBe(1);
     expect(await colour.getByRole('link', { name: asked.sessionId }).count()).toBe(1);
-    const approval = items.filter({ has: page.getByTestId('approve') });
+    const approval = items.filter({ has: page.getByRole('link', { name: charged.runId }) });
     expect(await approval.getByTestId('approval-arguments').textContent()).toContain('"amount": 42');
     await expectAccessible(page);
     await screenshot(page, 'inbox');
@@ -109,16 +111,28 @@ describeWithBrowser('console: inbox, session and system pages', () => {
     await fixture.untilRunStatus(typed.runId, 'completed');
     await approval.getByTestId('approve').click();
     await fixture.untilRunStatus(charged.runId, 'completed');
+    const rejection = items.filter({ has: page.getByRole('link', { name: refused.runId }) });
+    await rejection.getByLabel('Reason to reject').fill('one charge is enough');
+    await rejection.getByTestId('reject').click();
+    await fixture.untilRunStatus(refused.runId, 'completed');
 
-    // The answers reached the runs: the model read them, and the charge was made once.
+    // The answers reached the runs: the model read them, and only the approved charge was made, once.
     const answers = fixture.api.harness
       .modelCalls()
       .filter((call) => call.iteration === 2)
       .map((call) => call.messages.at(-1)?.text ?? '');
-    expect(answers.some((text) => text.includes('blue'))).toBe(true);
-    expect(answers.some((text) => text.includes('swordfish'))).toBe(true);
+    for (const answer of ['blue', 'swordfish', 'one charge is enough']) {
+      expect(
+        answers.some((text) => text.includes(answer)),
+        answer,
+      ).toBe(true);
+    }
     expect(fixture.api.harness.effects().map((effect) => effect.label)).toEqual(['charge 42']);
     await page.getByTestId('inbox-empty').waitFor({ timeout: 30_000 });
+
+    // A question asked while the inbox is open shows up without a reload.
+    const later = await submit('ask me later');
+    await items.filter({ has: page.getByRole('link', { name: later.runId }) }).waitFor({ timeout: 30_000 });
   });
 
   it("a session's page shows its runs, state, tasks and notes, and a new run of it appears live", async () => {
@@ -186,7 +200,7 @@ describeWithBrowser('console: inbox, session and system pages', () => {
       ['#/system', 'system', 'system-agents'],
     ] as const) {
       const page = await fixture.openConsole({ route, viewport: { width: 400, height: 800 } });
-      await page.getByTestId(loaded).waitFor({ timeout: 30_000 });
+      await page.getByTestId(loaded).first().waitFor({ timeout: 30_000 });
       // Nothing is wider than the window: tables scroll inside their own box.
       const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow, `${name} is wider than 400 px`).toBeLessThanOrEqual(0);
