@@ -14,6 +14,7 @@ const programs = [
     debian: 'redis-server',
   },
   { command: 'redis-cli', args: ['--version'], why: 'the Redis Cluster tests', debian: 'redis-tools' },
+  { command: 'promtool', args: ['--version'], why: 'the alert rules tests', debian: 'prometheus' },
 ];
 
 const minimumNodeMajor = 24;

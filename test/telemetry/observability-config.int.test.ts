@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +172,26 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
           problems.push(`${where}: no metric has ${label}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('pass promtool: the rules load, and their unit tests fire each alert on the series Ratchet serves', () => {
+    const check = spawnSync('promtool', ['check', 'rules', 'prometheus-alerts.yml'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
+    expect(check.stdout).toContain(`SUCCESS: ${rules.length} rules found`);
+    const unit = spawnSync('promtool', ['test', 'rules', 'prometheus-alerts.test.yml'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(unit.status, `${unit.stdout}${unit.stderr}`).toBe(0);
+    // The unit tests name only series that Ratchet serves, like the rules.
+    const series = [
+      ...readFileSync(join(dir, 'prometheus-alerts.test.yml'), 'utf8').matchAll(/series: '([a-z_:]+)\{/g),
+    ].map((match) => match[1] as string);
+    expect(series.length).toBeGreaterThan(0);
+    for (const name of series) expect(familyOf(name), name).toBeDefined();
   });
 
   it('reads every series name out of PromQL, and the check can fail', () => {
