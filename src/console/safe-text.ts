@@ -24,7 +24,8 @@ export function safeHttpUrl(candidate: string): string | undefined {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 
-const urlPattern = /https?:\/\/[^\s<>"'`]+/g;
+// A backslash ends a URL too: in JSON text (tool arguments and results) a quote after a URL is written \".
+const urlPattern = /https?:\/\/[^\s<>"'`\\]+/g;
 
 /**
  * Model text cut into plain text and the http(s) URLs in it (trailing punctuation left out of a URL), for

@@ -36,6 +36,12 @@ describe('console text', () => {
       { text: ')' },
     ]);
     expect(textAndLinks('no links here')).toEqual([{ text: 'no links here' }]);
+    // In JSON text a URL is followed by an escaped quote: the backslash is not part of the link.
+    expect(textAndLinks('{"u": "https://a.example/x\\"}')).toEqual([
+      { text: '{"u": "' },
+      { url: 'https://a.example/x' },
+      { text: '\\"}' },
+    ]);
   });
 
   it('shows bidi overrides, isolates and marks escaped, and leaves other text alone', () => {
