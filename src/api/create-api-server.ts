@@ -14,6 +14,7 @@ import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { metricsRoute } from './metrics-route.js';
 import { registerOpenApi } from './openapi.js';
+import { installRequestTracing } from './request-tracing.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -61,6 +62,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   installJsonBodyParser(app);
   // Bodies are JSON or nothing: a text/plain body would otherwise reach the validator as a string.
   app.removeContentTypeParser('text/plain');
+  // First, so a refused request is traced too (telemetry.traces; nothing when off).
+  installRequestTracing(app, { config: options.config, engine: options.engine });
   // Before the token check: a request for a foreign host is refused whatever it carries.
   app.addHook('onRequest', requestShapeGuard());
   app.addHook(

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiHarness } from '../api/api-harness.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessAgent, type WorkerProcess } from '../helpers/harness.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
@@ -30,8 +31,11 @@ const byName = (spans: readonly ReceivedSpan[], name: string) => spans.filter((s
 describe('traces', () => {
   let harness: Harness | undefined;
   let receiver: OtlpReceiver | undefined;
+  let api: ApiHarness | undefined;
 
   afterEach(async () => {
+    await api?.close();
+    api = undefined;
     await harness?.close();
     await receiver?.close();
     harness = undefined;
@@ -275,4 +279,74 @@ describe('traces', () => {
     expect((await disabled.stop()).code).toBe(0);
     expect(spans).toHaveLength(count);
   }, 90_000);
+
+  it("puts API requests in their caller's trace, linked to the run they submit or answer", async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    const spans = receiver.spans;
+    api = await ApiHarness.start({
+      script: {
+        rules: [
+          {
+            when: { role: 'user', contains: 'colour' },
+            reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+          },
+        ],
+        default: { text: 'done' },
+      },
+      harness: {
+        config: { telemetry: { traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 } } },
+      },
+    });
+    const submitter = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7' };
+    const submitted = await api.request('POST', '/v1/runs', {
+      body: { input: 'pick a colour' },
+      headers: { traceparent: `00-${submitter.trace}-${submitter.span}-01` },
+    });
+    expect(submitted.status).toBe(202);
+    const runId = submitted.body.run_id as string;
+    let questionId: string | undefined;
+    await waitFor(
+      async () => {
+        questionId = (await api?.engine.getRun(runId))?.pending_question?.id;
+        return questionId !== undefined;
+      },
+      30_000,
+      'the question',
+    );
+    const answerer = { trace: 'aaf92f3577b34da6a3ce929d0e0e4799', span: '11f067aa0ba902b8' };
+    const answered = await api.request('POST', `/v1/sessions/${submitted.body.session_id}/respond`, {
+      body: { question_id: questionId, response: 'red' },
+      headers: { traceparent: `00-${answerer.trace}-${answerer.span}-01` },
+    });
+    expect(answered.status).toBe(202);
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    expect((await api.request('GET', `/v1/runs/${runId}`)).status).toBe(200);
+    await waitFor(
+      () =>
+        byName(spans, 'invoke_agent agent').length === 1 &&
+        byName(spans, 'POST /v1/sessions/:id/respond').length === 1 &&
+        byName(spans, 'GET /v1/runs/:id').length === 1,
+      30_000,
+      'the run and request spans',
+    );
+    const [run] = byName(spans, 'invoke_agent agent');
+    const [submit] = byName(spans, 'POST /v1/runs');
+    const [answer] = byName(spans, 'POST /v1/sessions/:id/respond');
+    const [read] = byName(spans, 'GET /v1/runs/:id');
+    expect(submit).toMatchObject({ traceId: submitter.trace, parentSpanId: submitter.span, kind: 2 });
+    expect(submit?.links).toEqual([{ traceId: run?.traceId, spanId: run?.spanId }]);
+    expect(submit?.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/runs',
+      'http.response.status_code': 202,
+      'ratchet.run.id': runId,
+    });
+    expect(answer).toMatchObject({ traceId: answerer.trace, parentSpanId: answerer.span });
+    expect(answer?.links).toEqual([{ traceId: run?.traceId, spanId: run?.spanId }]);
+    // A request without a traceparent starts a trace of its own; a read links to nothing.
+    expect(read?.parentSpanId).toBeUndefined();
+    expect(read?.traceId).not.toBe(submitter.trace);
+    expect(read?.attributes['url.path']).toBe(`/v1/runs/${runId}`);
+  }, 60_000);
 });
