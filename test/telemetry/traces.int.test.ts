@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiHarness } from '../api/api-harness.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
+import { type OwnRedis, startRedisServer } from '../helpers/find-redis.js';
 import { Harness, type HarnessAgent, type WorkerProcess } from '../helpers/harness.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
@@ -33,10 +37,17 @@ describe('traces', () => {
   let receiver: OtlpReceiver | undefined;
   let api: ApiHarness | undefined;
 
+  let ownRedis: OwnRedis | undefined;
+  let redisDir: string | undefined;
+
   afterEach(async () => {
     await api?.close();
     api = undefined;
     await harness?.close();
+    await ownRedis?.stop();
+    ownRedis = undefined;
+    if (redisDir) rmSync(redisDir, { recursive: true, force: true });
+    redisDir = undefined;
     await receiver?.close();
     harness = undefined;
     receiver = undefined;
@@ -349,4 +360,48 @@ describe('traces', () => {
     expect(read?.traceId).not.toBe(submitter.trace);
     expect(read?.attributes['url.path']).toBe(`/v1/runs/${runId}`);
   }, 60_000);
+
+  it('keeps a run in one trace across a restart of its Redis mid-model-call', async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    const spans = receiver.spans;
+    redisDir = mkdtempSync(join(tmpdir(), 'ratchet-trace-aof-'));
+    ownRedis = await startRedisServer({ appendOnly: true, dir: redisDir });
+    harness = new Harness({
+      script: {
+        replies: [
+          { tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }], delay_ms: 800 },
+          { tool_calls: [{ name: 'add', arguments: { a: 3, b: 4 } }] },
+          { text: 'done' },
+        ],
+      },
+      redisUrl: ownRedis.url,
+      config: { telemetry: { traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 } } },
+    });
+    await harness.startWorker();
+    const { runId } = await harness.engine.startRun({ input: 'blip' });
+    await waitFor(() => harness?.modelCalls().length === 1, 20_000, 'the first model call');
+    // Redis dies while the model call is in flight, and comes back with its append-only file.
+    await ownRedis.stop();
+    ownRedis = await startRedisServer({ appendOnly: true, dir: redisDir, port: ownRedis.port });
+    expect((await harness.engine.waitForRun(runId, { timeoutMs: 60_000 })).status).toBe('completed');
+    await waitFor(() => byName(spans, 'invoke_agent agent').length === 1, 30_000, 'the run span');
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
+    const [run] = byName(spans, 'invoke_agent agent');
+    for (const span of spans.filter((candidate) => candidate !== run))
+      expect(span.parentSpanId).toBe(run?.spanId);
+    expect(byName(spans, 'execute_tool add')).toHaveLength(2);
+    // Each iteration's call has one span, and any call made again (had the restart cost the step its lock)
+    // is a span of its own, marked.
+    for (const iteration of [1, 2, 3]) {
+      const calls = byName(spans, 'chat test').filter(
+        (span) => span.attributes['ratchet.iteration'] === iteration,
+      );
+      expect(
+        calls.filter((span) => span.attributes['ratchet.repeat'] !== true),
+        `iteration ${iteration}`,
+      ).toHaveLength(1);
+    }
+  }, 90_000);
 });
