@@ -1,4 +1,5 @@
 import type { TelemetryConfig } from '../config/index.js';
+import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type {
   ModelCallReport,
@@ -76,7 +77,17 @@ export class Telemetry implements StepObserver {
   async listen(host: string, port: number): Promise<number | undefined> {
     if (!this.metrics) return undefined;
     this.listener = new MetricsListener(this.metrics.registry);
-    return this.listener.start(host, port);
+    try {
+      return await this.listener.start(host, port);
+    } catch (error) {
+      // Two worker processes of one host with the same port: a config problem, said as one.
+      throw new RatchetError(
+        'config_invalid',
+        `telemetry.metrics: the worker's metrics listener cannot listen on ${host}:${port} ` +
+          `(${(error as Error).message}); give each worker process of a host its own worker_port, or 0 for any free one`,
+        { cause: error },
+      );
+    }
   }
 
   /** Sends the spans still waiting and stops serving metrics. */

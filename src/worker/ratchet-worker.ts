@@ -92,6 +92,16 @@ export class RatchetWorker {
       logger,
       instanceId: this.workerId,
     });
+    // Before any step runs: a port another process holds stops this one before it takes a job.
+    const { metrics } = config.telemetry;
+    const metricsPort = await this.telemetry?.listen(metrics.worker_host, metrics.worker_port);
+    if (metricsPort !== undefined)
+      logger.info({ host: metrics.worker_host, port: metricsPort }, 'metrics listening');
+    if (this.shuttingDown) {
+      // A close that came while the listener started may have closed the telemetry before it: again.
+      await this.telemetry?.close();
+      return;
+    }
     const services: StepServices = {
       stores: redisStepStores(commands, space, config.events.max_len),
       scheduler: engine.scheduler(),
@@ -201,11 +211,6 @@ export class RatchetWorker {
       logger,
     });
     await this.retention.start();
-    if (this.shuttingDown) return;
-    const { metrics } = config.telemetry;
-    const metricsPort = await this.telemetry?.listen(metrics.worker_host, metrics.worker_port);
-    if (metricsPort !== undefined)
-      logger.info({ host: metrics.worker_host, port: metricsPort }, 'metrics listening');
     if (this.shuttingDown) return;
     logger.info(
       {

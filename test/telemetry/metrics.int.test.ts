@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiHarness } from '../api/api-harness.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
+import { freePort } from '../helpers/find-redis.js';
 import { Harness, type WorkerProcess } from '../helpers/harness.js';
 import { metricsPortOf, type Scrape, scrape } from './scrape.js';
 
@@ -160,4 +161,24 @@ describe('GET /metrics', () => {
     expect(fromSurvivor.value('ratchet_runs_finished_total', { status: 'completed' })).toBe(1);
     expect((await survivor.stop()).code).toBe(0);
   }, 120_000);
+
+  it('refuses to start a second worker on a metrics port that is taken, naming the setting', async () => {
+    const port = await freePort();
+    harness = new Harness({
+      script: { default: { text: 'ok' } },
+      config: { telemetry: { metrics: { enabled: true, worker_port: port } } },
+    });
+    const first = harness.spawnWorker();
+    await waitFor(() => metricsPortOf(first.output()) === port, 30_000, 'the first worker listening');
+    const second = harness.spawnWorker();
+    const exit = await waitForExit(second, 30_000);
+    expect(exit.code, second.output()).toBe(2);
+    expect(second.output()).toContain(`cannot listen on 127.0.0.1:${port}`);
+    expect(second.output()).toContain('worker_port');
+    // The first one serves on.
+    expect(
+      (await scrape(`http://127.0.0.1:${port}/metrics`)).family('ratchet_runs_started_total'),
+    ).toBeDefined();
+    expect((await first.stop()).code).toBe(0);
+  }, 60_000);
 });
