@@ -33,7 +33,8 @@ describe('ratchet dev', () => {
     expect(dev.stdout()).toContain(`started redis-server on port ${port}`);
     expect(existsSync(join(world.dir, '.ratchet/redis/redis.log'))).toBe(true);
     expect(await redisAnswers(redisUrl)).toBe(true);
-    // The web console, at the URL it prints.
+    // The web console, at the URL it prints (a line of its own, written after the API's: wait for it).
+    await dev.waitFor(/\nconsole: http:\/\/\S+\/console\n/);
     expect(dev.stdout()).toContain(`\nconsole: ${url}/console\n`);
     const page = await fetch(`${url}/console`);
     expect(page.status).toBe(200);
