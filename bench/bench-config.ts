@@ -15,6 +15,8 @@ export interface BenchConfigOptions {
   toolboxes: string[];
   maxIterations: number;
   concurrency: number;
+  /** The config's telemetry section (BENCH_TELEMETRY=on: bench/telemetry-sink.ts); absent: off. */
+  telemetry?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -36,6 +38,7 @@ export function benchConfig(options: BenchConfigOptions): LoadedConfig {
       ? { url: options.url, prefix: options.prefix, shards: 8, cluster_nodes: options.clusterNodes }
       : { url: options.url, prefix: options.prefix, shards: 1 },
     worker: { concurrency: options.concurrency },
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   return { config, path: '<bench>', configDir: process.cwd() };
 }

@@ -16,6 +16,7 @@ import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
 import { runInSlots } from './slots.js';
 import { gaps } from './stats.js';
 import type { StepMarks } from './step-marks.js';
+import { telemetrySink } from './telemetry-sink.js';
 
 export interface RatchetRunsOptions extends ScenarioSize {
   url: string;
@@ -45,6 +46,7 @@ export async function measureRatchetRuns(options: RatchetRunsOptions): Promise<S
     toolboxes: options.iterations > 1 ? [noopToolboxName] : [],
     maxIterations: options.iterations,
     concurrency: options.concurrency,
+    telemetry: (await telemetrySink())?.config,
   });
   const logger = silentLogger();
   const worker = new RatchetWorker({ loaded, toolboxes: [noopToolbox(marks)], logger });

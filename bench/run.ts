@@ -45,6 +45,7 @@ import { formatScaling, measureScaling, type ScalingResult, scalingTarget } from
 import type { ScenarioSize } from './scenario.js';
 import { measureTakeover, type TakeoverResult } from './takeover.js';
 import { formatTakeovers, takeoverTarget } from './takeover-report.js';
+import { telemetryOn, telemetrySink } from './telemetry-sink.js';
 
 const url = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const runs = positiveInteger('BENCH_RUNS', 200);
@@ -182,6 +183,11 @@ async function main(): Promise<void> {
   const serialRuns = Math.max(5, Math.round(runs / 10));
   console.log(`Ratchet bench · ${await describeEnvironment(url)}`);
   console.log(
+    telemetryOn
+      ? 'telemetry: on (BENCH_TELEMETRY=on): spans exported to an OTLP/HTTP receiver in this process, worker metrics served (sections A and B)'
+      : 'telemetry: off (BENCH_TELEMETRY=on turns it on for sections A and B)',
+  );
+  console.log(
     `sizes: BENCH_RUNS=${runs} (${serialRuns} at 1 in flight), BENCH_ITERATIONS=${iterations}, ` +
       `worker concurrency ${concurrency} (raw and Ratchet, in this process), scripted model without delay`,
   );
@@ -233,6 +239,11 @@ async function main(): Promise<void> {
   const withEffects = contextRuns[1];
   if (!withEffects) throw new Error('the context bench did not run');
   console.log(formatTargets(targetsOf(single, chain, takeoverResults, contextTarget(withEffects), scaling)));
+  const sink = await telemetrySink();
+  if (sink) {
+    console.log(`\ntelemetry: ${sink.requests} span exports received, ${(sink.bytes / 1024).toFixed(0)} KB`);
+    await sink.close();
+  }
   console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
