@@ -78,6 +78,22 @@ async function navigatedFrom(page: Page, from: string): Promise<string> {
   return decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
 }
 
+/** Presses Tab until `focused` (a page expression) holds; fails after 200 presses. */
+async function tabUntil(page: Page, focused: string): Promise<void> {
+  for (let presses = 0; presses < 200; presses += 1) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(focused)) return;
+  }
+  throw new Error(`200 presses of Tab never focused what ${focused} asks for`);
+}
+
+/** Whether the focused element draws a focus ring (an outline or a box shadow). */
+async function focusIsVisible(page: Page): Promise<boolean> {
+  return (await page.evaluate(
+    `(() => { const style = getComputedStyle(document.activeElement); return (style.outlineStyle !== 'none' && style.outlineWidth !== '0px') || style.boxShadow !== 'none'; })()`,
+  )) as boolean;
+}
+
 async function expectNothingRan(page: Page): Promise<void> {
   expect(await page.evaluate('window.__pwned')).toBeUndefined();
   const watch = await fixture.watchOf(page);
@@ -185,6 +201,35 @@ describeWithBrowser('console: the runs and run pages', () => {
       })
       .toContain('Sum: 5');
     await expectNothingRan(page);
+  });
+
+  it('is usable by keyboard alone: from the runs list to a run, answering its question', async () => {
+    const { runId } = await submit('ask: by keyboard');
+    await untilStatus(runId, 'waiting_input');
+    const page = await fixture.openConsole({ route: '#/runs' });
+    await page.getByTestId(`run-row-${runId}`).waitFor({ timeout: 30_000 });
+    // Tab to the run's link (past the skip link, the nav, the filters), with a focus ring a person can see.
+    await tabUntil(page, `document.activeElement?.getAttribute('href') === '#/runs/${runId}'`);
+    expect(await focusIsVisible(page)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('run-page').waitFor({ timeout: 30_000 });
+    await page.getByTestId('pending-questions').getByTestId('answer-form').waitFor({ timeout: 30_000 });
+    // Tab to the answer's field and type; Tab on to its send button and press Enter.
+    await tabUntil(
+      page,
+      `document.activeElement?.closest('[data-testid="pending-questions"]') !== null && document.activeElement?.tagName === 'TEXTAREA'`,
+    );
+    expect(await focusIsVisible(page)).toBe(true);
+    await page.keyboard.type('Porto');
+    await tabUntil(page, `document.activeElement?.getAttribute('data-testid') === 'answer-submit'`);
+    expect(await focusIsVisible(page)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => shownStatus(page), { timeout: 30_000 }).toBe('completed');
+    const lastRequest = fixture.api.harness
+      .modelCalls()
+      .filter((call) => (call as unknown as { run_id: string }).run_id === runId)
+      .at(-1);
+    expect(lastRequest?.messages.at(-1)?.text).toContain('Porto');
   });
 
   it('cancels a waiting run, retries it, and shows the retry, which completes', async () => {
