@@ -6,8 +6,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Crash tests spawn worker processes; two files at a time keeps a 2-core machine responsive.
-    maxWorkers: 2,
+    // Three files at a time on a 2-core machine: most integration files wait (on lock expiry, a killed
+    // worker's takeover, a browser, a child process starting), so a third fills the idle time; their waits
+    // are conditions with generous limits, not stopwatches, so the extra load slows them without failing them.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
