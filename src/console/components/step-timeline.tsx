@@ -1,5 +1,6 @@
 import type { IterationStep, RunSteps } from '../../client/index.js';
 import { formatCost, formatCount, formatDuration } from '../format.js';
+import { TableHead } from './table-head.js';
 import { visibleText } from './text.js';
 
 /** One drawn bar: what, where on the time axis, and its words for the tooltip. */
@@ -212,27 +213,19 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
       <div class="table-scroll">
         <table data-testid="steps-table">
           <caption class="visually-hidden">Iterations with tokens and cost</caption>
-          <thead>
-            <tr>
-              <th scope="col">Iteration</th>
-              <th scope="col">Model</th>
-              <th scope="col">Decision</th>
-              <th scope="col">Tool calls</th>
-              <th scope="col">Executions</th>
-              <th scope="col" class="number">
-                Duration
-              </th>
-              <th scope="col" class="number">
-                Tokens in
-              </th>
-              <th scope="col" class="number">
-                Tokens out
-              </th>
-              <th scope="col" class="number">
-                Cost
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { label: 'Iteration' },
+              { label: 'Model' },
+              { label: 'Decision' },
+              { label: 'Tool calls' },
+              { label: 'Executions' },
+              { label: 'Duration', numeric: true },
+              { label: 'Tokens in', numeric: true },
+              { label: 'Tokens out', numeric: true },
+              { label: 'Cost', numeric: true },
+            ]}
+          />
           <tbody>
             {steps.steps.map((step) => (
               <tr key={step.iteration} data-testid={`step-row-${step.iteration}`}>

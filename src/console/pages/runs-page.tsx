@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { RunListItem, RunListStatus, RunSummary } from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { TableHead } from '../components/table-head.js';
 import { Text } from '../components/text.js';
 import { usePoll } from '../components/use-poll.js';
 import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
@@ -293,27 +294,19 @@ function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
     <div class="table-scroll">
       <table class="runs-table" data-testid="runs-table">
         <caption class="visually-hidden">Runs, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Status</th>
-            <th scope="col">Run</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Session</th>
-            <th scope="col">Started</th>
-            <th scope="col" class="number">
-              Duration
-            </th>
-            <th scope="col" class="number">
-              Iterations
-            </th>
-            <th scope="col" class="number">
-              Tokens
-            </th>
-            <th scope="col" class="number">
-              Cost
-            </th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            { label: 'Status' },
+            { label: 'Run' },
+            { label: 'Agent' },
+            { label: 'Session' },
+            { label: 'Started' },
+            { label: 'Duration', numeric: true },
+            { label: 'Iterations', numeric: true },
+            { label: 'Tokens', numeric: true },
+            { label: 'Cost', numeric: true },
+          ]}
+        />
         <tbody>
           {runs.map((run) => {
             // finished_at, or now while the run is not finished; unknown when its record could not be read.

@@ -11,6 +11,7 @@ import type {
 import { ErrorNote } from '../components/error-note.js';
 import { QuestionForm } from '../components/question-form.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { TableHead } from '../components/table-head.js';
 import { ModelText, Text, visibleText } from '../components/text.js';
 import { usePoll } from '../components/use-poll.js';
 import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
@@ -164,18 +165,18 @@ function SessionRuns({ runs, more }: { runs: RunListItem[]; more: boolean }) {
         <div class="table-scroll">
           <table data-testid="session-runs">
             <caption class="visually-hidden">Runs of this session, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Iterations</th>
-                <th scope="col">Tokens</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                { label: 'Run' },
+                { label: 'Agent' },
+                { label: 'Status' },
+                { label: 'Started' },
+                { label: 'Duration' },
+                { label: 'Iterations' },
+                { label: 'Tokens' },
+                { label: 'Cost' },
+              ]}
+            />
             <tbody>
               {runs.map((run) => (
                 <tr key={run.id} data-testid={`session-run-row-${run.id}`}>
@@ -246,15 +247,15 @@ function SessionTasks({ tasks }: { tasks: SessionTask[] }) {
         <div class="table-scroll">
           <table data-testid="session-tasks">
             <caption class="visually-hidden">The session's task board</caption>
-            <thead>
-              <tr>
-                <th scope="col">Task</th>
-                <th scope="col">Status</th>
-                <th scope="col">Assignee</th>
-                <th scope="col">Latest note</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                { label: 'Task' },
+                { label: 'Status' },
+                { label: 'Assignee' },
+                { label: 'Latest note' },
+                { label: 'Updated' },
+              ]}
+            />
             <tbody>
               {tasks.map((task) => (
                 <tr key={task.id} data-testid={`session-task-${task.id}`}>

@@ -3,6 +3,7 @@
 import type { AgentSummary, RatchetClient, SystemState } from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { TableHead } from '../components/table-head.js';
 import { Text } from '../components/text.js';
 import { usePoll } from '../components/use-poll.js';
 import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
@@ -97,17 +98,17 @@ function Workers({ workers }: { workers: Worker[] }) {
         <div class="table-scroll">
           <table data-testid="system-workers">
             <caption class="visually-hidden">Workers and their heartbeats</caption>
-            <thead>
-              <tr>
-                <th scope="col">Worker</th>
-                <th scope="col">Host and pid</th>
-                <th scope="col">Concurrency</th>
-                <th scope="col">Shards</th>
-                <th scope="col">Started</th>
-                <th scope="col">Last heartbeat</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                { label: 'Worker' },
+                { label: 'Host and pid' },
+                { label: 'Concurrency' },
+                { label: 'Shards' },
+                { label: 'Started' },
+                { label: 'Last heartbeat' },
+                { label: 'State' },
+              ]}
+            />
             <tbody>
               {workers.map((worker) => (
                 <tr key={worker.id} data-testid={`worker-row-${worker.id}`}>
@@ -234,16 +235,16 @@ function Agents({ agents }: { agents: AgentSummary[] }) {
       <div class="table-scroll">
         <table data-testid="system-agents">
           <caption class="visually-hidden">Agents, handoff groups and teams with their usage</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Model requests</th>
-              <th scope="col">Tokens in</th>
-              <th scope="col">Tokens out</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { label: 'Name' },
+              { label: 'Kind' },
+              { label: 'Model requests' },
+              { label: 'Tokens in' },
+              { label: 'Tokens out' },
+              { label: 'Cost' },
+            ]}
+          />
           <tbody>
             {agents.map((agent) => (
               <tr key={agent.name} data-testid={`agent-row-${agent.name}`}>
