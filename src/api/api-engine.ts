@@ -7,6 +7,8 @@ export type ApiEngine = Pick<
   | 'getRun'
   | 'waitForRun'
   | 'cancelRun'
+  | 'onRunCancelled'
+  | 'onQuestionClosed'
   | 'retryRun'
   | 'forkRun'
   | 'createSession'

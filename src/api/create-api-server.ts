@@ -40,6 +40,9 @@ export interface ApiServerOptions {
   pingRedis: () => Promise<unknown>;
 }
 
+/** Pending questions a scrape reads for the oldest one's age (the inbox's own bound on runs applies too). */
+const pendingQuestionsRead = 10_000;
+
 /**
  * The HTTP API: validates, records and enqueues through the engine, and streams the event log. It never
  * runs a model or a tool. The caller listens (`app.listen({host, port})`) and closes it; closing ends the
@@ -97,6 +100,17 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     const metrics = new ApiMetrics({
       systemState: () => options.engine.systemState(),
       followers: () => openStreams.size,
+      pendingQuestions: async () => (await options.engine.inbox(pendingQuestionsRead)).questions,
+    });
+    // Runs and questions this process closes are counted here (a worker never sees an API cancellation).
+    const stopRuns = options.engine.onRunCancelled((record) => metrics.runCancelled(record));
+    const stopQuestions = options.engine.onQuestionClosed((question, at) =>
+      // The cancel-run script hands over the closed record; an answer, the question as it was pending.
+      metrics.questionClosed(question, at, question.status === 'cancelled' ? 'cancelled' : 'answered'),
+    );
+    app.addHook('onClose', async () => {
+      stopRuns();
+      stopQuestions();
     });
     app.register(metricsRoute, { metrics });
   }

@@ -1,4 +1,6 @@
 import type { Logger } from '../log/index.js';
+import type { QuestionRecord } from '../workflows/question-record.js';
+import type { RunRecord } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import type { KeySpace } from './keys.js';
 import type { StepQueues } from './step-queues.js';
@@ -11,4 +13,26 @@ export interface EngineContext {
   eventsMaxLength: number;
   logger: Logger;
   now: () => Date;
+  /**
+   * Told of each run a cancellation of this engine finished (the record as written), once: only the call
+   * whose write changed the status reports it (telemetry: the run's span and its count, decision 0024).
+   */
+  runCancelled?: Set<(record: RunRecord) => void>;
+  /** Told of each question this engine closed (answered, or cancelled with its run), once, with when. */
+  questionClosed?: Set<(question: QuestionRecord, at: string) => void>;
+}
+
+/** Calls each listener; one that throws is logged, never fails the cancellation already written. */
+export function notify<Listener>(
+  context: EngineContext,
+  listeners: Set<Listener> | undefined,
+  call: (listener: Listener) => void,
+): void {
+  for (const listener of listeners ?? []) {
+    try {
+      call(listener);
+    } catch (error) {
+      context.logger.warn({ err: error }, 'a telemetry listener failed');
+    }
+  }
 }

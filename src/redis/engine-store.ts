@@ -1,3 +1,4 @@
+import type { Telemetry } from 'bullmq';
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
@@ -36,6 +37,8 @@ export interface EngineStoreOptions {
   /** Event followers served at once (config `api.max_followers`). */
   maxFollowers: number;
   now: () => Date;
+  /** BullMQ's queue spans (`bullmq-otel`), when traces are on. */
+  queueTelemetry?: Telemetry;
 }
 
 /**
@@ -65,7 +68,13 @@ export class EngineStore {
       // Reported by the queues' own error listeners.
     });
     defineScripts(this.queueConnection);
-    this.queues = new StepQueues(this.queueConnection, options.space, options.jobs, options.logger);
+    this.queues = new StepQueues(
+      this.queueConnection,
+      options.space,
+      options.jobs,
+      options.logger,
+      options.queueTelemetry,
+    );
     this.runWriter = new RunWriter({
       redis: options.redis,
       space: options.space,
@@ -84,6 +93,8 @@ export class EngineStore {
       eventsMaxLength: options.eventsMaxLength,
       logger: options.logger,
       now: options.now,
+      runCancelled: new Set(),
+      questionClosed: new Set(),
     };
   }
 

@@ -1,5 +1,10 @@
-import { Gauge, Registry } from 'prom-client';
-import type { SystemState } from '../workflows/index.js';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { QuestionRecord, RunRecord, SystemState } from '../workflows/index.js';
+
+/** Runs last from seconds to hours (the workers' buckets). */
+const runBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
+/** A person answers in seconds, or after a night or a weekend. */
+const waitBuckets = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 259200];
 
 /**
  * The API's Prometheus metrics (decision 0024): the state of the whole deployment, read from Redis at each
@@ -32,13 +37,69 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  /** Named like the workers' series, so a sum over processes counts runs cancelled through the API too. */
+  private readonly runsFinished = new Counter({
+    name: 'ratchet_runs_finished_total',
+    help: 'Runs this API process finished by cancelling them (status cancelled), by agent and status',
+    labelNames: ['agent', 'status'],
+    registers: [this.registry],
+  });
+  private readonly runDuration = new Histogram({
+    name: 'ratchet_run_duration_seconds',
+    help: 'From a run being created to its cancellation through this API process, by agent and status',
+    labelNames: ['agent', 'status'],
+    buckets: runBuckets,
+    registers: [this.registry],
+  });
+  private readonly questionWait = new Histogram({
+    name: 'ratchet_question_wait_seconds',
+    help: 'From a question to a person being asked to its close through this API process (outcome answered, or cancelled with its run), by kind',
+    labelNames: ['kind', 'outcome'],
+    buckets: waitBuckets,
+    registers: [this.registry],
+  });
+  private readonly oldestQuestion = new Gauge({
+    name: 'ratchet_question_oldest_pending_age_seconds',
+    help: 'Age of the oldest question still waiting for a person, by kind (0: none pending)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+
   constructor(
-    private readonly options: { systemState: () => Promise<SystemState>; followers: () => number },
+    private readonly options: {
+      systemState: () => Promise<SystemState>;
+      followers: () => number;
+      /** The questions pending now (the inbox's read). */
+      pendingQuestions: () => Promise<readonly QuestionRecord[]>;
+      now?: () => number;
+    },
   ) {}
+
+  /** A run this process cancelled (the call whose write finished it). */
+  runCancelled(record: RunRecord): void {
+    const labels = { agent: record.agent, status: record.status };
+    this.runsFinished.inc(labels);
+    const endMs = Date.parse(record.finished_at ?? record.updated_at);
+    this.runDuration.observe(labels, Math.max(0, endMs - Date.parse(record.created_at)) / 1000);
+  }
+
+  /** A question this process closed: answered, or cancelled with its run. */
+  questionClosed(question: QuestionRecord, at: string, outcome: 'answered' | 'cancelled'): void {
+    const waitedMs = Date.parse(at) - Date.parse(question.created_at);
+    this.questionWait.observe({ kind: question.kind, outcome }, Math.max(0, waitedMs) / 1000);
+  }
 
   /** The Prometheus text of a scrape. */
   async scrape(): Promise<string> {
-    const state = await this.options.systemState();
+    const [state, pending] = await Promise.all([this.options.systemState(), this.options.pendingQuestions()]);
+    const now = this.options.now?.() ?? Date.now();
+    for (const kind of questionKinds) {
+      const oldest = Math.min(
+        now,
+        ...pending.filter((question) => question.kind === kind).map((q) => Date.parse(q.created_at)),
+      );
+      this.oldestQuestion.set({ kind }, Math.max(0, now - oldest) / 1000);
+    }
     this.queueJobs.reset();
     for (const queue of state.queues) {
       for (const [name, count] of Object.entries(queue.counts)) {
@@ -58,3 +119,5 @@ export class ApiMetrics {
     return this.registry.contentType;
   }
 }
+
+const questionKinds: readonly QuestionRecord['kind'][] = ['ask_user', 'approval', 'budget'];

@@ -1,10 +1,11 @@
-import type { Queue } from 'bullmq';
+import type { Queue, Telemetry } from 'bullmq';
 import type { Message, Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { ContinuationStore } from '../redis/continuation-store.js';
+import { notify } from '../redis/engine-context.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import { type Inbox, readInbox } from '../redis/pending-inbox.js';
@@ -63,6 +64,8 @@ export interface EngineOptions {
   maxIterations?: Readonly<Record<string, number>>;
   /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
   budgets?: Readonly<Record<string, Budget>>;
+  /** BullMQ's queue spans (`bullmq-otel`), when traces are on: a worker's engine adds its steps' jobs. */
+  queueTelemetry?: Telemetry;
 }
 
 export interface StartRunInput {
@@ -109,6 +112,7 @@ export class Engine {
       logger: options.logger,
       maxFollowers: options.maxFollowers ?? 1000,
       now: this.now,
+      ...(options.queueTelemetry ? { queueTelemetry: options.queueTelemetry } : {}),
     });
   }
 
@@ -276,6 +280,23 @@ export class Engine {
     }
   }
 
+  /**
+   * Calls `listener` with the record of each run a cancellation through this engine finishes (its children
+   * too), once per run however often cancel is called; returns a function that removes it.
+   */
+  onRunCancelled(listener: (record: RunRecord) => void): () => void {
+    const listeners = this.store.context.runCancelled;
+    listeners?.add(listener);
+    return () => listeners?.delete(listener);
+  }
+
+  /** Calls `listener` with each question this engine closes (answered, or cancelled with its run), once. */
+  onQuestionClosed(listener: (question: QuestionRecord, at: string) => void): () => void {
+    const listeners = this.store.context.questionClosed;
+    listeners?.add(listener);
+    return () => listeners?.delete(listener);
+  }
+
   async cancelRun(runId: string, reason = 'cancelled by request'): Promise<RunView> {
     await this.store.cancelRun(runId, reason);
     const run = await this.getRun(runId);
@@ -358,12 +379,8 @@ export class Engine {
     const { record } = current;
     const tool = record.tool ? this.options.findTool?.(record.agent, record.tool.name) : undefined;
     const answer = normalizeResponse(record, response, tool);
-    const result = await this.store.answerQuestion({
-      sessionId,
-      questionId,
-      response: answer,
-      now: this.now().toISOString(),
-    });
+    const now = this.now().toISOString();
+    const result = await this.store.answerQuestion({ sessionId, questionId, response: answer, now });
     if (result === 'not_found')
       throw new RatchetError('question_not_found', `unknown question ${questionId}`);
     if (result !== 'answered') {
@@ -372,6 +389,7 @@ export class Engine {
         `question ${questionId} is no longer open (${result === 'closed' ? 'answered' : 'its run is finished'})`,
       );
     }
+    notify(this.store.context, this.store.context.questionClosed, (listener) => listener(record, now));
     await this.store.wakeStep(sessionId, record.job_id);
   }
 
