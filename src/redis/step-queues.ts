@@ -1,4 +1,4 @@
-import { type JobsOptions, Queue } from 'bullmq';
+import { type JobsOptions, Queue, type Telemetry } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import { stepJobId } from '../workflows/ids.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
@@ -29,6 +29,8 @@ export class StepQueues {
     private readonly space: KeySpace,
     private readonly settings: StepJobSettings,
     logger: Logger,
+    /** BullMQ's queue spans (`bullmq-otel`), when traces are on: jobs added here are `add` spans. */
+    telemetry?: Telemetry,
   ) {
     this.queues = [];
     let lastErrorLogged = 0;
@@ -40,7 +42,7 @@ export class StepQueues {
     };
     for (let shard = 0; shard < space.shards; shard += 1) {
       const prefix = shardPrefix(space, shard);
-      const queue = new Queue(stepQueueName, { connection, prefix });
+      const queue = new Queue(stepQueueName, { connection, prefix, ...(telemetry ? { telemetry } : {}) });
       queue.on('error', onError);
       this.queues.push(queue);
     }

@@ -9,7 +9,8 @@ import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
 import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RateLimiter } from '../redis/rate-limiter.js';
-import { createTelemetry, type Telemetry } from '../telemetry/index.js';
+import { createTelemetry, type Telemetry, telemetrySettings } from '../telemetry/index.js';
+import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
 import {
   compileContracts,
@@ -45,6 +46,8 @@ export class RatchetWorker {
   private retention: RetentionSweeper | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private telemetry: Telemetry | undefined;
+  /** BullMQ's queue spans (`bullmq-otel`), when traces are on. */
+  private queueTelemetry: QueueTelemetry | undefined;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;
   /** This process's id in the worker registry; each step's attempts record names it (decision 0019). */
@@ -84,7 +87,16 @@ export class RatchetWorker {
       [...this.options.toolboxes, ...mcpServers.toolboxes],
       logger,
     );
-    const engine = engineFromConfig({ config, redis: commands, logger, findTool: toolLookup(agents) });
+    const traces = telemetrySettings(config.telemetry, process.env).traces;
+    const queueTelemetry = traces ? new QueueTelemetry(traces, this.workerId) : undefined;
+    this.queueTelemetry = queueTelemetry;
+    const engine = engineFromConfig({
+      config,
+      redis: commands,
+      logger,
+      findTool: toolLookup(agents),
+      ...(queueTelemetry ? { queueTelemetry: queueTelemetry.telemetry } : {}),
+    });
     this.engine = engine;
     this.telemetry = createTelemetry({
       config: config.telemetry,
@@ -137,7 +149,7 @@ export class RatchetWorker {
         logger.info({ run_id: runId, steps: aborted }, 'run cancelled: in-flight steps aborted');
     });
     if (this.shuttingDown) return;
-    const processor = createStepProcessor({
+    const processSteps = createStepProcessor({
       services,
       cancellations,
       retry,
@@ -145,6 +157,13 @@ export class RatchetWorker {
       isShuttingDown: () => this.shuttingDown,
       maxStalledCount: config.worker.max_stalled_count,
     });
+    // Traces on: each step runs in its run's span, so BullMQ's spans join the run's trace (decision 0024).
+    const processor: typeof processSteps = queueTelemetry
+      ? (job, token, signal) =>
+          queueTelemetry.withRun({ id: job.data.run_id, root_run_id: job.data.root_run_id ?? null }, () =>
+            processSteps(job, token, signal),
+          )
+      : processSteps;
     const concurrency = this.options.concurrency ?? config.worker.concurrency;
     const shards = config.worker.shards ?? Array.from({ length: space.shards }, (_, shard) => shard);
     for (const shard of shards) {
@@ -166,6 +185,7 @@ export class RatchetWorker {
         maxStalledCount: config.worker.max_stalled_count + stallHeadroom,
         settings: { backoffStrategy: backoffStrategy(retry) },
         autorun: false,
+        ...(queueTelemetry ? { telemetry: queueTelemetry.telemetry } : {}),
       });
       worker.on('error', (error) => logger.error({ err: error, shard }, 'worker error'));
       worker.on('failed', (job, error) => {
@@ -288,6 +308,7 @@ export class RatchetWorker {
         bounded('the engine', this.engine?.close(), quitBy),
         bounded('the MCP servers', this.mcpServers?.close(), quitBy),
         bounded('the telemetry', this.telemetry?.close(), quitBy),
+        bounded('the queue spans', this.queueTelemetry?.close(), quitBy),
         ...[this.subscriber, this.commands, ...this.workerConnections].map((connection) =>
           connection ? closeRedis(connection, { timeoutMs: quitWithinMs() }) : undefined,
         ),

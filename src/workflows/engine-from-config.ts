@@ -1,3 +1,4 @@
+import type { Telemetry } from 'bullmq';
 import { type RatchetConfig, resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -23,6 +24,7 @@ export function engineFromConfig(options: {
   redis: RedisClient;
   logger: Logger;
   findTool?: (agent: string, toolName: string) => Tool | undefined;
+  queueTelemetry?: Telemetry;
 }): Engine {
   const { config } = options;
   return new Engine({
@@ -50,5 +52,6 @@ export function engineFromConfig(options: {
       config.agents.flatMap((agent) => (agent.budget === undefined ? [] : [[agent.name, agent.budget]])),
     ),
     ...(options.findTool ? { findTool: options.findTool } : {}),
+    ...(options.queueTelemetry ? { queueTelemetry: options.queueTelemetry } : {}),
   });
 }

@@ -42,6 +42,8 @@ function flatten(attributes: { key: string; value: OtlpValue }[] | undefined) {
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
+  /** BullMQ's spans (instrumentation scope `bullmq`), kept apart from `spans`. */
+  readonly queueSpans: ReceivedSpan[] = [];
   readonly requestHeaders: Record<string, string | string[] | undefined>[] = [];
   private server: Server | undefined;
   url = '';
@@ -88,7 +90,8 @@ export class OtlpReceiver {
             links?: { traceId: string; spanId: string }[];
             status?: { code?: number; message?: string };
           };
-          this.spans.push({
+          // BullMQ's own spans (bullmq-otel) apart: the run and request spans are what most tests count.
+          (scopeSpans.scope?.name === 'bullmq' ? this.queueSpans : this.spans).push({
             traceId: raw.traceId,
             spanId: raw.spanId,
             parentSpanId: raw.parentSpanId ? raw.parentSpanId : undefined,

@@ -1,0 +1,237 @@
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/index.js';
+import { ApiHarness } from '../api/api-harness.js';
+import { waitFor } from '../helpers/crash-scenario.js';
+import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { scrape } from './scrape.js';
+
+const byName = (spans: readonly ReceivedSpan[], name: string) => spans.filter((span) => span.name === name);
+
+/** Every run asks a person first (an attacker-free script: the guards are not what is measured here). */
+const askingScript = {
+  rules: [
+    {
+      when: { role: 'user' as const, contains: 'colour' },
+      reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+    },
+  ],
+  default: { text: 'done' },
+};
+
+describe('API telemetry', () => {
+  let api: ApiHarness | undefined;
+  let receiver: OtlpReceiver | undefined;
+
+  afterEach(async () => {
+    await api?.close();
+    await receiver?.close();
+    api = undefined;
+    receiver = undefined;
+  });
+
+  async function pendingQuestion(runId: string): Promise<string> {
+    let questionId: string | undefined;
+    await waitFor(
+      async () => {
+        questionId = (await api?.engine.getRun(runId))?.pending_question?.id;
+        return questionId !== undefined;
+      },
+      30_000,
+      'the question',
+    );
+    return questionId as string;
+  }
+
+  it('ends a run cancelled through the API once (span and count, cancel called twice) and times questions', async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    const spans = receiver.spans;
+    api = await ApiHarness.start({
+      script: askingScript,
+      harness: {
+        config: {
+          telemetry: {
+            traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 },
+            metrics: { enabled: true, worker_port: 0 },
+          },
+        },
+      },
+    });
+    const metrics = () => scrape(`${api?.url}/metrics`);
+
+    // A run answered: its question's wait is observed as answered.
+    const answeredRun = await api.request('POST', '/v1/runs', { body: { input: 'pick a colour' } });
+    const answeredId = answeredRun.body.run_id as string;
+    const first = await pendingQuestion(answeredId);
+    const respond = await api.request('POST', `/v1/sessions/${answeredRun.body.session_id}/respond`, {
+      body: { question_id: first, response: 'red' },
+    });
+    expect(respond.status).toBe(202);
+    expect((await api.engine.waitForRun(answeredId, { timeoutMs: 30_000 })).status).toBe('completed');
+
+    // A run cancelled while its question waits, twice: one span, one count, one closed question.
+    const cancelledRun = await api.request('POST', '/v1/runs', { body: { input: 'another colour' } });
+    const cancelledId = cancelledRun.body.run_id as string;
+    await pendingQuestion(cancelledId);
+    await waitFor(
+      async () =>
+        (await metrics()).value('ratchet_question_oldest_pending_age_seconds', { kind: 'ask_user' }) > 0,
+      30_000,
+      'the pending question’s age',
+    );
+    const waiting = await metrics();
+    expect(waiting.value('ratchet_question_oldest_pending_age_seconds', { kind: 'approval' })).toBe(0);
+    const cancels = await Promise.all([
+      api.request('POST', `/v1/runs/${cancelledId}/cancel`, { body: {} }),
+      api.request('POST', `/v1/runs/${cancelledId}/cancel`, { body: {} }),
+    ]);
+    expect(cancels.map((response) => response.status).sort()).toEqual([202, 409]);
+    const again = await api.request('POST', `/v1/runs/${cancelledId}/cancel`, { body: {} });
+    expect(again.status).toBe(409);
+
+    const after = await metrics();
+    const agent = { agent: 'agent', status: 'cancelled' };
+    expect(after.value('ratchet_runs_finished_total', agent)).toBe(1);
+    expect(after.histogram('ratchet_run_duration_seconds', agent).count).toBe(1);
+    const answered = after.histogram('ratchet_question_wait_seconds', {
+      kind: 'ask_user',
+      outcome: 'answered',
+    });
+    expect(answered.count).toBe(1);
+    expect(answered.sum).toBeGreaterThan(0);
+    const closed = after.histogram('ratchet_question_wait_seconds', {
+      kind: 'ask_user',
+      outcome: 'cancelled',
+    });
+    expect(closed.count).toBe(1);
+    expect(after.value('ratchet_question_oldest_pending_age_seconds', { kind: 'ask_user' })).toBe(0);
+    // Label values stay bounded: kinds, outcomes, agents, statuses; never a run or session id.
+    expect(after.labelValues().filter((value) => value.includes('run_') || value.includes('ses_'))).toEqual(
+      [],
+    );
+
+    await waitFor(
+      () => byName(spans, 'invoke_agent agent').length === 2,
+      30_000,
+      'both runs’ invoke_agent spans',
+    );
+    const cancelledSpans = byName(spans, 'invoke_agent agent').filter(
+      (span) => span.attributes['ratchet.run.id'] === cancelledId,
+    );
+    expect(cancelledSpans).toHaveLength(1);
+    expect(cancelledSpans[0]?.attributes).toMatchObject({
+      'ratchet.run.status': 'cancelled',
+      'gen_ai.agent.id': cancelledId,
+    });
+    // The cancel that was accepted answers with the run: its request span links to the run's span.
+    await waitFor(
+      () => byName(spans, 'POST /v1/runs/:id/cancel').length === 3,
+      30_000,
+      'the cancel requests’ spans',
+    );
+    const linked = byName(spans, 'POST /v1/runs/:id/cancel').filter((span) => span.links.length > 0);
+    expect(linked).toHaveLength(1);
+    expect(linked[0]?.links).toEqual([
+      { traceId: cancelledSpans[0]?.traceId, spanId: cancelledSpans[0]?.spanId },
+    ]);
+    // Give any duplicate a chance to arrive before asserting there is none.
+    await api.close();
+    api = undefined;
+    expect(
+      byName(spans, 'invoke_agent agent').filter((span) => span.attributes['ratchet.run.id'] === cancelledId),
+    ).toHaveLength(1);
+  }, 90_000);
+
+  it('puts the request span’s trace_id and span_id on the API’s log lines', async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    const spans = receiver.spans;
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    api = await ApiHarness.start({
+      script: askingScript,
+      logger: createLogger({ level: 'info', destination }),
+      api: { tokens: ['log-test-token-0123456789'] },
+      harness: {
+        config: { telemetry: { traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 } } },
+      },
+    });
+    const caller = { trace: '5bf92f3577b34da6a3ce929d0e0e4736', span: '01f067aa0ba902b7' };
+    const read = await api.request('GET', '/v1/runs?limit=1', {
+      headers: {
+        authorization: 'Bearer log-test-token-0123456789',
+        traceparent: `00-${caller.trace}-${caller.span}-01`,
+      },
+    });
+    expect(read.status).toBe(200);
+    // A request refused by the token check is traced and logged with its span too.
+    const refused = await api.request('GET', '/v1/runs');
+    expect(refused.status).toBe(401);
+    await waitFor(() => byName(spans, 'GET /v1/runs').length === 2, 30_000, 'the request spans');
+    const [inTrace] = byName(spans, 'GET /v1/runs').filter((span) => span.traceId === caller.trace);
+    expect(inTrace).toMatchObject({ parentSpanId: caller.span, kind: 2 });
+    expect(inTrace?.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.path': '/v1/runs' });
+    const completed = lines.filter((line) => line.msg === 'request completed');
+    expect(completed).toHaveLength(2);
+    for (const line of completed) {
+      const span = spans.find((candidate) => candidate.spanId === line.span_id);
+      expect(span?.name).toBe('GET /v1/runs');
+      expect(line.trace_id).toBe(span?.traceId);
+    }
+    expect(completed.map((line) => line.trace_id)).toContain(caller.trace);
+  }, 60_000);
+
+  it('emits BullMQ’s queue spans (bullmq-otel) for step jobs, in or linked to the run’s trace', async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    const spans = receiver.spans;
+    const queueSpans = receiver.queueSpans;
+    api = await ApiHarness.start({
+      script: {
+        replies: [{ tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'five' }],
+      },
+      logger: createLogger({ level: process.env.DEBUG_TEST ? 'debug' : 'silent' }),
+      harness: {
+        config: { telemetry: { traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 } } },
+      },
+    });
+    const submitted = await api.request('POST', '/v1/runs', { body: { input: 'add' } });
+    const runId = submitted.body.run_id as string;
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    await waitFor(() => byName(spans, 'invoke_agent agent').length === 1, 30_000, 'the run span');
+    const [run] = byName(spans, 'invoke_agent agent');
+    const ofRun = (span: ReceivedSpan) => span.attributes['ratchet.run.id'] === runId;
+    // Three steps: iteration 1, the tool call, iteration 2.
+    await waitFor(
+      () => byName(queueSpans, 'process steps').filter(ofRun).length === 3,
+      30_000,
+      'process spans',
+    );
+    const processes = byName(queueSpans, 'process steps').filter(ofRun);
+    for (const process of processes) {
+      const inRunTrace = process.traceId === run?.traceId;
+      const linked = process.links.some(
+        (link) => link.spanId === run?.spanId && link.traceId === run?.traceId,
+      );
+      expect(inRunTrace || linked).toBe(true);
+      expect(process.kind).toBe(5); // CONSUMER
+    }
+    // The steps a step adds are `add` spans under the run's span, and their `process` spans are their children.
+    const adds = queueSpans.filter(
+      (span) => span.name.startsWith('add steps.') && span.parentSpanId === run?.spanId,
+    );
+    expect(adds.length).toBeGreaterThanOrEqual(2);
+    for (const add of adds) expect(add).toMatchObject({ traceId: run?.traceId, kind: 4 }); // PRODUCER
+    const children = processes.filter((process) => adds.some((add) => add.spanId === process.parentSpanId));
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    // The first step was written with its run (no `add`): its process span is linked, not a child.
+    expect(processes.filter((process) => process.links.length > 0)).toHaveLength(1);
+    expect(processes.filter((process) => process.traceId === run?.traceId)).toHaveLength(2);
+  }, 60_000);
+});
