@@ -114,6 +114,10 @@ export class RatchetWorker {
       await this.telemetry?.close();
       return;
     }
+    // A run this worker's engine cancels (a delegation's deadline cancels the child) ends here: its span
+    // and count, once (decision 0024). Runs cancelled through the API are the API's.
+    const telemetry = this.telemetry;
+    if (telemetry) engine.onRunCancelled((record) => telemetry.runEnded(record));
     const services: StepServices = {
       stores: redisStepStores(commands, space, config.events.max_len),
       scheduler: engine.scheduler(),

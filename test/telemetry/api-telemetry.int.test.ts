@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/index.js';
 import { ApiHarness } from '../api/api-harness.js';
 import { waitFor } from '../helpers/crash-scenario.js';
+import { Harness } from '../helpers/harness.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { scrape } from './scrape.js';
 
@@ -22,8 +23,11 @@ const askingScript = {
 describe('API telemetry', () => {
   let api: ApiHarness | undefined;
   let receiver: OtlpReceiver | undefined;
+  let harness: Harness | undefined;
 
   afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
     await api?.close();
     await receiver?.close();
     api = undefined;
@@ -233,5 +237,56 @@ describe('API telemetry', () => {
     // The first step was written with its run (no `add`): its process span is linked, not a child.
     expect(processes.filter((process) => process.links.length > 0)).toHaveLength(1);
     expect(processes.filter((process) => process.traceId === run?.traceId)).toHaveLength(2);
+  }, 60_000);
+
+  it('ends a child run a worker cancels (a sibling failed) with its invoke_agent span, once', async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    const spans = receiver.spans;
+    harness = new Harness({
+      agents: [
+        {
+          name: 'lead',
+          script: {
+            rules: [{ when: { role: 'tool' }, reply: { text: 'one of them failed' } }],
+            replies: [
+              {
+                tool_calls: [
+                  {
+                    name: 'spawn_agents',
+                    arguments: {
+                      tasks: [
+                        { agent: 'sleeper', task: 'take your time' },
+                        { agent: 'broken', task: 'fail' },
+                      ],
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        },
+        { name: 'sleeper', script: { default: { text: 'late', delay_ms: 10_000 } } },
+        { name: 'broken', script: { default: { fail: [{ kind: 'auth', message: 'bad key' }] } } },
+      ],
+      config: { telemetry: { traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 } } },
+    });
+    await harness.startWorker();
+    const { runId } = await harness.engine.startRun({ input: 'go' });
+    expect((await harness.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    await waitFor(
+      () => ['lead', 'sleeper', 'broken'].every((agent) => byName(spans, `invoke_agent ${agent}`).length > 0),
+      30_000,
+      'the three runs’ spans',
+    );
+    await harness.close();
+    harness = undefined;
+    const [lead] = byName(spans, 'invoke_agent lead');
+    const sleeper = byName(spans, 'invoke_agent sleeper');
+    expect(sleeper).toHaveLength(1);
+    expect(sleeper[0]?.attributes['ratchet.run.status']).toBe('cancelled');
+    expect(sleeper[0]?.traceId).toBe(lead?.traceId);
+    const [spawn] = byName(spans, 'execute_tool spawn_agents');
+    expect(sleeper[0]?.parentSpanId).toBe(spawn?.spanId);
   }, 60_000);
 });
