@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QuestionRecord, RunRecord, SystemState } from '../workflows/index.js';
+// The workers' buckets: the API's series of the same name must sum with theirs.
+import { runBuckets } from './worker-metrics.js';
 
-/** Runs last from seconds to hours (the workers' buckets). */
-const runBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
 /** A person answers in seconds, or after a night or a weekend. */
 const waitBuckets = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 259200];
 

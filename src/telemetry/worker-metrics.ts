@@ -4,7 +4,7 @@ import type { ModelCallReport, RunRecord, StepReport, ToolCallReport } from '../
 /** Seconds, from a fast step (a few ms) to a long model call or tool. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 /** Runs last from seconds to hours. */
-const runBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
+export const runBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
 /** The GenAI conventions' advice for gen_ai.client.token.usage. */
 const tokenBuckets = [
   1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
