@@ -32,6 +32,11 @@ const tracesSchema = z.strictObject({
    * secret redactor). Also on when `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
    */
   capture_message_content: withDefault(z.boolean(), false),
+  /**
+   * BullMQ's own spans of the step jobs (`bullmq-otel`: add, process, complete ...) from the workers, joined to
+   * the runs' traces. They cost a worker more spans than the run's own; `false` keeps the run spans alone.
+   */
+  queue_spans: withDefault(z.boolean(), true),
 });
 
 const metricsSchema = z.strictObject({

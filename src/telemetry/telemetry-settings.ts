@@ -11,6 +11,8 @@ export interface TraceSettings {
   captureMessageContent: boolean;
   /** Also emit `gen_ai.system` (see legacyProviderAttribute). */
   legacyProviderAttribute: boolean;
+  /** BullMQ's spans of the step jobs (`telemetry.traces.queue_spans`). */
+  queueSpans: boolean;
 }
 
 export interface TelemetrySettings {
@@ -44,6 +46,7 @@ export function telemetrySettings(config: TelemetryConfig, env: NodeJS.ProcessEn
             config.traces.capture_message_content ||
             isTrue(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT),
           legacyProviderAttribute: legacyProviderAttribute(env.OTEL_SEMCONV_STABILITY_OPT_IN),
+          queueSpans: config.traces.queue_spans,
         }
       : undefined,
     metrics: config.metrics.enabled

@@ -88,7 +88,7 @@ export class RatchetWorker {
       logger,
     );
     const traces = telemetrySettings(config.telemetry, process.env).traces;
-    const queueTelemetry = traces ? new QueueTelemetry(traces, this.workerId) : undefined;
+    const queueTelemetry = traces?.queueSpans ? new QueueTelemetry(traces, this.workerId) : undefined;
     this.queueTelemetry = queueTelemetry;
     const engine = engineFromConfig({
       config,

@@ -289,4 +289,27 @@ describe('API telemetry', () => {
     const [spawn] = byName(spans, 'execute_tool spawn_agents');
     expect(sleeper[0]?.parentSpanId).toBe(spawn?.spanId);
   }, 60_000);
+
+  it('sends no BullMQ spans with telemetry.traces.queue_spans false, the run spans still', async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    harness = new Harness({
+      script: { replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'three' }] },
+      config: {
+        telemetry: {
+          traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50, queue_spans: false },
+        },
+      },
+    });
+    await harness.startWorker();
+    const { runId } = await harness.engine.startRun({ input: 'add' });
+    expect((await harness.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const spans = receiver.spans;
+    await waitFor(() => byName(spans, 'invoke_agent agent').length === 1, 30_000, 'the run span');
+    // A clean close sends whatever is still batched.
+    await harness.close();
+    harness = undefined;
+    expect(byName(spans, 'execute_tool add')).toHaveLength(1);
+    expect(receiver.queueSpans).toEqual([]);
+  }, 60_000);
 });
