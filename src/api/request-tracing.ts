@@ -57,6 +57,12 @@ export function installRequestTracing(
     const log = request.log.child({ trace_id: traceId, span_id: spanId });
     request.log = log;
     reply.log = log;
+    // A hijacked reply (an event stream) skips the onSend hook that ends the span: end it when the
+    // response closes. For any other request this comes after that end, and an ended span ignores it.
+    reply.raw.once('close', () => {
+      span.setAttribute('http.response.status_code', reply.raw.statusCode);
+      span.end();
+    });
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const { span } = request.opentelemetry();

@@ -189,6 +189,27 @@ describe('API telemetry', () => {
       expect(line.trace_id).toBe(span?.traceId);
     }
     expect(completed.map((line) => line.trace_id)).toContain(caller.trace);
+
+    // An event stream (a hijacked reply) has its span too, ended when the client goes away.
+    const session = await api.request('POST', '/v1/sessions', {
+      body: {},
+      headers: { authorization: 'Bearer log-test-token-0123456789' },
+    });
+    const stream = new AbortController();
+    const response = await fetch(`${api.url}/v1/sessions/${session.body.id}/events`, {
+      headers: { authorization: 'Bearer log-test-token-0123456789', accept: 'text/event-stream' },
+      signal: stream.signal,
+    });
+    expect(response.status).toBe(200);
+    stream.abort();
+    await waitFor(
+      () => byName(spans, 'GET /v1/sessions/:id/events').length === 1,
+      30_000,
+      'the event stream’s span',
+    );
+    expect(byName(spans, 'GET /v1/sessions/:id/events')[0]?.attributes['http.response.status_code']).toBe(
+      200,
+    );
   }, 60_000);
 
   it('emits BullMQ’s queue spans (bullmq-otel) for step jobs, in or linked to the run’s trace', async () => {
