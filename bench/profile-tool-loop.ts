@@ -1,6 +1,7 @@
 // Profiling aid: only the Ratchet tool loop, BENCH_PARALLEL runs in flight (50), BENCH_RUNS of them (400).
 // `node --cpu-prof --import tsx bench/profile-tool-loop.ts`; for an A/B, alternate two checkouts run by run.
 import { measureRatchetRuns } from './ratchet-runs.js';
+import { telemetrySink } from './telemetry-sink.js';
 
 const result = await measureRatchetRuns({
   url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -11,3 +12,5 @@ const result = await measureRatchetRuns({
   concurrency: 50,
 });
 console.log(`${(result.jobs / (result.wallMs / 1000)).toFixed(0)} jobs/s`, JSON.stringify(result.cpu));
+// BENCH_TELEMETRY=on: the span receiver's server would keep the process alive (and --cpu-prof never write).
+await (await telemetrySink())?.close();
