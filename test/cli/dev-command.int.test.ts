@@ -13,6 +13,12 @@ const script = {
 let world: CliWorld | undefined;
 let dev: CliProcess | undefined;
 afterEach(async () => {
+  // A test that failed midway leaves ratchet dev running: Ctrl-C first, so it stops the redis-server it
+  // started (a SIGKILL alone would leave that one behind), then kill whatever is left.
+  if (dev && dev.child.exitCode === null && dev.child.signalCode === null) {
+    dev.child.kill('SIGINT');
+    await Promise.race([dev.exited, sleep(15_000)]);
+  }
   await dev?.kill();
   await world?.close();
   dev = undefined;
