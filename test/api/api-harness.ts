@@ -114,6 +114,20 @@ export class ApiHarness {
     );
   }
 
+  /** Waits (up to 30 s) until the run asks a question, and returns the question's id. */
+  async pendingQuestion(runId: string): Promise<string> {
+    let questionId: string | undefined;
+    await waitFor(
+      async () => {
+        questionId = (await this.engine.getRun(runId))?.pending_question?.id;
+        return questionId !== undefined;
+      },
+      30_000,
+      `a question of run ${runId}`,
+    );
+    return questionId as string;
+  }
+
   async close(): Promise<void> {
     try {
       const closing = this.app.close();

@@ -34,19 +34,6 @@ describe('API telemetry', () => {
     receiver = undefined;
   });
 
-  async function pendingQuestion(runId: string): Promise<string> {
-    let questionId: string | undefined;
-    await waitFor(
-      async () => {
-        questionId = (await api?.engine.getRun(runId))?.pending_question?.id;
-        return questionId !== undefined;
-      },
-      30_000,
-      'the question',
-    );
-    return questionId as string;
-  }
-
   it('ends a run cancelled through the API once (span and count, cancel called twice) and times questions', async () => {
     receiver = new OtlpReceiver();
     await receiver.start();
@@ -67,7 +54,7 @@ describe('API telemetry', () => {
     // A run answered: its question's wait is observed as answered.
     const answeredRun = await api.request('POST', '/v1/runs', { body: { input: 'pick a colour' } });
     const answeredId = answeredRun.body.run_id as string;
-    const first = await pendingQuestion(answeredId);
+    const first = await api.pendingQuestion(answeredId);
     const respond = await api.request('POST', `/v1/sessions/${answeredRun.body.session_id}/respond`, {
       body: { question_id: first, response: 'red' },
     });
@@ -77,7 +64,7 @@ describe('API telemetry', () => {
     // A run cancelled while its question waits, twice: one span, one count, one closed question.
     const cancelledRun = await api.request('POST', '/v1/runs', { body: { input: 'another colour' } });
     const cancelledId = cancelledRun.body.run_id as string;
-    await pendingQuestion(cancelledId);
+    await api.pendingQuestion(cancelledId);
     await waitFor(
       async () =>
         (await metrics()).value('ratchet_question_oldest_pending_age_seconds', { kind: 'ask_user' }) > 0,

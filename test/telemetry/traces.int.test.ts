@@ -316,15 +316,7 @@ describe('traces', () => {
     });
     expect(submitted.status).toBe(202);
     const runId = submitted.body.run_id as string;
-    let questionId: string | undefined;
-    await waitFor(
-      async () => {
-        questionId = (await api?.engine.getRun(runId))?.pending_question?.id;
-        return questionId !== undefined;
-      },
-      30_000,
-      'the question',
-    );
+    const questionId = await api.pendingQuestion(runId);
     const answerer = { trace: 'aaf92f3577b34da6a3ce929d0e0e4799', span: '11f067aa0ba902b8' };
     const answered = await api.request('POST', `/v1/sessions/${submitted.body.session_id}/respond`, {
       body: { question_id: questionId, response: 'red' },
