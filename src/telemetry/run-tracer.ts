@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
   type Link,
@@ -197,48 +196,6 @@ export class RunTracer {
     });
   }
 
-  /**
-   * An API request: a server span in the caller's trace (its W3C `traceparent`, else a trace of its own),
-   * linked to the span of the run it submitted or answered, so one can go from the request to the run.
-   */
-  request(request: {
-    method: string;
-    route: string;
-    path: string;
-    status: number;
-    startMs: number;
-    endMs: number;
-    traceparent: string | undefined;
-    run: TracedRun | undefined;
-  }): void {
-    const caller = parseTraceparent(request.traceparent);
-    const traceId = caller?.traceId ?? randomBytes(16).toString('hex');
-    const links: Link[] = [];
-    if (request.run) {
-      const runTrace = traceIdOf(request.run);
-      links.push({ context: spanContext(runTrace, spanIdOf.run(runTrace, request.run.id)) });
-    }
-    this.emit({
-      name: `${request.method} ${request.route}`,
-      kind: SpanKind.SERVER,
-      traceId,
-      spanId: randomBytes(8).toString('hex'),
-      parentSpanId: caller?.spanId,
-      startMs: request.startMs,
-      endMs: request.endMs,
-      attributes: {
-        'http.request.method': request.method,
-        'http.route': request.route,
-        'url.path': request.path,
-        'http.response.status_code': request.status,
-        ...(request.run ? { [ratchetAttribute.runId]: request.run.id } : {}),
-        ...(request.status >= 500 ? { [attribute.errorType]: String(request.status) } : {}),
-      },
-      error: request.status >= 500 ? `status ${request.status}` : undefined,
-      links,
-    });
-  }
-
   /** Sends what is waiting (on shutdown). */
   async close(): Promise<void> {
     await this.processor.forceFlush();
@@ -276,13 +233,6 @@ export class RunTracer {
     };
     this.processor.onEnd(readable);
   }
-}
-
-/** A W3C traceparent (version 00) with a valid trace and parent id, or undefined. */
-function parseTraceparent(header: string | undefined): { traceId: string; spanId: string } | undefined {
-  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(header?.trim() ?? '');
-  if (!match || /^0+$/.test(match[1] as string) || /^0+$/.test(match[2] as string)) return undefined;
-  return { traceId: match[1] as string, spanId: match[2] as string };
 }
 
 function spanContext(traceId: string, spanId: string): SpanContext {
