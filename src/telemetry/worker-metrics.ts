@@ -28,7 +28,7 @@ export class WorkerMetrics {
   });
   private readonly runsFinished = new Counter({
     name: 'ratchet_runs_finished_total',
-    help: 'Runs finished by a worker, by agent and status (cancellations through the API are not counted here)',
+    help: 'Runs finished by a worker, by agent and status (a run cancelled through the API is counted by the API; one a worker cancels, here)',
     labelNames: ['agent', 'status'],
     registers: [this.registry],
   });
