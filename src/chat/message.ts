@@ -32,11 +32,19 @@ export const toolCallPartSchema = z.strictObject({
   arguments: z.string(),
 });
 
+/** An image a tool returned (a browser screenshot): inline base64 data with its media type. */
+export const toolResultImageSchema = z.strictObject({
+  data: z.base64(),
+  media_type: z.string().regex(/^image\/[\w.+-]+$/, 'expected an image media type such as "image/png"'),
+});
+
 export const toolResultPartSchema = z.strictObject({
   type: z.literal('tool_result'),
   tool_call_id: z.string().min(1),
   content: z.string(),
   is_error: z.boolean(),
+  /** Images of the result, sent to the model inside the tool result (absent: none). */
+  images: z.array(toolResultImageSchema).optional(),
 });
 
 export const partSchema = z.discriminatedUnion('type', [

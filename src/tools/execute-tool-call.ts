@@ -3,7 +3,7 @@ import { RatchetError } from '../errors/index.js';
 import { describeIssues } from '../schemas/index.js';
 import { redactSecrets } from '../secrets/index.js';
 import type { Tool, ToolContext } from './tool.js';
-import { renderToolOutput, type ToolOutcome } from './tool-result.js';
+import { splitToolOutput, type ToolOutcome } from './tool-result.js';
 
 export type PreparedCall = { ok: true; tool: Tool; input: unknown } | { ok: false; outcome: ToolOutcome };
 
@@ -43,8 +43,8 @@ export function prepareToolCall(
  */
 export async function runToolHandler(tool: Tool, input: unknown, context: ToolContext): Promise<ToolOutcome> {
   try {
-    const output = await tool.handler(context, input);
-    return { content: redactSecrets(renderToolOutput(output)), isError: false };
+    const { text, images } = splitToolOutput(await tool.handler(context, input));
+    return { content: redactSecrets(text), isError: false, ...(images.length > 0 ? { images } : {}) };
   } catch (error) {
     // A handler waiting for a person, a cancelled run or a lost lock is not the tool's failure.
     if (context.signal.aborted || isStepControl(error)) throw error;

@@ -13,5 +13,12 @@ export {
   type ToolContext,
   toolDefinitionOf,
 } from './tool.js';
-export { renderToolOutput, type ToolOutcome } from './tool-result.js';
+export {
+  renderToolOutput,
+  type ToolImage,
+  type ToolOutcome,
+  type ToolOutput,
+  type ToolOutputWithImages,
+  withImages,
+} from './tool-result.js';
 export { type AnyTool, createToolBox, findTool, type ToolBox, toolDefinitions } from './toolbox.js';

@@ -3,6 +3,7 @@ import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
 import type { SessionDataStore } from '../redis/session-data-store.js';
+import type { ToolOutput } from './tool-result.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -119,7 +120,8 @@ export interface Tool<Input = unknown> {
   idempotent: boolean;
   /** Overrides the policy the `idempotent` flag implies. */
   onInterrupted?: InterruptedPolicy;
-  handler(context: ToolContext, input: Input): Promise<string | JsonValue>;
+  /** Returns the result's text (a string, or JSON), or withImages(...) to add images to it. */
+  handler(context: ToolContext, input: Input): Promise<ToolOutput>;
 }
 
 /** Keeps the input type of the schema and the handler in step. */
@@ -129,7 +131,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   inputSchema: Schema;
   idempotent: boolean;
   onInterrupted?: InterruptedPolicy;
-  handler(context: ToolContext, input: z.output<Schema>): Promise<string | JsonValue>;
+  handler(context: ToolContext, input: z.output<Schema>): Promise<ToolOutput>;
 }): Tool<z.output<Schema>> {
   return tool as Tool<z.output<Schema>>;
 }

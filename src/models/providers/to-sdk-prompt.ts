@@ -6,7 +6,14 @@ import type {
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
-import { type ImagePart, type Message, type Part, textOf, toolCallsOf } from '../../chat/index.js';
+import {
+  type ImagePart,
+  type Message,
+  type Part,
+  type ToolResultPart,
+  textOf,
+  toolCallsOf,
+} from '../../chat/index.js';
 
 type SdkPart =
   | { role: 'user'; part: LanguageModelV4TextPart | LanguageModelV4FilePart }
@@ -89,10 +96,32 @@ function toSdkPart(
           type: 'tool-result',
           toolCallId: part.tool_call_id,
           toolName: toolNames.get(part.tool_call_id) ?? message.sender,
-          output: { type: part.is_error ? 'error-text' : 'text', value: part.content },
+          output: toolOutputOf(part),
         },
       };
   }
+}
+
+/**
+ * A result with images goes as content parts (text, then each image as file data), which the provider
+ * packages send in their own form: Anthropic as image blocks inside its tool_result, OpenAI's Responses API
+ * as input_image items of the function call output, Gemini as inline data of the function response.
+ */
+function toolOutputOf(part: ToolResultPart): LanguageModelV4ToolResultPart['output'] {
+  if (part.images === undefined || part.images.length === 0 || part.is_error) {
+    return { type: part.is_error ? 'error-text' : 'text', value: part.content };
+  }
+  return {
+    type: 'content',
+    value: [
+      ...(part.content === '' ? [] : [{ type: 'text' as const, text: part.content }]),
+      ...part.images.map((image) => ({
+        type: 'file' as const,
+        mediaType: image.media_type,
+        data: { type: 'data' as const, data: image.data },
+      })),
+    ],
+  };
 }
 
 function messageOf(sdkPart: SdkPart): LanguageModelV4Message {

@@ -203,6 +203,8 @@ export function toolResultMessage(input: {
   call: Pick<ToolCallPart, 'id' | 'name'>;
   content: string;
   isError: boolean;
+  /** Images the tool returned with its result. */
+  images?: readonly { data: string; media_type: string }[] | undefined;
   now: string;
 }): Message {
   return {
@@ -210,7 +212,13 @@ export function toolResultMessage(input: {
     sender: input.call.name,
     role: 'tool',
     parts: [
-      { type: 'tool_result', tool_call_id: input.call.id, content: input.content, is_error: input.isError },
+      {
+        type: 'tool_result',
+        tool_call_id: input.call.id,
+        content: input.content,
+        is_error: input.isError,
+        ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}),
+      },
     ],
     metadata: { iteration: input.iteration },
     created_at: input.now,

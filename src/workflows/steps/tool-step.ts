@@ -110,6 +110,7 @@ function commitOutcome(
     call,
     content: outcome.content,
     isError: outcome.isError,
+    images: outcome.images,
     now,
   });
   const events = [toolEndEvent(run, data.iteration, call, entry, outcome.content)];
