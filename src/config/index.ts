@@ -1,5 +1,6 @@
 export type { KnownToolbox } from './check-references.js';
 export { ConfigError } from './config-error.js';
+export type { ConfigExtensions } from './config-extensions.js';
 export { configHash } from './config-hash.js';
 export {
   type AgentConfig,

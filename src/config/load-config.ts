@@ -5,6 +5,7 @@ import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
 import { registerSecrets } from '../secrets/index.js';
 import { checkReferences, type KnownToolbox } from './check-references.js';
 import { ConfigError } from './config-error.js';
+import { type ConfigExtensions, parsingWith } from './config-extensions.js';
 import { type ConfigProblem, configErrorMap, formatProblem, issuesToProblems } from './config-issues.js';
 import { configSchema, type RatchetConfig } from './config-schema.js';
 import { configSecrets } from './config-secrets.js';
@@ -16,6 +17,8 @@ export interface LoadedConfig {
   path: string;
   /** Relative paths in provider fields resolve against this directory. */
   configDir: string;
+  /** The kinds registered in code the config was checked against (effects, coordinators, stop conditions). */
+  extensions?: ConfigExtensions | undefined;
 }
 
 export interface LoadConfigOptions {
@@ -25,6 +28,11 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** The toolboxes that exist (names, or toolboxes with their tools); when given, agents may only use these. */
   knownToolboxes?: readonly KnownToolbox[];
+  /**
+   * Effects, coordinators and stop conditions registered in code (an `Extensions`): the config may name
+   * their kinds, and their options are checked by their schemas. Without them only the built-ins exist.
+   */
+  extensions?: ConfigExtensions;
 }
 
 export interface ParseConfigOptions {
@@ -32,6 +40,8 @@ export interface ParseConfigOptions {
   env: NodeJS.ProcessEnv;
   configDir: string;
   knownToolboxes?: readonly KnownToolbox[];
+  /** Kinds registered in code (see LoadConfigOptions.extensions). */
+  extensions?: ConfigExtensions;
   /** Names the text in error messages; defaults to "<config>". */
   sourceName?: string;
 }
@@ -52,6 +62,7 @@ export function loadConfig(path: string, options: LoadConfigOptions = {}): Loade
     configDir,
     knownToolboxes: options.knownToolboxes,
     sourceName: path,
+    ...(options.extensions ? { extensions: options.extensions } : {}),
   });
   registerSecrets(configSecrets(loaded.config, env));
   return { ...loaded, path: absolutePath };
@@ -83,7 +94,9 @@ export function parseConfigText(text: string, options: ParseConfigOptions): Load
   }
   const raw = withRedisUrlFromEnv(data, options.env);
 
-  const parsed = configSchema.safeParse(raw, { error: configErrorMap });
+  const parsed = parsingWith(options.extensions, () =>
+    configSchema.safeParse(raw, { error: configErrorMap }),
+  );
   const problems = [
     ...(parsed.success ? [] : issuesToProblems(parsed.error.issues, configSchema)),
     ...checkReferences(raw, { knownToolboxes: options.knownToolboxes }),
@@ -91,7 +104,12 @@ export function parseConfigText(text: string, options: ParseConfigOptions): Load
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(sourceName, inDocumentOrder(document, problems).map(formatProblem));
   }
-  return { config: parsed.data, path: sourceName, configDir: options.configDir };
+  return {
+    config: parsed.data,
+    path: sourceName,
+    configDir: options.configDir,
+    ...(options.extensions ? { extensions: options.extensions } : {}),
+  };
 }
 
 /** Sorts problems by where they are in the file (stable: problems at one place keep their order). */

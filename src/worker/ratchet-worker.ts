@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { LoadedConfig } from '../config/index.js';
+import type { Extensions } from '../extensions/extensions.js';
 import type { Logger } from '../log/index.js';
 import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { listenForCancellations } from '../redis/cancel-run.js';
@@ -33,6 +34,11 @@ export interface RatchetWorkerOptions {
   logger: Logger;
   /** Overrides `worker.concurrency` of the config. */
   concurrency?: number;
+  /**
+   * Effects, coordinators and stop conditions written in code (docs/extending.md), which the config may name.
+   * Give the same ones to `loadConfig`. Default: those `loaded` was validated with.
+   */
+  extensions?: Extensions;
 }
 
 /** A worker process's engine side: one BullMQ worker per shard, running every step kind. */

@@ -1,0 +1,36 @@
+import type { z } from 'zod';
+import type {
+  EffectContext,
+  EffectDefinition,
+  EffectPlan,
+  EffectView,
+} from '../workflows/core/effects/effect-definition.js';
+
+/** The default priority of an effect: after the built-ins that shrink the request, before those that add. */
+export const defaultEffectPriority = 50;
+
+/**
+ * Defines an effect kind (docs/extending.md, "Effects"): register it in `extensions.effects` and name it in
+ * an agent's `effects: [{ kind, params }]`. `plan` runs before every model call of the agent, over the
+ * request as the effects before it left it, and must decide from its view and context alone.
+ *
+ * @example
+ * const shout = defineEffect({
+ *   kind: 'shout',
+ *   options: z.strictObject({}),
+ *   plan: (view) => ({ kind: 'messages', messages: view.messages.map(toUpperCase) }),
+ * });
+ */
+export function defineEffect<Schema extends z.ZodType>(definition: {
+  kind: string;
+  options: Schema;
+  priority?: number;
+  plan(view: EffectView, context: EffectContext<z.output<Schema>>): EffectPlan;
+}): EffectDefinition<z.output<Schema>> {
+  return {
+    kind: definition.kind,
+    options: definition.options as z.ZodType<z.output<Schema>>,
+    priority: definition.priority ?? defaultEffectPriority,
+    plan: definition.plan,
+  };
+}

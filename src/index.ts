@@ -1,0 +1,36 @@
+// Ratchet as a library (`import … from 'ratchet'`): load a config, run workers and engines from code, and
+// extend Ratchet with effects, coordinators and stop conditions of your own (docs/extending.md).
+
+export type { Message } from './chat/index.js';
+export {
+  ConfigError,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  parseConfigText,
+} from './config/index.js';
+export type { ExtensionContext } from './extensions/context.js';
+export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
+export { defineEffect } from './extensions/effects.js';
+export type { Extensions } from './extensions/extensions.js';
+export { createLogger, type Logger } from './log/index.js';
+export { closeRedis, createRedis } from './redis/connection.js';
+export { createToolBox, defineTool, type Tool, type ToolBox } from './tools/index.js';
+export { RatchetWorker, type RatchetWorkerOptions } from './worker/ratchet-worker.js';
+export type {
+  CoordinatorChoice,
+  CoordinatorContext,
+  CoordinatorDefinition,
+  CoordinatorView,
+  StopConditionDefinition,
+  StopConditionView,
+  TeamView,
+} from './workflows/core/coordinator-definition.js';
+export type {
+  EffectContext,
+  EffectDefinition,
+  EffectEvent,
+  EffectPlan,
+  EffectView,
+} from './workflows/core/effects/effect-definition.js';
+export { type Engine, engineFromConfig } from './workflows/index.js';
