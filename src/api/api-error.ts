@@ -101,6 +101,8 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   guardrail_failed: 'internal',
   contract_violated: 'internal',
   effect_failed: 'internal',
+  middleware_failed: 'internal',
+  middleware_refused: 'internal',
   model_rate_limited: 'internal',
   model_server_error: 'internal',
   model_network_error: 'internal',

@@ -37,6 +37,10 @@ export const errorCodes = {
   contract_violated: { retryable: false },
   /** An effect (`effects`) threw while planning a model request: a bug, the same again on every retry. */
   effect_failed: { retryable: false },
+  /** A middleware (`middleware`) threw: a bug, the same again on every retry. The message names it. */
+  middleware_failed: { retryable: false },
+  /** A middleware refused a model request or its reply: the run fails with its reason. */
+  middleware_refused: { retryable: false },
   model_rate_limited: { retryable: true },
   model_server_error: { retryable: true },
   model_network_error: { retryable: true },

@@ -1,0 +1,143 @@
+import type { z } from 'zod';
+import type { Message, Part } from '../chat/index.js';
+import type { CompletionOptions, ToolDefinition } from '../models/completer.js';
+import type { Usage } from '../models/usage.js';
+import type { ExtensionContext } from './context.js';
+
+/** A JSON value: what a middleware may record of its decision. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A model request on its way to the provider, as a middleware sees and may change it. */
+export interface ModelRequest {
+  /**
+   * The provider (its name in the config's `providers`) the request goes to: the agent's own, unless a
+   * middleware before this one routed it elsewhere. Routing is setting another configured provider's name.
+   */
+  provider: string;
+  /** What the model is sent, system prompt first, as the agent's effects planned it. */
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+  options: CompletionOptions;
+}
+
+/** The model's reply, as a middleware sees and may change it. */
+export interface ModelReply {
+  parts: Part[];
+  usage: Usage;
+  /** The provider and the model that made the reply. */
+  provider: string;
+  model: string;
+}
+
+/** A tool call on its way to its handler: the tool's name and its arguments (JSON text). */
+export interface ToolRequest {
+  name: string;
+  arguments: string;
+  toolCallId: string;
+}
+
+/** What a tool call returns to the model. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * A middleware's refusal: returned instead of calling `next` (the request is refused) or instead of the reply
+ * or result `next` gave (the reply is refused). A refused model call fails the run with `middleware_refused`;
+ * a refused tool call gives the model an error result naming the middleware, and the run goes on.
+ */
+export interface Refusal {
+  readonly refused: string;
+}
+
+/** A refusal with its reason (see {@link Refusal}). */
+export function refuse(reason: string): Refusal {
+  return { refused: reason };
+}
+
+/** Whether a middleware's outcome is a refusal. */
+export function isRefusal(value: unknown): value is Refusal {
+  return typeof value === 'object' && value !== null && typeof (value as Refusal).refused === 'string';
+}
+
+/** What every middleware call gets: its configured options, its deterministic context, and a note to record. */
+export interface MiddlewareCall<Options> {
+  /** The options of this middleware on this agent (`middleware: [{kind, ...options}]`), parsed. */
+  options: Options;
+  /** Only deterministic inputs: see {@link ExtensionContext}. */
+  context: ExtensionContext;
+  /**
+   * Records what the middleware decided (at most 4,000 characters of JSON), with the step's commit: the
+   * reply's journal entry for a model call, the call's outcome for a tool call. Later calls replace earlier.
+   */
+  record(note: JsonValue): void;
+}
+
+export interface ModelCall<Options> extends MiddlewareCall<Options> {
+  request: ModelRequest;
+}
+
+export interface ToolCall<Options> extends MiddlewareCall<Options> {
+  request: ToolRequest;
+}
+
+/** The rest of the chain: the next middleware, and at the end the model itself. */
+export type NextModelCall = (request: ModelRequest) => Promise<ModelReply>;
+/** The rest of the chain: the next middleware, and at the end the tool's handler. */
+export type NextToolCall = (request: ToolRequest) => Promise<ToolResult>;
+
+/**
+ * A middleware: code around each model call and/or each tool call of the agents that list it. Middleware
+ * run in the order an agent lists them, the first outermost.
+ *
+ * Replay safety is the framework's: what a middleware returns (the reply, the result, a refusal, the provider
+ * it routed to) and what it records are committed with the step, and a step that runs again after that
+ * commit reads them and does not call the middleware. Before that commit nothing it decided was kept, so
+ * an execution that died may have its decision made again (as its model call is made again).
+ *
+ * A middleware that throws fails the step (code `middleware_failed`, its name in the message); errors
+ * thrown by `next` (a provider's rate limit, a tool's failure) pass through it unchanged unless it catches
+ * them.
+ */
+export interface MiddlewareDefinition<Schema extends z.ZodType = z.ZodType<Record<string, never>>> {
+  /** The kind agents list it by in the config (`middleware: [{ kind: <name> }]`). */
+  name: string;
+  /** The options it takes in the config, beside `kind`; none when absent (then an option is an error). */
+  options?: Schema;
+  aroundModelCall?(call: ModelCall<z.output<Schema>>, next: NextModelCall): Promise<ModelReply | Refusal>;
+  aroundToolCall?(call: ToolCall<z.output<Schema>>, next: NextToolCall): Promise<ToolResult | Refusal>;
+}
+
+/** Any middleware, whatever its options. */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds middleware of every option type.
+export type AnyMiddleware = MiddlewareDefinition<any>;
+
+/**
+ * A middleware definition, typed from its options schema. Register it through the `extensions` of
+ * `loadConfig` and `RatchetWorker` (`{ middleware: [definition] }`), then list it on an agent.
+ *
+ * @example
+ * ```ts
+ * const shout = defineMiddleware({
+ *   name: 'shout',
+ *   options: z.strictObject({ suffix: z.string().default('!') }),
+ *   async aroundModelCall(call, next) {
+ *     const reply = await next(call.request);
+ *     return { ...reply, parts: reply.parts.map((part) =>
+ *       part.type === 'text' ? { ...part, text: part.text.toUpperCase() + call.options.suffix } : part) };
+ *   },
+ * });
+ * ```
+ */
+export function defineMiddleware<Schema extends z.ZodType = z.ZodType<Record<string, never>>>(
+  definition: MiddlewareDefinition<Schema>,
+): MiddlewareDefinition<Schema> {
+  return definition;
+}
+
+/** A middleware as an agent uses it: its definition and the options its config entry gave. */
+export interface ConfiguredMiddleware {
+  definition: AnyMiddleware;
+  options: unknown;
+}
