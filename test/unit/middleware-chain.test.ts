@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { extensionContext } from '../../src/extensions/context.js';
-import { defineMiddleware, type ModelReply, type ModelRequest, refuse } from '../../src/extensions/middleware.js';
+import {
+  defineMiddleware,
+  type ModelReply,
+  type ModelRequest,
+  refuse,
+} from '../../src/extensions/middleware.js';
 import { runModelChain, runToolChain } from '../../src/extensions/middleware-chain.js';
 
 const step = { sessionId: 's', runId: 'r', agent: 'a', iteration: 0, now: '2026-01-01T00:00:00.000Z' };
