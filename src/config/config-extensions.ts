@@ -8,6 +8,8 @@ export interface ConfigExtensions {
   readonly effects?: readonly { readonly kind: string; readonly options: z.ZodType }[];
   readonly coordinators?: readonly { readonly kind: string; readonly options: z.ZodType }[];
   readonly stopConditions?: readonly { readonly name: string; readonly options: z.ZodType }[];
+  /** Middleware, named in agents' `middleware` (their options schema absent: no options). */
+  readonly middleware?: readonly { readonly name: string; readonly options?: z.ZodType | undefined }[];
 }
 
 let current: ConfigExtensions = {};

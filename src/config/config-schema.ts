@@ -5,6 +5,7 @@ import { contractConfigSchema } from './contract-config-schema.js';
 import { effectConfigSchema } from './effect-config-schema.js';
 import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
+import { middlewareConfigSchema } from './middleware-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 import { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
 import { telemetryConfigSchema } from './telemetry-config-schema.js';
@@ -116,6 +117,11 @@ const agentSchema = z.strictObject({
    * the provider has a context window); `[]`: none.
    */
   effects: z.preprocess(nullAsMissing, z.array(effectConfigSchema).optional()),
+  /**
+   * Code around each model call and tool call, registered in code (`extensions.middleware`) and listed here
+   * by name with its options, the first outermost (docs/extending.md).
+   */
+  middleware: withDefault(z.array(middlewareConfigSchema), []),
 });
 
 const memberName = z.string().regex(agentNamePattern, {

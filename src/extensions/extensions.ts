@@ -3,6 +3,7 @@ import type {
   StopConditionDefinition,
 } from '../workflows/core/coordinator-definition.js';
 import type { EffectDefinition } from '../workflows/core/effects/effect-definition.js';
+import type { AnyMiddleware } from './middleware.js';
 
 /**
  * What a program adds to Ratchet in code (docs/extending.md): given to `loadConfig` (so the config may name
@@ -15,4 +16,6 @@ export interface Extensions {
   readonly coordinators?: readonly CoordinatorDefinition[];
   /** Stop conditions (defineStopCondition), named in `round_robin_until` teams' `until`. */
   readonly stopConditions?: readonly StopConditionDefinition[];
+  /** Middleware (defineMiddleware), named in agents' `middleware`. */
+  readonly middleware?: readonly AnyMiddleware[];
 }
