@@ -1,32 +1,23 @@
-import {
-  type Attributes,
-  type Link,
-  type SpanContext,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-} from '@opentelemetry/api';
-import { hrTimeDuration, millisToHrTime } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  type Resource,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
-import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Message, Part } from '../chat/index.js';
 import { redactSecrets } from '../secrets/index.js';
 import type { ModelCallReport, RunRecord, ToolCallReport } from '../workflows/index.js';
 import { attribute, providerNameOf, ratchetAttribute, schemaUrl, semconvVersion } from './semconv.js';
+import {
+  type Attributes,
+  otlpAttributes,
+  SpanExport,
+  spanFlags,
+  spanKind,
+  statusCode,
+  unixNano,
+} from './span-export.js';
 import type { TraceSettings } from './telemetry-settings.js';
 import { runParentSpanId, spanIdOf, type TracedRun, traceIdOf } from './trace-ids.js';
 
 /** One finished span, built whole: its ids are derived (trace-ids.ts), never drawn at random. */
 interface SpanData {
   name: string;
-  kind: SpanKind;
+  kind: number;
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
@@ -35,7 +26,7 @@ interface SpanData {
   attributes: Attributes;
   error: string | undefined;
   events?: { name: string; atMs: number; attributes?: Attributes }[];
-  links?: Link[];
+  links?: { traceId: string; spanId: string; attributes: Attributes }[];
 }
 
 /**
@@ -45,33 +36,17 @@ interface SpanData {
  * no context is kept between steps, so any worker emits any span of any run.
  */
 export class RunTracer {
-  private readonly processor: SpanProcessor;
-  private readonly resource: Resource;
-  private readonly scope = { name: 'ratchet', version: semconvVersion, schemaUrl };
+  private readonly spans: SpanExport;
 
   constructor(
     private readonly settings: TraceSettings,
-    options: { instanceId: string; processor?: SpanProcessor },
+    options: { instanceId: string },
   ) {
-    this.resource = defaultResource()
-      .merge(
-        resourceFromAttributes({
-          'service.name': settings.serviceName,
-          'service.instance.id': options.instanceId,
-          'process.pid': process.pid,
-        }),
-      )
-      // OTEL_RESOURCE_ATTRIBUTES on top (OTEL_SERVICE_NAME is in settings.serviceName already).
-      .merge(detectResources({ detectors: [envDetector] }));
-    this.processor =
-      options.processor ??
-      new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({
-          ...(settings.endpoint ? { url: settings.endpoint } : {}),
-          ...(settings.headers ? { headers: settings.headers } : {}),
-        }),
-        scheduledDelayMillis: settings.exportDelayMs,
-      });
+    this.spans = new SpanExport(settings, options.instanceId, {
+      name: 'ratchet',
+      version: semconvVersion,
+      schemaUrl,
+    });
   }
 
   /** The trace and span a step's log lines name: the run's trace and its `invoke_agent` span. */
@@ -83,19 +58,20 @@ export class RunTracer {
   runEnded(record: RunRecord): void {
     const traceId = traceIdOf(record);
     const failed = record.status === 'failed';
-    const links: Link[] = [];
+    const links: NonNullable<SpanData['links']> = [];
     if (record.origin) {
       // A retry or fork is a run of its own, in a trace of its own: linked to the run it continues.
       const origin = { id: record.origin.run_id, root_run_id: null };
       const originTrace = traceIdOf(origin);
       links.push({
-        context: spanContext(originTrace, spanIdOf.run(originTrace, origin.id)),
+        traceId: originTrace,
+        spanId: spanIdOf.run(originTrace, origin.id),
         attributes: { 'ratchet.origin.kind': record.origin.kind },
       });
     }
     this.emit({
       name: `invoke_agent ${record.agent}`,
-      kind: SpanKind.INTERNAL,
+      kind: spanKind.internal,
       traceId,
       spanId: spanIdOf.run(traceId, record.id),
       parentSpanId: runParentSpanId(traceId, record.parent),
@@ -152,7 +128,7 @@ export class RunTracer {
     }
     this.emit({
       name: `chat ${call.provider.model}`,
-      kind: SpanKind.CLIENT,
+      kind: spanKind.client,
       traceId,
       spanId: spanIdOf.modelCall(traceId, call.jobId, call.started, call.purpose),
       parentSpanId: spanIdOf.run(traceId, call.run.id),
@@ -184,7 +160,7 @@ export class RunTracer {
     }
     this.emit({
       name: call.toolKnown ? `execute_tool ${call.toolName}` : 'execute_tool',
-      kind: SpanKind.INTERNAL,
+      kind: spanKind.internal,
       traceId,
       spanId: spanIdOf.toolCall(traceId, call.jobId),
       parentSpanId: spanIdOf.run(traceId, call.run.id),
@@ -198,45 +174,37 @@ export class RunTracer {
 
   /** Sends what is waiting (on shutdown). */
   async close(): Promise<void> {
-    await this.processor.forceFlush();
-    await this.processor.shutdown();
+    await this.spans.close();
   }
 
   private emit(span: SpanData): void {
-    const startTime = millisToHrTime(span.startMs);
-    const endTime = millisToHrTime(Math.max(span.startMs, span.endMs));
-    const readable: ReadableSpan = {
+    this.spans.add({
+      traceId: span.traceId,
+      spanId: span.spanId,
+      ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
       name: span.name,
       kind: span.kind,
-      spanContext: () => spanContext(span.traceId, span.spanId),
-      ...(span.parentSpanId ? { parentSpanContext: spanContext(span.traceId, span.parentSpanId) } : {}),
-      startTime,
-      endTime,
-      duration: hrTimeDuration(startTime, endTime),
-      status:
-        span.error === undefined
-          ? { code: SpanStatusCode.UNSET }
-          : { code: SpanStatusCode.ERROR, message: span.error },
-      attributes: span.attributes,
-      links: span.links ?? [],
+      startTimeUnixNano: unixNano(span.startMs),
+      endTimeUnixNano: unixNano(Math.max(span.startMs, span.endMs)),
+      attributes: otlpAttributes(span.attributes),
       events: (span.events ?? []).map((event) => ({
         name: event.name,
-        time: millisToHrTime(event.atMs),
-        ...(event.attributes ? { attributes: event.attributes } : {}),
+        timeUnixNano: unixNano(event.atMs),
+        attributes: otlpAttributes(event.attributes ?? {}),
       })),
-      ended: true,
-      resource: this.resource,
-      instrumentationScope: this.scope,
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0,
-    };
-    this.processor.onEnd(readable);
+      links: (span.links ?? []).map((link) => ({
+        traceId: link.traceId,
+        spanId: link.spanId,
+        attributes: otlpAttributes(link.attributes),
+        flags: spanFlags(false),
+      })),
+      status:
+        span.error === undefined
+          ? { code: statusCode.unset }
+          : { code: statusCode.error, message: span.error },
+      flags: spanFlags(false),
+    });
   }
-}
-
-function spanContext(traceId: string, spanId: string): SpanContext {
-  return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: false };
 }
 
 function repeatAttributes(repeat: ModelCallReport['repeat']): Attributes {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The ids of a run's spans, derived from ids every worker already has (decision 0024): the trace from the
@@ -13,14 +13,31 @@ export interface TracedRun {
 }
 
 function digest(text: string, hexLength: number): string {
-  const hex = createHash('sha256').update(text).digest('hex').slice(0, hexLength);
+  const hex = hash('sha256', text, 'hex').slice(0, hexLength);
   // All-zero ids are invalid in W3C trace context; a sha256 prefix is all zeros with probability 2^-64.
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 }
 
+/**
+ * The last ids derived, by what they were derived from: a run's steps name its trace and its run span again
+ * and again, and a worker has a bounded number of runs in flight. Emptied whole when full.
+ */
+const recent = new Map<string, string>();
+const recentLimit = 4096;
+
+function remembered(key: string, hexLength: number): string {
+  let id = recent.get(key);
+  if (id === undefined) {
+    if (recent.size >= recentLimit) recent.clear();
+    id = digest(key, hexLength);
+    recent.set(key, id);
+  }
+  return id;
+}
+
 /** The trace of a run: one per run tree, so a child run is in its parent's trace. 32 hex digits. */
 export function traceIdOf(run: TracedRun): string {
-  return digest(`ratchet-trace/${run.root_run_id ?? run.id}`, 32);
+  return remembered(`ratchet-trace/${run.root_run_id ?? run.id}`, 32);
 }
 
 /** 16 hex digits, unique within the trace for what `name` names. */
@@ -30,7 +47,7 @@ function spanId(traceId: string, name: string): string {
 
 export const spanIdOf = {
   /** The run's `invoke_agent` span. */
-  run: (traceId: string, runId: string) => spanId(traceId, `run/${runId}`),
+  run: (traceId: string, runId: string) => remembered(`${traceId}/run/${runId}`, 16),
   /**
    * A model call: one per execution of the step that made it (`started`: BullMQ's attemptsStarted), so a
    * call repeated after a takeover or a retry is a second span, never a duplicate of the first.
