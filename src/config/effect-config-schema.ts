@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { registeredKinds } from './config-extensions.js';
 import { allowedKeys, configErrorMap, describeValue, unknownKeyMessage } from './config-issues.js';
 import { integer } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
@@ -57,8 +58,13 @@ export const effectKinds = Object.keys(effectParamSchemas) as EffectKind[];
 
 export type EffectParams<Kind extends EffectKind> = z.output<(typeof effectParamSchemas)[Kind]>;
 
-/** One configured effect, its params parsed and their defaults filled in. */
-export type EffectConfig = { [Kind in EffectKind]: { kind: Kind; params: EffectParams<Kind> } }[EffectKind];
+/**
+ * One configured effect, its params parsed and their defaults filled in: a built-in kind, or one registered
+ * in code (extensions.effects) with params as its own schema parsed them.
+ */
+export type EffectConfig =
+  | { [Kind in EffectKind]: { kind: Kind; params: EffectParams<Kind> } }[EffectKind]
+  | { kind: string; params: unknown };
 
 function isEffectKind(kind: string): kind is EffectKind {
   return Object.hasOwn(effectParamSchemas, kind);
@@ -81,39 +87,69 @@ export const effectConfigSchema = z.transform((input: unknown, context): EffectC
   for (const key of Object.keys(rest)) {
     context.addIssue({ code: 'custom', path: [key], message: unknownKeyMessage(key, ['kind', 'params']) });
   }
+  const registered = registeredKinds().effects ?? [];
+  const known = [...effectKinds, ...registered.map((definition) => definition.kind)];
   if (typeof kind !== 'string' || kind === '') {
     context.addIssue({
       code: 'custom',
       path: ['kind'],
-      message: `expected an effect kind (one of: ${effectKinds.join(', ')})`,
+      message: `expected an effect kind (one of: ${known.join(', ')})`,
     });
     return input as EffectConfig;
   }
-  if (!isEffectKind(kind)) {
+  const schema = isEffectKind(kind)
+    ? effectParamSchemas[kind]
+    : registered.find((definition) => definition.kind === kind)?.options;
+  if (schema === undefined) {
     context.addIssue({
       code: 'custom',
       path: ['kind'],
-      message: `unknown effect kind "${kind}"${didYouMean(kind, effectKinds)}; known kinds: ${effectKinds.join(', ')}`,
+      message: `unknown effect kind "${kind}"${didYouMean(kind, known)}; known kinds: ${known.join(', ')}`,
     });
     return input as EffectConfig;
   }
-  const schema = effectParamSchemas[kind];
-  const parsed = schema.safeParse(params ?? {}, { error: configErrorMap });
+  const parsed = parseOptions(schema, params ?? {}, ['params']);
+  for (const issue of parsed.issues) context.addIssue(issue);
+  return parsed.issues.length > 0
+    ? (input as EffectConfig)
+    : ({ kind, params: parsed.value } as EffectConfig);
+});
+
+/**
+ * Options of a kind, parsed by its schema: each problem at its path under `at`, an unknown key (of a strict
+ * object schema, or of an object schema that would drop it) named with a hint from the schema's keys.
+ */
+export function parseOptions(
+  schema: z.ZodType,
+  value: unknown,
+  at: readonly PropertyKey[],
+): { value: unknown; issues: { code: 'custom'; path: PropertyKey[]; message: string }[] } {
+  const issues: { code: 'custom'; path: PropertyKey[]; message: string }[] = [];
+  const allowed = allowedKeys(schema);
+  if (allowed.length > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    // A non-strict object schema would drop a misspelt option silently: a config names only known ones.
+    for (const key of Object.keys(value)) {
+      if (!allowed.includes(key)) {
+        issues.push({ code: 'custom', path: [...at, key], message: unknownKeyMessage(key, allowed) });
+      }
+    }
+  }
+  const parsed = schema.safeParse(value, { error: configErrorMap });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) {
-          context.addIssue({
+          if (issue.path.length === 0 && allowed.length > 0) continue; // reported above
+          issues.push({
             code: 'custom',
-            path: ['params', ...issue.path, key],
+            path: [...at, ...issue.path, key],
             message: unknownKeyMessage(key, allowedKeys(schema)),
           });
         }
       } else {
-        context.addIssue({ code: 'custom', path: ['params', ...issue.path], message: issue.message });
+        issues.push({ code: 'custom', path: [...at, ...issue.path], message: issue.message });
       }
     }
-    return input as EffectConfig;
   }
-  return { kind, params: parsed.data } as EffectConfig;
-});
+  return { value: parsed.success ? parsed.data : value, issues };
+}

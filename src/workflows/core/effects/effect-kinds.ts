@@ -1,7 +1,9 @@
+import type { z } from 'zod';
 import type { Message } from '../../../chat/index.js';
-import type { EffectKind, EffectParams } from '../../../config/index.js';
+import { type EffectKind, type EffectParams, effectParamSchemas } from '../../../config/index.js';
+import { RatchetError } from '../../../errors/index.js';
 import { compactionCut, compactionDeclined } from './compaction.js';
-import type { ContextView } from './context-view.js';
+import type { EffectContext, EffectDefinition, EffectPlan, EffectView } from './effect-definition.js';
 import {
   detectLoop,
   type Injection,
@@ -11,94 +13,113 @@ import {
 } from './injections.js';
 import { maskObservations, slideWindow, trimToolResults } from './view-transforms.js';
 
-/** An effect ready to run: its kind and params with every default filled in (compact's threshold too). */
+type BuiltinParams<Kind extends EffectKind> = Kind extends 'compact'
+  ? { threshold: number }
+  : EffectParams<Kind>;
+
+/**
+ * An effect ready to run: its kind and params with every default filled in (compact's threshold too). A kind
+ * registered in code carries its definition; the built-ins are looked up in {@link builtinEffects}.
+ */
 export type ResolvedEffect =
-  | { kind: 'compact'; params: { threshold: number } }
-  | { [Kind in Exclude<EffectKind, 'compact'>]: { kind: Kind; params: EffectParams<Kind> } }[Exclude<
-      EffectKind,
-      'compact'
-    >];
+  | { [Kind in EffectKind]: { kind: Kind; params: BuiltinParams<Kind> } }[EffectKind]
+  | { kind: string; params: unknown; definition: EffectDefinition };
 
-/** What an effect sees of the plan being made: the messages so far and their token count. */
-export interface PlanState {
-  messages: readonly Message[];
-  /** The request's token count with the messages as they are now. */
-  tokens: number;
-  /** Whether `threshold` × the context window is reached (never with an unknown window). */
-  reached(threshold: number): boolean;
-  chat: readonly Message[];
-  view: ContextView;
-  contextWindow: number;
-  injection: InjectionContext;
+function builtin<Kind extends EffectKind>(
+  kind: Kind,
+  priority: number,
+  plan: (view: EffectView, context: EffectContext<BuiltinParams<Kind>>) => EffectPlan,
+): EffectDefinition<BuiltinParams<Kind>> {
+  // compact's schema leaves the threshold out (the agent's context_threshold); resolveEffects fills it in.
+  return {
+    kind,
+    options: effectParamSchemas[kind] as unknown as z.ZodType<BuiltinParams<Kind>>,
+    priority,
+    plan,
+  };
 }
 
-/** What one effect decides: new messages to send, a message to add, or a compaction first; or nothing. */
-export type EffectOutcome =
-  | { kind: 'messages'; messages: Message[] }
-  | { kind: 'inject'; injection: Injection<'loop_detected' | 'reflection' | 'progress'> }
-  | { kind: 'compact'; upTo: number }
-  | undefined;
-
-type ParamsOf<Kind extends EffectKind> = Extract<ResolvedEffect, { kind: Kind }>['params'];
-
-export interface EffectKindDefinition<Kind extends EffectKind> {
-  /** Where the kind runs in the chain, lowest first (see effect-list.ts for why this order). */
-  priority: number;
-  decide(params: ParamsOf<Kind>, state: PlanState): EffectOutcome;
+function injectionContext(view: EffectView, context: EffectContext<unknown>): InjectionContext {
+  return { runId: context.runId, iteration: context.iteration, now: context.now, chat: view.runChat };
 }
 
-function injected(
-  injection: Injection<'loop_detected' | 'reflection' | 'progress'> | undefined,
-): EffectOutcome {
-  return injection && { kind: 'inject', injection };
+function injected(injection: Injection<'loop_detected' | 'reflection' | 'progress'> | undefined): EffectPlan {
+  return injection && { kind: 'inject', message: injection.message, event: injection.event };
 }
 
 /** A view transform that acts once the request reaches its `threshold` of the context window. */
 function atThreshold<Params extends { threshold: number }>(
   transform: (messages: readonly Message[], params: Params) => Message[],
-): (params: Params, state: PlanState) => EffectOutcome {
-  return (params, state) =>
-    state.reached(params.threshold)
-      ? { kind: 'messages', messages: transform(state.messages, params) }
+): (view: EffectView, context: EffectContext<Params>) => EffectPlan {
+  return (view, context) =>
+    view.reached(context.options.threshold)
+      ? { kind: 'messages', messages: transform(view.messages, context.options) }
       : undefined;
 }
 
-/** Every effect kind and how it decides: the one table the planner looks kinds up in. */
-export const effectKindDefinitions: { [Kind in EffectKind]: EffectKindDefinition<Kind> } = {
-  trim_tool_results: {
-    priority: 10,
-    decide: (params, state) => ({ kind: 'messages', messages: trimToolResults(state.messages, params) }),
-  },
-  observation_mask: { priority: 20, decide: atThreshold(maskObservations) },
-  sliding_window: { priority: 30, decide: atThreshold(slideWindow) },
-  compact: {
-    priority: 40,
-    decide: (params, state) => {
-      if (!state.reached(params.threshold)) return undefined;
-      if (compactionDeclined(state.view, state.injection.runId, state.injection.iteration)) return undefined;
-      const upTo = compactionCut({
-        chat: state.chat,
-        view: state.view,
-        contextWindow: state.contextWindow,
-        threshold: params.threshold,
-      });
-      return upTo === undefined ? undefined : { kind: 'compact', upTo };
-    },
-  },
-  loop_detect: { priority: 100, decide: (params, state) => injected(detectLoop(state.injection, params)) },
-  reflection: {
-    priority: 110,
-    decide: (params, state) => injected(promptReflection(state.injection, params)),
-  },
-  progress: {
-    priority: 120,
-    decide: (params, state) => injected(progressCheckpoint(state.injection, params)),
-  },
-};
+/**
+ * The built-in effect kinds (docs/effects.md), defined as any effect is (docs/extending.md). The priorities
+ * order the chain: everything that makes the request smaller before anything that adds a message (see
+ * effect-list.ts for why).
+ */
+export const builtinEffectDefinitions: readonly EffectDefinition[] = [
+  builtin('trim_tool_results', 10, (view, context) => ({
+    kind: 'messages',
+    messages: trimToolResults(view.messages, context.options),
+  })),
+  builtin('observation_mask', 20, atThreshold(maskObservations)),
+  builtin('sliding_window', 30, atThreshold(slideWindow)),
+  builtin('compact', 40, (view, context) => {
+    const { threshold } = context.options;
+    if (!view.reached(threshold)) return undefined;
+    if (compactionDeclined(view.contextView, context.runId, context.iteration)) return undefined;
+    const upTo = compactionCut({
+      chat: view.chat,
+      view: view.contextView,
+      contextWindow: view.contextWindow,
+      threshold,
+    });
+    return upTo === undefined ? undefined : { kind: 'compact', upTo };
+  }),
+  builtin('loop_detect', 100, (view, context) =>
+    injected(detectLoop(injectionContext(view, context), context.options)),
+  ),
+  builtin('reflection', 110, (view, context) =>
+    injected(promptReflection(injectionContext(view, context), context.options)),
+  ),
+  builtin('progress', 120, (view, context) =>
+    injected(progressCheckpoint(injectionContext(view, context), context.options)),
+  ),
+];
 
-/** Runs one resolved effect through its kind's definition. */
-export function decideEffect(effect: ResolvedEffect, state: PlanState): EffectOutcome {
-  // The table pairs each kind with its params' type; TypeScript cannot follow that through a union lookup.
-  const definition = effectKindDefinitions[effect.kind] as EffectKindDefinition<EffectKind>;
-  return definition.decide(effect.params as never, state);
+/** Effect kinds by name. */
+export type EffectRegistry = ReadonlyMap<string, EffectDefinition>;
+
+/** The built-in kinds: the registry every agent has. */
+export const builtinEffects: EffectRegistry = new Map(
+  builtinEffectDefinitions.map((definition) => [definition.kind, definition]),
+);
+
+/** The built-in kinds and `registered` ones; a name taken twice (or a built-in's) is a config error. */
+export function effectRegistry(registered: readonly EffectDefinition[] = []): EffectRegistry {
+  const registry = new Map(builtinEffects);
+  for (const definition of registered) {
+    if (registry.has(definition.kind)) {
+      throw new RatchetError(
+        'config_invalid',
+        `extensions.effects: the effect kind "${definition.kind}" is registered twice${
+          builtinEffects.has(definition.kind) ? ' (it is a built-in kind)' : ''
+        }`,
+      );
+    }
+    registry.set(definition.kind, definition);
+  }
+  return registry;
+}
+
+/** The definition a resolved effect runs. */
+export function definitionOf(effect: ResolvedEffect): EffectDefinition {
+  const definition = 'definition' in effect ? effect.definition : builtinEffects.get(effect.kind);
+  if (!definition) throw new RatchetError('config_invalid', `unknown effect kind "${effect.kind}"`);
+  return definition;
 }

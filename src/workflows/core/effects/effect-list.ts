@@ -1,5 +1,6 @@
 import { type EffectConfig, effectParamSchemas } from '../../../config/index.js';
-import { effectKindDefinitions, type ResolvedEffect } from './effect-kinds.js';
+import { RatchetError } from '../../../errors/index.js';
+import { builtinEffects, definitionOf, type EffectRegistry, type ResolvedEffect } from './effect-kinds.js';
 
 export interface ResolveEffectsInput {
   /** The agent's `effects`; undefined when the config does not say (then the defaults apply). */
@@ -8,6 +9,8 @@ export interface ResolveEffectsInput {
   contextWindow: number;
   /** The agent's `options.context_threshold`. */
   contextThreshold: number;
+  /** The kinds the worker knows (effectRegistry); the built-ins when absent. */
+  registry?: EffectRegistry;
 }
 
 /**
@@ -30,12 +33,24 @@ export function resolveEffects(input: ResolveEffectsInput): ResolvedEffect[] {
           { kind: 'compact', params: {} },
         ]
       : []);
-  const resolved = configured.map(
-    (effect): ResolvedEffect =>
-      effect.kind === 'compact'
-        ? { kind: 'compact', params: { threshold: effect.params.threshold ?? input.contextThreshold } }
-        : effect,
-  );
+  const registry = input.registry ?? builtinEffects;
+  const resolved = configured.map((effect): ResolvedEffect => {
+    const definition = registry.get(effect.kind);
+    if (!definition) {
+      throw new RatchetError(
+        'config_invalid',
+        `effects: the effect kind "${effect.kind}" is not registered on this worker (give its definition in extensions.effects)`,
+      );
+    }
+    if (definition !== builtinEffects.get(effect.kind)) {
+      return { kind: effect.kind, params: effect.params, definition };
+    }
+    if (effect.kind === 'compact') {
+      const { threshold } = effect.params as { threshold?: number | undefined };
+      return { kind: 'compact', params: { threshold: threshold ?? input.contextThreshold } };
+    }
+    return effect as ResolvedEffect;
+  });
   return resolved
     .map((effect, index) => ({ effect, index }))
     .sort((a, b) => priorityOf(a.effect) - priorityOf(b.effect) || a.index - b.index)
@@ -43,5 +58,5 @@ export function resolveEffects(input: ResolveEffectsInput): ResolvedEffect[] {
 }
 
 function priorityOf(effect: ResolvedEffect): number {
-  return effectKindDefinitions[effect.kind].priority;
+  return definitionOf(effect).priority;
 }

@@ -19,7 +19,19 @@ export {
   summaryMessage,
   viewMessages,
 } from './context-view.js';
-export { effectKindDefinitions, type ResolvedEffect } from './effect-kinds.js';
+export type {
+  EffectContext,
+  EffectDefinition,
+  EffectPlan,
+  EffectView,
+} from './effect-definition.js';
+export {
+  builtinEffectDefinitions,
+  builtinEffects,
+  type EffectRegistry,
+  effectRegistry,
+  type ResolvedEffect,
+} from './effect-kinds.js';
 export { resolveEffects } from './effect-list.js';
 export {
   type ContextErrorPlan,

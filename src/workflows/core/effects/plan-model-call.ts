@@ -1,19 +1,20 @@
 import type { Message } from '../../../chat/index.js';
-import type { EventData } from '../../../events/event.js';
+import { RatchetError } from '../../../errors/index.js';
+import { extensionContext } from '../../../extensions/context.js';
 import { estimateMessagesTokens } from '../../../models/token-estimate.js';
+import { sessionIdOfRun } from '../../ids.js';
 import { reactiveCompactionCut } from './compaction.js';
 import { type ContextView, viewMessages } from './context-view.js';
-import { decideEffect, type ResolvedEffect } from './effect-kinds.js';
-import type { InjectionContext } from './injections.js';
+import type { EffectEvent, EffectPlan, EffectView } from './effect-definition.js';
+import { definitionOf, type ResolvedEffect } from './effect-kinds.js';
 import { type PreviousRequest, requestTokens } from './request-tokens.js';
 
-/** An event an effect asks for, in the event vocabulary. */
-export type EffectEvent = {
-  [Kind in 'compaction' | 'loop_detected' | 'reflection' | 'progress']: { kind: Kind; data: EventData<Kind> };
-}['compaction' | 'loop_detected' | 'reflection' | 'progress'];
+export type { EffectEvent } from './effect-definition.js';
 
 export interface ModelCallInput {
   runId: string;
+  /** The agent the request is for (what an effect's context names); '' when not known. */
+  agent?: string;
   iteration: number;
   /** The time of the iteration (ISO), given to the messages effects add. */
   now: string;
@@ -50,7 +51,7 @@ export type ModelCallPlan =
       tokens: number;
       sent_estimate: number;
       /** The effects that changed the messages or added one, in the order they ran. */
-      applied: ResolvedEffect['kind'][];
+      applied: string[];
     };
 
 /**
@@ -63,26 +64,29 @@ export function planModelCall(input: ModelCallInput): ModelCallPlan {
   // What the provider counts beyond our estimate (tool definitions, framing) stays as effects change messages.
   const offset = requestTokens(messages, input.previous) - estimateMessagesTokens(messages);
   const tokensOf = (current: readonly Message[]) => Math.max(0, offset + estimateMessagesTokens(current));
-  const injection: InjectionContext = {
+  const runChat = input.chat.slice(input.runStart);
+  const step = {
+    sessionId: sessionIdOfRun(input.runId) ?? '',
     runId: input.runId,
+    agent: input.agent ?? '',
     iteration: input.iteration,
     now: input.now,
-    chat: input.chat.slice(input.runStart),
   };
-  const applied: ResolvedEffect['kind'][] = [];
+  const applied: string[] = [];
   const inject: Message[] = [];
   const events: EffectEvent[] = [];
   for (const effect of input.effects) {
     const tokens = tokensOf(messages);
-    const outcome = decideEffect(effect, {
+    const view: EffectView = {
       messages,
       tokens,
       reached: (threshold) => input.contextWindow > 0 && tokens >= threshold * input.contextWindow,
       chat: input.chat,
-      view: input.view,
+      runChat,
+      contextView: input.view,
       contextWindow: input.contextWindow,
-      injection,
-    });
+    };
+    const outcome = runEffect(effect, view, step);
     if (outcome === undefined) continue;
     if (outcome.kind === 'compact')
       return { kind: 'compact', reason: 'threshold', up_to: outcome.upTo, tokens };
@@ -91,11 +95,11 @@ export function planModelCall(input: ModelCallInput): ModelCallPlan {
       messages = outcome.messages;
     } else {
       // Once in the chat (a plan made again after a compaction), a message is not added again.
-      const { message, event } = outcome.injection;
+      const { message, event } = outcome;
       const known = (other: Message) => other.id === message.id;
-      if (inject.some(known) || injection.chat.some(known)) continue;
+      if (inject.some(known) || runChat.some(known)) continue;
       inject.push(message);
-      events.push(event);
+      if (event) events.push(event);
       messages = [...messages, message];
     }
     applied.push(effect.kind);
@@ -110,6 +114,42 @@ export function planModelCall(input: ModelCallInput): ModelCallPlan {
     sent_estimate: sentEstimate,
     applied,
   };
+}
+
+/**
+ * One effect's plan, checked: an effect that throws, or plans something the planner cannot use, fails the
+ * step with effect_failed naming it (the same would happen on every retry: its inputs are persisted data).
+ */
+function runEffect(
+  effect: ResolvedEffect,
+  view: EffectView,
+  step: Parameters<typeof extensionContext>[1],
+): EffectPlan {
+  const failed = (why: string, cause?: unknown) =>
+    new RatchetError(
+      'effect_failed',
+      `the effect "${effect.kind}" ${why} while planning the request of iteration ${step.iteration}`,
+      cause === undefined ? {} : { cause },
+    );
+  let outcome: EffectPlan;
+  try {
+    outcome = definitionOf(effect).plan(view, {
+      ...extensionContext(effect.kind, step),
+      options: effect.params,
+    });
+  } catch (error) {
+    throw failed(`threw (${error instanceof Error ? error.message : String(error)})`, error);
+  }
+  if (outcome === undefined) return undefined;
+  if (outcome.kind === 'messages' && Array.isArray(outcome.messages)) return outcome;
+  if (outcome.kind === 'inject' && typeof outcome.message?.id === 'string') return outcome;
+  if (outcome.kind === 'compact') {
+    const from = view.contextView.summary?.up_to ?? 0;
+    if (Number.isInteger(outcome.upTo) && outcome.upTo > from && outcome.upTo <= view.chat.length)
+      return outcome;
+    throw failed(`asked to summarise up to ${outcome.upTo}, outside (${from}, ${view.chat.length}]`);
+  }
+  throw failed('returned something that is not a plan ({kind: messages | inject | compact} or undefined)');
 }
 
 function changedNothing(before: readonly Message[], after: readonly Message[]): boolean {
