@@ -341,6 +341,7 @@ function requestOf(turn: Turn): Promise<StepAction> {
   const { record } = stored;
   const input: ModelCallInput = {
     runId: record.id,
+    agent: agent.name,
     iteration: data.iteration,
     now: services.now().toISOString(),
     system: systemMessage(agent, record.id, record.created_at),
