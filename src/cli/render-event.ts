@@ -13,6 +13,16 @@ function cut(text: string): string {
 
 const goalMarks = { completed: '[✓]', in_progress: '[→]', pending: '[ ]', failed: '[✗]' } as const;
 
+const fileMarks = { created: '+', modified: '~', deleted: '-' } as const;
+
+/** A file change's diff stat: lines added and removed when known, and the size. */
+function fileStat(data: EventData<'file_change'>): string {
+  const lines = data.lines_added === undefined ? '' : `+${data.lines_added} -${data.lines_removed ?? 0}, `;
+  const size = data.size === null ? `was ${data.size_before ?? 0} bytes` : `${data.size} bytes`;
+  const more = data.more_changes === undefined ? '' : ` (and ${data.more_changes} more files)`;
+  return ` (${lines}${size})${more}`;
+}
+
 /** One readable terminal line per event (or none, for events that another line already shows). */
 export function renderEvent(event: RatchetEvent): string | undefined {
   switch (event.kind) {
@@ -36,6 +46,8 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       const note = event.data.interrupted ? ` [interrupted: ${event.data.interrupted}]` : '';
       return `  ${mark} ${event.data.name} → ${cut(event.data.content)}${note}`;
     }
+    case 'file_change':
+      return `    ${fileMarks[event.data.change]} ${event.data.change} ${cut(event.data.path)}${fileStat(event.data)}`;
     case 'error':
       return `  ⚠ ${event.data.step} attempt ${event.data.attempt} failed (${event.data.code}): ${cut(event.data.message)}${
         event.data.retry_in_ms === null ? '' : `; retrying in ${event.data.retry_in_ms} ms`

@@ -59,6 +59,24 @@ export const eventDataSchemas = {
     content: z.string(),
     interrupted: z.enum(['rerun', 'outcome_unknown']).optional(),
   }),
+  /**
+   * A file of the workspace that a tool call created, changed or deleted (filesystem and exec toolboxes, and
+   * any tool that reports one), committed with the call's outcome: once per file and call. `lines_added` and
+   * `lines_removed` when the tool knew both texts; `more_changes` on a call's last event when it changed
+   * more files than one call reports.
+   */
+  file_change: z.strictObject({
+    iteration: z.number().int(),
+    tool_call_id: z.string(),
+    name: z.string(),
+    path: z.string(),
+    change: z.enum(['created', 'modified', 'deleted']),
+    size: z.number().int().nonnegative().nullable(),
+    size_before: z.number().int().nonnegative().nullable(),
+    lines_added: z.number().int().nonnegative().optional(),
+    lines_removed: z.number().int().nonnegative().optional(),
+    more_changes: z.number().int().positive().optional(),
+  }),
   /** A step attempt failed and will be retried (or not, when `final`). */
   error: z.strictObject({
     step: z.string(),

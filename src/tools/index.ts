@@ -1,5 +1,12 @@
 export { type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
 export {
+  type FileChange,
+  type FileChanges,
+  fileChangeCollector,
+  lineStat,
+  maxFileChangesPerCall,
+} from './file-change.js';
+export {
   type AskOptions,
   type DelegatedTask,
   type DelegationResult,

@@ -3,6 +3,7 @@ import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
 import type { SessionDataStore } from '../redis/session-data-store.js';
+import type { FileChange } from './file-change.js';
 import type { ToolOutput } from './tool-result.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -40,6 +41,11 @@ export interface ToolContext {
   subGoals(): Promise<readonly SubGoalView[]>;
   /** The session's shared data and parking, for tools that keep data shared by its agents (state, tasks, notes). */
   session: SessionAccess;
+  /**
+   * Reports a file of the workspace this call created, changed or deleted: it becomes a `file_change` event,
+   * committed with the call's outcome (error or not), so it is emitted once.
+   */
+  recordFileChange(change: FileChange): void;
 }
 
 /** One sub-goal of a supervisor's run, as its tools read it. */

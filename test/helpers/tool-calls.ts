@@ -33,6 +33,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     delegate: async () => [],
     chat: async () => [],
     session: sessionAccess(),
+    recordFileChange: () => {},
     ...overrides,
   };
 }

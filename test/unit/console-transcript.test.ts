@@ -146,3 +146,26 @@ describe('the console transcript', () => {
     expect(transcriptOf(state).running).toEqual([]);
   });
 });
+
+describe('a file_change event in the console transcript', () => {
+  it('is a note naming the file, the change, the tool and the diff stat', () => {
+    const state = newTranscriptState(runId);
+    applyEvent(
+      state,
+      event('file_change', {
+        iteration: 1,
+        tool_call_id: 'c1',
+        name: 'edit_file',
+        path: 'src/a.ts',
+        change: 'modified',
+        size: 120,
+        size_before: 100,
+        lines_added: 3,
+        lines_removed: 1,
+      }),
+    );
+    expect(transcriptOf(state).notes).toMatchObject([
+      { kind: 'file_change', text: 'src/a.ts modified by edit_file (+3 −1 lines, 120 bytes)' },
+    ]);
+  });
+});

@@ -51,6 +51,23 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
       time,
     ),
   reflection: () => buildEvent('reflection', run, { iteration: 5, failures: 3 }, time),
+  file_change: () =>
+    buildEvent(
+      'file_change',
+      run,
+      {
+        iteration: 2,
+        tool_call_id: 'c1',
+        name: 'write_file',
+        path: 'notes/plan.md',
+        change: 'modified',
+        size: 12,
+        size_before: 10,
+        lines_added: 1,
+        lines_removed: 0,
+      },
+      time,
+    ),
   answer_rejected: () =>
     buildEvent(
       'answer_rejected',

@@ -3,7 +3,15 @@ import type { ChatMessage, RatchetClientEvent } from '../../client/index.js';
 /** A marked moment of the run between its messages: a compaction, a loop, a reflection, a rejected answer… */
 export interface TranscriptNote {
   id: string;
-  kind: 'compaction' | 'loop_detected' | 'reflection' | 'answer_rejected' | 'error' | 'retried' | 'forked';
+  kind:
+    | 'compaction'
+    | 'loop_detected'
+    | 'reflection'
+    | 'answer_rejected'
+    | 'error'
+    | 'retried'
+    | 'forked'
+    | 'file_change';
   time: string;
   text: string;
 }
@@ -171,6 +179,14 @@ function noteText(event: RatchetClientEvent): { kind: TranscriptNote['kind']; te
         kind: 'error',
         text: `Step ${step} attempt ${attempt} failed: ${code}: ${message}${final ? '' : ' (it will be retried)'}`,
       };
+    }
+    case 'file_change': {
+      const { path, change, size, size_before: before, name } = event.data;
+      const { lines_added: added, lines_removed: removed, more_changes: more } = event.data;
+      const lines = added === undefined ? '' : `+${added} −${removed ?? 0} lines, `;
+      const bytes = size === null ? `was ${before ?? 0} bytes` : `${size} bytes`;
+      const others = more === undefined ? '' : ` (and ${more} more files)`;
+      return { kind: 'file_change', text: `${path} ${change} by ${name} (${lines}${bytes})${others}` };
     }
     case 'run_retried':
       return {

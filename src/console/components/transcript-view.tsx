@@ -80,6 +80,7 @@ const noteLabel: Record<TranscriptNote['kind'], string> = {
   error: 'Step error',
   retried: 'Retry',
   forked: 'Fork',
+  file_change: 'File',
 };
 
 function NoteView({ note }: { note: TranscriptNote }) {

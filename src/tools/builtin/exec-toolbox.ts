@@ -7,6 +7,7 @@ import { confineArguments } from './command-arguments.js';
 import { type Invocation, sandboxEnv, sandboxInvocation, sandboxUnavailable } from './exec-sandbox.js';
 import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
 import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
+import { changesBetween, maxSnapshotFiles, snapshotWorkspace } from './workspace-snapshot.js';
 
 export interface ExecToolboxOptions {
   /** Absolute path of the workspace root. */
@@ -70,6 +71,8 @@ export function execToolbox(options: ExecToolboxOptions): ToolBox {
         maxOutputBytes: settings.max_output_bytes,
         signal: context.signal,
       };
+      // The workspace before and after: what the command created, changed or deleted is reported.
+      const before = await snapshotWorkspace(root, context.signal);
       const result =
         settings.sandbox === 'none'
           ? await runProcess({ ...invocation, ...common, env: minimalEnv() })
@@ -79,6 +82,13 @@ export function execToolbox(options: ExecToolboxOptions): ToolBox {
               workspace: root,
               settings,
             });
+      const after = await snapshotWorkspace(root, context.signal);
+      for (const change of changesBetween(before, after)) context.recordFileChange(change);
+      if (!before.complete || !after.complete) {
+        context.logger.warn(
+          `the workspace holds over ${maxSnapshotFiles} files: the command's file changes are not reported`,
+        );
+      }
       const notes = [
         ...(result.timedOut ? [`killed after ${timeoutMs} ms`] : []),
         ...(result.truncated

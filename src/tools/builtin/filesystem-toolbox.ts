@@ -3,6 +3,7 @@ import { type FileHandle, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
+import { lineStat } from '../file-change.js';
 import { defineTool, type JsonValue } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 import { openInWorkspace, resolveInWorkspace, type WorkspacePath } from './workspace-path.js';
@@ -77,14 +78,26 @@ export function filesystemToolbox(options: FilesystemToolboxOptions): ToolBox {
       context.signal.throwIfAborted();
       await mkdir(dirname(file.absolute), { recursive: true });
       // Opened without truncating, checked, then replaced: a file outside is never emptied.
-      const handle = await openInWorkspace(workspace, file, constants.O_WRONLY | constants.O_CREAT);
+      const handle = await openInWorkspace(workspace, file, constants.O_RDWR | constants.O_CREAT);
+      const bytes = Buffer.byteLength(input.content);
       try {
+        const before = file.exists ? await previousText(handle, settings.max_read_bytes) : undefined;
         await handle.truncate(0);
         await handle.writeFile(input.content, { signal: context.signal });
+        // Reported even when the content was already there: a call run again after a crash rewrites its own
+        // file, and its change must still be reported once (as modified).
+        const beforeText = before === undefined ? '' : before.text;
+        context.recordFileChange({
+          path: toSlashes(file.relative),
+          change: before === undefined ? 'created' : 'modified',
+          size: bytes,
+          sizeBefore: before?.size ?? null,
+          ...(beforeText === undefined ? {} : { lines: lineStat(beforeText, input.content) }),
+        });
       } finally {
         await handle.close();
       }
-      return { path: file.relative, bytes: Buffer.byteLength(input.content) };
+      return { path: file.relative, bytes };
     },
   });
 
@@ -118,7 +131,15 @@ export function filesystemToolbox(options: FilesystemToolboxOptions): ToolBox {
       context.signal.throwIfAborted();
       const handle = await openInWorkspace(workspace, file, constants.O_RDWR);
       try {
-        return await editOpenFile(handle, file, input, context.signal);
+        const edited = await editOpenFile(handle, file, input, context.signal);
+        context.recordFileChange({
+          path: toSlashes(file.relative),
+          change: 'modified',
+          size: Buffer.byteLength(edited.text),
+          sizeBefore: size,
+          lines: lineStat(edited.before, edited.text),
+        });
+        return { path: file.relative, replacements: edited.replacements };
       } finally {
         await handle.close();
       }
@@ -255,5 +276,20 @@ async function editOpenFile(
       : text.split(input.old_string).join(input.new_string);
   await handle.truncate(0);
   await handle.write(updated, 0, 'utf8');
-  return { path: file.relative, replacements: occurrences };
+  return { replacements: occurrences, before: text, text: updated };
+}
+
+/** A file's size before it is replaced, and its text when it is small enough to count lines of. */
+async function previousText(
+  handle: FileHandle,
+  maxBytes: number,
+): Promise<{ size: number; text: string | undefined }> {
+  const { size } = await handle.stat();
+  if (size > maxBytes) return { size, text: undefined };
+  const bytes = await readRange(handle, 0, size);
+  return { size, text: bytes.includes(0) ? undefined : bytes.toString('utf8') };
+}
+
+function toSlashes(path: string): string {
+  return path.split('\\').join('/');
 }

@@ -5,6 +5,7 @@ import { buildEvent, type EventData, previewContent, type StoredEvent } from '..
 type EffectEventKind = 'compaction' | 'loop_detected' | 'reflection' | 'progress';
 
 import { addUsage, type Usage } from '../../models/usage.js';
+import type { FileChanges } from '../../tools/index.js';
 import { messageId } from '../ids.js';
 import type { ReplyEntry, ResultsEntry, ToolOutcomeEntry } from '../journal.js';
 import type { RunError, RunRecord, SubGoal } from '../run-record.js';
@@ -80,6 +81,8 @@ export function replyCommit(input: {
     events: readonly { kind: EffectEventKind; data: unknown }[];
     context: NonNullable<ReplyEntry['context']>;
   };
+  /** What the agent's middleware decided around the model call (none: no middleware decided anything). */
+  middleware?: NonNullable<ReplyEntry['middleware']>;
   /** A supervisor's sub-goals after the reply, its delegations so far, and the progress event of a change. */
   supervisor?: {
     goals: SubGoal[] | null;
@@ -180,6 +183,7 @@ export function replyCommit(input: {
       decision: decision.kind,
       ...(input.model ? { model: input.model } : {}),
       ...(input.effects ? { context: input.effects.context } : {}),
+      ...(input.middleware && input.middleware.length > 0 ? { middleware: input.middleware } : {}),
     },
     record,
     messages: [...injected, ...messages],
@@ -351,6 +355,35 @@ export function toolEndEvent(
       ...(outcome.interrupted ? { interrupted: outcome.interrupted } : {}),
     },
     outcome.at,
+  );
+}
+
+/** The file_change events of a tool call's outcome, in the order the handler reported the changes. */
+export function fileChangeEvents(
+  run: Pick<RunRecord, 'id' | 'agent'>,
+  iteration: number,
+  call: Pick<ToolCallPart, 'id' | 'name'>,
+  files: FileChanges | undefined,
+  now: string,
+): StoredEvent[] {
+  if (!files) return [];
+  return files.changes.map((file, index) =>
+    buildEvent(
+      'file_change',
+      run,
+      {
+        iteration,
+        tool_call_id: call.id,
+        name: call.name,
+        path: file.path,
+        change: file.change,
+        size: file.size,
+        size_before: file.sizeBefore,
+        ...(file.lines ? { lines_added: file.lines.added, lines_removed: file.lines.removed } : {}),
+        ...(files.more > 0 && index === files.changes.length - 1 ? { more_changes: files.more } : {}),
+      },
+      now,
+    ),
   );
 }
 

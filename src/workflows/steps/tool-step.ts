@@ -4,13 +4,21 @@ import { lazyChild } from '../../log/index.js';
 import type { BeginToolCallResult } from '../../redis/run-store.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
+  type FileChanges,
+  fileChangeCollector,
   findTool,
   interruptedPolicyOf,
   prepareToolCall,
   runToolHandler,
   type ToolOutcome,
 } from '../../tools/index.js';
-import { messageAddedEvent, toolEndEvent, toolResultMessage, toolStartEvent } from '../core/run-commits.js';
+import {
+  fileChangeEvents,
+  messageAddedEvent,
+  toolEndEvent,
+  toolResultMessage,
+  toolStartEvent,
+} from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
 import { type CrashPointName, crashPoint } from '../crash-points.js';
 import { stepJobId } from '../ids.js';
@@ -88,7 +96,7 @@ function commitOutcome(
   context: StepContext,
   data: ToolJobData,
   call: ToolCallPart,
-  outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted'] },
+  outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted']; fileChanges?: FileChanges },
   withStartEvent: boolean,
   crash: { before?: CrashPointName; after?: CrashPointName } = {},
   /** When the call began (its intent, for a call that waited) and whether this execution ran it again. */
@@ -113,7 +121,10 @@ function commitOutcome(
     images: outcome.images,
     now,
   });
-  const events = [toolEndEvent(run, data.iteration, call, entry, outcome.content)];
+  const events = [
+    ...fileChangeEvents(run, data.iteration, call, outcome.fileChanges, now),
+    toolEndEvent(run, data.iteration, call, entry, outcome.content),
+  ];
   if (withStartEvent) events.unshift(toolStartEvent(run, data.iteration, call, now));
   return commit(
     {
@@ -312,6 +323,7 @@ async function callTool(
     decision.kind === 'rerun' &&
     decision.intent.token !== context.write.token &&
     !(await parkedBefore(context));
+  const files = fileChangeCollector();
   const handling = runToolHandler(prepared.tool, prepared.input, {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
@@ -328,6 +340,7 @@ async function callTool(
     chat: () => context.store.readChat(),
     // Stable while the iteration's tools run: only the run's iteration commits move sub-goals.
     subGoals: async () => (await context.store.loadRun())?.record.sub_goals ?? [],
+    recordFileChange: files.record,
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
@@ -338,11 +351,16 @@ async function callTool(
     // A handler that waits (ask, delegate, park) was unwound: the step parks.
     return parkOf(thrown);
   }
+  const fileChanges = files.collected();
   return commitOutcome(
     context,
     data,
     call,
-    interrupted ? { ...outcome, interrupted: 'rerun' } : outcome,
+    {
+      ...outcome,
+      ...(interrupted ? { interrupted: 'rerun' as const } : {}),
+      ...(fileChanges.changes.length > 0 ? { fileChanges } : {}),
+    },
     false,
     { before: 'tool.before_commit', after: 'tool.after_commit' },
     beganIfObserved(context, beganAtMs, true, interrupted ? repeatCauseOf(context.attempt) : undefined),
