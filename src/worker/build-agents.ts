@@ -6,6 +6,7 @@ import {
   type ToolboxReference,
 } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
+import type { Extensions } from '../extensions/extensions.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
 import {
@@ -20,6 +21,7 @@ import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } fro
 import {
   type AgentRuntime,
   createOutputCheck,
+  effectRegistry,
   type HandoffGroup,
   resolveEffects,
   type SupervisorLimits,
@@ -56,7 +58,10 @@ export function buildRegistry(
   configDir: string,
   toolboxes: readonly ToolBox[],
   logger: Logger,
+  /** Kinds registered in code which the config names: effects, coordinators, stop conditions, middleware. */
+  extensions: Extensions = {},
 ): Registry {
+  const effects = effectRegistry(extensions.effects);
   const completers = new Map<string, Completer>();
   for (const provider of config.providers) {
     const kind = providerKind(provider.kind);
@@ -146,6 +151,7 @@ export function buildRegistry(
         configured: agent.effects,
         contextWindow: provider.contextWindow,
         contextThreshold: agent.options.context_threshold,
+        registry: effects,
       }),
       completer,
       toolboxes: agentToolboxes,

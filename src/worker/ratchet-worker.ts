@@ -92,6 +92,7 @@ export class RatchetWorker {
       configDir,
       [...this.options.toolboxes, ...mcpServers.toolboxes],
       logger,
+      this.options.extensions ?? (this.options.loaded.extensions as Extensions | undefined),
     );
     const traces = telemetrySettings(config.telemetry, process.env).traces;
     const queueTelemetry = traces?.queueSpans ? new QueueTelemetry(traces, this.workerId) : undefined;

@@ -5,7 +5,7 @@
 export { finalFailureHeadroom } from '../redis/step-queues.js';
 export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
-export { resolveEffects } from './core/effects/index.js';
+export { effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
