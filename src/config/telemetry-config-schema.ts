@@ -33,7 +33,7 @@ const tracesSchema = z.strictObject({
    */
   capture_message_content: withDefault(z.boolean(), false),
   /**
-   * BullMQ's own spans of the step jobs (`bullmq-otel`: add, process, complete ...) from the workers, joined to
+   * BullMQ's own spans of the step jobs (add, process, complete ...) from the workers, joined to
    * the runs' traces. They cost a worker more spans than the run's own; `false` keeps the run spans alone.
    */
   queue_spans: withDefault(z.boolean(), true),

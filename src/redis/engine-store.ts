@@ -37,7 +37,7 @@ export interface EngineStoreOptions {
   /** Event followers served at once (config `api.max_followers`). */
   maxFollowers: number;
   now: () => Date;
-  /** BullMQ's queue spans (`bullmq-otel`), when traces are on. */
+  /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on. */
   queueTelemetry?: Telemetry;
 }
 

@@ -29,7 +29,7 @@ export class StepQueues {
     private readonly space: KeySpace,
     private readonly settings: StepJobSettings,
     logger: Logger,
-    /** BullMQ's queue spans (`bullmq-otel`), when traces are on: jobs added here are `add` spans. */
+    /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: jobs added here are `add` spans. */
     telemetry?: Telemetry,
   ) {
     this.queues = [];

@@ -10,7 +10,7 @@ import type { TraceSettings } from './telemetry-settings.js';
 
 /**
  * A tracer provider for spans that libraries start and end themselves (`@fastify/otel`'s request spans,
- * `bullmq-otel`'s queue spans; decision 0024): the same OTLP/HTTP export and resource as the run spans,
+ * nothing else since BullMQ's queue spans have their own light tracer; decision 0024): the same OTLP/HTTP export and resource as the run spans,
  * random ids. Not registered globally.
  */
 export function otlpTracerProvider(settings: TraceSettings, instanceId: string): TracerProvider {

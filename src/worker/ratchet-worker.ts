@@ -52,7 +52,7 @@ export class RatchetWorker {
   private retention: RetentionSweeper | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private telemetry: Telemetry | undefined;
-  /** BullMQ's queue spans (`bullmq-otel`), when traces are on. */
+  /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on. */
   private queueTelemetry: QueueTelemetry | undefined;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;

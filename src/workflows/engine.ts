@@ -64,7 +64,7 @@ export interface EngineOptions {
   maxIterations?: Readonly<Record<string, number>>;
   /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
   budgets?: Readonly<Record<string, Budget>>;
-  /** BullMQ's queue spans (`bullmq-otel`), when traces are on: a worker's engine adds its steps' jobs. */
+  /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
 }
 

@@ -199,7 +199,7 @@ describe('API telemetry', () => {
     );
   }, 60_000);
 
-  it('emits BullMQ’s queue spans (bullmq-otel) for step jobs, in or linked to the run’s trace', async () => {
+  it('emits BullMQ’s queue spans for step jobs, in or linked to the run’s trace, and none of its housekeeping', async () => {
     receiver = new OtlpReceiver();
     await receiver.start();
     const spans = receiver.spans;
@@ -245,6 +245,11 @@ describe('API telemetry', () => {
     // The first step was written with its run (no `add`): its process span is linked, not a child.
     expect(processes.filter((process) => process.links.length > 0)).toHaveLength(1);
     expect(processes.filter((process) => process.traceId === run?.traceId)).toHaveLength(2);
+    // BullMQ's work outside any step (fetching the next job, the stalled-job check) is not sent: every queue
+    // span is in the run's trace or in the trace of the linked first `process` span.
+    const traces = new Set([run?.traceId, ...processes.map((process) => process.traceId)]);
+    const stray = queueSpans.filter((span) => !traces.has(span.traceId));
+    expect(stray.map((span) => span.name)).toEqual([]);
   }, 60_000);
 
   it('ends a child run a worker cancels (a sibling failed) with its invoke_agent span, once', async () => {

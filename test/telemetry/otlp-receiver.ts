@@ -90,7 +90,7 @@ export class OtlpReceiver {
             links?: { traceId: string; spanId: string }[];
             status?: { code?: number; message?: string };
           };
-          // BullMQ's own spans (bullmq-otel) apart: the run and request spans are what most tests count.
+          // BullMQ's own spans (scope `bullmq`) apart: the run and request spans are what most tests count.
           (scopeSpans.scope?.name === 'bullmq' ? this.queueSpans : this.spans).push({
             traceId: raw.traceId,
             spanId: raw.spanId,
