@@ -241,7 +241,8 @@ async function main(): Promise<void> {
   console.log(formatTargets(targetsOf(single, chain, takeoverResults, contextTarget(withEffects), scaling)));
   const sink = await telemetrySink();
   if (sink) {
-    console.log(`\ntelemetry: ${sink.requests} span exports received, ${(sink.bytes / 1024).toFixed(0)} KB`);
+    const { requests, bytes } = await sink.counts();
+    console.log(`\ntelemetry: ${requests} span exports received, ${(bytes / 1024).toFixed(0)} KB`);
     await sink.close();
   }
   console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
