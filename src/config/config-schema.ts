@@ -18,7 +18,11 @@ const redisUrlPattern = /^rediss?:\/\/\S*$/;
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 const agentOptionsSchema = z.strictObject({
-  max_iterations: withDefault(integer(1), 10),
+  /**
+   * Model calls per run. 0: no limit, allowed only with a deadline (`timeout_s`) or a budget (`budget`), which
+   * then ends the run (boundedRuns).
+   */
+  max_iterations: withDefault(integer(0), 10),
   /** Stream the model's text to the session's events (text_delta) as it is produced. */
   stream: withDefault(z.boolean(), false),
   /**
@@ -123,6 +127,20 @@ const agentSchema = z.strictObject({
    */
   middleware: withDefault(z.array(middlewareConfigSchema), []),
 });
+
+/** `options.max_iterations: 0` (no limit) needs something else that ends a run: a deadline or a budget. */
+function boundedRuns(agent: z.output<typeof agentSchema>, context: z.RefinementCtx): void {
+  const { options, budget } = agent;
+  if (options.max_iterations !== 0 || options.timeout_s !== undefined) return;
+  if (budget?.tokens !== undefined || budget?.cost_usd !== undefined) return;
+  context.addIssue({
+    code: 'custom',
+    path: ['options', 'max_iterations'],
+    message:
+      '0 means no iteration limit, which needs something else to end a run: set options.timeout_s (a ' +
+      'deadline) or budget.tokens / budget.cost_usd, or give max_iterations of 1 or more',
+  });
+}
 
 const memberName = z.string().regex(agentNamePattern, {
   error: 'must start with a letter and contain only letters, digits, "_" and "-"',
@@ -304,7 +322,7 @@ const eventsSchema = z.strictObject({
  */
 export const configSchema = z.strictObject({
   providers: z.array(providerConfigSchema).min(1, { error: 'define at least one provider' }),
-  agents: z.array(agentSchema).min(1, { error: 'define at least one agent' }),
+  agents: z.array(agentSchema.superRefine(boundedRuns)).min(1, { error: 'define at least one agent' }),
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
   handoffs: withDefault(z.array(handoffSchema), []),
   teams: withDefault(z.array(teamSchema), []),

@@ -18,6 +18,11 @@ export function stepJobSettings(config: RatchetConfig): StepJobSettings {
   };
 }
 
+/** An agent's `options.max_iterations` as a limit: 0 is none (the config allows it with a deadline or budget). */
+export function iterationLimit(maxIterations: number): number {
+  return maxIterations === 0 ? Number.POSITIVE_INFINITY : maxIterations;
+}
+
 /** The engine every process (worker, API, CLI, tests) builds from the config, with the same settings. */
 export function engineFromConfig(options: {
   config: RatchetConfig;
@@ -46,7 +51,7 @@ export function engineFromConfig(options: {
       ),
     ),
     maxIterations: Object.fromEntries(
-      config.agents.map((agent) => [agent.name, agent.options.max_iterations]),
+      config.agents.map((agent) => [agent.name, iterationLimit(agent.options.max_iterations)]),
     ),
     budgets: Object.fromEntries(
       config.agents.flatMap((agent) => (agent.budget === undefined ? [] : [[agent.name, agent.budget]])),

@@ -19,7 +19,7 @@ export type {
 } from './core/run-timeline.js';
 export { type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { Engine, type SystemState } from './engine.js';
-export { engineFromConfig } from './engine-from-config.js';
+export { engineFromConfig, iterationLimit } from './engine-from-config.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
 export { isSessionId, sessionIdOfRun } from './ids.js';
 export { journalField } from './journal.js';
