@@ -6,6 +6,7 @@ import {
   type ToolboxReference,
 } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
+import type { AnyMiddleware } from '../extensions/middleware.js';
 import type { Extensions } from '../extensions/extensions.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
@@ -63,6 +64,7 @@ export function buildRegistry(
   extensions: Extensions = {},
 ): Registry {
   const effects = effectRegistry(extensions.effects);
+  const middleware: readonly AnyMiddleware[] = extensions.middleware ?? [];
   const completers = new Map<string, Completer>();
   for (const provider of config.providers) {
     const kind = providerKind(provider.kind);
@@ -117,8 +119,18 @@ export function buildRegistry(
     if (!completer) throw new RatchetError('config_invalid', `unknown provider "${name}"`);
     return completer;
   };
+  const routes = new Map(
+    config.providers.map((provider) => [
+      provider.name,
+      { completer: completerOf(provider.name), provider: providerRuntime(provider.name) },
+    ]),
+  );
   config.agents.forEach((agent, agentIndex) => {
     const completer = completerOf(agent.provider);
+    const agentMiddleware = agent.middleware.map((entry, index) => ({
+      definition: middlewareNamed(middleware, entry.kind, `agents[${agentIndex}].middleware[${index}]`),
+      options: entry.options,
+    }));
     const agentToolboxes = agent.toolboxes.map((reference, toolboxIndex) =>
       resolveToolbox(reference, toolboxByName, `agents[${agentIndex}].toolboxes[${toolboxIndex}]`),
     );
@@ -169,6 +181,7 @@ export function buildRegistry(
           .filter(([, settings]) => settings.requires_approval)
           .map(([name]) => name),
       ),
+      ...(agentMiddleware.length > 0 ? { middleware: agentMiddleware, providerRoutes: routes } : {}),
     });
   });
   const descriptionOf = (name: string) =>
@@ -226,6 +239,18 @@ export function buildRegistry(
     }),
   );
   return { agents, handoffs, teams };
+}
+
+/** The registered middleware a config entry names (the config check found it, unless given other extensions). */
+function middlewareNamed(middleware: readonly AnyMiddleware[], kind: string, path: string): AnyMiddleware {
+  const definition = middleware.find((candidate) => candidate.name === kind);
+  if (!definition) {
+    throw new RatchetError(
+      'config_invalid',
+      `${path}: middleware "${kind}" is not registered in this worker (give it in extensions.middleware)`,
+    );
+  }
+  return definition;
 }
 
 /** A toolbox an agent refers to, narrowed to the tools it lists. */

@@ -110,6 +110,24 @@ export const teamSelectionSchema = z.strictObject({
 });
 export type TeamSelectionEntry = z.infer<typeof teamSelectionSchema>;
 
+/**
+ * What the middleware around a model or tool call decided (docs/extending.md), recorded with the call's commit
+ * so that a repeated step reads it instead of deciding again: absent when no middleware changed, routed,
+ * refused or noted anything.
+ */
+export const middlewareDecisionsSchema = z
+  .array(
+    z.strictObject({
+      name: z.string().max(200),
+      note: z.json().optional(),
+      request_changed: z.literal(true).optional(),
+      reply_changed: z.literal(true).optional(),
+      routed_to: z.string().max(200).optional(),
+      refused: z.string().max(2_000).optional(),
+    }),
+  )
+  .max(100);
+
 export const replyEntrySchema = z.strictObject({
   v: z.literal(1),
   /** Position of the reply in the run's chat. */
@@ -134,6 +152,8 @@ export const replyEntrySchema = z.strictObject({
       summary_up_to: z.number().int().nonnegative().nullable(),
     })
     .optional(),
+  /** What the agent's middleware decided around the model call that made the reply. */
+  middleware: middlewareDecisionsSchema.optional(),
 });
 export type ReplyEntry = z.infer<typeof replyEntrySchema>;
 
@@ -160,6 +180,8 @@ export const toolOutcomeSchema = z.strictObject({
   /** How the outcome came about when a worker died during the call. */
   interrupted: z.enum(['rerun', 'outcome_unknown']).optional(),
   at: z.iso.datetime(),
+  /** What the agent's middleware decided around the call. */
+  middleware: middlewareDecisionsSchema.optional(),
 });
 export type ToolOutcomeEntry = z.infer<typeof toolOutcomeSchema>;
 

@@ -27,6 +27,8 @@ export interface ReplyOfTurn {
   goalsMoved?: boolean;
   /** Made without a model call (a supervisor's finishing reply): no call of the iteration was wasted. */
   noModelCall?: boolean;
+  /** What the agent's middleware decided around the model call (a model reply of an agent only). */
+  middleware?: Parameters<typeof replyCommit>[0]['middleware'];
 }
 
 /**

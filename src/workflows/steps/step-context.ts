@@ -1,4 +1,5 @@
 import type { JsonSchemaSubset } from '../../config/index.js';
+import type { ConfiguredMiddleware } from '../../extensions/middleware.js';
 import type { Logger } from '../../log/index.js';
 import type { Completer, ToolDefinition } from '../../models/completer.js';
 import type { Price } from '../../models/pricing.js';
@@ -59,6 +60,16 @@ export interface AgentRuntime {
   };
   /** Tools whose calls wait for a person's approval. */
   approvalTools: ReadonlySet<string>;
+  /** What runs around each of its model and tool calls (`middleware`), the first outermost; none when absent. */
+  middleware?: readonly ConfiguredMiddleware[] | undefined;
+  /** The providers a middleware may route its requests to, by name (only for agents with middleware). */
+  providerRoutes?: ReadonlyMap<string, ProviderRoute> | undefined;
+}
+
+/** A provider a model request may be sent to: its completer and what the engine knows of it. */
+export interface ProviderRoute {
+  completer: Completer;
+  provider: AgentRuntime['provider'];
 }
 
 /** A team, with the model its `llm` coordinator calls (an agent of its own, without tools). */
