@@ -11,9 +11,10 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:24-slim
 # The exec toolbox runs commands in a bubblewrap sandbox (tools.exec.sandbox). Unprivileged, it needs user
-# namespaces: Docker's default seccomp profile refuses them, so run with a profile that allows them.
+# namespaces: Docker's default seccomp profile refuses them, so run with a profile that allows them (Chromium's
+# own sandbox, for the browser toolbox, needs them too). Chromium is Debian's: nothing is downloaded at run time.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends bubblewrap git \
+  && apt-get install -y --no-install-recommends bubblewrap git chromium \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # The workspace of the filesystem, search, exec and git toolboxes (tools.workspace, unless the config sets it):

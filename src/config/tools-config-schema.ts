@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { maxDayMs } from '../schemas/index.js';
+import { harmlessRequestHeaders } from '../tools/builtin/guarded-fetch.js';
 import { duration, integer, withDefault } from './schema-helpers.js';
 
 /** A host name, an IP address (IPv6 without brackets), or `*.domain` for every subdomain of a domain. */
@@ -15,14 +16,6 @@ const exactHostSchema = z
 
 /** Never sent to another origin, whatever the config says (the fetch standard drops them too). */
 const credentialHeaders = ['authorization', 'cookie', 'proxy-authorization'];
-/** Headers that describe what the client accepts or sends, never who it is. */
-const defaultForwardedHeaders = [
-  'accept',
-  'accept-language',
-  'content-language',
-  'content-type',
-  'user-agent',
-];
 const forwardableHeaderSchema = z
   .string()
   .regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/i, { error: 'must be an HTTP header name (e.g. accept-language)' })
@@ -111,7 +104,40 @@ const httpSchema = z.strictObject({
    * The request headers still sent after a redirect to another origin (scheme, host and port); every other
    * header the model set is dropped there, since any of them may carry a credential (X-Api-Key ...).
    */
-  forward_headers_on_redirect: withDefault(z.array(forwardableHeaderSchema), [...defaultForwardedHeaders]),
+  forward_headers_on_redirect: withDefault(z.array(forwardableHeaderSchema), [...harmlessRequestHeaders]),
+});
+
+const browserSchema = z.strictObject({
+  /** Run Chromium without a window (the only way on a server). */
+  headless: withDefault(z.boolean(), true),
+  /** The Chromium (or Chrome) binary; default: RATCHET_CHROMIUM, else `chromium` on PATH. Never downloaded. */
+  executable_path: z.string().min(1).optional(),
+  /** When not empty, the only hosts the page may load anything from (as tools.http.allow_hosts). */
+  allow_hosts: withDefault(z.array(hostSchema), []),
+  /** Hosts the page may load from although they resolve to loopback, private or link-local addresses. */
+  private_hosts: withDefault(z.array(exactHostSchema), []),
+  /** Let the page reach loopback, private and link-local addresses from every host. */
+  allow_private: withDefault(z.boolean(), false),
+  /**
+   * The most pages one worker keeps open, one per run that uses the browser; past it the page used least
+   * recently is closed (its run reopens it from its recorded URL when it comes back).
+   */
+  max_pages: withDefault(integer(1, 100), 4),
+  /** The longest one action (a navigation, a click, a read, a screenshot) may take; a page that overruns is closed. */
+  action_timeout_ms: withDefault(duration(100, 600_000, '10 minutes'), 15_000),
+  /** The most characters browser_read returns (the rest is cut and marked truncated). */
+  max_text_chars: withDefault(integer(1, 10_000_000), 50_000),
+  /** The largest screenshot sent to the model (a larger PNG is sent as JPEG, and refused if still too large). */
+  max_screenshot_bytes: withDefault(integer(1_000, 20_000_000), 1_048_576),
+  /** The page's size in CSS pixels, which is also the size of every screenshot. */
+  viewport_width: withDefault(integer(200, 4096), 1280),
+  viewport_height: withDefault(integer(200, 4096), 800),
+  /** The largest response the page may load (each document, script, image ...); a larger one is cut. */
+  max_resource_bytes: withDefault(integer(1, 1_073_741_824), 10_485_760),
+  /** Let pages download files (saved under the workspace's `downloads/`); off, every download is cancelled. */
+  downloads: withDefault(z.boolean(), false),
+  /** A run's page left unused this long is closed (it is reopened from its recorded URL when needed). */
+  idle_close_ms: withDefault(duration(1_000, maxDayMs, '1 day'), 300_000),
 });
 
 /** The `tools:` section: settings of the built-in toolboxes. */
@@ -123,6 +149,7 @@ export const toolsConfigSchema = z.strictObject({
   exec: withDefault(execSchema, {}),
   git: withDefault(gitSchema, {}),
   http: withDefault(httpSchema, {}),
+  browser: withDefault(browserSchema, {}),
 });
 
 export type ToolsConfig = z.output<typeof toolsConfigSchema>;

@@ -81,6 +81,8 @@ export interface SessionDataKeys {
   taskIndex: string;
   /** Hash: `session:<name>` or `agent:<agent>:<name>` -> note JSON (the `notes` toolbox). */
   notes: string;
+  /** Hash: run id -> the page that run's browser shows, JSON (the `browser` toolbox, decision 0026). */
+  browser: string;
 }
 
 /** What the built-in session toolboxes keep: under the session's hash tag, deleted with the session. */
@@ -93,6 +95,7 @@ export function sessionDataKeys(space: KeySpace, sessionId: string): SessionData
     tasks: `${base}:tasks`,
     taskIndex: `${base}:task-index`,
     notes: `${base}:notes`,
+    browser: `${base}:browser`,
   };
 }
 

@@ -64,6 +64,9 @@ export interface SessionDataStore {
   ): Promise<{ kind: 'written' } | { kind: 'full'; notes: number }>;
   readNote(field: string): Promise<string | null>;
   noteFields(): Promise<string[]>;
+  /** The JSON text of the page a run's browser shows (the browser toolbox's record), or null. */
+  readBrowserPage(runId: string): Promise<string | null>;
+  writeBrowserPage(runId: string, json: string): Promise<void>;
 }
 
 /** The session data of one session in Redis (under the session's hash tag, so each script touches one slot). */
@@ -132,5 +135,9 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
     },
     readNote: (field) => redis.hget(keys.notes, field),
     noteFields: () => redis.hkeys(keys.notes),
+    readBrowserPage: (runId) => redis.hget(keys.browser, runId),
+    async writeBrowserPage(runId, json) {
+      await redis.hset(keys.browser, runId, json);
+    },
   };
 }

@@ -9,6 +9,8 @@ export interface ToolBox {
   tools: readonly AnyTool[];
   /** The tools change while the worker runs (an MCP server's, listed when it connects and when it says so). */
   dynamic?: boolean;
+  /** Releases what the toolbox holds (the browser toolbox's Chromium): the worker calls it when it stops. */
+  close?(): Promise<void>;
 }
 
 export function createToolBox(name: string, tools: readonly AnyTool[]): ToolBox {

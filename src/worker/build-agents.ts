@@ -37,6 +37,8 @@ export interface Registry {
   agents: Map<string, AgentRuntime>;
   handoffs: Map<string, HandoffGroup>;
   teams: Map<string, TeamService>;
+  /** The built-in toolboxes it built: the worker closes them when it stops (the browser's Chromium). */
+  builtinToolboxes: ToolBox[];
 }
 
 /**
@@ -80,7 +82,8 @@ export function buildRegistry(
     );
   }
   const toolboxByName = new Map<string, ToolBox>();
-  for (const toolbox of [...builtinToolboxes({ tools: config.tools, configDir }), ...toolboxes]) {
+  const builtins = builtinToolboxes({ tools: config.tools, configDir });
+  for (const toolbox of [...builtins, ...toolboxes]) {
     if (toolboxByName.has(toolbox.name)) {
       throw new RatchetError(
         'config_invalid',
@@ -238,7 +241,7 @@ export function buildRegistry(
       ];
     }),
   );
-  return { agents, handoffs, teams };
+  return { agents, handoffs, teams, builtinToolboxes: builtins };
 }
 
 /** The registered middleware a config entry names (the config check found it, unless given other extensions). */

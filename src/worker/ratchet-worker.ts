@@ -49,6 +49,8 @@ export class RatchetWorker {
   private subscriber: RedisClient | undefined;
   private engine: Engine | undefined;
   private mcpServers: McpServers | undefined;
+  /** The built-in toolboxes the registry built, closed at shutdown (the browser's Chromium). */
+  private builtinToolboxes: ToolBox[] = [];
   private retention: RetentionSweeper | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private telemetry: Telemetry | undefined;
@@ -87,13 +89,14 @@ export class RatchetWorker {
     this.mcpServers = mcpServers;
     await mcpServers.start();
     if (this.shuttingDown) return;
-    const { agents, handoffs, teams } = buildRegistry(
+    const { agents, handoffs, teams, builtinToolboxes } = buildRegistry(
       config,
       configDir,
       [...this.options.toolboxes, ...mcpServers.toolboxes],
       logger,
       this.options.extensions ?? (this.options.loaded.extensions as Extensions | undefined),
     );
+    this.builtinToolboxes = builtinToolboxes;
     const traces = telemetrySettings(config.telemetry, process.env).traces;
     const queueTelemetry = traces?.queueSpans ? new QueueTelemetry(traces, this.workerId) : undefined;
     this.queueTelemetry = queueTelemetry;
@@ -318,6 +321,11 @@ export class RatchetWorker {
         bounded('the retention sweeper', this.retention?.close(), quitBy),
         bounded('the engine', this.engine?.close(), quitBy),
         bounded('the MCP servers', this.mcpServers?.close(), quitBy),
+        bounded(
+          'the toolboxes',
+          Promise.allSettled(this.builtinToolboxes.map((toolbox) => toolbox.close?.())),
+          quitBy,
+        ),
         bounded('the telemetry', this.telemetry?.close(), quitBy),
         bounded('the queue spans', this.queueTelemetry?.close(), quitBy),
         ...[this.subscriber, this.commands, ...this.workerConnections].map((connection) =>

@@ -13,7 +13,7 @@ export interface GuardedRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface GuardedFetchOptions {
@@ -41,6 +41,15 @@ export interface GuardedResponse {
   /** Every URL redirected to, in order. */
   redirects: string[];
 }
+
+/** Headers that describe what the client accepts or sends, never who it is: safe to send to another origin. */
+export const harmlessRequestHeaders: readonly string[] = [
+  'accept',
+  'accept-language',
+  'content-language',
+  'content-type',
+  'user-agent',
+];
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 /** Sent only to the origin the model addressed, whatever forwardHeadersOnRedirect says. */
@@ -96,13 +105,33 @@ interface Hop {
   url: URL;
   method: string;
   headers: Record<string, string>;
-  body: string | undefined;
+  body: string | Buffer | undefined;
   destination: Destination;
 }
 
-type HopResponse = Omit<GuardedResponse, 'url' | 'redirects'>;
+export type HopResponse = Omit<GuardedResponse, 'url' | 'redirects'>;
 
-function sendOnce(hop: Hop, options: GuardedFetchOptions): Promise<HopResponse> {
+/**
+ * Sends one request without following a redirect (a 3xx comes back with its location and no body), after
+ * checking its destination as guardedFetch checks every hop: for a client that follows redirects itself
+ * and asks again for each (the browser toolbox, whose every request the page makes comes through here).
+ */
+export async function guardedHop(
+  request: GuardedRequest,
+  options: Omit<GuardedFetchOptions, 'maxRedirects' | 'forwardHeadersOnRedirect'>,
+): Promise<HopResponse> {
+  const url = httpUrl(request.url, 'url');
+  const destination = await checkDestination(url, options.policy, options.resolve, options.signal);
+  return sendOnce(
+    { url, method: request.method, headers: request.headers, body: request.body, destination },
+    options,
+  );
+}
+
+function sendOnce(
+  hop: Hop,
+  options: Pick<GuardedFetchOptions, 'maxResponseBytes' | 'signal'>,
+): Promise<HopResponse> {
   return new Promise((resolve, reject) => {
     const transport = hop.url.protocol === 'https:' ? https : http;
     const { hostname } = hop.destination;

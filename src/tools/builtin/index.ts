@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { ToolsConfig } from '../../config/index.js';
 import { toolsConfigSchema } from '../../config/tools-config-schema.js';
 import type { ToolBox } from '../toolbox.js';
+import { browserToolbox } from './browser-toolbox.js';
 import { execToolbox } from './exec-toolbox.js';
 import { filesystemToolbox } from './filesystem-toolbox.js';
 import { gitToolbox } from './git-toolbox.js';
@@ -49,6 +50,8 @@ const builtinFactories = {
       settings: settings.tools.git,
     }),
   http: (settings) => httpToolbox({ settings: settings.tools.http }),
+  browser: (settings) =>
+    browserToolbox({ settings: settings.tools.browser, workspace: workspaceOf(settings) }),
   state: () => stateToolbox(),
   tasks: () => tasksToolbox(),
   notes: () => notesToolbox(),

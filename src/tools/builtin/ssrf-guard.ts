@@ -15,6 +15,8 @@ export interface DestinationPolicy {
   privateHosts: readonly string[];
   /** Every host may resolve to such addresses. */
   allowPrivate: boolean;
+  /** Where these settings live, for error messages (default `tools.http`). */
+  section?: string;
 }
 
 /** A checked destination: the addresses to connect to, and nothing else. */
@@ -36,9 +38,10 @@ export async function checkDestination(
   signal: AbortSignal,
 ): Promise<Destination> {
   const hostname = normalizeHost(url.hostname);
+  const section = policy.section ?? 'tools.http';
   if (policy.allowHosts.length > 0 && !policy.allowHosts.some((pattern) => hostMatches(hostname, pattern))) {
     throw new Error(
-      `url: host "${hostname}" is not in tools.http.allow_hosts (${policy.allowHosts.join(', ')})`,
+      `url: host "${hostname}" is not in ${section}.allow_hosts (${policy.allowHosts.join(', ')})`,
     );
   }
   const family = isIP(hostname);
@@ -52,7 +55,7 @@ export async function checkDestination(
       const via = address === hostname ? '' : ` resolves to ${address}, which`;
       throw new Error(
         `url: "${hostname}"${via} is a ${kind} address; requests to loopback, private, link-local and ` +
-          'reserved addresses are refused (list the host in tools.http.private_hosts to allow it)',
+          `reserved addresses are refused (list the host in ${section}.private_hosts to allow it)`,
       );
     }
   }

@@ -1,0 +1,252 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { basename, delimiter, join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type LaunchOptions, type Page } from 'playwright-core';
+import type { ToolsConfig } from '../../config/index.js';
+import { type BlockedRequest, confineContext } from './browser-confinement.js';
+import type { Resolver } from './ssrf-guard.js';
+
+/** One run's page in this worker, with what its page was refused since the model last heard. */
+export interface LivePage {
+  runId: string;
+  context: BrowserContext;
+  page: Page;
+  blocked: BlockedRequest[];
+  /** Where the last navigation of the page was redirected to (the toolbox follows it). */
+  redirect: string | undefined;
+  lastUsedMs: number;
+  /** Aborted when the page closes: its requests in flight stop. */
+  closing: AbortController;
+}
+
+export interface BrowserPoolOptions {
+  settings: ToolsConfig['browser'];
+  /** Where downloads go when allowed (`<workspace>/downloads`). */
+  workspace: string;
+  resolve: Resolver;
+}
+
+/** Requests refused are reported; past this many per page, the rest are counted only. */
+const maxBlockedReported = 20;
+const browserNames = ['chromium', 'chromium-browser', 'google-chrome'];
+
+/**
+ * The worker's one Chromium, launched at the first browser call, and a page per run in a context of its own
+ * (cookies and storage are not shared between runs). Bounded: at most `max_pages` pages, the least recently
+ * used closed first; a page idle for `idle_close_ms` is closed; `close` (worker shutdown) ends them all.
+ * A closed page is not lost for its run: the toolbox reopens it from the run's recorded URL (decision 0026).
+ */
+export class BrowserPool {
+  private readonly options: BrowserPoolOptions;
+  private browser: Promise<Browser> | undefined;
+  private readonly pages = new Map<string, LivePage>();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(options: BrowserPoolOptions) {
+    this.options = options;
+  }
+
+  /** The run's page when this worker has it open. */
+  live(runId: string): LivePage | undefined {
+    const entry = this.pages.get(runId);
+    if (entry?.page.isClosed()) {
+      this.pages.delete(runId);
+      return undefined;
+    }
+    if (entry) entry.lastUsedMs = Date.now();
+    return entry;
+  }
+
+  /** A new, blank page for the run (closing its earlier one, and the least used page when full). */
+  async open(runId: string): Promise<LivePage> {
+    if (this.closed) throw new Error('the browser is shut down (the worker is stopping)');
+    await this.closeRun(runId);
+    while (this.pages.size >= this.options.settings.max_pages) {
+      const oldest = [...this.pages.values()].sort((a, b) => a.lastUsedMs - b.lastUsedMs)[0];
+      if (!oldest) break;
+      await this.closeRun(oldest.runId);
+    }
+    const { settings } = this.options;
+    const browser = await this.launch();
+    const context = await browser.newContext({
+      viewport: { width: settings.viewport_width, height: settings.viewport_height },
+      acceptDownloads: settings.downloads,
+      serviceWorkers: 'block',
+      javaScriptEnabled: true,
+    });
+    const closing = new AbortController();
+    const entry: LivePage = {
+      runId,
+      context,
+      page: undefined as unknown as Page,
+      blocked: [],
+      redirect: undefined,
+      lastUsedMs: Date.now(),
+      closing,
+    };
+    try {
+      await confineContext(context, {
+        settings,
+        resolve: this.options.resolve,
+        signal: closing.signal,
+        onBlocked: (blocked) => {
+          if (entry.blocked.length < maxBlockedReported) entry.blocked.push(blocked);
+        },
+        onRedirect: (target) => {
+          entry.redirect = target;
+        },
+      });
+      context.setDefaultTimeout(settings.action_timeout_ms);
+      context.setDefaultNavigationTimeout(settings.action_timeout_ms);
+      entry.page = await context.newPage();
+    } catch (error) {
+      closing.abort();
+      await context.close().catch(() => {});
+      throw error;
+    }
+    // The model acts on one page per run: windows a page opens (window.open, target=_blank) are closed.
+    context.on('page', (page) => {
+      if (page !== entry.page) void page.close().catch(() => {});
+    });
+    if (settings.downloads) {
+      entry.page.on('download', (download) => {
+        const directory = join(this.options.workspace, 'downloads');
+        mkdirSync(directory, { recursive: true });
+        void download.saveAs(join(directory, basename(download.suggestedFilename()))).catch(() => {});
+      });
+    }
+    this.pages.set(runId, entry);
+    this.scheduleIdleSweep();
+    return entry;
+  }
+
+  /** Closes the run's page and context, if this worker has them. */
+  async closeRun(runId: string): Promise<void> {
+    const entry = this.pages.get(runId);
+    if (!entry) return;
+    this.pages.delete(runId);
+    entry.closing.abort();
+    await closeWithin(entry.context, this.options.settings.action_timeout_ms);
+  }
+
+  /** Closes every page and the browser (worker shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    await Promise.allSettled([...this.pages.keys()].map((runId) => this.closeRun(runId)));
+    const launching = this.browser;
+    this.browser = undefined;
+    const browser = launching === undefined ? undefined : await launching.catch(() => undefined);
+    await browser?.close().catch(() => {});
+  }
+
+  private launch(): Promise<Browser> {
+    if (!this.browser) {
+      const launching = chromium.launch(browserLaunchOptions(this.options.settings));
+      this.browser = launching;
+      // A failed launch is tried again at the next call (the binary may have been installed since).
+      launching.then(
+        (browser) => browser.on('disconnected', () => this.forget(launching)),
+        () => this.forget(launching),
+      );
+    }
+    return this.browser;
+  }
+
+  private forget(browser: Promise<Browser>): void {
+    if (this.browser !== browser) return;
+    this.browser = undefined;
+    this.pages.clear();
+  }
+
+  private scheduleIdleSweep(): void {
+    if (this.idleTimer) return;
+    const idleMs = this.options.settings.idle_close_ms;
+    this.idleTimer = setInterval(
+      () => {
+        const now = Date.now();
+        for (const entry of this.pages.values()) {
+          if (now - entry.lastUsedMs >= idleMs) void this.closeRun(entry.runId);
+        }
+        if (this.pages.size === 0 && this.idleTimer) {
+          clearInterval(this.idleTimer);
+          this.idleTimer = undefined;
+        }
+      },
+      Math.min(idleMs, 60_000),
+    );
+    // An idle page never keeps a worker process alive.
+    this.idleTimer.unref();
+  }
+}
+
+/**
+ * How Chromium is launched: the machine's binary (never a download), headless unless configured, with a
+ * proxy that does not exist, so nothing reaches the network except what the confinement sends for it; WebRTC
+ * may not use UDP outside that proxy (no ICE candidates to internal addresses). Chromium's own sandbox cannot
+ * run as root, so it is switched off only then (containers, CI).
+ */
+export function browserLaunchOptions(settings: ToolsConfig['browser']): LaunchOptions {
+  return {
+    executablePath: findBrowserExecutable(settings),
+    headless: settings.headless,
+    chromiumSandbox: process.getuid?.() !== 0,
+    timeout: 60_000,
+    proxy: { server: 'http://127.0.0.1:9' },
+    args: [
+      '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-domain-reliability',
+      '--no-pings',
+      '--js-flags=--max-old-space-size=512',
+    ],
+    // The worker stops the browser itself (close), and a dead worker's browser ends with its pipe.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  };
+}
+
+/** tools.browser.executable_path, else RATCHET_CHROMIUM, else chromium (or Chrome) on PATH. */
+export function findBrowserExecutable(settings: ToolsConfig['browser']): string {
+  const configured = settings.executable_path ?? process.env.RATCHET_CHROMIUM;
+  if (configured !== undefined && configured !== '') {
+    if (!isExecutable(configured)) {
+      const setting = settings.executable_path ? 'tools.browser.executable_path' : 'RATCHET_CHROMIUM';
+      throw new Error(`${setting}: ${configured} is not an executable file`);
+    }
+    return configured;
+  }
+  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
+    for (const name of browserNames) {
+      const candidate = join(directory, name);
+      if (directory !== '' && isExecutable(candidate)) return candidate;
+    }
+  }
+  throw new Error(
+    'no Chromium found on PATH: install it (Debian: apt-get install chromium) or set ' +
+      'tools.browser.executable_path to a Chromium or Chrome binary',
+  );
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A context whose renderer hangs may not answer close: it is left to the browser after the timeout. */
+async function closeWithin(context: BrowserContext, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    context.close().catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
