@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
+import type { Extensions } from '../extensions/extensions.js';
 import { createLogger } from '../log/index.js';
 import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
@@ -11,6 +12,8 @@ export interface WorkerProcessOptions {
   argv: string[];
   /** Toolboxes registered from code, beside the built-in ones (which the config's `tools` section sets up). */
   toolboxes: readonly ToolBox[];
+  /** Effects, coordinators, stop conditions and middleware written in code, which the config may name. */
+  extensions?: Extensions;
 }
 
 /**
@@ -57,7 +60,10 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   logger.info({ config: configPath }, 'worker starting');
   let loaded: ReturnType<typeof loadConfig>;
   try {
-    loaded = loadConfig(configPath, { knownToolboxes: knownToolboxes(options.toolboxes) });
+    loaded = loadConfig(configPath, {
+      knownToolboxes: knownToolboxes(options.toolboxes),
+      ...(options.extensions ? { extensions: options.extensions } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -75,6 +81,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const started = new RatchetWorker({
     loaded,
     toolboxes: options.toolboxes,
+    ...(options.extensions ? { extensions: options.extensions } : {}),
     logger,
     ...(concurrency === undefined ? {} : { concurrency }),
   });
