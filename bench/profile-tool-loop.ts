@@ -11,6 +11,10 @@ const result = await measureRatchetRuns({
   warmup: 50,
   concurrency: 50,
 });
-console.log(`${(result.jobs / (result.wallMs / 1000)).toFixed(0)} jobs/s`, JSON.stringify(result.cpu));
+const perJob = (ms: number) => `${((ms * 1000) / result.jobs).toFixed(0)} µs/job`;
+console.log(
+  `${(result.jobs / (result.wallMs / 1000)).toFixed(0)} jobs/s, CPU: this process ${perJob(result.cpu.processMs)},`,
+  `Redis ${perJob(result.cpu.redisMs)}`,
+);
 // BENCH_TELEMETRY=on: the span receiver's server would keep the process alive (and --cpu-prof never write).
 await (await telemetrySink())?.close();

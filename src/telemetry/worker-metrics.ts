@@ -10,6 +10,27 @@ const tokenBuckets = [
   1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
 ];
 
+/**
+ * prom-client's child of a metric for one list of label values (in the metric's labelNames order), looked up
+ * once: a step's observations then skip hashing their labels. The label values are bounded (see below), and
+ * so is this cache; worker metrics are never reset, which would orphan the children.
+ */
+class Children<Child> {
+  private readonly children = new Map<string, Child>();
+
+  constructor(private readonly metric: { labels(...values: string[]): Child }) {}
+
+  of(...values: string[]): Child {
+    const key = values.join('\u0000');
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = this.metric.labels(...values);
+      this.children.set(key, child);
+    }
+    return child;
+  }
+}
+
 /** A tool name the model made up is not a label value (unbounded): such calls count under this one. */
 export const unknownToolLabel = '(unknown)';
 
@@ -117,6 +138,13 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly stepDurationOf = new Children(this.stepDuration);
+  private readonly queueWaitOf = new Children(this.queueWait);
+  private readonly modelDurationOf = new Children(this.modelDuration);
+  private readonly tokenUsageOf = new Children(this.tokenUsage);
+  private readonly tokensOf = new Children(this.tokens);
+  private readonly toolDurationOf = new Children(this.toolDuration);
+
   runStarted(record: Pick<RunRecord, 'agent'>): void {
     this.runsStarted.inc({ agent: record.agent });
   }
@@ -129,9 +157,9 @@ export class WorkerMetrics {
   }
 
   stepEnded(step: StepReport): void {
-    this.stepDuration.observe({ kind: step.kind, outcome: step.outcome }, step.durationMs / 1000);
+    this.stepDurationOf.of(step.kind, step.outcome).observe(step.durationMs / 1000);
     if (step.queueWaitMs !== undefined)
-      this.queueWait.observe({ kind: step.kind, shard: String(step.shard) }, step.queueWaitMs / 1000);
+      this.queueWaitOf.of(step.kind, String(step.shard)).observe(step.queueWaitMs / 1000);
   }
 
   rateLimited(provider: string, waitMs: number): void {
@@ -144,33 +172,26 @@ export class WorkerMetrics {
   }
 
   modelCall(call: ModelCallReport): void {
-    const where = { provider: call.provider.name, model: call.provider.model, agent: call.agent };
-    this.modelDuration.observe(
-      { operation: 'chat', ...where, purpose: call.purpose, error_type: call.errorCode ?? '' },
-      (call.endMs - call.startMs) / 1000,
-    );
+    const { name: provider, model } = call.provider;
+    const agent = call.agent;
+    this.modelDurationOf
+      .of('chat', provider, model, agent, call.purpose, call.errorCode ?? '')
+      .observe((call.endMs - call.startMs) / 1000);
     if (call.usage) {
-      this.tokenUsage.observe({ operation: 'chat', token_type: 'input', ...where }, call.usage.input_tokens);
-      this.tokenUsage.observe(
-        { operation: 'chat', token_type: 'output', ...where },
-        call.usage.output_tokens,
-      );
-      this.tokens.inc({ token_type: 'input', ...where }, call.usage.input_tokens);
-      this.tokens.inc({ token_type: 'output', ...where }, call.usage.output_tokens);
+      this.tokenUsageOf.of('chat', 'input', provider, model, agent).observe(call.usage.input_tokens);
+      this.tokenUsageOf.of('chat', 'output', provider, model, agent).observe(call.usage.output_tokens);
+      this.tokensOf.of('input', provider, model, agent).inc(call.usage.input_tokens);
+      this.tokensOf.of('output', provider, model, agent).inc(call.usage.output_tokens);
     }
+    const where = { provider, model, agent };
     if (call.costUsd) this.cost.inc(where, call.costUsd);
     if (call.repeat) this.repeated.inc({ cause: call.repeat, ...where });
   }
 
   toolCall(call: ToolCallReport): void {
-    this.toolDuration.observe(
-      {
-        tool: call.toolKnown ? call.toolName : unknownToolLabel,
-        agent: call.agent,
-        outcome: call.isError ? 'error' : 'ok',
-      },
-      Math.max(0, call.endMs - call.startMs) / 1000,
-    );
+    this.toolDurationOf
+      .of(call.toolKnown ? call.toolName : unknownToolLabel, call.agent, call.isError ? 'error' : 'ok')
+      .observe(Math.max(0, call.endMs - call.startMs) / 1000);
   }
 
   takeover(shard: number): void {
