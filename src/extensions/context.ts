@@ -39,10 +39,13 @@ export interface ExtensionStep {
   iteration: number;
   /** A persisted time (ISO 8601), not the clock: see {@link ExtensionContext.now}. */
   now: string;
+  /** Which of the step's calls (a tool call's id): extensions around each call get a seed of their own. */
+  scope?: string;
 }
 
 /** The context of the extension `name` in `step`. */
 export function extensionContext(name: string, step: ExtensionStep): ExtensionContext {
+  const where = step.scope === undefined ? `${step.iteration}` : `${step.iteration}/${step.scope}`;
   return {
     name,
     sessionId: step.sessionId,
@@ -50,8 +53,9 @@ export function extensionContext(name: string, step: ExtensionStep): ExtensionCo
     agent: step.agent,
     iteration: step.iteration,
     now: step.now,
-    random: seededRandom(`${step.runId}/${step.iteration}/${name}`),
-    id: (label) => `${step.runId}-i${step.iteration}-x-${name}-${label}`,
+    random: seededRandom(`${step.runId}/${where}/${name}`),
+    id: (label) =>
+      `${step.runId}-i${step.iteration}${step.scope === undefined ? '' : `-${step.scope}`}-x-${name}-${label}`,
   };
 }
 

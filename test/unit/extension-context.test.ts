@@ -49,3 +49,14 @@ describe('seededRandom', () => {
     for (const count of buckets) expect(count).toBeGreaterThan(800);
   });
 });
+
+describe('extensionContext around one call of a step', () => {
+  it('seeds each call of the step differently, and the same on every execution', () => {
+    const first = extensionContext('router', { ...step, scope: 'call_1' });
+    expect(first.random()).toBe(extensionContext('router', { ...step, scope: 'call_1' }).random());
+    expect(extensionContext('router', { ...step, scope: 'call_2' }).random()).not.toBe(
+      extensionContext('router', { ...step, scope: 'call_1' }).random(),
+    );
+    expect(first.id('x')).not.toBe(extensionContext('router', step).id('x'));
+  });
+});
