@@ -230,3 +230,16 @@ export function rateLimitKeys(space: KeySpace, provider: string): RateLimitKeys 
 export function agentUsageKey(space: KeySpace, shard: number, agent: string): string {
   return `${shardPrefix(space, shard)}:usage:agent:${agent}`;
 }
+
+export interface TestLedgerKeys {
+  /** List: every side effect recorded with `record` (JSON `{ key, value }`), in order. */
+  effects: string;
+  /** Hash: key -> value JSON of the side effects recorded with `recordOnce` (the first under each key). */
+  once: string;
+}
+
+/** The side-effect ledger of `ratchet/testing` (one per test engine, under its own prefix). */
+export function testLedgerKeys(space: Pick<KeySpace, 'prefix'>): TestLedgerKeys {
+  const base = `${space.prefix}:{testing}:ledger`;
+  return { effects: `${base}:effects`, once: `${base}:once` };
+}

@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
@@ -11,6 +10,9 @@ import type { RatchetEvent } from '../../src/events/event.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../src/redis/connection.js';
+import { comparableEvent, withoutExecutionTimes } from '../../src/testing/run-snapshot.js';
+import { deleteKeys, readJsonLines } from '../../src/testing/test-engine.js';
+import { spawnNodeProcess, type WorkerProcess } from '../../src/testing/worker-process.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import type { Engine } from '../../src/workflows/engine.js';
@@ -46,14 +48,7 @@ export interface HarnessOptions {
   redisUrl?: string;
 }
 
-export interface WorkerProcess {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** SIGTERM, then wait for the exit. */
-  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  kill(): Promise<void>;
-}
+export type { WorkerProcess };
 
 /** One isolated Ratchet per test: its own key prefix, config file, call log and effect log. */
 export class Harness {
@@ -147,40 +142,11 @@ export class Harness {
     };
     delete env.RATCHET_CRASH_AT;
     if (options.crashAt) env.RATCHET_CRASH_AT = options.crashAt;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(repoRoot, 'test/fixtures/test-worker.ts'), '--config', this.configPath],
-      { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
+    const worker = spawnNodeProcess({
+      args: ['--import', 'tsx', join(repoRoot, 'test/fixtures/test-worker.ts'), '--config', this.configPath],
+      cwd: repoRoot,
+      env,
     });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    // A test process that ends (or crashes) never leaves its workers behind.
-    const killOnExit = () => child.kill('SIGKILL');
-    process.once('exit', killOnExit);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-      child.once('exit', (code, signal) => {
-        process.removeListener('exit', killOnExit);
-        resolveExit({ code, signal });
-      });
-    });
-    const worker: WorkerProcess = {
-      child,
-      output: () => output,
-      exited,
-      async stop() {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        return exited;
-      },
-      async kill() {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        await exited;
-      },
-    };
     this.processes.push(worker);
     return worker;
   }
@@ -200,13 +166,11 @@ export class Harness {
     /** What the model was sent: each message's id, role and parts as text. */
     messages: { id: string; role: string; text: string }[];
   }[] {
-    if (!existsSync(this.callsLog)) return [];
-    return readLines(this.callsLog);
+    return readJsonLines(this.callsLog);
   }
 
   effects(): { label: string; key: string; pid: number }[] {
-    if (!existsSync(this.effectLog)) return [];
-    return readLines(this.effectLog);
+    return readJsonLines(this.effectLog);
   }
 
   async transcript(sessionId: string): Promise<Message[]> {
@@ -247,31 +211,10 @@ function multiAgentEntries(agents: readonly HarnessAgent[]) {
   };
 }
 
-function readLines<T>(path: string): T[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as T);
-}
-
-export async function deleteKeys(redis: RedisClient, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
+/** Shared with `ratchet/testing` (src/testing), where they live. */
+export { deleteKeys, withoutExecutionTimes };
 
 /** Messages without what legitimately differs between two executions of one scenario (run ids, times). */
-/**
- * A wall-clock length, wherever result metadata carries one (an agent_end event, the answers spawn_agents
- * returns, inside a tool result's JSON text too): present, but not the same in two runs.
- */
-export function withoutExecutionTimes(json: string): string {
-  return json.replace(/(\\?"execution_time_ms\\?":)\d+/g, (_match, key: string) => `${key}0`);
-}
-
 export function normalizeTranscript(messages: readonly Message[], runId: string) {
   return messages.map((message) => ({
     ...JSON.parse(withoutExecutionTimes(JSON.stringify(message).replaceAll(runId, 'RUN'))),
@@ -279,22 +222,9 @@ export function normalizeTranscript(messages: readonly Message[], runId: string)
   }));
 }
 
-/**
- * Events without ids and times, sorted: equal multisets mean nothing lost and nothing duplicated. A tool call
- * re-run after a crash says so (`interrupted: "rerun"`) but must otherwise equal the uninterrupted one.
- */
+/** Events without ids and times (src/testing's comparableEvent), sorted: equal multisets mean nothing lost and nothing duplicated. */
 export function normalizeEvents(events: readonly RatchetEvent[], runId: string): string[] {
   return events
-    .map(({ id: _id, time: _time, ...rest }) => {
-      const data = { ...(rest.data as Record<string, unknown>) };
-      if (data.message && typeof data.message === 'object')
-        data.message = { ...data.message, created_at: 'T' };
-      if (data.interrupted === 'rerun') delete data.interrupted;
-      // A wall-clock length, like the times above: present, but not the same in two runs.
-      if (typeof data.duration_ms === 'number') data.duration_ms = 'D';
-      if (data.metadata && typeof data.metadata === 'object')
-        data.metadata = { ...(data.metadata as Record<string, unknown>), execution_time_ms: 'D' };
-      return withoutExecutionTimes(JSON.stringify({ ...rest, data }).replaceAll(runId, 'RUN'));
-    })
+    .map((event) => withoutExecutionTimes(JSON.stringify(comparableEvent(event)).replaceAll(runId, 'RUN')))
     .sort();
 }

@@ -1,88 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../src/chat/index.js';
-import type { RatchetEvent } from '../../src/events/event.js';
-import { runKeys } from '../../src/redis/keys.js';
+import { type RunTreeSnapshot, readRunTree } from '../../src/testing/run-snapshot.js';
 import type { RunView } from '../../src/workflows/views.js';
 import { waitForExit } from './crash-scenario.js';
-import { Harness, type HarnessOptions, withoutExecutionTimes } from './harness.js';
+import { Harness, type HarnessOptions } from './harness.js';
 
 /** A run and every run below it (delegations, team members), as comparable data. */
-export interface TreeSnapshot {
-  result: string | null;
-  /** Per run, named by its place in the tree (`lead`, `lead/alpha`, `lead/alpha#2` for a second turn): its chat and events. */
-  runs: Record<string, { status: string; chat: unknown[]; events: string[] }>;
-  /** Runs of the session: exactly the runs of the tree, one per delegation and turn. */
-  runCount: number;
-}
+export type TreeSnapshot = Omit<RunTreeSnapshot, 'status'>;
 
-/**
- * Reads a run tree from Redis. Run ids differ between two executions of one scenario (a root's id is random
- * and its children's derive from it), so runs are named by their path in the tree and ids are replaced by
- * those names. Checks on the way that no message and no event is there twice.
- */
+/** Reads a run tree from Redis (src/testing's readRunTree), checking on the way that nothing is there twice. */
 export async function snapshotTree(h: Harness, sessionId: string, rootId: string): Promise<TreeSnapshot> {
-  const names = new Map<string, string>();
-  const runs: RunView[] = [];
-  const visit = async (runId: string, name: string) => {
-    const run = await h.engine.getRun(runId);
-    if (!run) throw new Error(`run ${runId} is missing`);
-    names.set(runId, name);
-    runs.push(run);
-    const childIds = await h.redis.smembers(runKeys(h.engine.space, sessionId, runId).children);
-    const children = (await Promise.all(childIds.map((id) => h.engine.getRun(id)))).flatMap((child) =>
-      child ? [child] : [],
-    );
-    // Deterministic order: by the step that started them, then by agent.
-    children.sort((a, b) => (a.created_at + a.agent).localeCompare(b.created_at + b.agent));
-    const seen = new Map<string, number>();
-    for (const child of children) {
-      const count = (seen.get(child.agent) ?? 0) + 1;
-      seen.set(child.agent, count);
-      await visit(child.id, `${name}/${child.agent}${count > 1 ? `#${count}` : ''}`);
-    }
-  };
-  await visit(rootId, 'root');
-  const rename = (text: string) => {
-    let out = text;
-    for (const [id, name] of names) out = out.replaceAll(id, name);
-    return out;
-  };
-  const events = await h.events(sessionId);
-  expect(new Set(events.map((event) => event.id)).size, 'an event is there twice').toBe(events.length);
-  const snapshot: TreeSnapshot['runs'] = {};
-  for (const run of runs) {
-    const name = names.get(run.id) ?? run.id;
-    const chat: Message[] = await h.engine.readChat(sessionId, { chatId: run.chat_id });
-    expect(new Set(chat.map((message) => message.id)).size, `a message of ${name} is there twice`).toBe(
-      chat.length,
-    );
-    snapshot[name] = {
-      status: run.status,
-      chat: chat.map((message) =>
-        JSON.parse(withoutExecutionTimes(rename(JSON.stringify({ ...message, created_at: 'T' })))),
-      ),
-      events: events
-        .filter((event) => event.run_id === run.id)
-        .map((event) => withoutExecutionTimes(rename(JSON.stringify(comparable(event)))))
-        .sort(),
-    };
-  }
-  return {
-    result: runs[0]?.result ?? null,
-    runs: snapshot,
-    runCount: await h.redis.scard(runKeys(h.engine.space, sessionId, rootId).runs),
-  };
-}
-
-/** An event without what differs between two executions (ids, times, the rerun marker). */
-function comparable(event: RatchetEvent) {
-  const { id: _id, time: _time, ...rest } = event;
-  const data = { ...(rest.data as Record<string, unknown>) };
-  if (data.message && typeof data.message === 'object') data.message = { ...data.message, created_at: 'T' };
-  if (data.interrupted === 'rerun') delete data.interrupted;
-  // A wall-clock length, like the times above: present, but not the same in two runs.
-  if (typeof data.duration_ms === 'number') data.duration_ms = 'D';
-  return { ...rest, data };
+  const { snapshot, duplicates } = await readRunTree(h, sessionId, rootId);
+  expect(duplicates, 'something is there twice').toEqual([]);
+  const { status: _status, ...tree } = snapshot;
+  return tree;
 }
 
 /** Starts the root run, SIGKILLs a worker at the crash point, lets a fresh worker finish: the tree's snapshot. */
