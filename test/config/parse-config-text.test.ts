@@ -108,6 +108,21 @@ describe('parseConfigText: defaults', () => {
             'user-agent',
           ],
         },
+        browser: {
+          headless: true,
+          allow_hosts: [],
+          private_hosts: [],
+          allow_private: false,
+          max_pages: 4,
+          action_timeout_ms: 15_000,
+          max_text_chars: 50_000,
+          max_screenshot_bytes: 1_048_576,
+          viewport_width: 1280,
+          viewport_height: 800,
+          max_resource_bytes: 10_485_760,
+          downloads: false,
+          idle_close_ms: 300_000,
+        },
       },
       mcp_servers: [],
       telemetry: {
@@ -346,13 +361,16 @@ describe('parseConfigText: problems', () => {
   workspace: ./work
   filesystem: { read_only: true, max_read_bytes: 0 }
   http: { allow_hosts: ["*.example.com", "api.example.org", "bad host"], private_hosts: ["*.internal"] }
+  browser: { private_hosts: ["*.internal"], max_pages: 0 }
   gti: {}
 `;
     expect(problemsOf(text)).toEqual([
       'tools.filesystem.max_read_bytes: must be at least 1',
       'tools.http.allow_hosts[2]: must be a host name ("api.example.com"), an IP address, or "*.example.com"',
       'tools.http.private_hosts[0]: must name one host exactly (no "*." pattern)',
-      'tools.gti: unknown key (expected one of: workspace, filesystem, search, exec, git, http)',
+      'tools.browser.private_hosts[0]: must name one host exactly (no "*." pattern)',
+      'tools.browser.max_pages: must be at least 1',
+      'tools.gti: unknown key (expected one of: workspace, filesystem, search, exec, git, http, browser)',
     ]);
   });
 
