@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { maxDayMs, maxHourMs, maxRetentionS, maxRunTimeoutS } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
+import { coordinatorConfigSchema } from './coordinator-config-schema.js';
 import { effectConfigSchema } from './effect-config-schema.js';
 import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
@@ -156,44 +157,6 @@ const handoffSchema = z.strictObject({
   max_handoffs: withDefault(integer(0), 10),
 });
 
-const untilSchema = z
-  .strictObject({
-    /** The team stops once the last shared message contains this text. */
-    contains: z.string().min(1).optional(),
-    /** The team stops once this key exists in the session's shared state. */
-    state_key: z.string().min(1).optional(),
-    /** The team stops once the state key holds this value (compared as JSON, key order aside). */
-    state_equals: z.strictObject({ key: z.string().min(1), value: z.json() }).optional(),
-  })
-  .refine(
-    (until) =>
-      [until.contains, until.state_key, until.state_equals].filter((given) => given !== undefined).length ===
-      1,
-    { error: 'give exactly one of `contains`, `state_key` or `state_equals`' },
-  );
-
-const coordinatorSchema = z.discriminatedUnion('kind', [
-  /** Each member once, in order. */
-  z.strictObject({ kind: z.literal('sequence') }),
-  /** Round robin; fails with a max-rounds error when max_rounds is reached (0 = unlimited). */
-  z.strictObject({ kind: z.literal('loop'), max_rounds: withDefault(integer(0), 3) }),
-  /** Round robin until the condition holds (checked after every member's turn). */
-  z.strictObject({
-    kind: z.literal('round_robin_until'),
-    until: untilSchema,
-    max_rounds: withDefault(integer(0), 10),
-  }),
-  /** Cycles through the roles in the order they first appear; all members of a role act at once. */
-  z.strictObject({ kind: z.literal('role_round_robin'), max_rounds: withDefault(integer(0), 3) }),
-  /** A model picks the next members as JSON {members: [...], done}. */
-  z.strictObject({
-    kind: z.literal('llm'),
-    provider: z.string().min(1),
-    instructions: withDefault(z.string(), ''),
-    max_rounds: withDefault(integer(0), 10),
-  }),
-]);
-
 /** Members with roles, a shared chat, a private chat per member, and a coordinator choosing who acts. */
 const teamSchema = z.strictObject({
   name: memberName,
@@ -202,7 +165,7 @@ const teamSchema = z.strictObject({
   members: z
     .array(z.strictObject({ agent: memberName, role: withDefault(z.string().min(1), 'member') }))
     .min(1, { error: 'a team needs at least one member' }),
-  coordinator: coordinatorSchema,
+  coordinator: coordinatorConfigSchema,
 });
 
 const redisSchema = z.strictObject({
@@ -362,7 +325,6 @@ export type RatchetConfig = z.output<typeof configSchema>;
 export type AgentConfig = z.output<typeof agentSchema>;
 export type HandoffConfig = z.output<typeof handoffSchema>;
 export type TeamConfig = z.output<typeof teamSchema>;
-export type CoordinatorConfig = z.output<typeof coordinatorSchema>;
 export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
 export type RetentionConfig = z.output<typeof retentionSchema>;

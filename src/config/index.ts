@@ -5,7 +5,6 @@ export { configHash } from './config-hash.js';
 export {
   type AgentConfig,
   type ApiConfig,
-  type CoordinatorConfig,
   configSchema,
   DEFAULT_REDIS_URL,
   type EventsConfig,
@@ -21,6 +20,16 @@ export {
 export { configSecrets } from './config-secrets.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';
 export type { ContractConfig } from './contract-config-schema.js';
+export {
+  type BuiltinCoordinatorConfig,
+  type CoordinatorConfig,
+  coordinatorKinds,
+  coordinatorOptionSchemas,
+  isLlmCoordinator,
+  type LlmCoordinatorConfig,
+  stopConditionOptionSchemas,
+  type UntilConfig,
+} from './coordinator-config-schema.js';
 export {
   type EffectConfig,
   type EffectKind,

@@ -1,6 +1,7 @@
 import {
   type AgentConfig,
   ConfigError,
+  isLlmCoordinator,
   type JsonSchemaSubset,
   type RatchetConfig,
   type ToolboxReference,
@@ -29,7 +30,9 @@ import {
   type SupervisorLimits,
   supervisorInstructions,
   supervisorToolbox,
+  type TeamKinds,
   type TeamService,
+  teamKinds,
 } from '../workflows/index.js';
 
 /** Everything a run can be started with: agents, handoff groups and teams, by name. */
@@ -66,6 +69,7 @@ export function buildRegistry(
   extensions: Extensions = {},
 ): Registry {
   const effects = effectRegistry(extensions.effects);
+  const kinds = teamKinds(extensions.coordinators, extensions.stopConditions);
   const middleware: readonly AnyMiddleware[] = extensions.middleware ?? [];
   const completers = new Map<string, Completer>();
   for (const provider of config.providers) {
@@ -206,7 +210,7 @@ export function buildRegistry(
     config.teams.map((team) => {
       const { coordinator } = team;
       const coordinatorAgent =
-        coordinator.kind === 'llm'
+        isLlmCoordinator(coordinator)
           ? {
               name: `${team.name}-coordinator`,
               description: `chooses who acts next in team ${team.name}`,
@@ -237,6 +241,8 @@ export function buildRegistry(
           members: team.members,
           coordinator,
           coordinatorAgent,
+          coordinatorDefinition: coordinatorNamed(kinds, coordinator.kind, team.name),
+          stopConditions: kinds.stopConditions,
         },
       ];
     }),
@@ -251,6 +257,18 @@ function middlewareNamed(middleware: readonly AnyMiddleware[], kind: string, pat
     throw new RatchetError(
       'config_invalid',
       `${path}: middleware "${kind}" is not registered in this worker (give it in extensions.middleware)`,
+    );
+  }
+  return definition;
+}
+
+/** The definition of a team's coordinator kind (the config check found it, unless given other extensions). */
+function coordinatorNamed(kinds: TeamKinds, kind: string, team: string): TeamService['coordinatorDefinition'] {
+  const definition = kinds.coordinators.get(kind);
+  if (!definition) {
+    throw new RatchetError(
+      'config_invalid',
+      `team "${team}": the coordinator kind "${kind}" is not registered on this worker (give its definition in extensions.coordinators)`,
     );
   }
   return definition;

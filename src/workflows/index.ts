@@ -5,6 +5,7 @@
 export { finalFailureHeadroom } from '../redis/step-queues.js';
 export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
+export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
 export { effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, type ConfigExtensions, parseConfigText } from '../../src/config/index.js';
+import { defineCoordinator, defineStopCondition } from '../../src/extensions/coordinators.js';
 import { defineEffect } from '../../src/extensions/effects.js';
 import '../../src/models/index.js';
 
@@ -80,6 +81,85 @@ describe('options.max_iterations: 0', () => {
     ]);
     expect(problemsOf('options: { max_iterations: -1 }')).toEqual([
       expect.stringMatching(/^agents\[0\]\.options\.max_iterations: /),
+    ]);
+  });
+});
+
+const keyword = defineCoordinator({
+  kind: 'keyword',
+  options: z.strictObject({ keyword: z.string().min(1), max_turns: z.int().positive().default(5) }),
+  select: () => ({ done: true }),
+});
+const testsPass = defineStopCondition({
+  name: 'tests_pass',
+  options: z.strictObject({ suite: z.string().min(1) }),
+  holds: () => true,
+});
+
+function teamProblems(
+  coordinator: string,
+  extensions: ConfigExtensions = { coordinators: [keyword], stopConditions: [testsPass] },
+) {
+  const text = [
+    'providers:',
+    '  - { name: main, kind: scripted, model: m, replies: [{ text: done }] }',
+    'agents:',
+    '  - { name: writer, provider: main }',
+    'teams:',
+    `  - { name: crew, members: [{ agent: writer }], coordinator: ${coordinator} }`,
+  ].join('\n');
+  try {
+    return { config: parseConfigText(text, { env: {}, configDir: '.', extensions }).config, problems: [] };
+  } catch (error) {
+    if (error instanceof ConfigError) return { config: undefined, problems: error.problems };
+    throw error;
+  }
+}
+
+describe('coordinators and stop conditions registered in code', () => {
+  it('are taken by kind and by name, their fields parsed by their schemas', () => {
+    expect(teamProblems('{ kind: keyword, keyword: review }').config?.teams[0]?.coordinator).toEqual({
+      kind: 'keyword',
+      keyword: 'review',
+      max_turns: 5,
+    });
+    expect(
+      teamProblems('{ kind: round_robin_until, until: { tests_pass: { suite: unit } } }').config?.teams[0]
+        ?.coordinator,
+    ).toEqual({ kind: 'round_robin_until', until: { tests_pass: { suite: 'unit' } }, max_rounds: 10 });
+    expect(teamProblems('{ kind: loop }').config?.teams[0]?.coordinator).toEqual({
+      kind: 'loop',
+      max_rounds: 3,
+    });
+  });
+
+  it('name an unknown kind or condition with a did-you-mean over all known ones', () => {
+    expect(teamProblems('{ kind: keywords, keyword: review }').problems).toEqual([
+      'teams[0].coordinator.kind: unknown coordinator kind "keywords" (did you mean "keyword"?); known kinds: sequence, loop, round_robin_until, role_round_robin, llm, keyword',
+    ]);
+    expect(teamProblems('{ kind: keyword, keyword: review }', {}).problems).toEqual([
+      'teams[0].coordinator.kind: unknown coordinator kind "keyword"; known kinds: sequence, loop, round_robin_until, role_round_robin, llm',
+    ]);
+    expect(
+      teamProblems('{ kind: round_robin_until, until: { test_pass: { suite: unit } } }').problems,
+    ).toEqual([
+      'teams[0].coordinator.until.test_pass: unknown stop condition "test_pass" (did you mean "tests_pass"?); known conditions: contains, state_key, state_equals, tests_pass',
+    ]);
+    expect(teamProblems('{ kind: round_robin_until, until: {} }').problems).toEqual([
+      'teams[0].coordinator.until: give exactly one of `contains`, `state_key`, `state_equals` or `tests_pass`',
+    ]);
+  });
+
+  it('report bad or unknown fields at their path', () => {
+    expect(teamProblems('{ kind: keyword, keyword: 3, max_turn: 2 }').problems).toEqual([
+      'teams[0].coordinator.keyword: expected a string, got 3',
+      'teams[0].coordinator.max_turn: unknown key (did you mean "max_turns"?)',
+    ]);
+    expect(teamProblems('{ kind: round_robin_until, until: { tests_pass: {} } }').problems).toEqual([
+      expect.stringMatching(/^teams\[0\]\.coordinator\.until\.tests_pass\.suite: /),
+    ]);
+    expect(teamProblems('{ kind: loop, max_round: 2 }').problems).toEqual([
+      expect.stringMatching(/^teams\[0\]\.coordinator\.max_round: unknown key \(did you mean "max_rounds"\?/),
     ]);
   });
 });

@@ -23,23 +23,26 @@ export interface CoordinatorView {
 }
 
 /**
- * A coordinator's decision: the members (by agent name, in the order their answers are added) that act now
- * (all at once), or the team is done (its answer is the shared chat's last message), or the run fails.
+ * A coordinator's decision:
+ * - `act`: the members that act now, all at once, by agent name or by index in `team.members`; their answers
+ *   are added to the shared chat in this order;
+ * - `done`: the team is done; its answer is the shared chat's last message;
+ * - `fail`: the team run fails with this message (code `coordinator_invalid`, or `max_rounds`).
  */
-export type CoordinatorChoice = { act: readonly string[] } | { done: true } | { fail: string };
+export type CoordinatorChoice =
+  | { act: readonly (string | number)[] }
+  | { done: true }
+  | { fail: string; code?: 'max_rounds' | 'coordinator_invalid' };
 
 /** What a coordinator's `select` is given besides the view: its options and the step's deterministic inputs. */
 export interface CoordinatorContext<Options> extends ExtensionContext {
   /** The coordinator's fields from the config (all but `kind`), parsed by its `options` schema. */
   readonly options: Options;
-  /** Whether the team's stop condition (`until`, when its options have one) holds now. */
-  stopConditionHolds(until: StopConditionConfig): Promise<boolean>;
-}
-
-/** A configured stop condition: the registered condition's name and its options. */
-export interface StopConditionConfig {
-  name: string;
-  options: unknown;
+  /**
+   * Whether a stop condition holds now: `until` is one as configured (`{ <name>: <options> }`, e.g. the
+   * `until` option of round_robin_until), a built-in or one registered in extensions.stopConditions.
+   */
+  stopConditionHolds(until: Readonly<Record<string, unknown>>): Promise<boolean>;
 }
 
 /** A coordinator kind: its name in the config, the schema of its fields, and how it chooses. */

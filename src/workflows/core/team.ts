@@ -1,6 +1,7 @@
 import type { Message } from '../../chat/index.js';
 import type { CoordinatorConfig } from '../../config/index.js';
 import { canonicalJson } from './canonical-json.js';
+import type { CoordinatorDefinition, StopConditionDefinition } from './coordinator-definition.js';
 
 /** A team as the engine runs it. */
 export interface TeamRuntime {
@@ -9,6 +10,10 @@ export interface TeamRuntime {
   prefix: string;
   members: readonly { agent: string; role: string }[];
   coordinator: CoordinatorConfig;
+  /** The definition of `coordinator.kind` (a built-in or one registered in code). */
+  coordinatorDefinition: CoordinatorDefinition;
+  /** The stop conditions its coordinator may name, by name. */
+  stopConditions: ReadonlyMap<string, StopConditionDefinition>;
 }
 
 /** What a team run carries from one turn to the next (journal field `team:<n>`). */
@@ -29,71 +34,11 @@ export type Selection =
   | { kind: 'done' }
   | { kind: 'failed'; code: string; message: string };
 
-/**
- * The decision of every coordinator but `llm`: a pure function of the team, its state and the shared chat.
- * `stateHolds` answers the `round_robin_until` conditions on the session's state (`state_key` exists,
- * `state_equals` holds), read by the step (stateConditionHolds).
- */
-export function selectMembers(
-  team: TeamRuntime,
-  state: TeamState,
-  shared: readonly Message[],
-  stateHolds: boolean,
-): Selection {
-  const { coordinator } = team;
-  const count = team.members.length;
-  const turn = state.turns;
-  switch (coordinator.kind) {
-    case 'sequence':
-      return turn < count ? { kind: 'act', members: [turn] } : { kind: 'done' };
-    case 'loop':
-    case 'round_robin_until': {
-      if (
-        coordinator.kind === 'round_robin_until' &&
-        turn > 0 &&
-        untilHolds(coordinator.until, shared, stateHolds)
-      )
-        return { kind: 'done' };
-      if (coordinator.max_rounds > 0 && turn >= coordinator.max_rounds * count) {
-        return {
-          kind: 'failed',
-          code: 'max_rounds',
-          message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without finishing`,
-        };
-      }
-      return { kind: 'act', members: [turn % count] };
-    }
-    case 'role_round_robin': {
-      const roles = rolesInOrder(team);
-      if (coordinator.max_rounds > 0 && turn >= coordinator.max_rounds * roles.length)
-        return { kind: 'done' };
-      const role = roles[turn % roles.length];
-      return {
-        kind: 'act',
-        members: team.members.flatMap((member, index) => (member.role === role ? [index] : [])),
-      };
-    }
-    default:
-      throw new Error(`the ${coordinator.kind} coordinator decides with a model call, not here`);
-  }
-}
-
-function rolesInOrder(team: TeamRuntime): string[] {
-  return [...new Set(team.members.map((member) => member.role))];
-}
-
-/** A `round_robin_until` condition. */
+/** A condition on the session's state (`state_key`, `state_equals`). */
 export interface UntilCondition {
   contains?: string | undefined;
   state_key?: string | undefined;
   state_equals?: { key: string; value: unknown } | undefined;
-}
-
-function untilHolds(until: UntilCondition, shared: readonly Message[], stateHolds: boolean): boolean {
-  if (until.state_key !== undefined || until.state_equals !== undefined) return stateHolds;
-  const last = shared.at(-1);
-  const text = last ? textOf(last) : '';
-  return until.contains !== undefined && text.includes(until.contains);
 }
 
 /**

@@ -1,16 +1,15 @@
 import { decodeChatEntries, type Message } from '../../chat/index.js';
+import { isLlmCoordinator } from '../../config/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { costOf } from '../../models/pricing.js';
 import { addUsage, type Usage, zeroUsage } from '../../models/usage.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
-
+import { coordinatorSelection } from '../core/coordinators.js';
 import { completionCommit, messageAddedEvent } from '../core/run-commits.js';
 import {
   answerMessages,
   initialTeamState,
   type Selection,
-  selectMembers,
-  stateConditionHolds,
   syncForMember,
   type TeamState,
   teamResult,
@@ -174,14 +173,20 @@ async function decide(
   const { services } = context;
   const { coordinator } = team;
   let choice: { entry: TeamSelectionEntry; usage: Usage };
-  if (coordinator.kind !== 'llm') {
-    const until = coordinator.kind === 'round_robin_until' ? coordinator.until : undefined;
-    const stateKey = until?.state_key ?? until?.state_equals?.key;
-    const stateHolds =
-      until !== undefined &&
-      stateKey !== undefined &&
-      stateConditionHolds(until, await context.store.sessionData.readState(stateKey));
-    const selection = selectMembers(team, loaded.state, loaded.shared, stateHolds);
+  if (!isLlmCoordinator(coordinator)) {
+    const selection = await coordinatorSelection({
+      team,
+      state: loaded.state,
+      shared: loaded.shared,
+      readState: (key) => context.store.sessionData.readState(key),
+      step: {
+        sessionId: data.session_id,
+        runId: data.run_id,
+        agent: data.agent,
+        iteration: data.iteration,
+        now: loaded.record.updated_at,
+      },
+    });
     // Ending the run is itself recorded once: only a choice of members needs remembering.
     if (selection.kind !== 'act') return afterSelection(context, data, team, loaded, selection);
     choice = { entry: { v: 1, members: selection.members, done: false }, usage: { ...zeroUsage } };
