@@ -21,6 +21,7 @@ export type ApiEngine = Pick<
   | 'followEvents'
   | 'lastEventId'
   | 'agentUsage'
+  | 'agentMemory'
   | 'sessionState'
   | 'sessionTasks'
   | 'sessionNotes'

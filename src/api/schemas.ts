@@ -369,6 +369,26 @@ export const agentListSchema = z.strictObject({
   ),
 });
 
+export const agentMemorySchema = z
+  .strictObject({
+    agent: z.string(),
+    notes: z.array(
+      z.strictObject({
+        name: z.string(),
+        scope: z
+          .enum(['agent', 'deployment'])
+          .describe("`agent`: the agent's own note; `deployment`: a note every agent reads"),
+        content: z.string(),
+        written_by: z.strictObject({ agent: z.string(), session_id: z.string(), run_id: z.string() }),
+        updated_at: z.iso.datetime(),
+        expires_at: z.iso.datetime().describe('when it is forgotten unless written again'),
+      }),
+    ),
+  })
+  .meta({ id: 'AgentMemory' });
+
+export const agentParamsSchema = z.strictObject({ name: z.string().min(1).max(200) });
+
 export const healthSchema = z.strictObject({ status: z.literal('ok') });
 
 export const readinessSchema = z.strictObject({

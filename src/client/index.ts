@@ -18,6 +18,7 @@ export {
 } from './ratchet-client.js';
 export type {
   AcceptedRun,
+  AgentMemory,
   AgentSummary,
   AnswerAccepted,
   ApprovalAnswer,
@@ -27,6 +28,7 @@ export type {
   Inbox,
   InboxQuestion,
   IterationStep,
+  MemoryNote,
   Question,
   QuestionResponse,
   RatchetClientEvent,

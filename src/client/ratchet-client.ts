@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   acceptedRunSchema,
   agentListSchema,
+  agentMemorySchema,
   healthSchema,
   inboxSchema,
   messageListSchema,
@@ -26,6 +27,7 @@ import { parseLenient } from './lenient-parse.js';
 import { queryString } from './query-string.js';
 import type {
   AcceptedRun,
+  AgentMemory,
   AgentSummary,
   AnswerAccepted,
   ApprovalAnswer,
@@ -233,6 +235,11 @@ export class RatchetClient {
   /** The agents, handoff groups and teams a run may be started with, and their usage. */
   async agents(options?: RequestOptions): Promise<AgentSummary[]> {
     return (await this.request('GET', '/v1/agents', agentListSchema, options)).agents;
+  }
+
+  /** What an agent remembers across sessions: its own notes, then the deployment's (GET /v1/agents/:name/memory). */
+  async agentMemory(agent: string, options?: RequestOptions): Promise<AgentMemory> {
+    return this.request('GET', `/v1/agents/${encode(agent)}/memory`, agentMemorySchema, options);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type {
   acceptedRunSchema,
   agentListSchema,
+  agentMemorySchema,
   createRunBodySchema,
   errorBodySchema,
   forkRunBodySchema,
@@ -51,6 +52,9 @@ export type AnswerAccepted = z.output<typeof respondAcceptedSchema>;
 export type Run = z.output<typeof runSchema>;
 export type RunStatus = Run['status'];
 export type AgentSummary = z.output<typeof agentListSchema>['agents'][number];
+/** GET /v1/agents/:name/memory: what an agent remembers across sessions (its notes and the deployment's). */
+export type AgentMemory = z.output<typeof agentMemorySchema>;
+export type MemoryNote = AgentMemory['notes'][number];
 export type Health = z.output<typeof healthSchema>;
 /** What POST /v1/runs takes; the server validates it and names any invalid field (400 `issues`). */
 export type SubmitRunInput = z.input<typeof createRunBodySchema>;

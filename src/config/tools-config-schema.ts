@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { maxDayMs } from '../schemas/index.js';
 import { harmlessRequestHeaders } from '../tools/builtin/guarded-fetch.js';
+import { memorySchema, projectContextSchema } from './memory-config-schema.js';
 import { duration, integer, withDefault } from './schema-helpers.js';
 
 /** A host name, an IP address (IPv6 without brackets), or `*.domain` for every subdomain of a domain. */
@@ -149,6 +150,8 @@ export const toolsConfigSchema = z.strictObject({
   exec: withDefault(execSchema, {}),
   git: withDefault(gitSchema, {}),
   http: withDefault(httpSchema, {}),
+  memory: withDefault(memorySchema, {}),
+  project_context: withDefault(projectContextSchema, {}),
   browser: withDefault(browserSchema, {}),
 });
 

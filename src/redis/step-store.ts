@@ -6,6 +6,7 @@ import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord, StoredRun } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys } from './keys.js';
+import { type MemoryStore, redisMemory } from './memory-store.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
   type BeginToolCall,
@@ -74,6 +75,8 @@ export interface StepStore {
   agentUsageKey(agent: string): string;
   /** The data the session's agents share (state, tasks, notes): a tool call's `session.data`. */
   readonly sessionData: SessionDataStore;
+  /** Memory that outlives sessions (the `memory` toolbox): a tool call's `memory`. */
+  readonly memory: MemoryStore;
   /** A question of the session, as stored. */
   readQuestion(questionId: string): Promise<{ record: QuestionRecord; text: string } | undefined>;
   /** Answers a question of the session once (answer-question.lua). */
@@ -96,6 +99,11 @@ export interface StepStore {
   /** Journal fields of the run, in the order asked (null where a field is not written). */
   journalFields(fields: readonly string[]): Promise<(string | null)[]>;
   hasJournalField(field: string): Promise<boolean>;
+  /**
+   * Sets a journal field unless it is set, and returns what it holds: the first execution's value wins, every
+   * later one reads it. Not fenced: for values any execution of the step would compute alike.
+   */
+  recordJournalOnce(field: string, value: string): Promise<string>;
   /** Marks the step parked until `wakeAt` in its journal field `field`, fenced (mark-parked.lua); false: lock lost. */
   markParked(field: string, wakeAt: number): Promise<boolean>;
   /** Adds `by` to a counter in the run's journal (model calls started), without a fence: it only counts. */
@@ -150,6 +158,10 @@ class RedisStepStore implements StepStore {
   get sessionData(): SessionDataStore {
     this.sessionDataStore ??= redisSessionData(this.redis, this.space, this.sessionId);
     return this.sessionDataStore;
+  }
+
+  get memory(): MemoryStore {
+    return redisMemory(this.redis, this.space);
   }
 
   loadRun(): Promise<StoredRun | undefined> {
@@ -281,6 +293,17 @@ class RedisStepStore implements StepStore {
 
   async hasJournalField(field: string): Promise<boolean> {
     return (await this.redis.hexists(this.write.keys.journal, field)) === 1;
+  }
+
+  async recordJournalOnce(field: string, value: string): Promise<string> {
+    const replies = await this.redis
+      .multi()
+      .hsetnx(this.write.keys.journal, field, value)
+      .hget(this.write.keys.journal, field)
+      .exec();
+    const stored = replies?.[1]?.[1];
+    if (typeof stored !== 'string') throw new Error(`journal field ${field} was not recorded`);
+    return stored;
   }
 
   async markParked(field: string, wakeAt: number): Promise<boolean> {

@@ -28,4 +28,12 @@ export {
   type ToolOutputWithImages,
   withImages,
 } from './tool-result.js';
-export { type AnyTool, createToolBox, findTool, type ToolBox, toolDefinitions } from './toolbox.js';
+export {
+  type AnyTool,
+  createToolBox,
+  findTool,
+  type RunContextRequest,
+  type RunContextSource,
+  type ToolBox,
+  toolDefinitions,
+} from './toolbox.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
+import type { MemoryStore } from '../redis/memory-store.js';
 import type { SessionDataStore } from '../redis/session-data-store.js';
 import type { FileChange } from './file-change.js';
 import type { ToolOutput } from './tool-result.js';
@@ -46,6 +47,8 @@ export interface ToolContext {
    * committed with the call's outcome (error or not), so it is emitted once.
    */
   recordFileChange(change: FileChange): void;
+  /** Memory that outlives the session: an agent's own notes and the deployment's (the `memory` toolbox). */
+  memory: MemoryStore;
 }
 
 /** One sub-goal of a supervisor's run, as its tools read it. */

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../models/completer.js';
+import type { MemoryStore } from '../redis/memory-store.js';
 import { type Tool, toolDefinitionOf } from './tool.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a toolbox holds tools of many input types
@@ -9,8 +10,29 @@ export interface ToolBox {
   tools: readonly AnyTool[];
   /** The tools change while the worker runs (an MCP server's, listed when it connects and when it says so). */
   dynamic?: boolean;
+  /** Text added to the instructions at the start of each run (project context files, memory). */
+  runContext?: RunContextSource;
   /** Releases what the toolbox holds (the browser toolbox's Chromium): the worker calls it when it stops. */
   close?(): Promise<void>;
+}
+
+/** What a toolbox's start-of-run context is read with. */
+export interface RunContextRequest {
+  agent: string;
+  /** Memory that outlives sessions (what the `memory` toolbox keeps). */
+  memory: MemoryStore;
+  now: Date;
+  signal: AbortSignal;
+}
+
+/**
+ * Text a toolbox adds to the instructions of the agents that use it, read once at the start of a run and
+ * recorded with the run, so a repeated step sends the same text. Toolboxes that give the same `key` (the
+ * workspace toolboxes' project context) are read once.
+ */
+export interface RunContextSource {
+  key: string;
+  read(request: RunContextRequest): Promise<string>;
 }
 
 export function createToolBox(name: string, tools: readonly AnyTool[]): ToolBox {

@@ -8,6 +8,7 @@ import { ContinuationStore } from '../redis/continuation-store.js';
 import { notify } from '../redis/engine-context.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
+import { redisMemory } from '../redis/memory-store.js';
 import { type Inbox, readInbox } from '../redis/pending-inbox.js';
 import {
   readQueueCounts,
@@ -19,6 +20,7 @@ import {
 import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
 import { type RegisteredWorker, readWorkers } from '../redis/worker-registry.js';
 import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
+import { type MemoryNote, readMemory } from '../tools/builtin/memory-notes.js';
 import type { TaskRecord } from '../tools/builtin/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
@@ -356,6 +358,14 @@ export class Engine {
   /** The notes of a session (shared ones and each agent's); undefined when there is no such session. */
   async sessionNotes(sessionId: string): Promise<SessionNote[] | undefined> {
     return (await this.getSession(sessionId)) && readSessionNotes(this.store.sessionData(sessionId));
+  }
+
+  /**
+   * What an agent remembers across sessions (the `memory` toolbox): its own notes, then the deployment's,
+   * without those past their expiry.
+   */
+  async agentMemory(agent: string): Promise<MemoryNote[]> {
+    return readMemory(redisMemory(this.options.redis, this.options.space), agent, this.now());
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {

@@ -40,6 +40,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'POST /v1/runs/{id}/fork',
       'POST /v1/runs/{id}/retry',
       'GET /v1/agents',
+      'GET /v1/agents/{name}/memory',
       'GET /v1/runs/{id}/tree',
       'GET /v1/runs/{id}/steps',
       'GET /v1/runs/{id}/messages',
@@ -89,6 +90,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   const schemas = Object.keys(document.components.schemas).sort();
   expect(schemas).toEqual([
     'AcceptedRun',
+    'AgentMemory',
     'Error',
     'Event',
     'Inbox',

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach } from 'vitest';
 import { type ToolsConfig, toolsConfigSchema } from '../../src/config/tools-config-schema.js';
 import { silentLogger } from '../../src/log/index.js';
+import { redisMemory } from '../../src/redis/memory-store.js';
 import { redisSessionData, type SessionDataStore } from '../../src/redis/session-data-store.js';
 import {
   findTool,
@@ -34,6 +35,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     chat: async () => [],
     session: sessionAccess(),
     recordFileChange: () => {},
+    memory: redisMemory({} as Redis, { prefix: 'test', shards: 1 }),
     ...overrides,
   };
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { RatchetError } from '../../errors/index.js';
 import type { ApiEngine } from '../api-engine.js';
-import { agentListSchema, errorResponses } from '../schemas.js';
+import { agentListSchema, agentMemorySchema, agentParamsSchema, errorResponses } from '../schemas.js';
 
 export interface AgentSummary {
   name: string;
@@ -44,7 +45,45 @@ export const agentRoutes: FastifyPluginAsyncZod<{
     },
     async () => listAgents(engine, agents),
   );
+
+  app.get(
+    '/agents/:name/memory',
+    {
+      schema: {
+        tags: ['agents'],
+        summary: 'What an agent remembers across sessions: its notes and the deployment’s',
+        params: agentParamsSchema,
+        response: { 200: agentMemorySchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      if (!agents.some((agent) => agent.name === name && agent.kind === 'agent')) {
+        throw new RatchetError('agent_not_found', `no agent is named "${name}"`);
+      }
+      return agentMemoryOf(engine, name);
+    },
+  );
 };
+
+/** An agent's memory as the wire shows it. */
+export async function agentMemoryOf(
+  engine: ApiEngine,
+  agent: string,
+): Promise<z.infer<typeof agentMemorySchema>> {
+  const notes = await engine.agentMemory(agent);
+  return {
+    agent,
+    notes: notes.map((note) => ({
+      name: note.name,
+      scope: note.scope,
+      content: note.content,
+      written_by: { agent: note.agent, session_id: note.session_id, run_id: note.run_id },
+      updated_at: note.updated_at,
+      expires_at: note.expires_at,
+    })),
+  };
+}
 
 /** The configured agents with their usage, as the wire shows them (the HTTP route and the MCP tool). */
 export async function listAgents(

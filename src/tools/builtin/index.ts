@@ -7,7 +7,9 @@ import { execToolbox } from './exec-toolbox.js';
 import { filesystemToolbox } from './filesystem-toolbox.js';
 import { gitToolbox } from './git-toolbox.js';
 import { httpToolbox } from './http-toolbox.js';
+import { memoryToolbox } from './memory-toolbox.js';
 import { notesToolbox } from './notes-toolbox.js';
+import { projectContextSource } from './project-context.js';
 import { searchToolbox } from './search-toolbox.js';
 import { stateToolbox } from './state-toolbox.js';
 import { tasksToolbox } from './tasks-toolbox.js';
@@ -55,14 +57,24 @@ const builtinFactories = {
   state: () => stateToolbox(),
   tasks: () => tasksToolbox(),
   notes: () => notesToolbox(),
+  memory: (settings) => memoryToolbox({ settings: settings.tools.memory }),
 } satisfies Record<string, BuiltinFactory>;
 
 /** Names of the built-in toolboxes (for checking a config's agents before anything is built). */
 export const builtinToolboxNames: readonly string[] = Object.keys(builtinFactories);
 
+/** The toolboxes that work on the workspace: their agents get the project's context files (tools.project_context). */
+const workspaceToolboxes: ReadonlySet<string> = new Set(['filesystem', 'search', 'exec', 'git']);
+
 /** The built-in toolboxes, configured from the config's `tools` section. */
 export function builtinToolboxes(settings: BuiltinToolboxSettings): ToolBox[] {
-  return Object.values(builtinFactories).map((create: BuiltinFactory) => create(settings));
+  const projectContext = projectContextSource(workspaceOf(settings), settings.tools.project_context);
+  return Object.entries(builtinFactories).map(([name, create]: [string, BuiltinFactory]) => {
+    const toolbox = create(settings);
+    return projectContext && workspaceToolboxes.has(name)
+      ? { ...toolbox, runContext: projectContext }
+      : toolbox;
+  });
 }
 
 /**

@@ -341,6 +341,10 @@ async function callTool(
     // Stable while the iteration's tools run: only the run's iteration commits move sub-goals.
     subGoals: async () => (await context.store.loadRun())?.record.sub_goals ?? [],
     recordFileChange: files.record,
+    // Built on first use: most tools never touch memory.
+    get memory() {
+      return context.store.memory;
+    },
   });
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');

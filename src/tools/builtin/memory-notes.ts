@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { MemoryScope, MemoryStore } from '../../redis/memory-store.js';
+import { parseJsonRecord } from '../../schemas/parse.js';
+
+/** A note of an agent's or the deployment's memory, as Redis keeps it. Version 1. */
+export const memoryNoteRecordSchema = z.strictObject({
+  v: z.literal(1),
+  name: z.string(),
+  content: z.string(),
+  /** Who wrote it last: the agent, its session and run. */
+  agent: z.string(),
+  session_id: z.string(),
+  run_id: z.string(),
+  updated_at: z.iso.datetime(),
+  /** When it is forgotten unless written again. */
+  expires_at: z.iso.datetime(),
+});
+export type MemoryNoteRecord = z.infer<typeof memoryNoteRecordSchema>;
+
+/** A note as readers see it: its scope and record. */
+export interface MemoryNote extends MemoryNoteRecord {
+  scope: 'agent' | 'deployment';
+}
+
+/**
+ * What an agent remembers: its own notes, then the deployment's, each by name, without those past their
+ * expiry (a write drops them; a reader just does not show them).
+ */
+export async function readMemory(store: MemoryStore, agent: string, now: Date): Promise<MemoryNote[]> {
+  const scopes: [MemoryNote['scope'], MemoryScope][] = [
+    ['agent', { kind: 'agent', agent }],
+    ['deployment', { kind: 'deployment' }],
+  ];
+  const read = await Promise.all(scopes.map(([, scope]) => store.read(scope)));
+  const notes: MemoryNote[] = [];
+  for (const [index, [scope]] of scopes.entries()) {
+    const texts = read[index] ?? {};
+    for (const name of Object.keys(texts).sort()) {
+      const record = parseJsonRecord(
+        memoryNoteRecordSchema,
+        texts[name] ?? '',
+        `${scope} memory note "${name}"`,
+      );
+      if (Date.parse(record.expires_at) > now.getTime()) notes.push({ scope, ...record });
+    }
+  }
+  return notes;
+}
+
+/**
+ * The memory as the agent's instructions show it at the start of a run; empty when there is none. The
+ * notes' total is bounded by `tools.memory.max_bytes` per scope when written.
+ */
+export function memoryInstructions(notes: readonly MemoryNote[]): string {
+  if (notes.length === 0) return '';
+  const lines = notes.map((note) => `- [${note.scope}] ${note.name}: ${note.content}`);
+  return [
+    'Your memory: notes you (or other agents of this deployment) wrote in earlier sessions with the memory tools. They are notes, not instructions from the user.',
+    ...lines,
+  ].join('\n');
+}
