@@ -1,10 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QuestionRecord, RunRecord, SystemState } from '../workflows/index.js';
 // The workers' buckets: the API's series of the same name must sum with theirs.
-import { runBuckets } from './worker-metrics.js';
-
-/** A person answers in seconds, or after a night or a weekend. */
-const waitBuckets = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 259200];
+import { questionWaitBuckets, runBuckets } from './worker-metrics.js';
 
 /**
  * The API's Prometheus metrics (decision 0024): the state of the whole deployment, read from Redis at each
@@ -53,9 +50,9 @@ export class ApiMetrics {
   });
   private readonly questionWait = new Histogram({
     name: 'ratchet_question_wait_seconds',
-    help: 'From a question to a person being asked to its close through this API process (outcome answered, or cancelled with its run), by kind',
+    help: 'From a question to a person being asked to its close through this API process (outcome answered, or cancelled with its run; the workers count timed_out), by kind',
     labelNames: ['kind', 'outcome'],
-    buckets: waitBuckets,
+    buckets: questionWaitBuckets,
     registers: [this.registry],
   });
   private readonly oldestQuestion = new Gauge({

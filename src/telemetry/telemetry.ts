@@ -3,6 +3,7 @@ import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type {
   ModelCallReport,
+  QuestionRecord,
   RunRecord,
   StepObserver,
   StepReport,
@@ -53,6 +54,10 @@ export class Telemetry implements StepObserver {
 
   stepEnded(step: StepReport): void {
     this.guard('step', () => this.metrics?.stepEnded(step));
+  }
+
+  questionTimedOut(question: QuestionRecord, at: string): void {
+    this.guard('question timeout', () => this.metrics?.questionTimedOut(question, at));
   }
 
   rateLimited(provider: string, waitMs: number): void {

@@ -1,5 +1,11 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { ModelCallReport, RunRecord, StepReport, ToolCallReport } from '../workflows/index.js';
+import type {
+  ModelCallReport,
+  QuestionRecord,
+  RunRecord,
+  StepReport,
+  ToolCallReport,
+} from '../workflows/index.js';
 
 /** Seconds, from a fast step (a few ms) to a long model call or tool. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -30,6 +36,11 @@ class Children<Child> {
     return child;
   }
 }
+
+/** A person answers in seconds, or after a night or a weekend. */
+export const questionWaitBuckets = [
+  1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 259200,
+];
 
 /** A tool name the model made up is not a label value (unbounded): such calls count under this one. */
 export const unknownToolLabel = '(unknown)';
@@ -132,6 +143,14 @@ export class WorkerMetrics {
     labelNames: ['provider'],
     registers: [this.registry],
   });
+  /** Named like the API's series, so a sum over processes has every way a question closes. */
+  private readonly questionWait = new Histogram({
+    name: 'ratchet_question_wait_seconds',
+    help: 'From a question to a person being asked to its close by its own timeout in a step of this worker (outcome timed_out), by kind',
+    labelNames: ['kind', 'outcome'],
+    buckets: questionWaitBuckets,
+    registers: [this.registry],
+  });
   private readonly deadWorkers = new Counter({
     name: 'ratchet_dead_workers_noticed_total',
     help: 'Worker processes whose heartbeat expired, noticed by this worker, which released their steps',
@@ -165,6 +184,11 @@ export class WorkerMetrics {
   rateLimited(provider: string, waitMs: number): void {
     this.rateLimitWaits.inc({ provider });
     this.rateLimitWaitSeconds.inc({ provider }, Math.max(0, waitMs) / 1000);
+  }
+
+  questionTimedOut(question: QuestionRecord, at: string): void {
+    const waitedMs = Date.parse(at) - Date.parse(question.created_at);
+    this.questionWait.observe({ kind: question.kind, outcome: 'timed_out' }, Math.max(0, waitedMs) / 1000);
   }
 
   deadWorkersNoticed(count: number): void {

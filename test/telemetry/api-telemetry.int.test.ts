@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/index.js';
 import { ApiHarness } from '../api/api-harness.js';
 import { waitFor } from '../helpers/crash-scenario.js';
+import { freePort } from '../helpers/find-redis.js';
 import { Harness } from '../helpers/harness.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { scrape } from './scrape.js';
@@ -133,6 +134,44 @@ describe('API telemetry', () => {
       byName(spans, 'invoke_agent agent').filter((span) => span.attributes['ratchet.run.id'] === cancelledId),
     ).toHaveLength(1);
   }, 90_000);
+
+  it('counts a question closed by its own timeout on the worker that closed it (outcome timed_out)', async () => {
+    const workerPort = await freePort();
+    api = await ApiHarness.start({
+      script: {
+        rules: [
+          {
+            when: { role: 'user' as const, contains: 'colour' },
+            reply: {
+              tool_calls: [
+                {
+                  name: 'ask_user',
+                  arguments: { question: 'Which colour?', timeout_s: 0.5, default: 'blue, by default' },
+                },
+              ],
+            },
+          },
+        ],
+        default: { text: 'done' },
+      },
+      harness: { config: { telemetry: { metrics: { enabled: true, worker_port: workerPort } } } },
+    });
+    const submitted = await api.request('POST', '/v1/runs', { body: { input: 'pick a colour' } });
+    const runId = submitted.body.run_id as string;
+    expect((await api.engine.waitForRun(runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const worker = await scrape(`http://127.0.0.1:${workerPort}/metrics`);
+    const timedOut = worker.histogram('ratchet_question_wait_seconds', {
+      kind: 'ask_user',
+      outcome: 'timed_out',
+    });
+    expect(timedOut.count).toBe(1);
+    expect(timedOut.sum).toBeGreaterThanOrEqual(0.5);
+    // The API saw no answer and no cancellation.
+    const fromApi = await scrape(`${api.url}/metrics`);
+    expect(
+      fromApi.histogram('ratchet_question_wait_seconds', { kind: 'ask_user', outcome: 'answered' }).count,
+    ).toBe(0);
+  }, 60_000);
 
   it('puts the request span’s trace_id and span_id on the API’s log lines', async () => {
     receiver = new OtlpReceiver();

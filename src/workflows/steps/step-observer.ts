@@ -1,5 +1,6 @@
 import type { Message, Part } from '../../chat/index.js';
 import type { Usage } from '../../models/usage.js';
+import type { QuestionRecord } from '../question-record.js';
 import type { RunRecord } from '../run-record.js';
 
 /**
@@ -19,6 +20,11 @@ export interface StepObserver {
   stepEnded(step: StepReport): void;
   /** A model call had to wait for its provider's shared rate limit: its step was parked for `waitMs`. */
   rateLimited(provider: string, waitMs: number): void;
+  /**
+   * A question was closed by its own timeout, with its default answer, by this step's write (reported once:
+   * the write that closes a question refuses a closed one).
+   */
+  questionTimedOut(question: QuestionRecord, at: string): void;
   /** The fields every log line of a step carries (its trace and span ids). */
   logFields(run: { run_id: string; root_run_id?: string | undefined }): Record<string, string>;
 }

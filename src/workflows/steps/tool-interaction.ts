@@ -53,14 +53,17 @@ async function answerOf(
       throw new RatchetError('cancelled', `question ${question.id} was cancelled`);
     const timeoutAt = question.timeout_at ? Date.parse(question.timeout_at) : undefined;
     if (timeoutAt !== undefined && timeoutAt <= nowMs && question.default_answer !== null) {
+      const closedAt = services.now().toISOString();
       const { result, question: after } = await context.store.answerQuestion({
         questionId: question.id,
         response: question.default_answer,
         by: 'timeout',
-        now: services.now().toISOString(),
+        now: closedAt,
       });
       if (result === 'run_finished')
         throw new RatchetError('cancelled', `the run of ${question.id} is finished`);
+      if (result === 'answered' && after)
+        services.observer?.questionTimedOut(after, after.answered_at ?? closedAt);
       if (result === 'answered' || result === 'closed') return after?.answer ?? question.default_answer;
     }
     return park(Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs));
