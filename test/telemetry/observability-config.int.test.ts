@@ -45,6 +45,20 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
   beforeAll(async () => {
     api = await ApiHarness.start({
       script: {
+        // A third run asks a person, who never answers: the question's timeout closes it on the worker.
+        rules: [
+          {
+            when: { role: 'user', contains: 'colour' },
+            reply: {
+              tool_calls: [
+                {
+                  name: 'ask_user',
+                  arguments: { question: 'Which colour?', timeout_s: 0.2, default: 'blue' },
+                },
+              ],
+            },
+          },
+        ],
         replies: [
           {
             tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }],
@@ -77,6 +91,10 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
     // A second run, all on the survivor (which then has every series of a run's start too).
     const second = await api.harness.engine.startRun({ input: 'again' });
     expect((await api.harness.engine.waitForRun(second.runId, { timeoutMs: 45_000 })).status).toBe(
+      'completed',
+    );
+    const asking = await api.harness.engine.startRun({ input: 'pick a colour' });
+    expect((await api.harness.engine.waitForRun(asking.runId, { timeoutMs: 45_000 })).status).toBe(
       'completed',
     );
     await waitFor(() => metricsPortOf(worker?.output() ?? '') !== undefined, 30_000, 'the metrics listener');
