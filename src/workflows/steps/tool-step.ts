@@ -11,6 +11,7 @@ import {
   prepareToolCall,
   runToolHandler,
   type ToolOutcome,
+  type ToolContext,
 } from '../../tools/index.js';
 import {
   fileChangeEvents,
@@ -39,6 +40,7 @@ import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
 import { type RepeatCause, repeatCauseOf, type ToolCallReport } from './step-observer.js';
 import { approvalOf, askFunction, parkOf, progressFunction } from './tool-interaction.js';
+import { hasToolMiddleware, type ToolCallResult, toolCallThroughMiddleware } from './tool-call-middleware.js';
 import { sessionAccess } from './tool-session.js';
 
 interface LoadedCall {
@@ -96,7 +98,7 @@ function commitOutcome(
   context: StepContext,
   data: ToolJobData,
   call: ToolCallPart,
-  outcome: ToolOutcome & { interrupted?: ToolOutcomeEntry['interrupted']; fileChanges?: FileChanges },
+  outcome: ToolCallResult & { interrupted?: ToolOutcomeEntry['interrupted']; fileChanges?: FileChanges },
   withStartEvent: boolean,
   crash: { before?: CrashPointName; after?: CrashPointName } = {},
   /** When the call began (its intent, for a call that waited) and whether this execution ran it again. */
@@ -110,6 +112,7 @@ function commitOutcome(
     is_error: outcome.isError,
     ...(outcome.interrupted ? { interrupted: outcome.interrupted } : {}),
     at: now,
+    ...(outcome.middleware ? { middleware: outcome.middleware } : {}),
   };
   const message = toolResultMessage({
     runId: data.run_id,
@@ -261,7 +264,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<StepAct
     {
       what: 'beginning the tool call',
       before: 'tool.before_intent',
-      andThen: (begun) => callTool(context, data, agent, approved, begun),
+      andThen: (begun) => callTool(context, data, agent, approved, begun, now),
     },
   );
 }
@@ -273,6 +276,8 @@ async function callTool(
   agent: AgentRuntime,
   approved: ApprovalAnswer | undefined,
   begun: Exclude<BeginToolCallResult, { status: 'lock_lost' }>,
+  /** The time of the intent this execution recorded. */
+  now: string,
 ): Promise<StepAction> {
   if (begun.status === 'no_run') {
     context.logger.warn('the run of this tool call does not exist: nothing to do');
@@ -324,7 +329,7 @@ async function callTool(
     decision.intent.token !== context.write.token &&
     !(await parkedBefore(context));
   const files = fileChangeCollector();
-  const handling = runToolHandler(prepared.tool, prepared.input, {
+  const handlerContext: ToolContext = {
     idempotencyKey: decision.kind === 'rerun' ? decision.intent.idempotency_key : idempotencyKey(data),
     signal: context.signal,
     logger: lazyChild(context.logger, () => ({ tool: prepared.tool.name, tool_call_id: call.id })),
@@ -345,10 +350,16 @@ async function callTool(
     get memory() {
       return context.store.memory;
     },
-  });
+  };
+  // Through the agent's middleware when it has some (their decisions go into the outcome's commit).
+  const handling = hasToolMiddleware(agent)
+    ? toolCallThroughMiddleware(agent, data, call, intent?.at ?? now, (chosen, input) =>
+        runToolHandler(chosen, input, handlerContext),
+      )
+    : runToolHandler(prepared.tool, prepared.input, handlerContext);
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
   crashPoint('tool.mid_call');
-  let outcome: ToolOutcome;
+  let outcome: ToolCallResult;
   try {
     outcome = await handling;
   } catch (thrown) {
