@@ -20,6 +20,15 @@ const cancelRoute = '/v1/runs/:id/cancel';
  * and the request's log lines carry the span's `trace_id` and `span_id` (decision 0024). A run cancelled
  * here gets its `invoke_agent` span from here. Off, nothing is installed.
  */
+/**
+ * Whether the API traces its requests. Then Fastify's own request log lines are off and
+ * `installRequestTracing` writes the same two lines (`incoming request`, `request completed`) once the
+ * request's span exists, so both carry its ids; Fastify writes its `incoming request` before any hook runs.
+ */
+export function requestsTraced(config: RatchetConfig): boolean {
+  return telemetrySettings(config.telemetry, process.env).traces !== undefined;
+}
+
 export function installRequestTracing(
   app: FastifyInstance,
   options: { config: RatchetConfig; engine: Pick<ApiEngine, 'getRun' | 'onRunCancelled'> },
@@ -52,17 +61,25 @@ export function installRequestTracing(
   });
   app.addHook('onRequest', async (request, reply) => {
     const { span } = request.opentelemetry();
-    if (!span) return;
+    if (!span) {
+      request.log.info({ req: request }, 'incoming request');
+      return;
+    }
     const { traceId, spanId } = span.spanContext();
     const log = request.log.child({ trace_id: traceId, span_id: spanId });
     request.log = log;
     reply.log = log;
+    log.info({ req: request }, 'incoming request');
     // A hijacked reply (an event stream) skips the onSend hook that ends the span: end it when the
     // response closes. For any other request this comes after that end, and an ended span ignores it.
     reply.raw.once('close', () => {
       span.setAttribute('http.response.status_code', reply.raw.statusCode);
       span.end();
     });
+  });
+  // Fastify's own line, which requestsTraced turned off.
+  app.addHook('onResponse', async (_request, reply) => {
+    reply.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const { span } = request.opentelemetry();

@@ -215,6 +215,10 @@ describe('API telemetry', () => {
       expect(line.trace_id).toBe(span?.traceId);
     }
     expect(completed.map((line) => line.trace_id)).toContain(caller.trace);
+    // The line a request starts with too, once each (Fastify's own, written before any hook, is off).
+    const incoming = lines.filter((line) => line.msg === 'incoming request');
+    expect(incoming).toHaveLength(2);
+    expect(incoming.map((line) => line.span_id).sort()).toEqual(completed.map((line) => line.span_id).sort());
 
     // An event stream (a hijacked reply) has its span too, ended when the client goes away.
     const session = await api.request('POST', '/v1/sessions', {
