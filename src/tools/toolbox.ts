@@ -14,6 +14,8 @@ export interface ToolBox {
   runContext?: RunContextSource;
   /** Releases what the toolbox holds (the browser toolbox's Chromium): the worker calls it when it stops. */
   close?(): Promise<void>;
+  /** A run ended, committed by this worker: release what the toolbox holds for it (the browser's page). */
+  runEnded?(runId: string): void;
 }
 
 /** What a toolbox's start-of-run context is read with. */

@@ -26,6 +26,7 @@ import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
+import { withRunEndListeners } from './run-end-observer.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
@@ -140,7 +141,13 @@ export class RatchetWorker {
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
       workerId: this.workerId,
-      observer: this.telemetry,
+      // Toolboxes an agent uses that hold something per run are told when a run ends (the browser's page).
+      observer: withRunEndListeners(
+        this.telemetry,
+        builtinToolboxes.filter((toolbox) =>
+          [...agents.values()].some((agent) => agent.toolboxes.some((used) => used.name === toolbox.name)),
+        ),
+      ),
     };
     const retry: RetrySettings = {
       attempts: config.worker.step_attempts,

@@ -48,15 +48,19 @@ const droppedResponseHeaders = new Set([
  * are refused, their destination reported.
  */
 export async function confineContext(context: BrowserContext, options: ConfinementOptions): Promise<void> {
-  const { settings } = options;
-  const policy: DestinationPolicy = {
+  const policy = confinementPolicy(options.settings);
+  await context.route('**/*', (route) => forward(route, policy, options));
+  await context.routeWebSocket(/.*/, (socket) => refuseWebSocket(socket, options));
+}
+
+/** The SSRF guard's policy, from tools.browser. */
+export function confinementPolicy(settings: ToolsConfig['browser']): DestinationPolicy {
+  return {
     allowHosts: settings.allow_hosts,
     privateHosts: settings.private_hosts,
     allowPrivate: settings.allow_private,
     section: 'tools.browser',
   };
-  await context.route('**/*', (route) => forward(route, policy, options));
-  await context.routeWebSocket(/.*/, (socket) => refuseWebSocket(socket, options));
 }
 
 async function forward(route: Route, policy: DestinationPolicy, options: ConfinementOptions): Promise<void> {
@@ -117,12 +121,7 @@ async function refuseWebSocket(socket: WebSocketRoute, options: ConfinementOptio
     // Said for the model's sake: a refused destination is named as the http guard names it.
     await checkDestination(
       new URL(url.replace(/^ws/, 'http')),
-      {
-        allowHosts: options.settings.allow_hosts,
-        privateHosts: options.settings.private_hosts,
-        allowPrivate: options.settings.allow_private,
-        section: 'tools.browser',
-      },
+      confinementPolicy(options.settings),
       options.resolve,
       options.signal,
     );

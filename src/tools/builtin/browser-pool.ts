@@ -1,8 +1,10 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, delimiter, join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type LaunchOptions, type Page } from 'playwright-core';
 import type { ToolsConfig } from '../../config/index.js';
-import { type BlockedRequest, confineContext } from './browser-confinement.js';
+import { type BlockedRequest, confineContext, confinementPolicy } from './browser-confinement.js';
+import { guardedFetch, harmlessRequestHeaders } from './guarded-fetch.js';
 import type { Resolver } from './ssrf-guard.js';
 
 /** One run's page in this worker, with what its page was refused since the model last heard. */
@@ -109,15 +111,39 @@ export class BrowserPool {
       if (page !== entry.page) void page.close().catch(() => {});
     });
     if (settings.downloads) {
+      // Chromium's own download would go to its (dead) proxy: the worker fetches the file through the guard.
       entry.page.on('download', (download) => {
-        const directory = join(this.options.workspace, 'downloads');
-        mkdirSync(directory, { recursive: true });
-        void download.saveAs(join(directory, basename(download.suggestedFilename()))).catch(() => {});
+        void download.cancel().catch(() => {});
+        void this.saveDownload(entry, download.url(), download.suggestedFilename());
       });
     }
     this.pages.set(runId, entry);
     this.scheduleIdleSweep();
     return entry;
+  }
+
+  /** Fetches a file the page downloads (checked like every request) into `<workspace>/downloads/`. */
+  private async saveDownload(entry: LivePage, url: string, suggestedName: string): Promise<void> {
+    const { settings } = this.options;
+    try {
+      const response = await guardedFetch(
+        { method: 'GET', url, headers: {} },
+        {
+          policy: confinementPolicy(settings),
+          resolve: this.options.resolve,
+          maxRedirects: 10,
+          maxResponseBytes: settings.max_resource_bytes,
+          forwardHeadersOnRedirect: harmlessRequestHeaders,
+          signal: AbortSignal.any([entry.closing.signal, AbortSignal.timeout(settings.action_timeout_ms)]),
+        },
+      );
+      const directory = join(this.options.workspace, 'downloads');
+      await mkdir(directory, { recursive: true });
+      const name = basename(suggestedName).replace(/^\.+/, '') || 'download';
+      await writeFile(join(directory, name), response.body);
+    } catch (error) {
+      entry.blocked.push({ url, reason: `download failed: ${(error as Error).message}` });
+    }
   }
 
   /** Closes the run's page and context, if this worker has them. */

@@ -299,7 +299,12 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
   });
 
   const toolbox = createToolBox('browser', [open, click, type, select, wait, read, screenshot, back]);
-  return { ...toolbox, pool, close: () => pool.close() };
+  return {
+    ...toolbox,
+    pool,
+    close: () => pool.close(),
+    runEnded: (runId) => void pool.closeRun(runId),
+  };
 }
 
 /** Lets a navigation the action started reach its document (a click on a link), within a short bound. */

@@ -12,21 +12,27 @@ import {
 import { budgetStage } from './iteration-budget.js';
 import { modelCallStage } from './iteration-model-call.js';
 import type { RequestState, Turn } from './iteration-turn.js';
+import { instructionsWithContext, runContextText } from './run-context.js';
 import type { StepAction } from './step-action.js';
-import type { AgentRuntime } from './step-context.js';
 
 /**
  * The request stage: what the model is sent, planned by the agent's effects from persisted data (decision
  * 0013); a compaction first when one is due (a commit of its own), then the budget stage and the model call.
  */
-export function requestStage(turn: Turn): Promise<StepAction> {
+export async function requestStage(turn: Turn): Promise<StepAction> {
   const { context, data, loaded, stored, chat, agent } = turn;
   const { record } = stored;
+  // What the run was given at its start (project context, memory), recorded once: the same on every request.
+  const runContext = await runContextText(context, agent, record.id);
   const input: ModelCallInput = {
     runId: record.id,
     iteration: data.iteration,
     now: context.services.now().toISOString(),
-    system: systemMessage(agent, record.id, record.created_at),
+    system: systemMessage(
+      instructionsWithContext(agent.instructions, runContext),
+      record.id,
+      record.created_at,
+    ),
     chat,
     // A retry or a fork has no input of its own (a fork may): its part of the chat starts at the input of
     // the run it continues.
@@ -42,14 +48,14 @@ export function requestStage(turn: Turn): Promise<StepAction> {
   return sendRequest({ context, data, loaded, agent, stored, input });
 }
 
-function systemMessage(agent: AgentRuntime, runId: string, createdAt: string): Message[] {
-  if (agent.instructions.trim() === '') return [];
+function systemMessage(instructions: string, runId: string, createdAt: string): Message[] {
+  if (instructions.trim() === '') return [];
   return [
     {
       id: `${runId}-system`,
       sender: 'system',
       role: 'system',
-      parts: [{ type: 'text', text: agent.instructions }],
+      parts: [{ type: 'text', text: instructions }],
       metadata: {},
       created_at: createdAt,
     },

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../src/log/index.js';
+import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import type { KeySpace } from '../../src/redis/keys.js';
+import { defineScripts } from '../../src/redis/scripts.js';
+import { redisSessionData } from '../../src/redis/session-data-store.js';
+import { type BrowserToolBox, browserToolbox } from '../../src/tools/builtin/browser-toolbox.js';
+import { describeWithBrowser } from '../helpers/browser.js';
+import { type PageServer, shopSite, startPageServer } from '../helpers/browser-pages.js';
+import { deleteKeys } from '../helpers/harness.js';
+import { callError, callOk, sessionAccess, toolContext, toolsSettings } from '../helpers/tool-calls.js';
+
+// The toolbox's pool of pages, driven directly (as a worker's tool step calls it) against a real Redis.
+let redis: Redis;
+let space: KeySpace;
+let site: PageServer;
+let workspace: string;
+const toolboxes: BrowserToolBox[] = [];
+
+beforeAll(async () => {
+  redis = createRedis({ url: inject('redisUrl'), logger: silentLogger(), name: 'browser-pool-test' });
+  defineScripts(redis);
+  space = { prefix: `t-${randomBytes(6).toString('hex')}`, shards: 4 };
+  site = await startPageServer(shopSite(() => 9));
+  workspace = mkdtempSync(join(tmpdir(), 'ratchet-browser-'));
+});
+afterEach(async () => {
+  await Promise.allSettled(toolboxes.splice(0).map((toolbox) => toolbox.close?.()));
+});
+afterAll(async () => {
+  await site.close();
+  await deleteKeys(redis, space.prefix);
+  await closeRedis(redis);
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+function toolbox(browser: Record<string, unknown> = {}): BrowserToolBox {
+  const created = browserToolbox({
+    settings: toolsSettings({ browser: { private_hosts: ['127.0.0.1'], ...browser } }).browser,
+    workspace,
+  });
+  toolboxes.push(created);
+  return created;
+}
+
+const sessionId = `ses_${randomBytes(8).toString('hex')}`;
+function contextOf(runId: string) {
+  return toolContext({
+    sessionId,
+    runId,
+    session: sessionAccess({ data: redisSessionData(redis, space, sessionId) }),
+  });
+}
+
+describeWithBrowser('browser pool', () => {
+  it('names the setting when no browser is found', async () => {
+    const missing = toolbox({ executable_path: '/nonexistent/chromium' });
+    expect(
+      await callError(missing, 'browser_open', { url: `${site.origin}/` }, contextOf('run_a')),
+    ).toContain('tools.browser.executable_path: /nonexistent/chromium is not an executable file');
+  });
+
+  it('closes a run’s page when the run ends; the next call reopens it from the recorded URL', async () => {
+    const browser = toolbox();
+    await callOk(browser, 'browser_open', { url: `${site.origin}/form` }, contextOf('run_end'));
+    expect(browser.pool.live('run_end')).toBeDefined();
+    browser.runEnded?.('run_end');
+    expect(browser.pool.live('run_end')).toBeUndefined();
+    const read = await callOk(browser, 'browser_read', { selector: 'h1' }, contextOf('run_end'));
+    expect(read).toMatchObject({ url: `${site.origin}/form`, content: 'Order a mug' });
+    expect(read.restored).toContain('reopened');
+  });
+
+  it('keeps at most max_pages pages: the least recently used is closed, and reopened when its run comes back', async () => {
+    const browser = toolbox({ max_pages: 1 });
+    await callOk(browser, 'browser_open', { url: `${site.origin}/` }, contextOf('run_one'));
+    await callOk(browser, 'browser_open', { url: `${site.origin}/form` }, contextOf('run_two'));
+    expect(browser.pool.live('run_one')).toBeUndefined();
+    const back = await callOk(browser, 'browser_read', { selector: 'h1' }, contextOf('run_one'));
+    expect(back).toMatchObject({ title: 'Shop', content: 'Welcome to the shop' });
+    expect(browser.pool.live('run_two')).toBeUndefined();
+  });
+
+  it('saves downloads in the workspace only when downloads are allowed', async () => {
+    const browser = toolbox({ downloads: true });
+    await callOk(browser, 'browser_open', { url: `${site.origin}/download` }, contextOf('run_download'));
+    await callOk(browser, 'browser_click', { selector: '#file' }, contextOf('run_download'));
+    const saved = join(workspace, 'downloads/file.bin');
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(saved) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    expect(readdirSync(join(workspace, 'downloads'))).toEqual(['file.bin']);
+    expect(readFileSync(saved)).toEqual(Buffer.alloc(1024, 7));
+  });
+});
