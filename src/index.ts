@@ -14,6 +14,7 @@ export { defineCoordinator, defineStopCondition } from './extensions/coordinator
 export { defineEffect } from './extensions/effects.js';
 export type { Extensions } from './extensions/extensions.js';
 export { createLogger, type Logger } from './log/index.js';
+export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';
 export { createToolBox, defineTool, type Tool, type ToolBox } from './tools/index.js';
 export { RatchetWorker, type RatchetWorkerOptions } from './worker/ratchet-worker.js';
