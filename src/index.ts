@@ -16,7 +16,14 @@ export type { Extensions } from './extensions/extensions.js';
 export { createLogger, type Logger } from './log/index.js';
 export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';
-export { createToolBox, defineTool, type Tool, type ToolBox } from './tools/index.js';
+export {
+  createToolBox,
+  defineTool,
+  type Tool,
+  type ToolBox,
+  type ToolImage,
+  withImages,
+} from './tools/index.js';
 export { RatchetWorker, type RatchetWorkerOptions } from './worker/ratchet-worker.js';
 export type {
   CoordinatorChoice,
