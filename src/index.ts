@@ -13,6 +13,24 @@ export type { ExtensionContext } from './extensions/context.js';
 export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
 export { defineEffect } from './extensions/effects.js';
 export type { Extensions } from './extensions/extensions.js';
+export {
+  type AnyMiddleware,
+  defineMiddleware,
+  isRefusal,
+  type JsonValue,
+  type MiddlewareCall,
+  type MiddlewareDefinition,
+  type ModelCall,
+  type ModelReply,
+  type ModelRequest,
+  type NextModelCall,
+  type NextToolCall,
+  type Refusal,
+  refuse,
+  type ToolCall,
+  type ToolRequest,
+  type ToolResult,
+} from './extensions/middleware.js';
 export { createLogger, type Logger } from './log/index.js';
 export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';
