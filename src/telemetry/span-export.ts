@@ -66,6 +66,8 @@ function otlpValue(value: AttributeValue): OtlpValue | undefined {
     case 'boolean':
       return { boolValue: value };
     case 'number':
+      // JSON has no NaN or Infinity: such a value is left out.
+      if (!Number.isFinite(value)) return undefined;
       return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
     default: {
       const values: OtlpValue[] = [];
@@ -77,7 +79,7 @@ function otlpValue(value: AttributeValue): OtlpValue | undefined {
   }
 }
 
-/** Attributes in OTLP's key/value list; undefined values are left out. */
+/** Attributes in OTLP's key/value list; undefined and non-finite values are left out. */
 export function otlpAttributes(attributes: Attributes): OtlpKeyValue[] {
   const list: OtlpKeyValue[] = [];
   for (const key in attributes) {
