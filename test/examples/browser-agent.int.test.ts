@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { describeWithBrowser } from '../helpers/browser.js';
 import { freePort, redisAnswers } from '../helpers/find-redis.js';
+import { runExample } from '../helpers/run-example.js';
 
-const example = resolve(import.meta.dirname, '../../examples/browser-agent.ts');
-const tsx = import.meta.resolve('tsx');
 const directories: string[] = [];
 
 afterEach(() => {
@@ -21,20 +19,7 @@ describeWithBrowser('examples/browser-agent.ts', () => {
     const url = `redis://127.0.0.1:${port}`;
     const cwd = mkdtempSync(join(tmpdir(), 'ratchet-example-'));
     directories.push(cwd);
-    const child = spawn(process.execPath, ['--import', tsx, example], {
-      cwd,
-      env: { ...process.env, REDIS_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    const { code, stdout, stderr } = await runExample('browser-agent.ts', { cwd, env: { REDIS_URL: url } });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('completed The page greeted Ada.\n');
