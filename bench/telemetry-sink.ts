@@ -51,7 +51,12 @@ async function startSink(): Promise<TelemetrySink> {
   const base = `http://127.0.0.1:${port}`;
   return {
     config: {
-      traces: { enabled: true, endpoint: `${base}/v1/traces` },
+      // BENCH_QUEUE_SPANS=off: the run spans alone (telemetry.traces.queue_spans: false).
+      traces: {
+        enabled: true,
+        endpoint: `${base}/v1/traces`,
+        ...(process.env.BENCH_QUEUE_SPANS === 'off' ? { queue_spans: false } : {}),
+      },
       metrics: { enabled: true, worker_port: 0 },
     },
     counts: async () => (await (await fetch(`${base}/counts`)).json()) as { requests: number; bytes: number },
