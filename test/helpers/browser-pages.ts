@@ -136,6 +136,17 @@ export function shopSite(internalPort: () => number): Handler {
           response,
           '<!doctype html><html><head><title>Endless</title></head><body><script>while (true) {}</script></body></html>',
         );
+      case '/cookies':
+        response.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'set-cookie': [
+            'flavour=ginger; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT',
+            'size=large; Path=/',
+          ],
+        });
+        return response.end(
+          '<!doctype html><title>Cookies</title><p id="jar"></p><script>document.getElementById("jar").textContent = document.cookie;</script>',
+        );
       case '/download':
         return html(
           response,

@@ -86,6 +86,13 @@ describeWithBrowser('browser pool', () => {
     expect(browser.pool.live('run_two')).toBeUndefined();
   });
 
+  it('keeps every cookie a response sets', async () => {
+    const browser = toolbox();
+    await callOk(browser, 'browser_open', { url: `${site.origin}/cookies` }, contextOf('run_cookies'));
+    const read = await callOk(browser, 'browser_read', { selector: '#jar' }, contextOf('run_cookies'));
+    expect(read.content).toBe('flavour=ginger; size=large');
+  });
+
   it('saves downloads in the workspace only when downloads are allowed', async () => {
     const browser = toolbox({ downloads: true });
     await callOk(browser, 'browser_open', { url: `${site.origin}/download` }, contextOf('run_download'));

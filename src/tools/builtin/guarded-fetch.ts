@@ -199,10 +199,15 @@ function httpUrl(text: string, field: string): URL {
   return url;
 }
 
+/**
+ * One value per header name: repeated headers joined by ", ", except Set-Cookie, whose values are joined by
+ * newlines (a cookie's Expires date holds a comma; the browser toolbox hands them to Chromium one per line).
+ */
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value === undefined) continue;
+    flat[name] = Array.isArray(value) ? value.join(name === 'set-cookie' ? '\n' : ', ') : value;
   }
   return flat;
 }
