@@ -1,57 +1,35 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
+import { deleteKeys } from '../../src/testing/test-engine.js';
+import { runExample } from '../helpers/run-example.js';
 
 // The extension examples, each run as a user runs it (`npx tsx examples/<name>.ts`) against the test Redis,
 // under a key prefix of its own that is removed afterwards.
-const tsx = import.meta.resolve('tsx');
 const prefixes: string[] = [];
 
 afterEach(async () => {
   const redis = createRedis({ url: inject('redisUrl'), logger: silentLogger(), name: 'example-cleanup' });
   try {
-    for (const prefix of prefixes.splice(0)) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== '0');
-    }
+    for (const prefix of prefixes.splice(0)) await deleteKeys(redis, prefix);
   } finally {
     await closeRedis(redis);
   }
 });
 
-async function runExample(name: string) {
+async function run(name: string) {
   const prefix = `t-example-${randomBytes(6).toString('hex')}`;
   prefixes.push(prefix);
-  const child = spawn(
-    process.execPath,
-    ['--import', tsx, resolve(import.meta.dirname, `../../examples/${name}`)],
-    {
-      env: { ...process.env, REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
+  const { code, stdout, stderr } = await runExample(name, {
+    env: { REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix },
   });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr, lines: stdout.trim().split('\n') };
+  return { code, stderr, lines: stdout.trim().split('\n') };
 }
 
 describe('examples/email-redaction-effect.ts', () => {
   it('completes, and the model is never sent the address the transcript keeps', async () => {
-    const { code, stderr, lines } = await runExample('email-redaction-effect.ts');
+    const { code, stderr, lines } = await run('email-redaction-effect.ts');
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(lines[0]).toBe('completed Drafted the refund note for the customer.');
@@ -64,7 +42,7 @@ describe('examples/email-redaction-effect.ts', () => {
 
 describe('examples/keyword-coordinator.ts', () => {
   it('gives the task to the member whose role it names, and only to it', async () => {
-    const { code, stderr, lines } = await runExample('keyword-coordinator.ts');
+    const { code, stderr, lines } = await run('keyword-coordinator.ts');
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(lines).toEqual([
@@ -77,7 +55,7 @@ describe('examples/keyword-coordinator.ts', () => {
 
 describe('examples/stop-predicate.ts', () => {
   it('takes turns until the predicate holds, and stops there', async () => {
-    const { code, stderr, lines } = await runExample('stop-predicate.ts');
+    const { code, stderr, lines } = await run('stop-predicate.ts');
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(lines).toEqual([

@@ -7,6 +7,7 @@ import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
 import type { Extensions } from '../../src/extensions/extensions.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../src/redis/connection.js';
+import { deleteKeys } from '../../src/testing/test-engine.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import { type Engine, engineFromConfig } from '../../src/workflows/index.js';
@@ -70,12 +71,7 @@ export class ExtensionWorld {
   async close(): Promise<void> {
     await this.worker?.close(2000);
     await this.engine.close();
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
+    await deleteKeys(this.redis, this.prefix);
     await closeRedis(this.redis);
     rmSync(this.dir, { recursive: true, force: true });
   }
