@@ -253,6 +253,9 @@ describe('the packed package', () => {
       'dist/cli/main.js',
       'dist/client/index.js',
       'dist/client/index.d.ts',
+      'dist/testing/index.js',
+      'dist/testing/index.d.ts',
+      'dist/testing/test-worker-main.js',
       'dist/redis/lua/create-run.lua',
       'dist/console/index.html',
       'dist/console/app.js',
@@ -353,6 +356,29 @@ describe('the packed package', () => {
         /\/node_modules\/(ioredis|bullmq|fastify|@fastify|pino|ai|@ai-sdk|@modelcontextprotocol)\//.test(url),
     );
     expect(foreign).toEqual([]);
+  }, 120_000);
+
+  it('ratchet/testing resolves from the package, and its crashTest kills a worker process that runs from dist/', async () => {
+    expect(existsSync(join(installed, 'dist/testing/index.d.ts'))).toBe(true);
+    writeFileSync(
+      join(app, 'crash-test.mjs'),
+      [
+        "import { crashTest } from 'ratchet/testing';",
+        'const report = await crashTest({',
+        `  redisUrl: ${JSON.stringify(inject('redisUrl'))},`,
+        "  agent: { toolboxes: ['utils'] },",
+        "  script: { replies: [{ tool_calls: [{ name: 'calculate', arguments: { expression: '2 + 3' } }] }, { text: 'It is 5.' }] },",
+        "  task: 'What is 2 + 3?',",
+        "  crashPoints: ['tool.before_commit'],",
+        '});',
+        'console.log(JSON.stringify({ ok: report.ok, reached: report.crashes.map((crash) => crash.reached), result: report.reference.snapshot.result }));',
+      ].join('\n'),
+    );
+    const { output, loaded } = await loadedModules(process.execPath, ['crash-test.mjs']);
+    expect(output.stderr).toBe('');
+    expect(output.code).toBe(0);
+    expect(JSON.parse(output.stdout)).toEqual({ ok: true, reached: [true], result: 'It is 5.' });
+    expect(loaded).toContain(pathToFileURL(join(realpathSync(installed), 'dist/testing/index.js')).href);
   }, 120_000);
 
   it('its ratchet bin runs compiled JavaScript: --help loads dist/, and no .ts file, tsx or TypeScript', async () => {
