@@ -117,18 +117,7 @@ export type AnyMiddleware = MiddlewareDefinition<any>;
  * A middleware definition, typed from its options schema. Register it through the `extensions` of
  * `loadConfig` and `RatchetWorker` (`{ middleware: [definition] }`), then list it on an agent.
  *
- * @example
- * ```ts
- * const shout = defineMiddleware({
- *   name: 'shout',
- *   options: z.strictObject({ suffix: z.string().default('!') }),
- *   async aroundModelCall(call, next) {
- *     const reply = await next(call.request);
- *     return { ...reply, parts: reply.parts.map((part) =>
- *       part.type === 'text' ? { ...part, text: part.text.toUpperCase() + call.options.suffix } : part) };
- *   },
- * });
- * ```
+ * `examples/cheap-router-middleware.ts` is one, run as written by its test; docs/extending.md has the rules.
  */
 export function defineMiddleware<Schema extends z.ZodType = z.ZodType<Record<string, never>>>(
   definition: MiddlewareDefinition<Schema>,
