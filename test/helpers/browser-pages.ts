@@ -136,6 +136,31 @@ export function shopSite(internalPort: () => number): Handler {
           response,
           '<!doctype html><html><head><title>Endless</title></head><body><script>while (true) {}</script></body></html>',
         );
+      case '/post-form':
+        return html(
+          response,
+          `<!doctype html><html><head><title>Post</title></head><body>
+          <form action="/posted" method="post"><input id="item" name="item"><button id="send">Send</button></form>
+          </body></html>`,
+        );
+      case '/posted': {
+        let body = '';
+        request.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        request.on('end', () => {
+          const item = new URLSearchParams(body).get('item') ?? '';
+          response.writeHead(303, { location: `/received?item=${encodeURIComponent(item)}` }).end();
+        });
+        return;
+      }
+      case '/received':
+        return html(
+          response,
+          `<!doctype html><html><head><title>Received</title></head><body><p id="got">Got ${escapeHtml(
+            url.searchParams.get('item') ?? '',
+          )}</p></body></html>`,
+        );
       case '/cookies':
         response.writeHead(200, {
           'content-type': 'text/html; charset=utf-8',

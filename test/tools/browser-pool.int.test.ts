@@ -86,6 +86,26 @@ describeWithBrowser('browser pool', () => {
     expect(browser.pool.live('run_two')).toBeUndefined();
   });
 
+  it('posts a form and follows its 303 to the page that answers', async () => {
+    const browser = toolbox();
+    const context = contextOf('run_post');
+    await callOk(browser, 'browser_open', { url: `${site.origin}/post-form` }, context);
+    await callOk(browser, 'browser_type', { selector: '#item', text: 'tea' }, context);
+    const sent = await callOk(browser, 'browser_click', { selector: '#send' }, context);
+    expect(sent).toMatchObject({ url: `${site.origin}/received?item=tea`, title: 'Received' });
+    expect(await callOk(browser, 'browser_read', { selector: '#got' }, context)).toMatchObject({
+      content: 'Got tea',
+    });
+  });
+
+  it('refuses a screenshot larger than max_screenshot_bytes, naming the setting', async () => {
+    const browser = toolbox({ max_screenshot_bytes: 1_000 });
+    await callOk(browser, 'browser_open', { url: `${site.origin}/` }, contextOf('run_shot'));
+    expect(await callError(browser, 'browser_screenshot', {}, contextOf('run_shot'))).toContain(
+      'tools.browser.max_screenshot_bytes (1000)',
+    );
+  });
+
   it('keeps every cookie a response sets', async () => {
     const browser = toolbox();
     await callOk(browser, 'browser_open', { url: `${site.origin}/cookies` }, contextOf('run_cookies'));

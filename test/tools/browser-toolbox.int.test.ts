@@ -5,6 +5,7 @@ import { type Message, toolResultsOf } from '../../src/chat/index.js';
 import type { Script } from '../../src/models/index.js';
 import { describeWithBrowser } from '../helpers/browser.js';
 import { type PageServer, saveScreenshot, shopSite, startPageServer } from '../helpers/browser-pages.js';
+import { watchEventLoop } from '../helpers/event-loop-gaps.js';
 import { Harness } from '../helpers/harness.js';
 
 let site: PageServer;
@@ -46,12 +47,27 @@ async function browse(script: Script, browser: Record<string, unknown> = {}) {
     },
   });
   mkdirSync(join(harness.dir, 'workspace'), { recursive: true });
+  // The worker runs in this process: a blocked event loop would show as a long gap between ticks.
   await harness.startWorker();
-  const { runId, sessionId } = await harness.engine.startRun({ input: 'browse' });
-  const run = await harness.engine.waitForRun(runId, { timeoutMs: 120_000 });
-  expect(run.status).toBe('completed');
+  const loop = watchEventLoop();
+  let longestGap = 0;
+  let sessionId: string;
+  try {
+    const started = await harness.engine.startRun({ input: 'browse' });
+    sessionId = started.sessionId;
+    const run = await harness.engine.waitForRun(started.runId, { timeoutMs: 120_000 });
+    expect(run.status).toBe('completed');
+  } finally {
+    longestGap = loop.stop();
+  }
   const chat = await harness.transcript(sessionId);
-  return { chat, results: chat.filter((message) => message.role === 'tool') };
+  const events = await harness.events(sessionId);
+  const calls = chat.flatMap((message) => (message.role === 'assistant' ? message.parts : []));
+  // Each call ran once: a step whose worker looked stalled would have been taken over and run again.
+  expect(events.filter((event) => event.kind === 'tool_call_end')).toHaveLength(
+    calls.filter((part) => part.type === 'tool_call').length,
+  );
+  return { chat, results: chat.filter((message) => message.role === 'tool'), longestGap };
 }
 
 function resultOf(message: Message | undefined) {
@@ -155,7 +171,7 @@ describeWithBrowser('browser toolbox', () => {
   });
 
   it('bounds a huge page, stops an endless script, and cancels downloads', async () => {
-    const { results } = await browse(
+    const { results, longestGap } = await browse(
       {
         replies: [
           call('browser_open', { url: `${site.origin}/huge` }),
@@ -179,5 +195,7 @@ describeWithBrowser('browser toolbox', () => {
     expect(ok(results[3])).toMatchObject({ title: 'Shop' });
     expect(ok(results[6]).content).toContain('Get the file');
     expect(existsSync(join(harness?.dir ?? '', 'workspace/downloads'))).toBe(false);
+    // Generous: the page's script and DOM run in Chromium's processes, never on the worker's loop.
+    expect(longestGap).toBeLessThan(1_000);
   });
 });
