@@ -12,7 +12,7 @@ export const imageTokens = 1000;
 
 /**
  * The estimate of one message as the model receives it: its text, tool call names and arguments, tool
- * results (four characters a token), images at a flat rate, and a small framing overhead.
+ * results (four characters a token), images (a tool result's too) at a flat rate, and a small framing overhead.
  */
 export function estimateMessageTokens(message: Message): number {
   let characters = 0;
@@ -20,8 +20,10 @@ export function estimateMessageTokens(message: Message): number {
   for (const part of message.parts) {
     if (part.type === 'text') characters += part.text.length;
     else if (part.type === 'tool_call') characters += part.name.length + part.arguments.length;
-    else if (part.type === 'tool_result') characters += part.content.length;
-    else images += 1;
+    else if (part.type === 'tool_result') {
+      characters += part.content.length;
+      images += part.images?.length ?? 0;
+    } else images += 1;
   }
   return Math.ceil(characters / 4) + images * imageTokens + messageOverheadTokens;
 }
