@@ -21,7 +21,10 @@ function toolResultPositions(messages: readonly Message[]): { message: number; p
   return positions;
 }
 
-/** `messages` with the tool results older than the newest `keep` replaced by `replace(part, message)`. */
+/**
+ * `messages` with the tool results older than the newest `keep` replaced by `replace(part, message)`, without
+ * their images.
+ */
 function rewriteOlderToolResults(
   messages: readonly Message[],
   keep: number,
@@ -37,9 +40,15 @@ function rewriteOlderToolResults(
     const part = message.parts[partIndex];
     if (part?.type !== 'tool_result') continue;
     const content = replace(part.content, names.get(part.tool_call_id) ?? message.sender);
-    if (content === part.content) continue;
+    // An older result's images (screenshots) go too: each would be sent again with every request.
+    const images = part.images?.length ?? 0;
+    if (content === part.content && images === 0) continue;
+    const { images: _dropped, ...kept } = part;
     const parts: Part[] = [...message.parts];
-    parts[partIndex] = { ...part, content };
+    parts[partIndex] = {
+      ...kept,
+      content: images === 0 ? content : `${content}\n[${images} image(s) left out to save context]`,
+    };
     result[messageIndex] = { ...message, parts };
   }
   return result;
