@@ -76,6 +76,20 @@ describeWithBrowser('browser pool', () => {
     expect(read.restored).toContain('reopened');
   });
 
+  it('runs calls of one run that come together one after the other, on one page', async () => {
+    const browser = toolbox();
+    await callOk(browser, 'browser_open', { url: `${site.origin}/form` }, contextOf('run_together'));
+    browser.runEnded?.('run_together');
+    // Both find no page: each would open one, and the second would close the first's under it.
+    const [heading, title] = await Promise.all([
+      callOk(browser, 'browser_read', { selector: 'h1' }, contextOf('run_together')),
+      callOk(browser, 'browser_read', { selector: 'title' }, contextOf('run_together')),
+    ]);
+    expect(heading).toMatchObject({ content: 'Order a mug', restored: expect.any(String) });
+    expect(title).toMatchObject({ url: `${site.origin}/form` });
+    expect(title).not.toHaveProperty('restored');
+  });
+
   it('keeps at most max_pages pages: the least recently used is closed, and reopened when its run comes back', async () => {
     const browser = toolbox({ max_pages: 1 });
     await callOk(browser, 'browser_open', { url: `${site.origin}/` }, contextOf('run_one'));

@@ -58,8 +58,30 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
   });
   const timeoutMs = settings.action_timeout_ms;
 
-  /** Runs one action on the run's page (reopened from its record first when this worker has none). */
-  async function act(
+  /** The calls of one run take turns on its page (a model may ask for several in one reply). */
+  const turns = new Map<string, Promise<unknown>>();
+  function inTurn<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const previous = turns.get(runId) ?? Promise.resolve();
+    const current = previous.catch(() => {}).then(work);
+    turns.set(runId, current);
+    const forget = () => {
+      if (turns.get(runId) === current) turns.delete(runId);
+    };
+    current.then(forget, forget);
+    return current;
+  }
+
+  /** Runs one action on the run's page (reopened from its record first when this worker has none), in turn. */
+  function act(
+    context: ToolContext,
+    name: string,
+    action: (live: LivePage, record: PageRecord) => Promise<{ record?: PageRecord; result?: PageSummary }>,
+    reopen = true,
+  ): Promise<PageSummary> {
+    return inTurn(context.runId, () => actNow(context, name, action, reopen));
+  }
+
+  async function actNow(
     context: ToolContext,
     name: string,
     action: (live: LivePage, record: PageRecord) => Promise<{ record?: PageRecord; result?: PageSummary }>,
@@ -118,10 +140,12 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
         await live.page.goto(target, { waitUntil: 'load', timeout: timeoutMs });
       } catch (error) {
         if (live.redirect === undefined) {
-          const refusal = live.blocked.find((blocked) => blocked.url === target) ?? live.blocked.at(-1);
-          live.blocked.length = 0;
-          if (refusal) throw new Error(`${refusal.url} was refused: ${refusal.reason}`);
-          throw error;
+          // The navigation's own refusal says why it failed; a timeout stays a timeout (the page is closed).
+          const href = new URL(target).href;
+          const refusal = live.blocked.find((blocked) => blocked.url === href);
+          if (!refusal || (error as Error).name === 'TimeoutError') throw error;
+          live.blocked.splice(live.blocked.indexOf(refusal), 1);
+          throw new Error(`${refusal.url} was refused: ${refusal.reason}`);
         }
       }
       const next = live.redirect as string | undefined;
