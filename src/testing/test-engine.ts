@@ -35,7 +35,7 @@ export interface TestEngineOptions {
    */
   config?: Record<string, unknown>;
   /**
-   * A module whose default export is made with `defineTestWorker`: your toolboxes, which every worker of
+   * A module whose default export is made with `defineTestWorker`: your toolboxes and extensions, which every worker of
    * the engine (in this process or a child process) loads. A path (absolute, or relative to the working
    * directory) or a URL such as `new URL('./my-tools.ts', import.meta.url)`.
    */
@@ -120,7 +120,8 @@ export async function createTestEngine(options: TestEngineOptions = {}): Promise
   try {
     const setup = await loadTestWorker(options.worker, { ledger });
     const toolboxes: readonly ToolBox[] = setup.toolboxes ?? [];
-    const loaded = loadConfig(configPath, { knownToolboxes: knownToolboxes(toolboxes) });
+    const extensions = setup.extensions ? { extensions: setup.extensions } : {};
+    const loaded = loadConfig(configPath, { knownToolboxes: knownToolboxes(toolboxes), ...extensions });
     const built = engineFromConfig({ config: loaded.config, redis, logger: silentLogger() });
     engine = built;
     return {
@@ -134,6 +135,7 @@ export async function createTestEngine(options: TestEngineOptions = {}): Promise
         const worker = new RatchetWorker({
           loaded,
           toolboxes,
+          ...extensions,
           logger: workerOptions.logger ?? silentLogger(),
         });
         workers.push(worker);

@@ -25,7 +25,11 @@ export async function startTestWorkerProcess(argv: string[], env: NodeJS.Process
     ledger: redisLedger(redis, prefix),
   });
   if (env[testWorkerEnv.held] === '1') await firstLine(process.stdin);
-  await startWorkerProcess({ argv, toolboxes: setup.toolboxes ?? [] });
+  await startWorkerProcess({
+    argv,
+    toolboxes: setup.toolboxes ?? [],
+    ...(setup.extensions ? { extensions: setup.extensions } : {}),
+  });
 }
 
 /** Resolves at the first line (or the end) of a stream. */

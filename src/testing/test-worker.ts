@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import type { Extensions } from '../extensions/extensions.js';
 import type { ToolBox } from '../tools/index.js';
 import type { Ledger } from './ledger.js';
 
@@ -8,9 +9,11 @@ export interface TestWorkerContext {
   ledger: Ledger;
 }
 
-/** What a test worker runs besides Ratchet's built-ins: your own toolboxes. */
+/** What a test worker runs besides Ratchet's built-ins: your own toolboxes and extensions. */
 export interface TestWorkerSetup {
   toolboxes?: readonly ToolBox[];
+  /** Effects, middleware, coordinators and stop conditions of your own (docs/extending.md). */
+  extensions?: Extensions;
 }
 
 /** The default export of a test worker module. */
@@ -18,7 +21,7 @@ export type TestWorkerFactory = (context: TestWorkerContext) => TestWorkerSetup 
 
 /**
  * Declares a test worker module: the default export of a file that a crash test's worker processes import
- * to get your toolboxes. It is called once in each worker with the test's ledger, so your tools can record
+ * to get your toolboxes and extensions. It is called once in each worker with the test's ledger, so your tools can record
  * their side effects in it:
  *
  * ```ts
