@@ -13,13 +13,7 @@ export const defaultEffectPriority = 50;
  * Defines an effect kind (docs/extending.md, "Effects"): register it in `extensions.effects` and name it in
  * an agent's `effects: [{ kind, params }]`. `plan` runs before every model call of the agent, over the
  * request as the effects before it left it, and must decide from its view and context alone.
- *
- * @example
- * const shout = defineEffect({
- *   kind: 'shout',
- *   options: z.strictObject({}),
- *   plan: (view) => ({ kind: 'messages', messages: view.messages.map(toUpperCase) }),
- * });
+ * examples/email-redaction-effect.ts is one, run by its test.
  */
 export function defineEffect<Schema extends z.ZodType>(definition: {
   kind: string;

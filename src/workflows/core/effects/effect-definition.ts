@@ -53,7 +53,7 @@ export interface EffectContext<Options> extends ExtensionContext {
 
 /** An effect kind: its name in the config, the schema of its params, and how it plans a request. */
 export interface EffectDefinition<Options = unknown> {
-  /** The name configs use (`effects: [{ kind, params }]`): letters, digits and `_`, starting with a letter. */
+  /** The name configs use (`effects: [{ kind, params }]`). */
   readonly kind: string;
   /** The schema of the effect's `params` (a zod schema; an empty `params` must parse for a default). */
   readonly options: z.ZodType<Options>;
@@ -70,6 +70,3 @@ export interface EffectDefinition<Options = unknown> {
    */
   plan(view: EffectView, context: EffectContext<Options>): EffectPlan;
 }
-
-/** Effect kinds' names: as config keys, so as YAML writes them plainly. */
-export const effectKindPattern = /^[a-zA-Z][\w]*$/;
