@@ -33,10 +33,11 @@ const tracesSchema = z.strictObject({
    */
   capture_message_content: withDefault(z.boolean(), false),
   /**
-   * BullMQ's own spans of the step jobs (add, process, complete ...) from the workers, joined to
-   * the runs' traces. They cost a worker more spans than the run's own; `false` keeps the run spans alone.
+   * BullMQ's own spans of the step jobs (add, process, complete ...) from the workers, joined to the runs'
+   * traces. Off by default: they are three spans per step job besides the run's own one, and cost a worker
+   * several times what the run spans do (docs/operations.md has the figures).
    */
-  queue_spans: withDefault(z.boolean(), true),
+  queue_spans: withDefault(z.boolean(), false),
 });
 
 const metricsSchema = z.strictObject({

@@ -131,7 +131,7 @@ describe('parseConfigText: defaults', () => {
           service_name: 'ratchet',
           export_delay_ms: 1_000,
           capture_message_content: false,
-          queue_spans: true,
+          queue_spans: false,
         },
         metrics: { enabled: false, worker_host: '127.0.0.1', worker_port: 9464 },
       },

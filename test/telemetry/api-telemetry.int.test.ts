@@ -242,7 +242,7 @@ describe('API telemetry', () => {
     );
   }, 60_000);
 
-  it('emits BullMQ’s queue spans for step jobs, in or linked to the run’s trace, and none of its housekeeping', async () => {
+  it('emits BullMQ’s queue spans for step jobs when asked, in or linked to the run’s trace, and none of its housekeeping', async () => {
     receiver = new OtlpReceiver();
     await receiver.start();
     const spans = receiver.spans;
@@ -253,7 +253,11 @@ describe('API telemetry', () => {
       },
       logger: createLogger({ level: process.env.DEBUG_TEST ? 'debug' : 'silent' }),
       harness: {
-        config: { telemetry: { traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 } } },
+        config: {
+          telemetry: {
+            traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50, queue_spans: true },
+          },
+        },
       },
     });
     const submitted = await api.request('POST', '/v1/runs', { body: { input: 'add' } });
@@ -346,14 +350,14 @@ describe('API telemetry', () => {
     expect(sleeper[0]?.parentSpanId).toBe(spawn?.spanId);
   }, 60_000);
 
-  it('sends no BullMQ spans with telemetry.traces.queue_spans false, the run spans still', async () => {
+  it('sends no BullMQ spans unless telemetry.traces.queue_spans is on, the run spans still', async () => {
     receiver = new OtlpReceiver();
     await receiver.start();
     harness = new Harness({
       script: { replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'three' }] },
       config: {
         telemetry: {
-          traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50, queue_spans: false },
+          traces: { enabled: true, endpoint: receiver.url, export_delay_ms: 50 },
         },
       },
     });
