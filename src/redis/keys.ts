@@ -112,6 +112,24 @@ export function mcpToolListingsKey(space: KeySpace): string {
   return `${space.prefix}:mcp-tools`;
 }
 
+export interface MemoryKeys {
+  /** Hash: note name -> note JSON (the `memory` toolbox). */
+  notes: string;
+  /** Sorted set: note name scored by when it expires (ms). */
+  expiry: string;
+  /** Sorted set: key of a tool call that wrote, scored by when (ms): a repeated call writes nothing. */
+  calls: string;
+}
+
+/**
+ * The memory of one agent (`agent:<name>`) or of the deployment (`deployment`): outside every session (it
+ * outlives them), its keys under one hash tag of their own.
+ */
+export function memoryKeys(space: KeySpace, scope: string): MemoryKeys {
+  const base = `${space.prefix}:{memory:${scope}}`;
+  return { notes: `${base}:notes`, expiry: `${base}:expiry`, calls: `${base}:calls` };
+}
+
 /** Pub/sub channel on which cancellations reach every worker. */
 export function cancelChannel(space: KeySpace): string {
   return `${space.prefix}:cancel`;

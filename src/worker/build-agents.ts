@@ -303,10 +303,12 @@ function resolveToolbox(
       : [`${path}.tools[${index}]: unknown tool "${tool}" in toolbox "${name}"`],
   );
   if (unknown.length > 0) throw new ConfigError('agents', unknown);
-  return createToolBox(
+  const narrowed = createToolBox(
     name,
     toolbox.tools.filter((tool) => listed.includes(tool.name)),
   );
+  // A narrowed toolbox keeps what it gives the instructions at a run's start (project context, memory).
+  return toolbox.runContext ? { ...narrowed, runContext: toolbox.runContext } : narrowed;
 }
 
 /** Looks up the tool an agent would call by a name (for checking edited arguments of an approval in the API). */
