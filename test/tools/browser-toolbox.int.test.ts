@@ -67,7 +67,7 @@ async function browse(script: Script, browser: Record<string, unknown> = {}) {
   expect(events.filter((event) => event.kind === 'tool_call_end')).toHaveLength(
     calls.filter((part) => part.type === 'tool_call').length,
   );
-  return { chat, results: chat.filter((message) => message.role === 'tool'), longestGap };
+  return { chat, events, results: chat.filter((message) => message.role === 'tool'), longestGap };
 }
 
 function resultOf(message: Message | undefined) {
@@ -92,7 +92,7 @@ function failure(message: Message | undefined): string {
 
 describeWithBrowser('browser toolbox', () => {
   it('opens a page, fills and sends a form, reads the answer, goes back, and sends a screenshot', async () => {
-    const { results } = await browse({
+    const { results, events } = await browse({
       replies: [
         call('browser_open', { url: `${site.origin}/` }),
         call('browser_screenshot'),
@@ -112,6 +112,13 @@ describeWithBrowser('browser toolbox', () => {
     expect(shot.images?.[0]?.media_type).toBe('image/png');
     const path = saveScreenshot(results[1], 'shop-home');
     expect(existsSync(path)).toBe(true);
+    // The event that announced the result carries its text, not the image (the chat keeps it).
+    const announced = events.find(
+      (event) => event.kind === 'message_added' && event.data.message.id === results[1]?.id,
+    );
+    expect(announced?.kind === 'message_added' && announced.data.message.parts).toEqual([
+      { type: 'tool_result', tool_call_id: shot.tool_call_id, content: shot.content, is_error: false },
+    ]);
     expect(ok(results[2])).toMatchObject({ url: `${site.origin}/form`, title: 'Order' });
     expect(ok(results[4]).selected).toEqual(['blue']);
     expect(ok(results[5])).toMatchObject({ url: `${site.origin}/ordered?name=Ada&colour=blue` });

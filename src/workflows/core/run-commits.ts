@@ -235,7 +235,26 @@ export function messageAddedEvent(
   index: number,
   now: string,
 ): StoredEvent {
-  return buildEvent('message_added', run, { chat_id: run.chat_id, index, message }, now);
+  return buildEvent(
+    'message_added',
+    run,
+    { chat_id: run.chat_id, index, message: withoutToolImages(message) },
+    now,
+  );
+}
+
+/**
+ * The message as its event carries it: a tool result's images (screenshots, up to a megabyte each) stay in the
+ * chat only, so the event log, capped by count, stays small; a client reads them from the chat.
+ */
+function withoutToolImages(message: Message): Message {
+  if (!message.parts.some((part) => part.type === 'tool_result' && part.images !== undefined)) return message;
+  const parts = message.parts.map((part) => {
+    if (part.type !== 'tool_result' || part.images === undefined) return part;
+    const { images: _images, ...rest } = part;
+    return rest;
+  });
+  return { ...message, parts };
 }
 
 /**
