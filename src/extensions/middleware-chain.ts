@@ -80,11 +80,7 @@ export function runModelChain(
   call: (request: ModelRequest) => Promise<ModelReply>,
   contextOf: (name: string) => ExtensionContext,
 ): Promise<ChainOutcome<ModelReply>> {
-  const layers = middleware.flatMap(({ definition, options }) =>
-    definition.aroundModelCall
-      ? [{ name: definition.name, options, around: definition.aroundModelCall.bind(definition) }]
-      : [],
-  );
+  const layers = layersOf(middleware, (definition) => definition.aroundModelCall?.bind(definition));
   return runChain(layers, modelShape, request, call, contextOf);
 }
 
@@ -95,12 +91,19 @@ export function runToolChain(
   call: (request: ToolRequest) => Promise<ToolResult>,
   contextOf: (name: string) => ExtensionContext,
 ): Promise<ChainOutcome<ToolResult>> {
-  const layers = middleware.flatMap(({ definition, options }) =>
-    definition.aroundToolCall
-      ? [{ name: definition.name, options, around: definition.aroundToolCall.bind(definition) }]
-      : [],
-  );
+  const layers = layersOf(middleware, (definition) => definition.aroundToolCall?.bind(definition));
   return runChain(layers, toolShape, request, call, contextOf);
+}
+
+/** The layers of the middleware that wrap this kind of call (`around` picks the hook), in order. */
+function layersOf<Request, Reply>(
+  middleware: readonly ConfiguredMiddleware[],
+  around: (definition: ConfiguredMiddleware['definition']) => Layer<Request, Reply>['around'] | undefined,
+): Layer<Request, Reply>[] {
+  return middleware.flatMap(({ definition, options }) => {
+    const hook = around(definition);
+    return hook ? [{ name: definition.name, options, around: hook }] : [];
+  });
 }
 
 /** Thrown through the chain by a layer's refusal, so the layers outside it see `next` fail. */
