@@ -171,6 +171,20 @@ export async function createTestEngine(options: TestEngineOptions = {}): Promise
   }
 }
 
+/**
+ * The `worker` section of a test config: short locks, so a killed worker's step is taken over within
+ * seconds, and short backoffs.
+ */
+export const testWorkerSettings = {
+  concurrency: 10,
+  lock_duration_ms: 2000,
+  stalled_interval_ms: 1000,
+  step_attempts: 3,
+  backoff_base_ms: 50,
+  backoff_max_ms: 500,
+  shutdown_timeout_ms: 5000,
+} as const;
+
 /** The config a test engine writes: the user's, with a scripted model, the engine's Redis and short locks. */
 export function testConfig(
   options: Pick<TestEngineOptions, 'config' | 'script' | 'agent'>,
@@ -201,16 +215,7 @@ export function testConfig(
     providers,
     agents,
     redis: { url: place.redisUrl, prefix: place.prefix },
-    worker: {
-      concurrency: 10,
-      lock_duration_ms: 2000,
-      stalled_interval_ms: 1000,
-      step_attempts: 3,
-      backoff_base_ms: 50,
-      backoff_max_ms: 500,
-      shutdown_timeout_ms: 5000,
-      ...(config.worker as Record<string, unknown> | undefined),
-    },
+    worker: { ...testWorkerSettings, ...(config.worker as Record<string, unknown> | undefined) },
   };
 }
 

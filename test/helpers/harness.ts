@@ -11,7 +11,7 @@ import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../src/redis/connection.js';
 import { comparableEvent, withoutExecutionTimes } from '../../src/testing/run-snapshot.js';
-import { deleteKeys, readJsonLines } from '../../src/testing/test-engine.js';
+import { deleteKeys, readJsonLines, testWorkerSettings } from '../../src/testing/test-engine.js';
 import { spawnNodeProcess, type WorkerProcess } from '../../src/testing/worker-process.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
@@ -97,16 +97,7 @@ export class Harness {
     const config = {
       ...(options.agents ? multiAgentEntries(options.agents) : scripted),
       redis: { url: redisUrl, prefix: this.prefix },
-      worker: {
-        concurrency: 10,
-        lock_duration_ms: 2000,
-        stalled_interval_ms: 1000,
-        step_attempts: 3,
-        backoff_base_ms: 50,
-        backoff_max_ms: 500,
-        shutdown_timeout_ms: 5000,
-        ...options.worker,
-      },
+      worker: { ...testWorkerSettings, ...options.worker },
     };
     writeFileSync(this.configPath, JSON.stringify({ ...config, ...options.config }, null, 2));
     this.loaded = loadConfig(this.configPath, {

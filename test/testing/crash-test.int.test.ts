@@ -11,21 +11,27 @@ import {
 const worker = new URL('./fixtures/ledger-tools.ts', import.meta.url);
 const redisUrl = inject('redisUrl');
 
+/** An agent that calls one tool of the fixture's `shop` toolbox once, then answers. */
+function crashTestOfOneCall(tool: string, answer: string, crashPoints: string[]) {
+  return crashTest({
+    worker,
+    redisUrl,
+    agent: { toolboxes: ['shop'] },
+    script: {
+      replies: [{ tool_calls: [{ name: tool, arguments: { amount: 42 } }] }, { text: answer }],
+    },
+    task: `${tool} 42`,
+    crashPoints,
+  });
+}
+
 describe('crashTest on a tool of your own', () => {
   it('finds no difference when the tool records its side effect once per idempotency key', async () => {
-    const report = await crashTest({
-      worker,
-      redisUrl,
-      agent: { toolboxes: ['shop'] },
-      script: {
-        replies: [
-          { text: 'charging', tool_calls: [{ name: 'charge', arguments: { amount: 42 } }] },
-          { text: 'charged 42' },
-        ],
-      },
-      task: 'charge 42',
-      crashPoints: ['tool.mid_call', 'tool.before_commit', 'tool.after_commit'],
-    });
+    const report = await crashTestOfOneCall('charge', 'charged 42', [
+      'tool.mid_call',
+      'tool.before_commit',
+      'tool.after_commit',
+    ]);
     assertCrashSafe(report);
     expect(report.reference.snapshot.result).toBe('charged 42');
     // The idempotency key names the run by its place in the tree, so two executions' ledgers compare.
@@ -41,22 +47,14 @@ describe('crashTest on a tool of your own', () => {
   });
 
   it('reports the side effect a repeated call has twice when the tool wrongly says it is idempotent', async () => {
-    const report = await crashTest({
-      worker,
-      redisUrl,
-      agent: { toolboxes: ['shop'] },
-      script: {
-        replies: [
-          { text: 'adding', tool_calls: [{ name: 'tally', arguments: { amount: 5 } }] },
-          { text: 'added 5' },
-        ],
-      },
-      task: 'add 5 to the tally',
-      // The call has had its effect, its outcome is not yet recorded: the call runs again, and so does its effect.
-      crashPoints: ['tool.before_commit', 'team.before_turn_commit'],
-    });
+    // At tool.before_commit the call has had its effect but its outcome is not recorded: the call runs
+    // again, and so does its effect.
+    const report = await crashTestOfOneCall('tally', 'added 42', [
+      'tool.before_commit',
+      'team.before_turn_commit',
+    ]);
     expect(report.ok).toBe(false);
-    expect(report.reference.sideEffects).toEqual([{ key: 'tally', value: 5 }]);
+    expect(report.reference.sideEffects).toEqual([{ key: 'tally', value: 42 }]);
     expect(report.crashes.map((crash) => [crash.crashAt, crash.reached])).toEqual([
       ['tool.before_commit', true],
       // Not on a single agent's path: reported as not reached, with no difference.
@@ -66,7 +64,7 @@ describe('crashTest on a tool of your own', () => {
       {
         crashAt: 'tool.before_commit',
         kind: 'side_effects',
-        detail: 'side effects in the ledger: 1 more than without faults: {"key":"tally","value":5}',
+        detail: 'side effects in the ledger: 1 more than without faults: {"key":"tally","value":42}',
       },
     ]);
     expect(() => assertCrashSafe(report)).toThrow(CrashTestError);
