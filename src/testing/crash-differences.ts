@@ -29,6 +29,8 @@ export function compareWithReference(input: {
   sideEffects: readonly LedgerEntry[];
   modelCalls: number;
   allowedModelCalls: number;
+  /** The steps whose model was asked more than once (`root iteration 2`), for the detail. */
+  askedAgain?: readonly string[];
 }): CrashDifference[] {
   const { crashAt, reference } = input;
   const differences: CrashDifference[] = [];
@@ -67,7 +69,11 @@ export function compareWithReference(input: {
   if (input.modelCalls > input.allowedModelCalls) {
     add(
       'model_calls',
-      `${input.modelCalls} model calls; without faults ${reference.modelCalls}, and at most ${input.allowedModelCalls} allowed with the kill: a finished step asked the model again`,
+      `${input.modelCalls} model calls; without faults ${reference.modelCalls}, and at most ${input.allowedModelCalls} allowed with the kill: a finished step asked the model again${
+        input.askedAgain && input.askedAgain.length > 0
+          ? ` (asked more than once: ${input.askedAgain.join(', ')})`
+          : ''
+      }`,
     );
   }
   return differences;

@@ -2,7 +2,13 @@ import { type CrashPointName, crashPointNames } from '../workflows/crash-points.
 import { type CrashDifference, compareWithReference } from './crash-differences.js';
 import type { LedgerEntry } from './ledger.js';
 import type { RunTreeSnapshot } from './run-snapshot.js';
-import { createTestEngine, type TestEngine, type TestEngineOptions, type TestTask } from './test-engine.js';
+import {
+  createTestEngine,
+  type ModelCall,
+  type TestEngine,
+  type TestEngineOptions,
+  type TestTask,
+} from './test-engine.js';
 import type { WorkerProcess } from './worker-process.js';
 
 /**
@@ -228,6 +234,7 @@ async function crashedRun(
       sideEffects: await sideEffectsOf(test, read.rename),
       modelCalls: test.modelCalls().length,
       allowedModelCalls: reference.modelCalls + (killed ? (options.extraModelCallsPerKill ?? 1) : 0),
+      askedAgain: askedAgain(test.modelCalls(), read.rename),
     });
     return outcome(killed, differences);
   } finally {
@@ -240,6 +247,16 @@ async function sideEffectsOf(test: TestEngine, rename: (text: string) => string)
   return (await test.ledger.entries()).map(
     (entry) => JSON.parse(rename(JSON.stringify(entry))) as LedgerEntry,
   );
+}
+
+/** The steps whose model was asked more than once, named by run (`root/writer iteration 2`). */
+function askedAgain(calls: readonly ModelCall[], rename: (text: string) => string): string[] {
+  const counts = new Map<string, number>();
+  for (const call of calls) {
+    const step = `${rename(call.run_id)} iteration ${call.iteration}${call.purpose === 'summary' ? ' (summary)' : ''}`;
+    counts.set(step, (counts.get(step) ?? 0) + 1);
+  }
+  return [...counts].filter(([, count]) => count > 1).map(([step]) => step);
 }
 
 function isFinished(status: string): boolean {

@@ -60,6 +60,7 @@ describe('compareWithReference', () => {
       duplicates: ['event 1-0 is stored twice'],
       sideEffects: [],
       modelCalls: 4,
+      askedAgain: ['root iteration 1'],
     });
     expect(differences.map((difference) => [difference.kind, difference.detail])).toEqual([
       ['status', 'the run ended completed with "other"; without faults, completed with "done"'],
@@ -75,7 +76,7 @@ describe('compareWithReference', () => {
       ['side_effects', 'side effects in the ledger: 1 missing: {"key":"charge","value":42}'],
       [
         'model_calls',
-        '4 model calls; without faults 2, and at most 3 allowed with the kill: a finished step asked the model again',
+        '4 model calls; without faults 2, and at most 3 allowed with the kill: a finished step asked the model again (asked more than once: root iteration 1)',
       ],
     ]);
     expect(differences.every((difference) => difference.crashAt === 'tool.mid_call')).toBe(true);
