@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, delimiter, join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type LaunchOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
 import type { ToolsConfig } from '../../config/index.js';
 import { type BlockedRequest, confineContext, confinementPolicy } from './browser-confinement.js';
 import { guardedFetch, harmlessRequestHeaders } from './guarded-fetch.js';
@@ -168,7 +168,11 @@ export class BrowserPool {
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
-      const launching = chromium.launch(browserLaunchOptions(this.options.settings));
+      // Loaded at the first browser call: a worker without one never pays for playwright-core (~0.5 s of
+      // startup CPU and its memory).
+      const launching = import('playwright-core').then(({ chromium }) =>
+        chromium.launch(browserLaunchOptions(this.options.settings)),
+      );
       this.browser = launching;
       // A failed launch is tried again at the next call (the binary may have been installed since).
       launching.then(
