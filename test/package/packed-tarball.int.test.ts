@@ -358,26 +358,56 @@ describe('the packed package', () => {
     expect(foreign).toEqual([]);
   }, 120_000);
 
-  it('ratchet/testing resolves from the package, and its crashTest kills a worker process that runs from dist/', async () => {
+  it("ratchet/testing runs from the package: crashTest kills a dist/ worker process that loads the user's TypeScript module", async () => {
     expect(existsSync(join(installed, 'dist/testing/index.d.ts'))).toBe(true);
+    // The user's test worker module, in TypeScript: Node 24 strips its types itself (no tsx in the app).
+    writeFileSync(
+      join(app, 'shop-worker.ts'),
+      [
+        "import { createToolBox, defineTool } from 'ratchet';",
+        "import { defineTestWorker } from 'ratchet/testing';",
+        "import { z } from 'zod';",
+        'const cents = (input: { amount: number }): number => Math.round(input.amount * 100);',
+        'export default defineTestWorker(({ ledger }) => ({',
+        '  toolboxes: [',
+        "    createToolBox('shop', [",
+        '      defineTool({',
+        "        name: 'charge',",
+        "        description: 'Charges once per idempotency key.',",
+        '        inputSchema: z.strictObject({ amount: z.number() }),',
+        '        idempotent: true,',
+        '        handler: async (context, input) => {',
+        '          await ledger.recordOnce(context.idempotencyKey, cents(input));',
+        '          return { charged: input.amount };',
+        '        },',
+        '      }),',
+        '    ]),',
+        '  ],',
+        '}));',
+      ].join('\n'),
+    );
     writeFileSync(
       join(app, 'crash-test.mjs'),
       [
         "import { crashTest } from 'ratchet/testing';",
         'const report = await crashTest({',
+        "  worker: new URL('./shop-worker.ts', import.meta.url),",
         `  redisUrl: ${JSON.stringify(inject('redisUrl'))},`,
-        "  agent: { toolboxes: ['utils'] },",
-        "  script: { replies: [{ tool_calls: [{ name: 'calculate', arguments: { expression: '2 + 3' } }] }, { text: 'It is 5.' }] },",
-        "  task: 'What is 2 + 3?',",
+        "  agent: { toolboxes: ['shop'] },",
+        "  script: { replies: [{ tool_calls: [{ name: 'charge', arguments: { amount: 4.2 } }] }, { text: 'Charged.' }] },",
+        "  task: 'Charge 4.20',",
         "  crashPoints: ['tool.before_commit'],",
         '});',
-        'console.log(JSON.stringify({ ok: report.ok, reached: report.crashes.map((crash) => crash.reached), result: report.reference.snapshot.result }));',
+        'console.log(JSON.stringify({ ok: report.ok, reached: report.crashes.map((crash) => crash.reached), effects: report.reference.sideEffects.length, differences: report.differences }));',
       ].join('\n'),
     );
-    const { output, loaded } = await loadedModules(process.execPath, ['crash-test.mjs']);
+    const { output, loaded } = await loadedModules(process.execPath, [
+      '--disable-warning=ExperimentalWarning',
+      'crash-test.mjs',
+    ]);
     expect(output.stderr).toBe('');
     expect(output.code).toBe(0);
-    expect(JSON.parse(output.stdout)).toEqual({ ok: true, reached: [true], result: 'It is 5.' });
+    expect(JSON.parse(output.stdout)).toEqual({ ok: true, reached: [true], effects: 1, differences: [] });
     expect(loaded).toContain(pathToFileURL(join(realpathSync(installed), 'dist/testing/index.js')).href);
   }, 120_000);
 
