@@ -1,228 +1,32 @@
-import { decodeChatEntry, type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { lazyChild } from '../../log/index.js';
 import type { BeginToolCallResult } from '../../redis/run-store.js';
 import { parseJsonRecord } from '../../schemas/parse.js';
 import {
-  type FileChanges,
   fileChangeCollector,
   findTool,
   interruptedPolicyOf,
   prepareToolCall,
   runToolHandler,
-  type ToolOutcome,
   type ToolContext,
 } from '../../tools/index.js';
-import {
-  fileChangeEvents,
-  messageAddedEvent,
-  toolEndEvent,
-  toolResultMessage,
-  toolStartEvent,
-} from '../core/run-commits.js';
 import { decideToolStart, outcomeUnknownMessage } from '../core/tool-ledger.js';
-import { type CrashPointName, crashPoint } from '../crash-points.js';
-import { stepJobId } from '../ids.js';
-import { iterationAfterTools, type ToolJobData, toolJobDataSchema } from '../job-data.js';
-import {
-  journalField,
-  type ToolIntent,
-  type ToolOutcomeEntry,
-  toolIntentSchema,
-  toolOutcomeSchema,
-} from '../journal.js';
+import { crashPoint } from '../crash-points.js';
+import { type ToolJobData, toolJobDataSchema } from '../job-data.js';
+import { toolIntentSchema } from '../journal.js';
 import type { ApprovalAnswer } from '../question-record.js';
-import { isFinished, type RunRecord } from '../run-record.js';
+import { isFinished } from '../run-record.js';
 import { runAgent } from './agent-runtime.js';
 import { delegateFunction } from './delegation.js';
-import { commit, done, enqueue, isPark, type StepAction } from './step-action.js';
+import { commit, done, isPark, type StepAction } from './step-action.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 import { defineStepKind, type StepKind } from './step-kind.js';
-import { type RepeatCause, repeatCauseOf, type ToolCallReport } from './step-observer.js';
-import { approvalOf, askFunction, parkOf, progressFunction } from './tool-interaction.js';
+import { repeatCauseOf } from './step-observer.js';
+import { callOf, idempotencyKey, loadCall, parkedBefore } from './tool-call-load.js';
 import { hasToolMiddleware, type ToolCallResult, toolCallThroughMiddleware } from './tool-call-middleware.js';
+import { approvalOf, askFunction, parkOf, progressFunction } from './tool-interaction.js';
+import { beganIfObserved, commitOutcome, continueAfterTools } from './tool-outcome.js';
 import { sessionAccess } from './tool-session.js';
-
-interface LoadedCall {
-  record: RunRecord;
-  call: ToolCallPart;
-  intent: ToolIntent | undefined;
-  outcome: ToolOutcomeEntry | undefined;
-}
-
-/** For the failure path: the run, the call (from the recorded reply in the chat) and its ledger entries. */
-async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
-  const chat = context.write.chatKey;
-  const intentField = journalField.toolIntent(data.iteration, data.index);
-  const outcomeField = journalField.toolOutcome(data.iteration, data.index);
-  const loaded = await context.store.loadWithChatEntry([intentField, outcomeField], data.reply_index);
-  if (!loaded.run) return undefined;
-  const run = loaded.run.record;
-  const replyText = loaded.entry;
-  const ledger = loaded.journal;
-  if (!replyText)
-    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} of ${chat} is missing`);
-  const call = toolCallsOf(decodeChatEntry(replyText, `chat entry ${data.reply_index} of ${chat}`))[
-    data.index
-  ];
-  if (!call)
-    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
-  const [intentText, outcomeText] = ledger;
-  return {
-    record: run,
-    call,
-    intent: intentText ? parseJsonRecord(toolIntentSchema, intentText, intentField) : undefined,
-    outcome: outcomeText ? parseJsonRecord(toolOutcomeSchema, outcomeText, outcomeField) : undefined,
-  };
-}
-
-/** When a call began (its intent's time), whether this execution ran it again, and whether its tool exists. */
-interface Began {
-  atMs: number;
-  repeat?: RepeatCause | undefined;
-  known: boolean;
-}
-
-/** A call's Began for its report, or nothing when telemetry is off (nothing built on a step's hot path). */
-function beganIfObserved(
-  context: StepContext,
-  atMs: number,
-  known: boolean,
-  repeat?: RepeatCause,
-): Began | undefined {
-  return context.services.observer ? { atMs, known, repeat } : undefined;
-}
-
-/** Records the call's outcome (and its start event when the call never started); then what comes next. */
-function commitOutcome(
-  context: StepContext,
-  data: ToolJobData,
-  call: ToolCallPart,
-  outcome: ToolCallResult & { interrupted?: ToolOutcomeEntry['interrupted']; fileChanges?: FileChanges },
-  withStartEvent: boolean,
-  crash: { before?: CrashPointName; after?: CrashPointName } = {},
-  /** When the call began (its intent, for a call that waited) and whether this execution ran it again. */
-  /** Built only when telemetry is on (see beganIfObserved). */
-  began?: Began,
-): StepAction {
-  const now = context.services.now().toISOString();
-  const run = { id: data.run_id, agent: data.agent, chat_id: data.chat_id };
-  const entry: ToolOutcomeEntry = {
-    v: 1,
-    is_error: outcome.isError,
-    ...(outcome.interrupted ? { interrupted: outcome.interrupted } : {}),
-    at: now,
-    ...(outcome.middleware ? { middleware: outcome.middleware } : {}),
-  };
-  const message = toolResultMessage({
-    runId: data.run_id,
-    iteration: data.iteration,
-    index: data.index,
-    call,
-    content: outcome.content,
-    isError: outcome.isError,
-    images: outcome.images,
-    now,
-  });
-  const events = [
-    ...fileChangeEvents(run, data.iteration, call, outcome.fileChanges, now),
-    toolEndEvent(run, data.iteration, call, entry, outcome.content),
-  ];
-  if (withStartEvent) events.unshift(toolStartEvent(run, data.iteration, call, now));
-  return commit(
-    {
-      op: 'tool_outcome',
-      request: {
-        iteration: data.iteration,
-        index: data.index,
-        calls: data.calls,
-        replyIndex: data.reply_index,
-        outcome: entry,
-        message,
-        messageAdded: messageAddedEvent(run, message, data.reply_index + 1 + data.index, now),
-        events,
-      },
-    },
-    {
-      what: `recording the outcome of ${call.name}`,
-      ...crash,
-      andThen: (result) => {
-        // Reported once: by the execution whose commit recorded the outcome.
-        if (result.status === 'ok')
-          context.services.observer?.toolCall(
-            toolReport(data, call, outcome, began ?? { atMs: Date.now(), known: false }),
-          );
-        if (result.status === 'ok' && result.completedBatch) return nextIteration(data);
-        if (result.status === 'done') return continueAfterTools(context, data);
-        return done;
-      },
-    },
-  );
-}
-
-function toolReport(
-  data: ToolJobData,
-  call: ToolCallPart,
-  outcome: ToolOutcome,
-  began: Began,
-): ToolCallReport {
-  return {
-    run: { id: data.run_id, root_run_id: data.root_run_id ?? null, session_id: data.session_id },
-    agent: data.agent,
-    jobId: stepJobId.tool(data.run_id, data.iteration, data.index),
-    iteration: data.iteration,
-    toolName: call.name,
-    toolKnown: began.known,
-    toolCallId: call.id,
-    startMs: began.atMs,
-    endMs: Date.now(),
-    isError: outcome.isError,
-    repeat: began.repeat,
-    arguments: call.arguments,
-    result: outcome.content,
-  };
-}
-
-/** The batch is complete: the next iteration (adding is idempotent: the job id is fixed). */
-function nextIteration(data: ToolJobData): StepAction {
-  return enqueue([{ kind: 'iteration', data: iterationAfterTools(data) }], {
-    before: 'tool.before_next_iteration',
-  });
-}
-
-/**
- * This call's outcome was recorded by an earlier attempt, which may have died before adding the next
- * iteration: add it when the batch is complete.
- */
-async function continueAfterTools(context: StepContext, data: ToolJobData): Promise<StepAction> {
-  const fields = [journalField.results(data.iteration)];
-  for (let index = 0; index < data.calls; index += 1)
-    fields.push(journalField.toolOutcome(data.iteration, index));
-  const [results, ...outcomes] = await context.store.journalFields(fields);
-  return results || outcomes.every((outcome) => outcome !== null) ? nextIteration(data) : done;
-}
-
-/** The same on every attempt of the call: derived from the run, the iteration and the call's position. */
-function idempotencyKey(data: ToolJobData): string {
-  return stepJobId.tool(data.run_id, data.iteration, data.index);
-}
-
-/**
- * The call's handler asked a question, started child runs or parked itself (state_watch) before: an earlier
- * attempt was parked, not cut short.
- */
-async function parkedBefore(context: StepContext): Promise<boolean> {
-  return context.store.hasJournalField(journalField.parked(context.jobId));
-}
-
-/** The call as begin-tool-call read it from the recorded reply (one part, not the whole message). */
-function callOf(data: ToolJobData, call: string): ToolCallPart {
-  return parseJsonRecord(
-    toolCallPartSchema,
-    call,
-    `tool call ${data.index} of chat entry ${data.reply_index} of ${data.run_id}`,
-  );
-}
 
 /**
  * One tool call: the intent (recorded with the call's state in one round trip), the handler, the outcome.
