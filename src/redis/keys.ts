@@ -83,6 +83,11 @@ export interface SessionDataKeys {
   notes: string;
   /** Hash: run id -> the page that run's browser shows, JSON (the `browser` toolbox, decision 0026). */
   browser: string;
+  /**
+   * Hash: thread chat id -> id of the latest run that worked on it (delegations with a `thread`, decision
+   * 0005): the session's thread chats, kept until the session goes.
+   */
+  threads: string;
 }
 
 /** What the built-in session toolboxes keep: under the session's hash tag, deleted with the session. */
@@ -96,6 +101,7 @@ export function sessionDataKeys(space: KeySpace, sessionId: string): SessionData
     taskIndex: `${base}:task-index`,
     notes: `${base}:notes`,
     browser: `${base}:browser`,
+    threads: `${base}:threads`,
   };
 }
 

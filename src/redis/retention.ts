@@ -18,6 +18,7 @@ import {
 } from './keys.js';
 import { runScript } from './scripts.js';
 import { sessionChatKeys } from './session-store.js';
+import { isThreadChatId } from './thread-chats.js';
 
 /**
  * Retention: what a long-lived deployment stops keeping. Every shard has two indexes, written by the same
@@ -153,8 +154,11 @@ async function expireRun(
   const keys = runKeys(space, sessionId, runId);
   const record = json ? parseJsonRecord(runRecordSchema, json, `run ${runId}`) : undefined;
   const root = record?.root_run_id ? runKeys(space, sessionId, record.root_run_id).run : keys.run;
+  // A thread chat (a delegation's `thread`) goes with its session, not with one of the runs that used it.
   const chat =
-    record && record.chat_id !== mainChatId ? chatKey(space, sessionId, record.chat_id) : undefined;
+    record && record.chat_id !== mainChatId && !isThreadChatId(record.chat_id)
+      ? chatKey(space, sessionId, record.chat_id)
+      : undefined;
   const outcome = await runScript(
     redis,
     'expire-run',

@@ -75,6 +75,9 @@ export async function sessionChatKeys(
     runIds.map((runId) => redis.hget(runKeys(space, sessionId, runId).run, 'record')),
   );
   const chats = new Set([chatKey(space, sessionId, mainChatId)]);
+  // Thread chats outlive the runs that worked on them (delegations with a `thread`): listed on their own.
+  for (const chatId of await redis.hkeys(sessionDataKeys(space, sessionId).threads))
+    chats.add(chatKey(space, sessionId, chatId));
   records.forEach((json, index) => {
     if (json)
       chats.add(

@@ -5,7 +5,7 @@ import { type AttemptStart, attemptsKept } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord, StoredRun } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
-import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys } from './keys.js';
+import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys, sessionDataKeys } from './keys.js';
 import { type MemoryStore, redisMemory } from './memory-store.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
@@ -104,6 +104,10 @@ export interface StepStore {
    * later one reads it. Not fenced: for values any execution of the step would compute alike.
    */
   recordJournalOnce(field: string, value: string): Promise<string>;
+  /** The latest run that worked on a thread chat of this session (a delegation's `thread`), or null. */
+  threadRun(chatId: string): Promise<string | null>;
+  /** Notes the run that works on a thread chat now (the thread's chat then goes with the session). */
+  recordThreadRun(chatId: string, runId: string): Promise<void>;
   /** Marks the step parked until `wakeAt` in its journal field `field`, fenced (mark-parked.lua); false: lock lost. */
   markParked(field: string, wakeAt: number): Promise<boolean>;
   /** Adds `by` to a counter in the run's journal (model calls started), without a fence: it only counts. */
@@ -293,6 +297,14 @@ class RedisStepStore implements StepStore {
 
   async hasJournalField(field: string): Promise<boolean> {
     return (await this.redis.hexists(this.write.keys.journal, field)) === 1;
+  }
+
+  threadRun(chatId: string): Promise<string | null> {
+    return this.redis.hget(sessionDataKeys(this.space, this.sessionId).threads, chatId);
+  }
+
+  async recordThreadRun(chatId: string, runId: string): Promise<void> {
+    await this.redis.hset(sessionDataKeys(this.space, this.sessionId).threads, chatId, runId);
   }
 
   async recordJournalOnce(field: string, value: string): Promise<string> {

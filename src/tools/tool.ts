@@ -62,6 +62,11 @@ export interface SubGoalView {
 export interface DelegatedTask {
   agent: string;
   task: string;
+  /**
+   * Continue the conversation of this thread with the agent (its earlier delegations with the same thread in
+   * this session): the child run works on the thread's chat, history included. Absent: a fresh chat.
+   */
+  thread?: string;
 }
 
 export interface DelegationResult {

@@ -18,11 +18,29 @@ const taskSchema = z.strictObject({
     .string()
     .optional()
     .describe('supervisors: the id of the sub-goal this task works on (its outcome moves the sub-goal)'),
+  thread: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[\w.-]+$/, { error: 'a thread name is letters, digits, "_", "-" and "."' })
+    .optional()
+    .describe(
+      'a name for this conversation with the agent: later delegations with the same thread continue it, ' +
+        'and the agent remembers what was said (default: a fresh conversation)',
+    ),
+  continue: z
+    .boolean()
+    .optional()
+    .describe('true: continue your default thread with this agent (as thread "default")'),
 });
+
+/** The thread `continue: true` continues when no thread is named. */
+export const defaultThread = 'default';
 
 /** The task as the child run gets it (the sub-goal is the parent's bookkeeping). */
 function childTask(task: z.infer<typeof taskSchema>) {
-  return { agent: task.agent, task: task.task };
+  const thread = task.thread ?? (task.continue === true ? defaultThread : undefined);
+  return { agent: task.agent, task: task.task, ...(thread === undefined ? {} : { thread }) };
 }
 
 function failureReport(results: readonly DelegationResult[]): string {
@@ -54,7 +72,9 @@ export function delegationToolbox(registry: readonly RegistryEntry[]): ToolBox {
     name: 'delegate_to_agent',
     description:
       'Gives a task to another agent, which works on it on its own and returns its final answer. ' +
-      'The agent sees only the task: include everything it needs.',
+      'The agent sees only the task (include everything it needs), unless you continue a conversation with ' +
+      'it: name a thread (or continue: true) on the first delegation and the later ones, and it keeps its ' +
+      'history of that thread.',
     inputSchema: taskSchema,
     idempotent: true,
     handler: async (context, input) => {

@@ -1,9 +1,11 @@
 import { RatchetError } from '../../errors/index.js';
+import { threadChatId } from '../../redis/thread-chats.js';
 import type { DelegatedTask, DelegationResult } from '../../tools/index.js';
+import { childRunId, messageId } from '../ids.js';
 import type { ToolJobData } from '../job-data.js';
 import { isFinished } from '../run-record.js';
 import { isRunnable, runnableNames } from './agent-runtime.js';
-import { awaitChildRuns, type ChildState } from './child-wait.js';
+import { awaitChildRuns, type ChildState, type ChildTask } from './child-wait.js';
 import type { StepContext } from './step-context.js';
 import { suspensionOf } from './tool-interaction.js';
 
@@ -44,16 +46,75 @@ export function delegateFunction(
         `delegation refused: this run is already ${depth - 1} delegation(s) deep and ${which}; do the task yourself`,
       );
     }
+    const children = await childTasks(context, tasks, parent.session_id);
     // The agent that delegates (a handoff group's member in control) passes its toolboxes on.
     const outcome = await awaitChildRuns(context, {
       parent,
       lineage: [data.agent, ...parent.lineage],
-      tasks,
+      tasks: children,
     });
     if (outcome.kind === 'waiting')
       throw suspensionOf(outcome.park, `child runs ${outcome.running.join(', ')}`);
     return outcome.states.map(resultOf);
   };
+}
+
+/**
+ * The child tasks of a delegation: a task with a `thread` continues the thread's chat (its history included),
+ * one run at a time; any other gets a fresh chat. The thread's run is noted before the child is created, so
+ * its chat is found (and deleted) with the session whatever happens next.
+ */
+async function childTasks(
+  context: StepContext,
+  tasks: readonly DelegatedTask[],
+  sessionId: string,
+): Promise<ChildTask[]> {
+  const threads = tasks.map((task) =>
+    task.thread === undefined ? undefined : threadChatId(task.agent, task.thread),
+  );
+  const seen = new Set<string>();
+  for (const [index, chatId] of threads.entries()) {
+    if (chatId === undefined) continue;
+    if (seen.has(chatId))
+      throw new Error(
+        `tasks: two tasks continue thread "${tasks[index]?.thread}" of agent "${tasks[index]?.agent}" at once; give them one after the other`,
+      );
+    seen.add(chatId);
+  }
+  return Promise.all(
+    tasks.map(async (task, index): Promise<ChildTask> => {
+      const chatId = threads[index];
+      if (chatId === undefined) return { agent: task.agent, task: task.task };
+      const runId = childRunId(sessionId, context.jobId, index);
+      const latest = await context.store.threadRun(chatId);
+      if (latest !== null && latest !== runId) {
+        const [busy] = await context.store.loadRuns([latest]);
+        if (busy && !isFinished(busy.record.status))
+          throw new Error(
+            `thread "${task.thread}" of agent "${task.agent}" is busy (run ${latest} works on it); wait for it or use another thread`,
+          );
+      }
+      await context.store.recordThreadRun(chatId, runId);
+      const now = context.services.now().toISOString();
+      return {
+        agent: task.agent,
+        task: task.task,
+        turn: {
+          chatId,
+          messages: (child) => [
+            {
+              id: messageId.input(child),
+              sender: 'user',
+              role: 'user',
+              parts: [{ type: 'text', text: task.task }],
+              metadata: {},
+              created_at: now,
+            },
+          ],
+        },
+      };
+    }),
+  );
 }
 
 function resultOf(state: ChildState): DelegationResult {
