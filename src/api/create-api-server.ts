@@ -14,7 +14,7 @@ import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { metricsRoute } from './metrics-route.js';
 import { registerOpenApi } from './openapi.js';
-import { installRequestTracing, requestsTraced } from './request-tracing.js';
+import { installRequestTracing, requestsTraced, TracedLogController } from './request-tracing.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -52,8 +52,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const { api } = options.config;
   const app = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: options.logger,
-    // Traced requests get these lines from installRequestTracing, with the request's trace and span ids.
-    disableRequestLogging: requestsTraced(options.config),
+    // A traced request's `incoming request` line comes from installRequestTracing, with its span's ids.
+    ...(requestsTraced(options.config) ? { logController: new TracedLogController() } : {}),
     bodyLimit: api.body_limit_bytes,
     routerOptions: { maxParamLength },
     // Refusals Fastify and Node make before a route is known answer in the one error shape too.

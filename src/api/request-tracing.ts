@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import FastifyOtel from '@fastify/otel';
 import { propagation, type Span, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { FastifyInstance } from 'fastify';
+import { type FastifyInstance, LogController } from 'fastify';
 import type { RatchetConfig } from '../config/index.js';
 import { RunTracer, runSpanContext, telemetrySettings } from '../telemetry/index.js';
 import { otlpTracerProvider } from '../telemetry/otlp-provider.js';
@@ -20,13 +20,18 @@ const cancelRoute = '/v1/runs/:id/cancel';
  * and the request's log lines carry the span's `trace_id` and `span_id` (decision 0024). A run cancelled
  * here gets its `invoke_agent` span from here. Off, nothing is installed.
  */
-/**
- * Whether the API traces its requests. Then Fastify's own request log lines are off and
- * `installRequestTracing` writes the same two lines (`incoming request`, `request completed`) once the
- * request's span exists, so both carry its ids; Fastify writes its `incoming request` before any hook runs.
- */
+/** Whether the API traces its requests (then its server takes a `TracedLogController`). */
 export function requestsTraced(config: RatchetConfig): boolean {
   return telemetrySettings(config.telemetry, process.env).traces !== undefined;
+}
+
+/**
+ * Fastify's request log lines but its `incoming request`, which it writes before any hook runs, so without
+ * the request's trace and span ids: `installRequestTracing` writes that line once the span exists. The rest
+ * (`request completed`, errors) go to the reply's logger, which carries the ids by then.
+ */
+export class TracedLogController extends LogController {
+  override incomingRequest(): void {}
 }
 
 export function installRequestTracing(
@@ -76,10 +81,6 @@ export function installRequestTracing(
       span.setAttribute('http.response.status_code', reply.raw.statusCode);
       span.end();
     });
-  });
-  // Fastify's own line, which requestsTraced turned off.
-  app.addHook('onResponse', async (_request, reply) => {
-    reply.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const { span } = request.opentelemetry();
