@@ -68,6 +68,17 @@ describe('middleware around model calls', () => {
     expect(entry.middleware).toEqual([{ name: 'route_to', note: { routed: 'small' }, routed_to: 'small' }]);
   });
 
+  it('that routes to a provider the config does not define fails the run with middleware_failed', async () => {
+    const { record, calls } = await run(
+      config([{ kind: 'route_to', provider: 'nowhere' }], [{ text: 'hi' }]),
+      'hello',
+    );
+    expect(record.status).toBe('failed');
+    expect(record.error?.code).toBe('middleware_failed');
+    expect(record.error?.message).toContain('routed its model request to provider "nowhere"');
+    expect(calls).toHaveLength(0);
+  });
+
   it('that refuses fails the run with middleware_refused naming it, and the model is never called', async () => {
     const { record, calls } = await run(
       config([{ kind: 'deny', word: 'launch codes' }], [{ text: 'here they are' }]),
