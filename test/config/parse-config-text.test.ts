@@ -108,6 +108,8 @@ describe('parseConfigText: defaults', () => {
             'user-agent',
           ],
         },
+        memory: { max_notes: 50, max_note_chars: 4000, max_bytes: 32_768, retention_days: 90 },
+        project_context: { enabled: true, files: ['AGENTS.md', '.ratchet/context.md'], max_bytes: 32_768 },
         browser: {
           headless: true,
           allow_hosts: [],
@@ -370,7 +372,7 @@ describe('parseConfigText: problems', () => {
       'tools.http.private_hosts[0]: must name one host exactly (no "*." pattern)',
       'tools.browser.private_hosts[0]: must name one host exactly (no "*." pattern)',
       'tools.browser.max_pages: must be at least 1',
-      'tools.gti: unknown key (expected one of: workspace, filesystem, search, exec, git, http, browser)',
+      'tools.gti: unknown key (expected one of: workspace, filesystem, search, exec, git, http, memory, project_context, browser)',
     ]);
   });
 
