@@ -5,15 +5,18 @@ import { registerSecrets } from '../../src/secrets/index.js';
 import { readMemory } from '../../src/tools/builtin/memory-notes.js';
 import { memoryToolbox } from '../../src/tools/builtin/memory-toolbox.js';
 import type { ToolContext } from '../../src/tools/index.js';
+import { crashAndTakeOver } from '../helpers/crash-scenario.js';
 import { Harness } from '../helpers/harness.js';
 import { callError, callOk, sessionAccess, toolContext, toolsSettings } from '../helpers/tool-calls.js';
 
 // The memory toolbox against a real Redis: each call as a tool step makes it (its idempotency key is the
 // step's, the same on a repeat), one harness (own key prefix) per test.
 let harness: Harness | undefined;
+const crashed: Harness[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  await Promise.allSettled(crashed.splice(0).map((started) => started.close()));
 });
 
 const start = new Date('2026-01-01T00:00:00.000Z');
@@ -127,5 +130,25 @@ describe('the memory toolbox', () => {
     const ttl = await redis.pttl(keys.notes);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(2 * dayMs);
+  });
+
+  it('a write whose worker is SIGKILLed before its outcome is recorded is written once when the call runs again', async () => {
+    const outcome = await crashAndTakeOver(
+      {
+        replies: [
+          { tool_calls: [{ name: 'memory_write', arguments: { content: 'prefers short answers' } }] },
+          { text: 'noted' },
+        ],
+      },
+      'remember',
+      'tool.before_commit@1',
+      (started) => crashed.push(started),
+      { agent: { toolboxes: ['memory'] } },
+    );
+    const space = { prefix: outcome.harness.prefix, shards: 1 };
+    const notes = await readMemory(redisMemory(outcome.harness.redis, space), 'agent', new Date());
+    // A note without a name is named after its call, whose key is the same on the rerun: one note.
+    expect(notes.map((note) => note.content)).toEqual(['prefers short answers']);
+    expect(await outcome.harness.redis.zcard(memoryKeys(space, 'agent:agent').calls)).toBe(1);
   });
 });
