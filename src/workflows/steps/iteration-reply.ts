@@ -1,4 +1,3 @@
-import type { Message } from '../../chat/index.js';
 import { handoffState } from '../core/handoff.js';
 import { runAgent } from './agent-runtime.js';
 import { compositeReply } from './composite-member.js';
@@ -14,8 +13,8 @@ import { isPark, type StepAction } from './step-action.js';
  * made now — by a child run when a team or group is in control of a handoff group, otherwise by the agent's
  * model after the sub-goal and request stages.
  */
-export async function replyStage(turn: Omit<Turn, 'agent'>, chat: Message[]): Promise<StepAction> {
-  const { context, data, loaded, stored } = turn;
+export async function replyStage(turn: Omit<Turn, 'agent'>): Promise<StepAction> {
+  const { context, data, loaded, stored, chat } = turn;
   const { services } = context;
   const { record } = stored;
   if (loaded.reply) {
@@ -29,8 +28,8 @@ export async function replyStage(turn: Omit<Turn, 'agent'>, chat: Message[]): Pr
     // A team or group in control of a handoff group answers as one member: a child run of its own.
     const reply = await compositeReply(context, record, member, chat);
     if (isPark(reply)) return reply;
-    return commitReply({ ...turn, chat }, member, reply);
+    return commitReply(turn, member, reply);
   }
   const agent = runAgent(services, member, record.lineage, group?.name);
-  return goalsStage({ ...turn, chat, agent }, requestStage);
+  return goalsStage({ ...turn, agent }, requestStage);
 }

@@ -39,8 +39,8 @@ async function execute(context: StepContext, data: IterationJobData): Promise<St
   if (record.iteration > data.iteration) return done;
   logRunStart(context, record);
   const turn = { context, data, loaded, stored, chat: loaded.chat };
-  if (data.previous_calls === 0 || loaded.resultsDone) return replyStage(turn, loaded.chat);
-  return commitFallbackResults(context, data, loaded, stored, (chat) => replyStage({ ...turn, chat }, chat));
+  if (data.previous_calls === 0 || loaded.resultsDone) return replyStage(turn);
+  return commitFallbackResults(context, data, loaded, stored, (chat) => replyStage({ ...turn, chat }));
 }
 
 export const iterationStep: StepKind<IterationJobData> = defineStepKind({
