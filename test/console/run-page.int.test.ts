@@ -39,6 +39,17 @@ const script = {
       when: { role: 'user' as const, contains: 'flaky:' },
       reply: { text: 'Recovered.', fail: [{ kind: 'server_error' as const, status: 503 }] },
     },
+    {
+      when: { role: 'user' as const, contains: 'write:' },
+      reply: {
+        tool_calls: [
+          {
+            name: 'write_file',
+            arguments: { path: 'notes/<img src=x onerror="window.__pwned = 5">.md', content: 'one\ntwo\n' },
+          },
+        ],
+      },
+    },
     { when: { role: 'tool' as const }, reply: { text: hostile } },
   ],
   default: { text: 'Forked and done.' },
@@ -106,7 +117,12 @@ describeWithBrowser('console: the runs and run pages', () => {
   beforeAll(async () => {
     fixture = await ConsoleFixture.start({
       script,
-      harness: { agent: { tools: { charge_card: { requires_approval: true } } } },
+      harness: {
+        agent: {
+          toolboxes: ['test', 'utils', 'filesystem'],
+          tools: { charge_card: { requires_approval: true } },
+        },
+      },
     });
   });
   afterEach(async () => {
@@ -174,6 +190,19 @@ describeWithBrowser('console: the runs and run pages', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await expectNothingRan(page);
     await screenshot(page, 'run');
+  });
+
+  it('shows each file a tool changed in the transcript, its path as text', async () => {
+    const { runId } = await submit('write: a note');
+    await untilStatus(runId, 'completed');
+    const page = await openRun(runId);
+    const note = page.locator('[data-testid="transcript-note"][data-kind="file_change"]');
+    await note.waitFor();
+    expect(await note.textContent()).toBe(
+      'File: notes/<img src=x onerror="window.__pwned = 5">.md created by write_file (+2 −0 lines, 8 bytes)',
+    );
+    expect(await page.locator('main img').count()).toBe(0);
+    await expectNothingRan(page);
   });
 
   it('answers the run’s question in place, and the run completes live', async () => {
