@@ -75,6 +75,10 @@ async function childTasks(
   const seen = new Set<string>();
   for (const [index, chatId] of threads.entries()) {
     if (chatId === undefined) continue;
+    if (!context.services.agents.has(tasks[index]?.agent ?? ''))
+      throw new Error(
+        `thread: "${tasks[index]?.agent}" is a team or handoff group; only an agent keeps a thread (leave thread out)`,
+      );
     if (seen.has(chatId))
       throw new Error(
         `tasks: two tasks continue thread "${tasks[index]?.thread}" of agent "${tasks[index]?.agent}" at once; give them one after the other`,
