@@ -7,8 +7,8 @@ import {
   type ToolboxReference,
 } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
-import type { AnyMiddleware } from '../extensions/middleware.js';
 import type { Extensions } from '../extensions/extensions.js';
+import type { AnyMiddleware } from '../extensions/middleware.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
 import {
@@ -68,9 +68,9 @@ export function buildRegistry(
   /** Kinds registered in code which the config names: effects, coordinators, stop conditions, middleware. */
   extensions: Extensions = {},
 ): Registry {
+  const middleware: readonly AnyMiddleware[] = extensions.middleware ?? [];
   const effects = effectRegistry(extensions.effects);
   const kinds = teamKinds(extensions.coordinators, extensions.stopConditions);
-  const middleware: readonly AnyMiddleware[] = extensions.middleware ?? [];
   const completers = new Map<string, Completer>();
   for (const provider of config.providers) {
     const kind = providerKind(provider.kind);
@@ -209,29 +209,28 @@ export function buildRegistry(
   const teams = new Map<string, TeamService>(
     config.teams.map((team) => {
       const { coordinator } = team;
-      const coordinatorAgent =
-        isLlmCoordinator(coordinator)
-          ? {
-              name: `${team.name}-coordinator`,
-              description: `chooses who acts next in team ${team.name}`,
-              prefix: team.prefix,
-              instructions: coordinator.instructions,
-              maxIterations: 1,
-              stream: false,
-              budget: undefined,
-              timeoutS: undefined,
-              outputGuard: undefined,
-              outputSchema: undefined,
-              maxDelegationDepth: undefined,
-              supervisor: undefined,
-              effects: [],
-              completer: completerOf(coordinator.provider),
-              toolboxes: [],
-              tools: [],
-              provider: providerRuntime(coordinator.provider),
-              approvalTools: new Set<string>(),
-            }
-          : undefined;
+      const coordinatorAgent = isLlmCoordinator(coordinator)
+        ? {
+            name: `${team.name}-coordinator`,
+            description: `chooses who acts next in team ${team.name}`,
+            prefix: team.prefix,
+            instructions: coordinator.instructions,
+            maxIterations: 1,
+            stream: false,
+            budget: undefined,
+            timeoutS: undefined,
+            outputGuard: undefined,
+            outputSchema: undefined,
+            maxDelegationDepth: undefined,
+            supervisor: undefined,
+            effects: [],
+            completer: completerOf(coordinator.provider),
+            toolboxes: [],
+            tools: [],
+            provider: providerRuntime(coordinator.provider),
+            approvalTools: new Set<string>(),
+          }
+        : undefined;
       return [
         team.name,
         {
@@ -263,7 +262,11 @@ function middlewareNamed(middleware: readonly AnyMiddleware[], kind: string, pat
 }
 
 /** The definition of a team's coordinator kind (the config check found it, unless given other extensions). */
-function coordinatorNamed(kinds: TeamKinds, kind: string, team: string): TeamService['coordinatorDefinition'] {
+function coordinatorNamed(
+  kinds: TeamKinds,
+  kind: string,
+  team: string,
+): TeamService['coordinatorDefinition'] {
   const definition = kinds.coordinators.get(kind);
   if (!definition) {
     throw new RatchetError(
