@@ -48,15 +48,13 @@ export type {
   CoordinatorContext,
   CoordinatorDefinition,
   CoordinatorView,
-  StopConditionDefinition,
-  StopConditionView,
-  TeamView,
-} from './workflows/core/coordinator-definition.js';
-export type {
   EffectContext,
   EffectDefinition,
   EffectEvent,
   EffectPlan,
   EffectView,
-} from './workflows/core/effects/effect-definition.js';
+  StopConditionDefinition,
+  StopConditionView,
+  TeamView,
+} from './workflows/index.js';
 export { type Engine, engineFromConfig } from './workflows/index.js';

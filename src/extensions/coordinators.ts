@@ -6,7 +6,7 @@ import type {
   CoordinatorView,
   StopConditionDefinition,
   StopConditionView,
-} from '../workflows/core/coordinator-definition.js';
+} from '../workflows/index.js';
 import type { ExtensionContext } from './context.js';
 
 /**

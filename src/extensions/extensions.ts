@@ -1,8 +1,4 @@
-import type {
-  CoordinatorDefinition,
-  StopConditionDefinition,
-} from '../workflows/core/coordinator-definition.js';
-import type { EffectDefinition } from '../workflows/core/effects/effect-definition.js';
+import type { CoordinatorDefinition, EffectDefinition, StopConditionDefinition } from '../workflows/index.js';
 import type { AnyMiddleware } from './middleware.js';
 
 /**

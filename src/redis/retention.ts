@@ -5,6 +5,7 @@ import type { Logger } from '../log/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { sessionIdOfRun } from '../workflows/ids.js';
 import { runRecordSchema } from '../workflows/run-record.js';
+import { isThreadChatId } from '../workflows/thread-chats.js';
 import type { RedisClient } from './connection.js';
 import {
   chatKey,
@@ -18,7 +19,6 @@ import {
 } from './keys.js';
 import { runScript } from './scripts.js';
 import { sessionChatKeys } from './session-store.js';
-import { isThreadChatId } from './thread-chats.js';
 
 /**
  * Retention: what a long-lived deployment stops keeping. Every shard has two indexes, written by the same

@@ -1,6 +1,13 @@
-import type { CrashTestReference } from './crash-test.js';
 import type { LedgerEntry } from './ledger.js';
 import type { RunTreeSnapshot } from './run-snapshot.js';
+
+/** The run without faults, the oracle of every crash. */
+export interface CrashTestReference {
+  snapshot: RunTreeSnapshot;
+  sideEffects: LedgerEntry[];
+  modelCalls: number;
+  durationMs: number;
+}
 
 /** One way a crashed run differs from the run without faults. */
 export interface CrashDifference {

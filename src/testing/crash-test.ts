@@ -1,7 +1,6 @@
-import { type CrashPointName, crashPointNames } from '../workflows/crash-points.js';
-import { type CrashDifference, compareWithReference } from './crash-differences.js';
+import { type CrashPointName, crashPointNames } from '../workflows/index.js';
+import { type CrashDifference, type CrashTestReference, compareWithReference } from './crash-differences.js';
 import type { LedgerEntry } from './ledger.js';
-import type { RunTreeSnapshot } from './run-snapshot.js';
 import {
   createTestEngine,
   type ModelCall,
@@ -10,6 +9,8 @@ import {
   type TestTask,
 } from './test-engine.js';
 import type { WorkerProcess } from './worker-process.js';
+
+export type { CrashTestReference };
 
 /**
  * The crash points a worker can reach (the ones an API reaches, `steer.*`, are left out): where a crash
@@ -40,14 +41,6 @@ export interface CrashTestOptions extends TestEngineOptions {
    * which is a difference.
    */
   timeoutMs?: number;
-}
-
-/** The run without faults, the oracle of every crash. */
-export interface CrashTestReference {
-  snapshot: RunTreeSnapshot;
-  sideEffects: LedgerEntry[];
-  modelCalls: number;
-  durationMs: number;
 }
 
 /** One run with its worker killed at a crash point. */

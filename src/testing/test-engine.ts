@@ -10,8 +10,8 @@ import { closeRedis, createRedis, type RedisClient } from '../redis/connection.j
 import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from '../worker/index.js';
-import type { Engine } from '../workflows/engine.js';
-import { engineFromConfig } from '../workflows/engine-from-config.js';
+import type { Engine } from '../workflows/index.js';
+import { engineFromConfig } from '../workflows/index.js';
 import { type Ledger, redisLedger } from './ledger.js';
 import { type RunTreeRead, readRunTree } from './run-snapshot.js';
 import { loadTestWorker, moduleSpecifier } from './test-worker.js';

@@ -1,4 +1,4 @@
-import type { JsonValue } from './tool.js';
+import type { JsonValue } from './json-value.js';
 
 /** An image a tool returns to the model: inline base64 bytes with their media type. */
 export interface ToolImage {

@@ -5,9 +5,10 @@ import type { ToolDefinition } from '../models/completer.js';
 import type { MemoryStore } from '../redis/memory-store.js';
 import type { SessionDataStore } from '../redis/session-data-store.js';
 import type { FileChange } from './file-change.js';
+import type { JsonValue } from './json-value.js';
 import type { ToolOutput } from './tool-result.js';
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /** What a handler gets besides its input. */
 export interface ToolContext {

@@ -5,7 +5,23 @@
 export { finalFailureHeadroom } from '../redis/step-queues.js';
 export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
+export type {
+  CoordinatorChoice,
+  CoordinatorContext,
+  CoordinatorDefinition,
+  CoordinatorView,
+  StopConditionDefinition,
+  StopConditionView,
+  TeamView,
+} from './core/coordinator-definition.js';
 export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
+export type {
+  EffectContext,
+  EffectDefinition,
+  EffectEvent,
+  EffectPlan,
+  EffectView,
+} from './core/effects/effect-definition.js';
 export { effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
@@ -19,6 +35,7 @@ export type {
   WaitView,
 } from './core/run-timeline.js';
 export { type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
+export { type CrashPointName, crashPointNames } from './crash-points.js';
 export { Engine, type SystemState } from './engine.js';
 export { engineFromConfig, iterationLimit } from './engine-from-config.js';
 export type { HandoffGroup } from './handoff-toolbox.js';

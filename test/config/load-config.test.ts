@@ -81,6 +81,7 @@ describe('loadConfig', () => {
       description: 'Breaks work into steps',
       prefix: '🧭',
       instructions: '# Role\nYou plan. Costs are in $ (US dollars).\n',
+      middleware: [],
       provider: 'default',
       toolboxes: ['search', 'files'],
       skills: [],

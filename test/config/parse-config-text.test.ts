@@ -32,6 +32,7 @@ describe('parseConfigText: defaults', () => {
           description: '',
           prefix: '🤖',
           instructions: '',
+          middleware: [],
           provider: 'default',
           toolboxes: [],
           skills: [],

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { chatKey, runKeys } from '../../src/redis/keys.js';
-import { threadChatId } from '../../src/redis/thread-chats.js';
+import { threadChatId } from '../../src/workflows/thread-chats.js';
 import { Harness } from '../helpers/harness.js';
 
 // delegate_to_agent with a thread (or continue: true) continues an earlier conversation with the same agent in

@@ -1,9 +1,9 @@
 import { RatchetError } from '../../errors/index.js';
-import { threadChatId } from '../../redis/thread-chats.js';
 import type { DelegatedTask, DelegationResult } from '../../tools/index.js';
 import { childRunId, messageId } from '../ids.js';
 import type { ToolJobData } from '../job-data.js';
 import { isFinished } from '../run-record.js';
+import { threadChatId } from '../thread-chats.js';
 import { isRunnable, runnableNames } from './agent-runtime.js';
 import { awaitChildRuns, type ChildState, type ChildTask } from './child-wait.js';
 import type { StepContext } from './step-context.js';
