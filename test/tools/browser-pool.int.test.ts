@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -39,10 +39,10 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-function toolbox(browser: Record<string, unknown> = {}): BrowserToolBox {
+function toolbox(browser: Record<string, unknown> = {}, inWorkspace = workspace): BrowserToolBox {
   const created = browserToolbox({
     settings: toolsSettings({ browser: { private_hosts: ['127.0.0.1'], ...browser } }).browser,
-    workspace,
+    workspace: inWorkspace,
   });
   toolboxes.push(created);
   return created;
@@ -134,7 +134,34 @@ describeWithBrowser('browser pool', () => {
     const saved = join(workspace, 'downloads/file.bin');
     const deadline = Date.now() + 10_000;
     while (!existsSync(saved) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    // Written under a temporary name and renamed: once the file is there, it is whole.
     expect(readdirSync(join(workspace, 'downloads'))).toEqual(['file.bin']);
     expect(readFileSync(saved)).toEqual(Buffer.alloc(1024, 7));
+  });
+
+  it('refuses a download into a downloads directory the model linked outside the workspace', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'ratchet-browser-linked-'));
+    const outside = mkdtempSync(join(tmpdir(), 'ratchet-browser-outside-'));
+    try {
+      // What a hostile model could do with run_command: `ln -s /somewhere/else downloads`.
+      symlinkSync(outside, join(own, 'downloads'));
+      const browser = toolbox({ downloads: true }, own);
+      const context = contextOf('run_linked');
+      await callOk(browser, 'browser_open', { url: `${site.origin}/download` }, context);
+      const clicked = await callOk(browser, 'browser_click', { selector: '#file' }, context);
+      // The refusal reaches the model with the click's answer, or with its next call.
+      const reasons: string[] = (clicked.blocked ?? []).map((blocked: { reason: string }) => blocked.reason);
+      const deadline = Date.now() + 10_000;
+      while (reasons.length === 0 && Date.now() < deadline) {
+        const read = await callOk(browser, 'browser_read', {}, context);
+        for (const blocked of read.blocked ?? []) reasons.push(blocked.reason);
+        if (reasons.length === 0) await new Promise((done) => setTimeout(done, 50));
+      }
+      expect(reasons.join('\n')).toMatch(/download failed: .*outside the workspace/);
+      expect(readdirSync(outside)).toEqual([]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

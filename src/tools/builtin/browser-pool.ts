@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, delimiter, join } from 'node:path';
+import { mkdir, rename } from 'node:fs/promises';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
 import type { ToolsConfig } from '../../config/index.js';
 import { type BlockedRequest, confineContext, confinementPolicy } from './browser-confinement.js';
 import { guardedFetch, harmlessRequestHeaders } from './guarded-fetch.js';
 import type { Resolver } from './ssrf-guard.js';
+import { openInWorkspace, resolveInWorkspace } from './workspace-path.js';
 
 /** One run's page in this worker, with what its page was refused since the model last heard. */
 export interface LivePage {
@@ -137,10 +139,8 @@ export class BrowserPool {
           signal: AbortSignal.any([entry.closing.signal, AbortSignal.timeout(settings.action_timeout_ms)]),
         },
       );
-      const directory = join(this.options.workspace, 'downloads');
-      await mkdir(directory, { recursive: true });
       const name = basename(suggestedName).replace(/^\.+/, '') || 'download';
-      await writeFile(join(directory, name), response.body);
+      await saveInWorkspace(this.options.workspace, `downloads/${name}`, response.body);
     } catch (error) {
       entry.blocked.push({ url, reason: `download failed: ${(error as Error).message}` });
     }
@@ -279,4 +279,30 @@ async function closeWithin(context: BrowserContext, timeoutMs: number): Promise<
     }),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * Writes a downloaded file into the workspace as the filesystem tools write: the path checked against
+ * symbolic links out of the workspace (a `downloads` the model linked elsewhere is refused), the file opened
+ * without following links and checked again on its handle. It is written under a temporary name and renamed,
+ * so the file never appears half written.
+ */
+async function saveInWorkspace(workspace: string, path: string, body: Buffer): Promise<void> {
+  const target = await resolveInWorkspace(workspace, path);
+  await mkdir(dirname(target.absolute), { recursive: true });
+  const partial = await resolveInWorkspace(
+    workspace,
+    join(dirname(target.relative), `.${basename(target.relative)}.${randomUUID()}.part`),
+  );
+  const handle = await openInWorkspace(
+    workspace,
+    partial,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+  );
+  try {
+    await handle.writeFile(body);
+  } finally {
+    await handle.close();
+  }
+  await rename(partial.absolute, target.absolute);
 }
