@@ -51,11 +51,11 @@ async function startSink(): Promise<TelemetrySink> {
   const base = `http://127.0.0.1:${port}`;
   return {
     config: {
-      // BENCH_QUEUE_SPANS=off: the run spans alone (telemetry.traces.queue_spans: false).
+      // BENCH_QUEUE_SPANS=on: BullMQ's queue spans too (telemetry.traces.queue_spans, off by default).
       traces: {
         enabled: true,
         endpoint: `${base}/v1/traces`,
-        ...(process.env.BENCH_QUEUE_SPANS === 'off' ? { queue_spans: false } : {}),
+        ...(process.env.BENCH_QUEUE_SPANS === 'on' ? { queue_spans: true } : {}),
       },
       metrics: { enabled: true, worker_port: 0 },
     },
