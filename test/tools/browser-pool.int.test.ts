@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import type { KeySpace } from '../../src/redis/keys.js';
@@ -11,7 +12,7 @@ import { defineScripts } from '../../src/redis/scripts.js';
 import { redisSessionData } from '../../src/redis/session-data-store.js';
 import { type BrowserToolBox, browserToolbox } from '../../src/tools/builtin/browser-toolbox.js';
 import { describeWithBrowser } from '../helpers/browser.js';
-import { type PageServer, shopSite, startPageServer } from '../helpers/browser-pages.js';
+import { html, type PageServer, shopSite, startPageServer } from '../helpers/browser-pages.js';
 import { deleteKeys } from '../helpers/harness.js';
 import { callError, callOk, sessionAccess, toolContext, toolsSettings } from '../helpers/tool-calls.js';
 
@@ -137,6 +138,48 @@ describeWithBrowser('browser pool', () => {
     // Written under a temporary name and renamed: once the file is there, it is whole.
     expect(readdirSync(join(workspace, 'downloads'))).toEqual(['file.bin']);
     expect(readFileSync(saved)).toEqual(Buffer.alloc(1024, 7));
+  });
+
+  it('bridges a page’s WebSocket to a server the guard allows, both ways, and closes it with the page', async () => {
+    const echo = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((listening) => echo.once('listening', () => listening()));
+    const echoPort = (echo.address() as { port: number }).port;
+    const received: string[] = [];
+    let closed = false;
+    echo.on('connection', (connection) => {
+      connection.on('message', (data) => {
+        received.push(data.toString());
+        connection.send(`echo ${data.toString()}`);
+      });
+      connection.on('close', () => {
+        closed = true;
+      });
+    });
+    // 127.0.0.1 is in the tests' private_hosts, as a public server would be allowed.
+    const page = await startPageServer((_request, response) =>
+      html(
+        response,
+        `<title>socket</title><p id="status">waiting</p><script>
+          const socket = new WebSocket('ws://127.0.0.1:${echoPort}/echo');
+          socket.onopen = () => socket.send('ping');
+          socket.onmessage = (event) => { document.getElementById('status').textContent = 'got ' + event.data; };
+        </script>`,
+      ),
+    );
+    try {
+      const browser = toolbox();
+      const context = contextOf('run_socket');
+      await callOk(browser, 'browser_open', { url: `${page.origin}/` }, context);
+      await callOk(browser, 'browser_wait', { text: 'got echo ping' }, context);
+      expect(received).toEqual(['ping']);
+      await browser.pool.closeRun('run_socket');
+      const deadline = Date.now() + 10_000;
+      while (!closed && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+      expect(closed).toBe(true);
+    } finally {
+      await page.close();
+      await new Promise<void>((done) => echo.close(() => done()));
+    }
   });
 
   it('refuses a download into a downloads directory the model linked outside the workspace', async () => {

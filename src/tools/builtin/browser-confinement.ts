@@ -1,7 +1,8 @@
 import type { BrowserContext, Route, WebSocketRoute } from 'playwright-core';
+import { WebSocket as UpstreamSocket } from 'ws';
 import type { ToolsConfig } from '../../config/index.js';
 import { guardedFetch, guardedHop, type HopResponse, harmlessRequestHeaders } from './guarded-fetch.js';
-import { checkDestination, type DestinationPolicy, type Resolver } from './ssrf-guard.js';
+import { checkDestination, type DestinationPolicy, pinnedLookup, type Resolver } from './ssrf-guard.js';
 
 /** What a page tried and was refused, as the model is told after its next action. */
 export interface BlockedRequest {
@@ -12,7 +13,7 @@ export interface BlockedRequest {
 export interface ConfinementOptions {
   settings: ToolsConfig['browser'];
   resolve: Resolver;
-  /** Called for every request refused (a private address, a scheme other than http(s), a WebSocket). */
+  /** Called for every request refused (a private address, a scheme other than http(s) or ws(s)). */
   onBlocked(blocked: BlockedRequest): void;
   /**
    * Called when a navigation of the page's main frame is redirected: the navigation is stopped there, and the
@@ -44,13 +45,13 @@ const droppedResponseHeaders = new Set([
  * redirects, sub-resources, fetch/XHR) is intercepted and sent by the worker through the SSRF guard, one hop
  * at a time (a redirect comes back to the page and its next hop is intercepted again), connecting only to
  * the addresses checked. Chromium itself never opens a connection for them: it is launched with a proxy
- * that does not exist (see browserLaunchOptions), so a request the interception missed fails. WebSockets
- * are refused, their destination reported.
+ * that does not exist (see browserLaunchOptions), so a request the interception missed fails. A WebSocket
+ * is bridged by the worker to its server after the same check (bridgeWebSocket), or refused and reported.
  */
 export async function confineContext(context: BrowserContext, options: ConfinementOptions): Promise<void> {
   const policy = confinementPolicy(options.settings);
   await context.route('**/*', (route) => forward(route, policy, options));
-  await context.routeWebSocket(/.*/, (socket) => refuseWebSocket(socket, options));
+  await context.routeWebSocket(/.*/, (socket) => bridgeWebSocket(socket, options));
 }
 
 /** The SSRF guard's policy, from tools.browser. */
@@ -114,22 +115,78 @@ async function fulfill(route: Route, response: HopResponse): Promise<void> {
   await route.fulfill({ status: response.status, headers, body: response.body });
 }
 
-async function refuseWebSocket(socket: WebSocketRoute, options: ConfinementOptions): Promise<void> {
+/** Messages a page may send before its socket's server has answered: more close the socket. */
+const maxEarlyMessages = 100;
+
+/**
+ * A page's WebSocket, opened by the worker: its destination checked by the SSRF guard as every request is,
+ * the connection pinned to the checked addresses (no second DNS answer), messages passed both ways and
+ * bounded by max_resource_bytes each; a close on either side closes the other. A refused one is closed with
+ * 1008 and reported to the model.
+ */
+async function bridgeWebSocket(socket: WebSocketRoute, options: ConfinementOptions): Promise<void> {
   const url = socket.url();
-  let reason = 'WebSockets are not supported by the browser toolbox';
+  const refuse = async (reason: string) => {
+    options.onBlocked({ url: truncate(url), reason: truncate(reason) });
+    await socket.close({ code: 1008, reason: 'refused by the browser toolbox' }).catch(() => {});
+  };
+  let target: URL;
   try {
-    // Said for the model's sake: a refused destination is named as the http guard names it.
-    await checkDestination(
+    target = new URL(url);
+    if (target.protocol !== 'ws:' && target.protocol !== 'wss:')
+      throw new Error('only ws: and wss: are allowed');
+  } catch (error) {
+    await refuse(`url: ${(error as Error).message}`);
+    return;
+  }
+  let destination: Awaited<ReturnType<typeof checkDestination>>;
+  try {
+    destination = await checkDestination(
       new URL(url.replace(/^ws/, 'http')),
       confinementPolicy(options.settings),
       options.resolve,
       options.signal,
     );
   } catch (error) {
-    reason = (error as Error).message;
+    await refuse((error as Error).message);
+    return;
   }
-  options.onBlocked({ url: truncate(url), reason: truncate(reason) });
-  await socket.close({ code: 1008, reason: 'refused by the browser toolbox' }).catch(() => {});
+  const upstream = new UpstreamSocket(target, {
+    lookup: pinnedLookup(destination),
+    handshakeTimeout: options.settings.action_timeout_ms,
+    maxPayload: options.settings.max_resource_bytes,
+    followRedirects: false,
+    perMessageDeflate: false,
+  });
+  const early: (string | Buffer)[] = [];
+  const closeUpstream = () => {
+    if (upstream.readyState === UpstreamSocket.CONNECTING) upstream.terminate();
+    else upstream.close();
+  };
+  options.signal.addEventListener('abort', closeUpstream, { once: true });
+  socket.onMessage((message) => {
+    if (upstream.readyState === UpstreamSocket.OPEN) upstream.send(message);
+    else if (early.length < maxEarlyMessages) early.push(message);
+    else closeUpstream();
+  });
+  socket.onClose(() => closeUpstream());
+  upstream.on('open', () => {
+    for (const message of early.splice(0)) upstream.send(message);
+  });
+  upstream.on('message', (data, isBinary) => {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    socket.send(isBinary ? bytes : bytes.toString('utf8'));
+  });
+  upstream.on('error', (error) => {
+    options.onBlocked({ url: truncate(url), reason: truncate(`WebSocket failed: ${error.message}`) });
+  });
+  upstream.on('close', (code) => {
+    options.signal.removeEventListener('abort', closeUpstream);
+    // 1005/1006 say "no code" and "abnormal", which a page may not be sent: a plain close instead.
+    void socket
+      .close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 ? { code } : {})
+      .catch(() => {});
+  });
 }
 
 /** URLs and reasons a page controls are bounded before they reach the model. */
