@@ -145,6 +145,9 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
           const refusal = live.blocked.find((blocked) => blocked.url === href);
           if (!refusal || (error as Error).name === 'TimeoutError') throw error;
           live.blocked.splice(live.blocked.indexOf(refusal), 1);
+          // Chromium commits its error page for the refused navigation after the refusal is reported: let it,
+          // or it would interrupt the next navigation of this page.
+          await live.page.waitForURL(/^chrome-error:/, { timeout: 2_000 }).catch(() => {});
           throw new Error(`${refusal.url} was refused: ${refusal.reason}`);
         }
       }
