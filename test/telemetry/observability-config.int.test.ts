@@ -63,7 +63,8 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
           {
             tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }],
             usage: { input_tokens: 3, output_tokens: 4 },
-            delay_ms: 2_000,
+            // Long enough to see the call arrive and kill its worker on a loaded machine, before it answers.
+            delay_ms: 6_000,
           },
           { tool_calls: [{ name: 'add', arguments: { a: 3, b: 4 } }] },
           { text: 'done' },

@@ -27,7 +27,9 @@ const agents: HarnessAgent[] = [
       ],
     },
   },
-  { name: 'helper', script: { default: { text: 'helped', delay_ms: 2_500 } } },
+  // Long enough for the test to see the helper's call arrive and kill its worker on a loaded machine: a call
+  // that finished first would leave no repeated call to find (it did at 2.5 s, with four test files at once).
+  { name: 'helper', script: { default: { text: 'helped', delay_ms: 8_000 } } },
 ];
 
 const byName = (spans: readonly ReceivedSpan[], name: string) => spans.filter((span) => span.name === name);
