@@ -135,8 +135,7 @@ describe('GET /metrics', () => {
 
   it('counts the takeover of a worker killed mid-model-call, and the model call it repeated', async () => {
     harness = new Harness({
-      // Long enough to see the call arrive and kill its worker on a loaded machine, before it answers.
-      script: { replies: [{ text: 'slow answer', delay_ms: 8_000 }] },
+      script: { replies: [{ text: 'slow answer', delay_ms: 3_000 }] },
       config: metricsConfig,
     });
     const workers = [harness.spawnWorker(), harness.spawnWorker()];
