@@ -50,10 +50,11 @@ function toolbox(browser: Record<string, unknown> = {}, inWorkspace = workspace)
 }
 
 const sessionId = `ses_${randomBytes(8).toString('hex')}`;
-function contextOf(runId: string) {
+function contextOf(runId: string, toolCallId = 'call_1') {
   return toolContext({
     sessionId,
     runId,
+    toolCallId,
     session: sessionAccess({ data: redisSessionData(redis, space, sessionId) }),
   });
 }
@@ -83,12 +84,46 @@ describeWithBrowser('browser pool', () => {
     browser.runEnded?.('run_together');
     // Both find no page: each would open one, and the second would close the first's under it.
     const [heading, title] = await Promise.all([
-      callOk(browser, 'browser_read', { selector: 'h1' }, contextOf('run_together')),
-      callOk(browser, 'browser_read', { selector: 'title' }, contextOf('run_together')),
+      callOk(browser, 'browser_read', { selector: 'h1' }, contextOf('run_together', 'call_h1')),
+      callOk(browser, 'browser_read', { selector: 'title' }, contextOf('run_together', 'call_title')),
     ]);
     expect(heading).toMatchObject({ content: 'Order a mug', restored: expect.any(String) });
     expect(title).toMatchObject({ url: `${site.origin}/form` });
     expect(title).not.toHaveProperty('restored');
+  });
+
+  it('says the page was reopened on every attempt of the call that reopened it, and on no later call', async () => {
+    const browser = toolbox();
+    await callOk(
+      browser,
+      'browser_open',
+      { url: `${site.origin}/form` },
+      contextOf('run_again', 'call_open'),
+    );
+    browser.runEnded?.('run_again');
+    const first = await callOk(
+      browser,
+      'browser_read',
+      { selector: 'h1' },
+      contextOf('run_again', 'call_read'),
+    );
+    expect(first).toHaveProperty('restored');
+    // The attempt above may end before its result is committed (its lock lost): the next attempt of the same
+    // call finds the page open, and must still say what the model would otherwise not know.
+    const again = await callOk(
+      browser,
+      'browser_read',
+      { selector: 'h1' },
+      contextOf('run_again', 'call_read'),
+    );
+    expect(again).toMatchObject({ content: 'Order a mug', restored: expect.any(String) });
+    const later = await callOk(
+      browser,
+      'browser_read',
+      { selector: 'h1' },
+      contextOf('run_again', 'call_next'),
+    );
+    expect(later).not.toHaveProperty('restored');
   });
 
   it('keeps at most max_pages pages: the least recently used is closed, and reopened when its run comes back', async () => {

@@ -20,6 +20,11 @@ export interface LivePage {
   lastUsedMs: number;
   /** Aborted when the page closes: its requests in flight stop. */
   closing: AbortController;
+  /**
+   * The tool call that reopened the page from the run's record: its result says so, on every attempt of that
+   * call (an attempt that reopened it may end before its result is committed, and the next finds it open).
+   */
+  restoredFor?: string;
 }
 
 export interface BrowserPoolOptions {

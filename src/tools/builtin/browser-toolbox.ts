@@ -89,14 +89,13 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
   ): Promise<PageSummary> {
     let record = await readPageRecord(context);
     let live = pool.live(context.runId);
-    let restored = false;
     const run = async () => {
       if (!live) {
         live = await pool.open(context.runId);
         const url = currentUrl(record);
         if (reopen && url !== undefined) {
           await navigate(live, url);
-          restored = true;
+          live.restoredFor = context.toolCallId;
         }
       }
       const done = await action(live, record);
@@ -124,7 +123,7 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
       throw error;
     }
     await writePageRecord(context, record);
-    if (restored) {
+    if (live?.restoredFor === context.toolCallId) {
       summary.restored =
         'the page was reopened from its URL (the browser that held it had closed): what was typed into it is gone';
     }
