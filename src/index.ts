@@ -14,8 +14,10 @@ export { defineCoordinator, defineStopCondition } from './extensions/coordinator
 export { defineEffect } from './extensions/effects.js';
 export type { Extensions } from './extensions/extensions.js';
 export {
+  type AnswerRejection,
   type AnyMiddleware,
   defineMiddleware,
+  isAnswerRejection,
   isRefusal,
   type JsonValue,
   type MiddlewareCall,
@@ -24,9 +26,11 @@ export {
   type ModelReply,
   type ModelRequest,
   type NextModelCall,
+  type NextOptions,
   type NextToolCall,
   type Refusal,
   refuse,
+  rejectAnswer,
   type ToolCall,
   type ToolRequest,
   type ToolResult,

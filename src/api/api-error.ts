@@ -111,6 +111,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   model_request_invalid: 'internal',
   model_error: 'internal',
   model_stalled: 'internal',
+  model_timeout: 'internal',
   reply_too_large: 'internal',
   entry_too_large: 'internal',
   script_exhausted: 'internal',

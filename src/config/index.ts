@@ -1,3 +1,8 @@
+export {
+  builtinMiddlewareOptions,
+  loggerMiddlewareSchema,
+  timeoutMiddlewareSchema,
+} from './builtin-middleware-options.js';
 export type { KnownToolbox } from './check-references.js';
 export { ConfigError } from './config-error.js';
 export type { ConfigExtensions } from './config-extensions.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtinMiddlewareOptions } from './builtin-middleware-options.js';
 import { registeredKinds } from './config-extensions.js';
 import { allowedKeys, configErrorMap, describeValue, unknownKeyMessage } from './config-issues.js';
 import { didYouMean } from './suggest.js';
@@ -10,13 +11,15 @@ export interface MiddlewareConfig {
 }
 
 /**
- * One entry of an agent's `middleware`: `{kind, ...options}`. The kinds are the middleware registered in
- * code (`extensions.middleware`): an unknown kind is reported at `kind` with a hint and the known kinds; the
- * options are checked by the middleware's own schema, each problem at its path.
+ * One entry of an agent's `middleware`: `{kind, ...options}`. The kinds are the built-ins (output_guardrail,
+ * timeout, logger, recovery) and the middleware registered in code (`extensions.middleware`): an unknown kind
+ * is reported at `kind` with a hint and the known kinds; the options are checked by the middleware's own
+ * schema, each problem at its path.
  */
 export const middlewareConfigSchema = z.transform((input: unknown, context): MiddlewareConfig => {
-  const known = (registeredKinds().middleware ?? []).map((middleware) => middleware.name);
-  const knownList = known.length === 0 ? 'none is registered' : `known kinds: ${known.join(', ')}`;
+  const registered = registeredKinds().middleware ?? [];
+  const known = [...builtinMiddlewareOptions.keys(), ...registered.map((middleware) => middleware.name)];
+  const knownList = `known kinds: ${known.join(', ')}`;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     context.addIssue({
       code: 'custom',
@@ -34,7 +37,10 @@ export const middlewareConfigSchema = z.transform((input: unknown, context): Mid
     });
     return input as MiddlewareConfig;
   }
-  const definition = registeredKinds().middleware?.find((middleware) => middleware.name === kind);
+  const builtin = builtinMiddlewareOptions.get(kind);
+  const definition = builtin
+    ? { options: builtin }
+    : registered.find((middleware) => middleware.name === kind);
   if (!definition) {
     context.addIssue({
       code: 'custom',

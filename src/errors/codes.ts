@@ -54,6 +54,8 @@ export const errorCodes = {
    * as retry waste (the provider may have billed what it generated).
    */
   model_stalled: { retryable: true },
+  /** A model call ran past the `timeout` middleware's model_call_s: aborted, retried. */
+  model_timeout: { retryable: true },
   /**
    * A model reply (text and tool arguments together) went over its provider's `max_reply_chars`. Not retried:
    * the limit is far above any reply a model is asked for, so a reply over it comes from a model stuck in a

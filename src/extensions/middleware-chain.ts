@@ -1,11 +1,15 @@
+import type { Logger } from 'pino';
 import { RatchetError } from '../errors/index.js';
 import type { ExtensionContext } from './context.js';
 import {
+  type AnswerRejection,
   type ConfiguredMiddleware,
+  isAnswerRejection,
   isRefusal,
   type JsonValue,
   type ModelReply,
   type ModelRequest,
+  type NextOptions,
   type Refusal,
   type ToolRequest,
   type ToolResult,
@@ -28,21 +32,56 @@ export interface MiddlewareDecision {
   /** The provider the request left this middleware for, when it changed it. */
   routed_to?: string;
   refused?: string;
+  /** Why it rejected the final answer (sent back to the model, or the run's failure). */
+  rejected?: string;
 }
 
-/** The chain's outcome: the reply (or result), or the refusal of the middleware named, and every decision. */
+/** A final answer rejected by the middleware named: the reply it rejected, the reason and the retries allowed. */
+export interface ChainRejection<Reply> {
+  kind: 'rejected';
+  by: string;
+  /** The name the answer_rejected event gives the check (the middleware's, unless it named another). */
+  check: string;
+  reason: string;
+  maxRetries: number;
+  reply: Reply;
+}
+
+/**
+ * The chain's outcome: the reply (or result), the refusal of the middleware named, or (around a model call)
+ * its rejection of the final answer; and every decision.
+ */
 export type ChainOutcome<Reply> = (
   | { kind: 'reply'; reply: Reply }
   | { kind: 'refused'; by: string; reason: string }
+  | ChainRejection<Reply>
 ) & { decisions: MiddlewareDecision[] };
+
+/** What the chain is given besides the request: the step's signal and logger. */
+export interface ChainBase {
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/** A call at the end of the chain: the model or the tool, with the signal it must honour. */
+export type ChainEnd<Request, Reply> = (request: Request, signal: AbortSignal) => Promise<Reply>;
+
+interface LayerCall<Request> {
+  request: Request;
+  options: unknown;
+  context: ExtensionContext;
+  signal: AbortSignal;
+  logger: Logger;
+  record(note: JsonValue): void;
+}
 
 interface Layer<Request, Reply> {
   name: string;
   options: unknown;
   around: (
-    call: { request: Request; options: unknown; context: ExtensionContext; record(note: JsonValue): void },
-    next: (request: Request) => Promise<Reply>,
-  ) => Promise<Reply | Refusal>;
+    call: LayerCall<Request>,
+    next: (request: Request, options?: NextOptions) => Promise<Reply>,
+  ) => Promise<Reply | Refusal | AnswerRejection>;
 }
 
 interface Shape<Request, Reply> {
@@ -51,6 +90,8 @@ interface Shape<Request, Reply> {
   routedTo?(given: Request, passed: Request): string | undefined;
   /** A middleware's reply is of the right shape (a bug in one is reported as its failure). */
   isReply(value: unknown): value is Reply;
+  /** Why this reply cannot be rejected as a final answer (undefined: it can); absent: nothing can. */
+  unrejectable?(reply: Reply): string | undefined;
 }
 
 const modelShape: Shape<ModelRequest, ModelReply> = {
@@ -62,6 +103,10 @@ const modelShape: Shape<ModelRequest, ModelReply> = {
     value !== null &&
     Array.isArray((value as ModelReply).parts) &&
     typeof (value as ModelReply).usage === 'object',
+  unrejectable: (reply) =>
+    reply.parts.some((part) => part.type === 'tool_call')
+      ? 'it rejected a reply with tool calls (rejectAnswer is for final answers; refuse() refuses a reply)'
+      : undefined,
 };
 
 const toolShape: Shape<ToolRequest, ToolResult> = {
@@ -77,22 +122,24 @@ const toolShape: Shape<ToolRequest, ToolResult> = {
 export function runModelChain(
   middleware: readonly ConfiguredMiddleware[],
   request: ModelRequest,
-  call: (request: ModelRequest) => Promise<ModelReply>,
+  call: ChainEnd<ModelRequest, ModelReply>,
   contextOf: (name: string) => ExtensionContext,
+  base: ChainBase,
 ): Promise<ChainOutcome<ModelReply>> {
   const layers = layersOf(middleware, (definition) => definition.aroundModelCall?.bind(definition));
-  return runChain(layers, modelShape, request, call, contextOf);
+  return runChain(layers, modelShape, request, call, contextOf, base);
 }
 
 /** The tool call through the agent's middleware that wrap tool calls, in the order the agent lists them. */
 export function runToolChain(
   middleware: readonly ConfiguredMiddleware[],
   request: ToolRequest,
-  call: (request: ToolRequest) => Promise<ToolResult>,
+  call: ChainEnd<ToolRequest, ToolResult>,
   contextOf: (name: string) => ExtensionContext,
+  base: ChainBase,
 ): Promise<ChainOutcome<ToolResult>> {
   const layers = layersOf(middleware, (definition) => definition.aroundToolCall?.bind(definition));
-  return runChain(layers, toolShape, request, call, contextOf);
+  return runChain(layers, toolShape, request, call, contextOf, base);
 }
 
 /** The layers of the middleware that wrap this kind of call (`around` picks the hook), in order. */
@@ -116,50 +163,63 @@ class Refused extends Error {
   }
 }
 
+/** Thrown through the chain by a layer's rejection of the final answer, carrying the answer it rejected. */
+class Rejected<Reply> extends Error {
+  constructor(readonly rejection: ChainRejection<Reply>) {
+    super(`the final answer was rejected by middleware "${rejection.by}": ${rejection.reason}`);
+  }
+}
+
+type Link<Request, Reply> = (request: Request, signal: AbortSignal) => Promise<Reply>;
+
 async function runChain<Request, Reply>(
   layers: readonly Layer<Request, Reply>[],
   shape: Shape<Request, Reply>,
   request: Request,
-  call: (request: Request) => Promise<Reply>,
+  call: ChainEnd<Request, Reply>,
   contextOf: (name: string) => ExtensionContext,
+  base: ChainBase,
 ): Promise<ChainOutcome<Reply>> {
   const decisions: MiddlewareDecision[] = layers.map((layer) => ({ name: layer.name }));
   // Errors that came out of `next` (the model, a tool, a refusal or failure further in): they pass through a
   // middleware that does not catch them; anything else a middleware throws is its own failure.
   const fromNext = new WeakSet<object>();
-  const through = async (next: (request: Request) => Promise<Reply>, passed: Request): Promise<Reply> => {
-    try {
-      return await next(passed);
-    } catch (error) {
-      if (typeof error === 'object' && error !== null) fromNext.add(error);
-      throw error;
-    }
-  };
-  const chain = layers.reduceRight<(request: Request) => Promise<Reply>>(
-    (next, layer, position) => async (given) => {
+  const chain = layers.reduceRight<Link<Request, Reply>>(
+    (next, layer, position) => async (given, signal) => {
       const decision = decisions[position] as MiddlewareDecision;
       let fromInside: Reply | undefined;
-      let outcome: Reply | Refusal;
+      let outcome: Reply | Refusal | AnswerRejection;
       try {
         outcome = await layer.around(
           {
             request: given,
             options: layer.options,
             context: contextOf(layer.name),
+            signal,
+            logger: base.logger.child({ middleware: layer.name }),
             record: (note) => {
               decision.note = boundedNote(layer.name, note);
             },
           },
-          async (passed) => {
+          async (passed, options) => {
             if (shape.requestChanged(given, passed)) decision.request_changed = true;
             const routed = shape.routedTo?.(given, passed);
             if (routed) decision.routed_to = routed;
-            fromInside = await through(next, passed);
+            const inner = options?.signal ? AbortSignal.any([signal, options.signal]) : signal;
+            try {
+              fromInside = await next(passed, inner);
+            } catch (error) {
+              if (typeof error === 'object' && error !== null) fromNext.add(error);
+              throw error;
+            }
             return fromInside;
           },
         );
       } catch (error) {
+        // What came out of next passes; so does an error with a Ratchet code (a built-in's own, such as the
+        // timeout's model_timeout, retried by the step's policy).
         if (typeof error === 'object' && error !== null && fromNext.has(error)) throw error;
+        if (error instanceof RatchetError) throw error;
         throw middlewareFailed(layer.name, error);
       }
       if (isRefusal(outcome)) {
@@ -167,6 +227,7 @@ async function runChain<Request, Reply>(
         decision.refused = reason;
         throw new Refused(layer.name, reason);
       }
+      if (isAnswerRejection(outcome)) throw rejectionOf(layer.name, outcome, fromInside, shape, decision);
       if (!shape.isReply(outcome))
         throw middlewareFailed(layer.name, new Error('it returned neither a reply nor a refusal'));
       if (fromInside !== undefined && outcome !== fromInside) decision.reply_changed = true;
@@ -175,12 +236,42 @@ async function runChain<Request, Reply>(
     call,
   );
   try {
-    const reply = await chain(request);
+    const reply = await chain(request, base.signal);
     return { kind: 'reply', reply, decisions: decisions.filter(isDecision) };
   } catch (error) {
+    if (error instanceof Rejected) {
+      return { ...(error.rejection as ChainRejection<Reply>), decisions: decisions.filter(isDecision) };
+    }
     if (!(error instanceof Refused)) throw error;
     return { kind: 'refused', by: error.by, reason: error.reason, decisions: decisions.filter(isDecision) };
   }
+}
+
+/** A layer's rejection of the answer it was given by `next`, or its failure when it may not reject it. */
+function rejectionOf<Request, Reply>(
+  name: string,
+  outcome: AnswerRejection,
+  fromInside: Reply | undefined,
+  shape: Shape<Request, Reply>,
+  decision: MiddlewareDecision,
+): Error {
+  const why =
+    fromInside === undefined
+      ? 'it rejected an answer without calling next (refuse() refuses the request)'
+      : shape.unrejectable
+        ? shape.unrejectable(fromInside)
+        : 'a tool result is not an answer to reject (refuse() refuses it)';
+  if (why !== undefined || fromInside === undefined) return middlewareFailed(name, new Error(why));
+  const reason = outcome.rejected.slice(0, maxRefusalChars);
+  decision.rejected = reason;
+  return new Rejected({
+    kind: 'rejected',
+    by: name,
+    check: outcome.check ?? name,
+    reason,
+    maxRetries: outcome.maxRetries,
+    reply: fromInside,
+  });
 }
 
 /** A decision worth recording: the middleware changed, routed, refused or noted something. */

@@ -53,7 +53,8 @@ export async function runToolHandler(tool: Tool, input: unknown, context: ToolCo
   }
 }
 
-function isStepControl(error: unknown): boolean {
+/** A cancelled run, a lost lock or a handler waiting to be parked: not a failure of the tool. */
+export function isStepControl(error: unknown): boolean {
   return error instanceof RatchetError && ['suspended', 'cancelled', 'lock_lost'].includes(error.code);
 }
 

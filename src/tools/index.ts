@@ -1,4 +1,4 @@
-export { type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
+export { isStepControl, type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
 export {
   type FileChange,
   type FileChanges,

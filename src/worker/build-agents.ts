@@ -8,7 +8,7 @@ import {
 } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Extensions } from '../extensions/extensions.js';
-import type { AnyMiddleware } from '../extensions/middleware.js';
+import type { AnyMiddleware, ConfiguredMiddleware } from '../extensions/middleware.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
 import {
@@ -22,10 +22,13 @@ import { builtinToolboxes, delegationToolbox, interactionToolbox } from '../tool
 import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } from '../tools/index.js';
 import {
   type AgentRuntime,
-  createOutputCheck,
+  builtinMiddleware,
   effectRegistry,
   type HandoffGroup,
   iterationLimit,
+  type OutputSchemaCheck,
+  outputGuardrailMiddleware,
+  outputSchemaMiddleware,
   resolveEffects,
   type SupervisorLimits,
   supervisorInstructions,
@@ -68,7 +71,7 @@ export function buildRegistry(
   /** Kinds registered in code which the config names: effects, coordinators, stop conditions, middleware. */
   extensions: Extensions = {},
 ): Registry {
-  const middleware: readonly AnyMiddleware[] = extensions.middleware ?? [];
+  const middleware = middlewareRegistry(extensions.middleware ?? []);
   const effects = effectRegistry(extensions.effects);
   const kinds = teamKinds(extensions.coordinators, extensions.stopConditions);
   const completers = new Map<string, Completer>();
@@ -134,10 +137,13 @@ export function buildRegistry(
   );
   config.agents.forEach((agent, agentIndex) => {
     const completer = completerOf(agent.provider);
-    const agentMiddleware = agent.middleware.map((entry, index) => ({
-      definition: middlewareNamed(middleware, entry.kind, `agents[${agentIndex}].middleware[${index}]`),
-      options: entry.options,
-    }));
+    const agentMiddleware = [
+      ...answerChecksOf(agent.options),
+      ...agent.middleware.map((entry, index) => ({
+        definition: middlewareNamed(middleware, entry.kind, `agents[${agentIndex}].middleware[${index}]`),
+        options: entry.options,
+      })),
+    ];
     const agentToolboxes = agent.toolboxes.map((reference, toolboxIndex) =>
       resolveToolbox(reference, toolboxByName, `agents[${agentIndex}].toolboxes[${toolboxIndex}]`),
     );
@@ -163,7 +169,6 @@ export function buildRegistry(
       stream: agent.options.stream,
       budget: agent.budget,
       timeoutS: agent.options.timeout_s,
-      outputGuard: outputGuardOf(agent.options),
       outputSchema: agent.options.output_schema,
       maxDelegationDepth: agent.options.max_delegation_depth,
       supervisor,
@@ -219,7 +224,6 @@ export function buildRegistry(
             stream: false,
             budget: undefined,
             timeoutS: undefined,
-            outputGuard: undefined,
             outputSchema: undefined,
             maxDelegationDepth: undefined,
             supervisor: undefined,
@@ -338,34 +342,41 @@ function withSupervisorInstructions(instructions: string, limits: SupervisorLimi
 }
 
 /**
- * The checks of an agent's final answers, compiled once for every run of the worker: its output_schema first
- * (a mismatch goes back with the errors, output_schema_retries times), then its output guardrail.
+ * The checks of an agent's final answers, as middleware outermost on its chain (they check the answer as the
+ * agent's other middleware left it): its output_schema (a mismatch goes back with the errors,
+ * output_schema_retries times), then its output guardrail.
  */
-function outputGuardOf(options: AgentConfig['options']): AgentRuntime['outputGuard'] {
-  const guardrail = options.output_guardrail;
-  const schema = options.output_schema;
-  if (!schema) return guardrail ? { check: createOutputCheck(guardrail), config: guardrail } : undefined;
-  const by = {
-    name: 'options.output_schema',
-    on_fail: 'retry' as const,
-    max_retries: options.output_schema_retries ?? 2,
-  };
-  const schemaCheck = createOutputCheck({
-    deny: [],
-    allow: [],
-    json_schema: schema,
-    on_fail: 'retry',
-    max_retries: by.max_retries,
-  });
-  const guardrailCheck = guardrail ? createOutputCheck(guardrail) : undefined;
-  return {
-    check: (answer) => {
-      const checked = schemaCheck(answer);
-      if (!checked.ok) return { ...checked, by };
-      return guardrailCheck ? guardrailCheck(answer) : checked;
-    },
-    config: guardrail ?? { on_fail: 'retry', max_retries: by.max_retries },
-  };
+function answerChecksOf(options: AgentConfig['options']): ConfiguredMiddleware[] {
+  const checks: ConfiguredMiddleware[] = [];
+  if (options.output_guardrail) {
+    checks.push({ definition: outputGuardrailMiddleware, options: options.output_guardrail });
+  }
+  if (options.output_schema) {
+    const check: OutputSchemaCheck = {
+      json_schema: options.output_schema,
+      max_retries: options.output_schema_retries ?? 2,
+    };
+    checks.push({ definition: outputSchemaMiddleware, options: check });
+  }
+  return checks;
+}
+
+/** The middleware a worker runs: the built-ins and those registered in code (a name taken twice is an error). */
+function middlewareRegistry(registered: readonly AnyMiddleware[]): readonly AnyMiddleware[] {
+  const all = [...builtinMiddleware];
+  for (const definition of registered) {
+    if (all.some((known) => known.name === definition.name)) {
+      const builtin = builtinMiddleware.some((known) => known.name === definition.name);
+      throw new RatchetError(
+        'config_invalid',
+        `extensions.middleware: the middleware "${definition.name}" is registered twice${
+          builtin ? ' (it is a built-in kind)' : ''
+        }`,
+      );
+    }
+    all.push(definition);
+  }
+  return all;
 }
 
 /** The output schema, said in the instructions too (for providers without structured output). */

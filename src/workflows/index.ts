@@ -4,6 +4,12 @@
 
 export { finalFailureHeadroom } from '../redis/step-queues.js';
 export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
+export {
+  builtinMiddleware,
+  type OutputSchemaCheck,
+  outputGuardrailMiddleware,
+  outputSchemaMiddleware,
+} from './core/builtin-middleware.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
 export type {
   CoordinatorChoice,

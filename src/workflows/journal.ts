@@ -124,6 +124,7 @@ export const middlewareDecisionsSchema = z
       reply_changed: z.literal(true).optional(),
       routed_to: z.string().max(200).optional(),
       refused: z.string().max(2_000).optional(),
+      rejected: z.string().max(2_000).optional(),
     }),
   )
   .max(100);

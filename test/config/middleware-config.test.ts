@@ -12,8 +12,8 @@ const router = defineMiddleware({
   }),
   aroundModelCall: (call, next) => next(call.request),
 });
-const logger = defineMiddleware({ name: 'logger', aroundModelCall: (call, next) => next(call.request) });
-const extensions = { middleware: [router, logger] };
+const audit = defineMiddleware({ name: 'audit', aroundModelCall: (call, next) => next(call.request) });
+const extensions = { middleware: [router, audit] };
 
 function configWith(middleware: string): string {
   return [
@@ -39,7 +39,7 @@ function problemsOf(text: string): string[] {
 describe('agents[].middleware', () => {
   it('takes registered middleware by name, options parsed with their defaults', () => {
     const loaded = parseConfigText(
-      configWith('[{ kind: cheap_router, cheap_provider: small }, { kind: logger }]'),
+      configWith('[{ kind: cheap_router, cheap_provider: small }, { kind: audit }]'),
       {
         env: {},
         configDir: '.',
@@ -48,19 +48,42 @@ describe('agents[].middleware', () => {
     );
     expect(loaded.config.agents[0]?.middleware).toEqual([
       { kind: 'cheap_router', options: { cheap_provider: 'small', max_chars: 200 } },
-      { kind: 'logger', options: {} },
+      { kind: 'audit', options: {} },
+    ]);
+  });
+
+  it('takes the built-in kinds (output_guardrail, timeout, logger, recovery) with their options', () => {
+    const loaded = parseConfigText(
+      configWith(
+        '[{ kind: output_guardrail, deny: [secret], on_fail: retry }, { kind: timeout, model_call_s: 30 }, ' +
+          '{ kind: logger }, { kind: recovery }]',
+      ),
+      { env: {}, configDir: '.' },
+    );
+    expect(loaded.config.agents[0]?.middleware).toEqual([
+      {
+        kind: 'output_guardrail',
+        options: { deny: ['secret'], allow: [], on_fail: 'retry', max_retries: 2 },
+      },
+      { kind: 'timeout', options: { model_call_s: 30 } },
+      { kind: 'logger', options: { level: 'info' } },
+      { kind: 'recovery', options: {} },
+    ]);
+    expect(problemsOf(configWith('[{ kind: timeout }, { kind: logger, level: loud }]'))).toEqual([
+      'agents[0].middleware[0]: give model_call_s, tool_call_s or both (seconds)',
+      expect.stringMatching(/^agents\[0\]\.middleware\[1\]\.level: /),
     ]);
   });
 
   it('names an unknown kind with a did-you-mean and the known kinds', () => {
     expect(problemsOf(configWith('[{ kind: cheap_ruter }]'))).toEqual([
-      'agents[0].middleware[0].kind: unknown middleware kind "cheap_ruter" (did you mean "cheap_router"?); known kinds: cheap_router, logger',
+      'agents[0].middleware[0].kind: unknown middleware kind "cheap_ruter" (did you mean "cheap_router"?); known kinds: output_guardrail, timeout, logger, recovery, cheap_router, audit',
     ]);
   });
 
   it('reports bad options at their path', () => {
     expect(
-      problemsOf(configWith('[{ kind: cheap_router, max_chars: -1 }, { kind: logger, level: 3 }]')),
+      problemsOf(configWith('[{ kind: cheap_router, max_chars: -1 }, { kind: audit, level: 3 }]')),
     ).toEqual([
       'agents[0].middleware[0].cheap_provider: required',
       'agents[0].middleware[0].max_chars: must be greater than 0',

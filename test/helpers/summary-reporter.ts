@@ -13,7 +13,9 @@ export default class SummaryReporter implements Reporter {
     const failures: string[] = [];
     for (const module of testModules) {
       for (const error of module.errors()) {
-        failures.push(`${module.moduleId}: error outside any test: ${firstLines(error.message ?? String(error))}`);
+        failures.push(
+          `${module.moduleId}: error outside any test: ${firstLines(error.message ?? String(error))}`,
+        );
       }
       for (const test of module.children.allTests()) {
         const result = test.result();

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { extensionContext } from '../../src/extensions/context.js';
@@ -11,6 +12,7 @@ import { runModelChain, runToolChain } from '../../src/extensions/middleware-cha
 
 const step = { sessionId: 's', runId: 'r', agent: 'a', iteration: 0, now: '2026-01-01T00:00:00.000Z' };
 const contextOf = (name: string) => extensionContext(name, step);
+const base = { signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
 const request: ModelRequest = { provider: 'big', messages: [], tools: [], options: {} };
 const usage = { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, requests: 1 };
 const model = async (sent: ModelRequest): Promise<ModelReply> => ({
@@ -51,6 +53,7 @@ describe('runModelChain', () => {
       request,
       model,
       contextOf,
+      base,
     );
     expect(outcome.kind).toBe('reply');
     if (outcome.kind !== 'reply') return;
@@ -66,7 +69,13 @@ describe('runModelChain', () => {
       name: 'guard',
       aroundModelCall: async () => refuse('no model calls today'),
     });
-    const outcome = await runModelChain([{ definition: guard, options: {} }], request, model, contextOf);
+    const outcome = await runModelChain(
+      [{ definition: guard, options: {} }],
+      request,
+      model,
+      contextOf,
+      base,
+    );
     expect(outcome).toMatchObject({ kind: 'refused', by: 'guard', reason: 'no model calls today' });
     expect(outcome.decisions).toEqual([{ name: 'guard', refused: 'no model calls today' }]);
   });
@@ -79,7 +88,7 @@ describe('runModelChain', () => {
       },
     });
     await expect(
-      runModelChain([{ definition: broken, options: {} }], request, model, contextOf),
+      runModelChain([{ definition: broken, options: {} }], request, model, contextOf, base),
     ).rejects.toMatchObject({
       code: 'middleware_failed',
       message: 'middleware "broken" failed: oops',
@@ -88,7 +97,7 @@ describe('runModelChain', () => {
       throw new Error('provider down');
     };
     await expect(
-      runModelChain([{ definition: upper, options: {} }], request, failing, contextOf),
+      runModelChain([{ definition: upper, options: {} }], request, failing, contextOf, base),
     ).rejects.toThrow('provider down');
     await expect(
       runModelChain(
@@ -99,6 +108,7 @@ describe('runModelChain', () => {
         request,
         model,
         contextOf,
+        base,
       ),
     ).rejects.toMatchObject({ message: 'middleware "broken" failed: oops' });
   });
@@ -112,7 +122,7 @@ describe('runModelChain', () => {
       },
     });
     await expect(
-      runModelChain([{ definition: chatty, options: {} }], request, model, contextOf),
+      runModelChain([{ definition: chatty, options: {} }], request, model, contextOf, base),
     ).rejects.toMatchObject({
       code: 'middleware_failed',
     });
@@ -133,6 +143,7 @@ describe('runToolChain', () => {
       { name: 'echo', arguments: '{"a":1}', toolCallId: 'c1' },
       async (sent) => ({ content: `secret ${sent.arguments}`, isError: false }),
       contextOf,
+      base,
     );
     expect(outcome).toEqual({
       kind: 'reply',

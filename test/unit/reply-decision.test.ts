@@ -85,45 +85,41 @@ describe('assignToolCallIds with colliding ids', () => {
   });
 });
 
-describe('decideReply with an output guardrail', () => {
+describe('decideReply with a rejected answer', () => {
   const answer: Part[] = [{ type: 'text', text: 'the answer' }];
-  const config = { on_fail: 'retry' as const, max_retries: 1 };
+  const failure = {
+    check: 'output_guardrail',
+    reason: 'too vague',
+    on_fail: 'retry' as const,
+    max_retries: 1,
+  };
 
-  it('accepts a passing answer, sends a failing one back, and fails once the retries are used up', () => {
-    const pass = { check: () => ({ ok: true as const }), config, retriesSoFar: 0 };
-    expect(decideReply(answer, 1, 5, pass)).toEqual({ kind: 'final', result: 'the answer' });
-    const deny = { check: () => ({ ok: false as const, reason: 'too vague' }), config };
-    const retry = decideReply(answer, 1, 5, { ...deny, retriesSoFar: 0 });
+  it('accepts an answer nothing rejected, sends a rejected one back, and fails once the retries are used up', () => {
+    expect(decideReply(answer, 1, 5)).toEqual({ kind: 'final', result: 'the answer' });
+    const retry = decideReply(answer, 1, 5, { failure, retriesSoFar: 0 });
     expect(retry).toMatchObject({ kind: 'retry', feedback: expect.stringContaining('too vague') });
-    expect(decideReply(answer, 2, 5, { ...deny, retriesSoFar: 1 })).toMatchObject({
+    expect(decideReply(answer, 2, 5, { failure, retriesSoFar: 1 })).toMatchObject({
       kind: 'failed',
       code: 'guardrail_failed',
     });
     // No iteration left to answer again: the run fails instead of asking for one more.
-    expect(decideReply(answer, 5, 5, { ...deny, retriesSoFar: 0 })).toMatchObject({
+    expect(decideReply(answer, 5, 5, { failure, retriesSoFar: 0 })).toMatchObject({
       kind: 'failed',
       code: 'guardrail_failed',
       message: expect.stringContaining('max_iterations'),
     });
   });
 
-  it('fails the run at once, with the reason, when the check itself throws', () => {
-    const broken = {
-      check: () => {
-        throw new Error('pattern engine unavailable');
-      },
-      config,
-      retriesSoFar: 0,
-    };
-    expect(decideReply(answer, 1, 5, broken)).toEqual({
+  it('fails the run at once, naming the check, when the rejection allows no retry', () => {
+    const once = { check: 'judge', reason: 'off topic', on_fail: 'fail' as const, max_retries: 0 };
+    expect(decideReply(answer, 1, 5, { failure: once, retriesSoFar: 0 })).toEqual({
       kind: 'failed',
       code: 'guardrail_failed',
-      message: 'the output guardrail could not check the final answer: pattern engine unavailable',
+      message: 'the final answer failed judge: off topic',
     });
   });
 
-  it('checks only final answers: tool calls go on unchecked', () => {
-    const deny = { check: () => ({ ok: false as const, reason: 'no' }), config, retriesSoFar: 0 };
-    expect(decideReply([call('a')], 1, 5, deny)).toMatchObject({ kind: 'tools' });
+  it('decides only final answers: tool calls go on', () => {
+    expect(decideReply([call('a')], 1, 5, { failure, retriesSoFar: 0 })).toMatchObject({ kind: 'tools' });
   });
 });

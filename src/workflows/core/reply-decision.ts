@@ -34,12 +34,16 @@ export interface AnswerRejection {
   max_retries: number;
 }
 
-/** The agent's output guardrail, as a reply decision needs it: the check and what a failure means. */
-export interface AnswerGuard {
-  check: (answer: string) => GuardrailResult;
-  config: Pick<OutputGuardrailConfig, 'on_fail' | 'max_retries'>;
-  /** Answers of this run already sent back. */
-  retriesSoFar: number;
+/**
+ * A final answer a check rejected (the output guardrail, the output schema or a middleware of the user's,
+ * through `rejectAnswer`), and what that means: sent back while retries are left, or the run's failure.
+ */
+export interface AnswerCheckFailure {
+  /** What the answer_rejected event names as the check (`output_guardrail`, `options.output_schema`, …). */
+  check: string;
+  reason: string;
+  on_fail: OutputGuardrailConfig['on_fail'];
+  max_retries: number;
 }
 
 /**
@@ -68,10 +72,10 @@ export function decideReply(
   parts: readonly Part[],
   iteration: number,
   maxIterations: number,
-  guard?: AnswerGuard,
+  rejected?: { failure: AnswerCheckFailure; retriesSoFar: number },
 ): ReplyDecision {
   const calls = toolCallsOf({ parts });
-  if (calls.length === 0) return finalAnswer(textOf({ parts }), iteration, maxIterations, guard);
+  if (calls.length === 0) return finalAnswer(textOf({ parts }), iteration, maxIterations, rejected);
   if (iteration >= maxIterations) {
     return {
       kind: 'failed',
@@ -84,28 +88,24 @@ export function decideReply(
   return { kind: 'tools', calls };
 }
 
-/** A final answer, as the output guardrail (when the agent has one) takes it. */
+/** A final answer, as the check that rejected it (when one did) decides: sent back, or the run's failure. */
 function finalAnswer(
   result: string,
   iteration: number,
   maxIterations: number,
-  guard: AnswerGuard | undefined,
+  rejected: { failure: AnswerCheckFailure; retriesSoFar: number } | undefined,
 ): ReplyDecision {
-  if (!guard) return { kind: 'final', result };
-  let checked: GuardrailResult;
-  try {
-    checked = guard.check(result);
-  } catch (error) {
-    // A check that throws fails its run with the reason, at once: running it again would throw again.
-    const why = error instanceof Error ? error.message : String(error);
-    return {
-      kind: 'failed',
-      code: 'guardrail_failed',
-      message: `the output guardrail could not check the final answer: ${why}`,
-    };
-  }
-  const verdict = guardrailVerdict(guard.config, checked, guard.retriesSoFar);
-  if (verdict.kind === 'accept' || checked.ok) return { kind: 'final', result };
+  if (!rejected) return { kind: 'final', result };
+  const { failure, retriesSoFar } = rejected;
+  const checked: GuardrailResult = {
+    ok: false,
+    reason: failure.reason,
+    ...(failure.check === 'output_guardrail'
+      ? {}
+      : { by: { name: failure.check, on_fail: failure.on_fail, max_retries: failure.max_retries } }),
+  };
+  const verdict = guardrailVerdict(failure, checked, retriesSoFar);
+  if (verdict.kind === 'accept') return { kind: 'final', result };
   if (verdict.kind === 'fail') return { kind: 'failed', code: verdict.code, message: verdict.message };
   if (iteration >= maxIterations) {
     return {
@@ -120,10 +120,10 @@ function finalAnswer(
     kind: 'retry',
     feedback: verdict.feedback,
     rejection: {
-      check: checked.by?.name ?? 'output_guardrail',
-      reason: checked.reason,
+      check: failure.check,
+      reason: failure.reason,
       retry: verdict.retry,
-      max_retries: (checked.by ?? guard.config).max_retries,
+      max_retries: failure.max_retries,
     },
   };
 }

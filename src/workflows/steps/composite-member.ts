@@ -1,12 +1,13 @@
 import type { Message, Part } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { type Usage, zeroUsage } from '../../models/usage.js';
+import type { AnswerCheckFailure } from '../core/reply-decision.js';
 import type { replyCommit } from '../core/run-commits.js';
 import type { SupervisorLimits } from '../core/supervisor.js';
 import type { RunRecord } from '../run-record.js';
 import { awaitChildRuns } from './child-wait.js';
 import type { Park } from './step-action.js';
-import type { AgentRuntime, StepContext } from './step-context.js';
+import type { StepContext } from './step-context.js';
 
 /** What an iteration records as its reply, from a model or from a child run. */
 export interface ReplyOfTurn {
@@ -15,8 +16,8 @@ export interface ReplyOfTurn {
   costUsd: number;
   /** The max_iterations of whoever replied. */
   maxIterations: number;
-  /** The output guardrail of whoever replied, when it has one. */
-  guard?: AgentRuntime['outputGuard'];
+  /** A check (the output guardrail, the output schema, a middleware) rejected this final answer. */
+  rejection?: AnswerCheckFailure;
   /** The provider and model that made the reply (a model reply of an agent only). */
   model?: { provider: string; model: string };
   /** What the effects added to and recorded of the request (a model reply of an agent only). */

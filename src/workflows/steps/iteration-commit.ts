@@ -25,7 +25,7 @@ export function commitReply(turn: ReplyTurn, member: string, reply: ReplyOfTurn)
     parts,
     n,
     reply.maxIterations,
-    reply.guard ? { ...reply.guard, retriesSoFar: record.guardrail_retries } : undefined,
+    reply.rejection ? { failure: reply.rejection, retriesSoFar: record.guardrail_retries } : undefined,
   );
   const supervised = reply.supervisor
     ? supervisedDecision(record, decided, reply.supervisor, reply.goalsMoved === true)

@@ -70,7 +70,7 @@ export async function modelCallStage(
     costUsd: costOf(completion.usage, completion.route.price),
     // A run may have asked for fewer iterations than its agent allows (POST /v1/runs max_iterations).
     maxIterations: Math.min(agent.maxIterations, stored.record.max_iterations ?? Number.POSITIVE_INFINITY),
-    guard: agent.outputGuard,
+    ...(completion.rejection ? { rejection: completion.rejection } : {}),
     model: { provider: completion.route.name, model: completion.route.model },
     ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
     ...(completion.middleware ? { middleware: completion.middleware } : {}),

@@ -4,6 +4,7 @@ import type { ModelReply } from '../../extensions/middleware.js';
 import { type MiddlewareDecision, runModelChain } from '../../extensions/middleware-chain.js';
 import type { Completion, CompletionRequest } from '../../models/completer.js';
 import type { Price } from '../../models/pricing.js';
+import type { AnswerCheckFailure } from '../core/reply-decision.js';
 import type { RunRecord } from '../run-record.js';
 import { callModel } from './model-call.js';
 import { isPark, type Park } from './step-action.js';
@@ -15,6 +16,8 @@ export interface ModelCallResult extends Completion {
   route: { name: string; model: string; price: Price | undefined };
   /** What the middleware decided (absent when none decided anything): recorded with the reply. */
   middleware?: MiddlewareDecision[];
+  /** A middleware rejected this final answer (the output guardrail, or one of the user's). */
+  rejection?: AnswerCheckFailure;
 }
 
 /** Carries a rate limit's park out through the middleware (as an error of their `next`). */
@@ -64,10 +67,10 @@ export async function modelCallThroughMiddleware(
         tools: request.tools,
         options: request.options,
       },
-      async (sent): Promise<ModelReply> => {
+      async (sent, signal): Promise<ModelReply> => {
         const routed = routedAgent(agent, sent.provider);
         const completion = await callModel(
-          context,
+          signal === context.signal ? context : { ...context, signal },
           routed,
           { ...request, messages: sent.messages, tools: sent.tools, options: sent.options },
           counterField,
@@ -78,6 +81,7 @@ export async function modelCallThroughMiddleware(
         return { ...completion, provider: routed.provider.name, model: routed.provider.model };
       },
       (name) => extensionContext(name, step),
+      { signal: context.signal, logger: context.logger },
     );
   } catch (error) {
     if (error instanceof RateLimited) return error.park;
@@ -91,6 +95,16 @@ export async function modelCallThroughMiddleware(
   }
   const { reply } = outcome;
   return {
+    ...(outcome.kind === 'rejected'
+      ? {
+          rejection: {
+            check: outcome.check,
+            reason: outcome.reason,
+            on_fail: outcome.maxRetries > 0 ? 'retry' : 'fail',
+            max_retries: outcome.maxRetries,
+          },
+        }
+      : {}),
     parts: reply.parts,
     usage: reply.usage,
     route: {

@@ -10,7 +10,6 @@ import type { StepStore, StepStores } from '../../redis/step-store.js';
 import type { ToolBox } from '../../tools/index.js';
 import type { ContractCheck } from '../core/contracts.js';
 import type { ResolvedEffect } from '../core/effects/index.js';
-import type { AnswerGuard } from '../core/reply-decision.js';
 import type { SupervisorLimits } from '../core/supervisor.js';
 import type { TeamRuntime } from '../core/team.js';
 import type { HandoffGroup } from '../handoff-toolbox.js';
@@ -41,8 +40,6 @@ export interface AgentRuntime {
   supervisor: SupervisorLimits | undefined;
   /** The JSON Schema its final answers match (`options.output_schema`), asked of the provider; none when absent. */
   outputSchema: JsonSchemaSubset | undefined;
-  /** The check of its final answers (`options.output_guardrail`, `options.output_schema`), compiled once. */
-  outputGuard: Omit<AnswerGuard, 'retriesSoFar'> | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */

@@ -2,6 +2,7 @@ import type { ToolCallPart } from '../../chat/index.js';
 import { extensionContext } from '../../extensions/context.js';
 import type { ToolResult } from '../../extensions/middleware.js';
 import { type MiddlewareDecision, runToolChain } from '../../extensions/middleware-chain.js';
+import type { Logger } from '../../log/index.js';
 import { findTool, prepareToolCall, type Tool, type ToolOutcome } from '../../tools/index.js';
 import type { ToolJobData } from '../job-data.js';
 import type { AgentRuntime } from './step-context.js';
@@ -24,7 +25,8 @@ export async function toolCallThroughMiddleware(
   data: ToolJobData,
   call: ToolCallPart,
   time: string,
-  run: (tool: Tool, input: unknown) => Promise<ToolOutcome>,
+  base: { signal: AbortSignal; logger: Logger },
+  run: (tool: Tool, input: unknown, signal: AbortSignal) => Promise<ToolOutcome>,
 ): Promise<ToolCallResult> {
   const middleware = agent.middleware?.filter((entry) => entry.definition.aroundToolCall) ?? [];
   let last: ToolOutcome | undefined;
@@ -39,17 +41,18 @@ export async function toolCallThroughMiddleware(
   const outcome = await runToolChain(
     middleware,
     { name: call.name, arguments: call.arguments, toolCallId: call.id },
-    async (sent): Promise<ToolResult> => {
+    async (sent, signal): Promise<ToolResult> => {
       const tool = findTool(agent.toolboxes, sent.name);
       const prepared = prepareToolCall(
         sent,
         tool,
         agent.tools.map((definition) => definition.name),
       );
-      last = prepared.ok ? await run(prepared.tool, prepared.input) : prepared.outcome;
+      last = prepared.ok ? await run(prepared.tool, prepared.input, signal) : prepared.outcome;
       return { content: last.content, isError: last.isError };
     },
     (name) => extensionContext(name, step),
+    base,
   );
   const decisions = outcome.decisions.length > 0 ? { middleware: outcome.decisions } : {};
   if (outcome.kind === 'refused') {

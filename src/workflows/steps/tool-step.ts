@@ -157,8 +157,18 @@ async function callTool(
   };
   // Through the agent's middleware when it has some (their decisions go into the outcome's commit).
   const handling = hasToolMiddleware(agent)
-    ? toolCallThroughMiddleware(agent, data, call, intent?.at ?? now, (chosen, input) =>
-        runToolHandler(chosen, input, handlerContext),
+    ? toolCallThroughMiddleware(
+        agent,
+        data,
+        call,
+        intent?.at ?? now,
+        { signal: context.signal, logger: handlerContext.logger },
+        (chosen, input, signal) =>
+          runToolHandler(
+            chosen,
+            input,
+            signal === context.signal ? handlerContext : withSignal(handlerContext, signal),
+          ),
       )
     : runToolHandler(prepared.tool, prepared.input, handlerContext);
   // The handler has started (its synchronous part ran): a crash here leaves an intent without an outcome.
@@ -204,3 +214,11 @@ export const toolStep: StepKind<ToolJobData> = defineStepKind({
   fail,
   run: execute,
 });
+
+/**
+ * The handler's context with another signal (a middleware's time limit with the step's): the same object
+ * underneath, so what is built on first use (its memory) is not built by copying it.
+ */
+function withSignal(context: ToolContext, signal: AbortSignal): ToolContext {
+  return Object.create(context, { signal: { value: signal, enumerable: true } }) as ToolContext;
+}
