@@ -2,44 +2,11 @@
 // with each reply (a repeated step reads it instead of choosing again). Run it with
 // `npx tsx examples/cheap-router-middleware.ts` against the Redis at REDIS_URL (default
 // redis://127.0.0.1:6379); the models are scripted ones, so no API key is needed.
-import { z } from 'zod';
-import {
-  closeRedis,
-  createLogger,
-  createRedis,
-  defineMiddleware,
-  engineFromConfig,
-  type ModelRequest,
-  parseConfigText,
-  RatchetWorker,
-} from '../src/index.js';
+import { parseConfigText } from '../src/index.js';
+import { cheapRouter } from './kinds/cheap-router.js';
+import { withLocalWorker } from './kinds/local-worker.js';
 
-/** Characters of text in what the model would be sent, instructions included. */
-function requestChars(request: ModelRequest): number {
-  let chars = 0;
-  for (const message of request.messages)
-    for (const part of message.parts) if (part.type === 'text') chars += part.text.length;
-  return chars;
-}
-
-/**
- * Around every model call of an agent that lists it: a request of at most `max_chars` characters goes to
- * `cheap_provider` (another entry of the config's `providers`, the same API with a cheaper model).
- */
-const cheapRouter = defineMiddleware({
-  name: 'cheap_router',
-  options: z.strictObject({
-    cheap_provider: z.string().min(1),
-    max_chars: z.number().int().positive().default(200),
-  }),
-  async aroundModelCall(call, next) {
-    const chars = requestChars(call.request);
-    const cheap = chars <= call.options.max_chars;
-    // Recorded with the reply: what was chosen, and why.
-    call.record({ chose: cheap ? 'cheap' : 'default', chars });
-    return next(cheap ? { ...call.request, provider: call.options.cheap_provider } : call.request);
-  },
-});
+// The middleware is defined in examples/kinds/cheap-router.ts.
 const extensions = { middleware: [cheapRouter] };
 
 // Two entries of one provider, a large model and a small one (with real APIs: two `openai` entries with
@@ -59,13 +26,7 @@ redis:
 `;
 // From a file this is `loadConfig('ratchet.yaml', { extensions })`: the config may name the middleware.
 const loaded = parseConfigText(yaml, { env: process.env, configDir: process.cwd(), extensions });
-const logger = createLogger({ level: 'warn' });
-const worker = new RatchetWorker({ loaded, toolboxes: [], logger, extensions });
-await worker.start();
-const redis = createRedis({ url: loaded.config.redis.url, logger, name: 'example' });
-const engine = engineFromConfig({ config: loaded.config, redis, logger });
-
-try {
+await withLocalWorker(loaded, extensions, async (engine) => {
   const inputs = [
     'What is 2 + 2?',
     'Summarise the history of the printing press, from movable type in East Asia to Gutenberg, in detail.',
@@ -77,8 +38,4 @@ try {
     const models = steps?.steps.map((step) => `${step.provider}/${step.model}`).join(', ');
     console.log(`${run.status} by ${models}: ${run.result}`);
   }
-} finally {
-  await engine.close();
-  await worker.close();
-  await closeRedis(redis);
-}
+});

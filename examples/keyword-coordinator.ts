@@ -1,30 +1,11 @@
 // A custom coordinator: a team whose coordinator gives the task to the member whose role is named in it,
 // once, and is done when that member has answered. Run it with `npx tsx examples/keyword-coordinator.ts`
 // against the Redis at REDIS_URL (default redis://127.0.0.1:6379); the models are scripted (no API key).
-import { z } from 'zod';
-import {
-  closeRedis,
-  createLogger,
-  createRedis,
-  defineCoordinator,
-  engineFromConfig,
-  parseConfigText,
-  RatchetWorker,
-} from '../src/index.js';
+import { parseConfigText } from '../src/index.js';
+import { keywordCoordinator } from './kinds/keyword-coordinator.js';
+import { withLocalWorker } from './kinds/local-worker.js';
 
-/** Turn 0: the first member whose role appears in the task (or `fallback_role`'s); then done. */
-const keywordCoordinator = defineCoordinator({
-  kind: 'keyword',
-  options: z.strictObject({ fallback_role: z.string().min(1) }),
-  select: (view, { options }) => {
-    if (view.turn > 0) return { done: true };
-    const task = view.lastText.toLowerCase();
-    const member =
-      view.team.members.find((candidate) => task.includes(candidate.role.toLowerCase())) ??
-      view.team.members.find((candidate) => candidate.role === options.fallback_role);
-    return member ? { act: [member.agent] } : { fail: `no member has the role "${options.fallback_role}"` };
-  },
-});
+// The coordinator is defined in examples/kinds/keyword-coordinator.ts.
 const extensions = { coordinators: [keywordCoordinator] };
 
 const scripted = (name: string, reply: string) =>
@@ -52,13 +33,7 @@ redis:
 `;
 // From a file this is `loadConfig('ratchet.yaml', { extensions })`.
 const loaded = parseConfigText(yaml, { env: process.env, configDir: process.cwd(), extensions });
-const logger = createLogger({ level: 'warn' });
-const worker = new RatchetWorker({ loaded, toolboxes: [], logger, extensions });
-await worker.start();
-const redis = createRedis({ url: loaded.config.redis.url, logger, name: 'example' });
-const engine = engineFromConfig({ config: loaded.config, redis, logger });
-
-try {
+await withLocalWorker(loaded, extensions, async (engine) => {
   const { runId, sessionId } = await engine.startRun({ input: 'Please review: The fox quickly the fence.' });
   const run = await engine.waitForRun(runId, { timeoutMs: 60_000 });
   console.log(run.status, run.result);
@@ -67,8 +42,4 @@ try {
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
     console.log(`${message.sender}: ${text}`);
   }
-} finally {
-  await engine.close();
-  await worker.close();
-  await closeRedis(redis);
-}
+});

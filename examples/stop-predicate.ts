@@ -1,23 +1,11 @@
 // A stop condition written in code: a writer and an editor take turns (round_robin_until) until the latest
 // answer is long enough. Run it with `npx tsx examples/stop-predicate.ts` against the Redis at REDIS_URL
 // (default redis://127.0.0.1:6379); the models are scripted (no API key).
-import { z } from 'zod';
-import {
-  closeRedis,
-  createLogger,
-  createRedis,
-  defineStopCondition,
-  engineFromConfig,
-  parseConfigText,
-  RatchetWorker,
-} from '../src/index.js';
+import { parseConfigText } from '../src/index.js';
+import { withLocalWorker } from './kinds/local-worker.js';
+import { longEnough } from './kinds/long-enough.js';
 
-/** Holds once the last message of the team's shared chat has at least `words` words. */
-const longEnough = defineStopCondition({
-  name: 'long_enough',
-  options: z.strictObject({ words: z.int().positive() }),
-  holds: (view, { options }) => view.lastText.split(/\s+/).filter(Boolean).length >= options.words,
-});
+// The stop condition is defined in examples/kinds/long-enough.ts.
 const extensions = { stopConditions: [longEnough] };
 
 const yaml = `
@@ -41,13 +29,7 @@ redis:
 `;
 // From a file this is `loadConfig('ratchet.yaml', { extensions })`.
 const loaded = parseConfigText(yaml, { env: process.env, configDir: process.cwd(), extensions });
-const logger = createLogger({ level: 'warn' });
-const worker = new RatchetWorker({ loaded, toolboxes: [], logger, extensions });
-await worker.start();
-const redis = createRedis({ url: loaded.config.redis.url, logger, name: 'example' });
-const engine = engineFromConfig({ config: loaded.config, redis, logger });
-
-try {
+await withLocalWorker(loaded, extensions, async (engine) => {
   const { runId, sessionId } = await engine.startRun({ input: 'Write one sentence about a fox.' });
   const run = await engine.waitForRun(runId, { timeoutMs: 60_000 });
   console.log(run.status, run.result);
@@ -55,8 +37,4 @@ try {
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
     console.log(`${message.sender}: ${text}`);
   }
-} finally {
-  await engine.close();
-  await worker.close();
-  await closeRedis(redis);
-}
+});
