@@ -134,7 +134,7 @@ export class Harness {
     delete env.RATCHET_CRASH_AT;
     if (options.crashAt) env.RATCHET_CRASH_AT = options.crashAt;
     const worker = spawnNodeProcess({
-      args: ['--import', 'tsx', join(repoRoot, 'test/fixtures/test-worker.ts'), '--config', this.configPath],
+      args: [...testWorkerArgs(), '--config', this.configPath],
       cwd: repoRoot,
       env,
     });
@@ -218,4 +218,20 @@ export function normalizeEvents(events: readonly RatchetEvent[], runId: string):
   return events
     .map((event) => withoutExecutionTimes(JSON.stringify(comparableEvent(event)).replaceAll(runId, 'RUN')))
     .sort();
+}
+
+/**
+ * How a test worker process is started: the bundle the test run built (test/helpers/worker-bundle.ts), or
+ * the TypeScript sources through tsx where there is none (a file run outside the integration project).
+ */
+function testWorkerArgs(): string[] {
+  let bundle: string | undefined;
+  try {
+    bundle = inject('workerBundle');
+  } catch {
+    bundle = undefined;
+  }
+  return bundle
+    ? ['--enable-source-maps', bundle]
+    : ['--import', 'tsx', join(repoRoot, 'test/fixtures/test-worker.ts')];
 }
