@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { toolResultsOf } from '../../src/chat/index.js';
@@ -27,20 +27,29 @@ const call = (name: string, args: Record<string, unknown> = {}) => ({
   tool_calls: [{ name, arguments: args }],
 });
 
-/** Chromium processes on the machine, by pid (a crashed worker must not leave its browser running). */
-function chromiumPids(): Set<number> {
+/**
+ * Chromium processes started by this test's workers, by pid (a crashed worker must not leave its browser
+ * running). Other test files run Chromium at the same time: a process is this test's when its environment,
+ * inherited from the worker that started it, holds the harness's own effect log path (test/helpers/harness.ts
+ * gives it to every worker it spawns). The browser process itself carries it (some of its zygotes do not).
+ */
+function chromiumPids(marker: string): number[] {
   const listing = execFileSync('ps', ['-eo', 'pid=,comm='], { encoding: 'utf8' });
-  return new Set(
-    listing
-      .split('\n')
-      .filter((line) => /chrom/.test(line))
-      .map((line) => Number(line.trim().split(/\s+/)[0])),
-  );
+  return listing
+    .split('\n')
+    .filter((line) => /chrom/.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker);
+      } catch {
+        return false; // gone already
+      }
+    });
 }
 
 describeWithBrowser('browser toolbox after a crash', () => {
   it('a worker SIGKILLed with the page open: another worker reopens the recorded page and the run completes', async () => {
-    const before = chromiumPids();
     const outcome = await crashAndTakeOver(
       {
         replies: [
@@ -80,7 +89,11 @@ describeWithBrowser('browser toolbox after a crash', () => {
     // The form page was loaded twice (once per worker); the click was not repeated.
     expect(site.requests.filter((path) => path === '/form')).toHaveLength(2);
     // The killed worker's Chromium goes when its pipe closes, and the rescuer closed its own when it stopped.
-    const left = () => [...chromiumPids()].filter((pid) => !before.has(pid));
-    await waitFor(() => left().length === 0, 20_000, `the workers' Chromium processes to end (${left()})`);
+    const marker = `RATCHET_TEST_EFFECT_LOG=${outcome.harness.effectLog}`;
+    await waitFor(
+      () => chromiumPids(marker).length === 0,
+      20_000,
+      `the workers' Chromium processes to end (${chromiumPids(marker)})`,
+    );
   });
 });

@@ -14,7 +14,11 @@ export interface ConfinementOptions {
   settings: ToolsConfig['browser'];
   resolve: Resolver;
   /** Called for every request refused (a private address, a scheme other than http(s) or ws(s)). */
-  onBlocked(blocked: BlockedRequest): void;
+  /**
+   * A request was refused. `pageNavigation`: it was a navigation of the page itself, for which Chromium
+   * commits its error page (chrome-error://) a little later.
+   */
+  onBlocked(blocked: BlockedRequest, pageNavigation?: boolean): void;
   /**
    * Called when a navigation of the page's main frame is redirected: the navigation is stopped there, and the
    * toolbox opens the target itself (Chromium does not let an intercepted redirect be intercepted again).
@@ -67,6 +71,8 @@ export function confinementPolicy(settings: ToolsConfig['browser']): Destination
 async function forward(route: Route, policy: DestinationPolicy, options: ConfinementOptions): Promise<void> {
   const request = route.request();
   const url = request.url();
+  const frame = request.isNavigationRequest() ? request.frame() : undefined;
+  const pageNavigation = frame !== undefined && frame.parentFrame() === null;
   try {
     const headers = Object.fromEntries(
       Object.entries(await request.allHeaders()).filter(
@@ -83,8 +89,7 @@ async function forward(route: Route, policy: DestinationPolicy, options: Confine
       maxResponseBytes: options.settings.max_resource_bytes,
       signal: AbortSignal.any([options.signal, timeout]),
     };
-    const frame = request.isNavigationRequest() ? request.frame() : undefined;
-    if (frame && frame.parentFrame() === null) {
+    if (pageNavigation) {
       const response = await guardedHop(sent, fetchOptions);
       const location = response.headers.location;
       if (response.status >= 300 && response.status < 400 && location !== undefined) {
@@ -103,7 +108,7 @@ async function forward(route: Route, policy: DestinationPolicy, options: Confine
     });
     await fulfill(route, response);
   } catch (error) {
-    options.onBlocked({ url: truncate(url), reason: truncate((error as Error).message) });
+    options.onBlocked({ url: truncate(url), reason: truncate((error as Error).message) }, pageNavigation);
     await route.abort('blockedbyclient').catch(() => {});
   }
 }

@@ -25,6 +25,11 @@ export interface LivePage {
    * call (an attempt that reopened it may end before its result is committed, and the next finds it open).
    */
   restoredFor?: string;
+  /**
+   * Chromium's error pages for refused navigations of the page: how many are due (one per refusal) and how
+   * many have committed. One still due interrupts the next navigation, so the toolbox waits for it first.
+   */
+  errorPages: { due: number; committed: number };
 }
 
 export interface BrowserPoolOptions {
@@ -92,14 +97,16 @@ export class BrowserPool {
       redirect: undefined,
       lastUsedMs: Date.now(),
       closing,
+      errorPages: { due: 0, committed: 0 },
     };
     try {
       await confineContext(context, {
         settings,
         resolve: this.options.resolve,
         signal: closing.signal,
-        onBlocked: (blocked) => {
+        onBlocked: (blocked, pageNavigation) => {
           if (entry.blocked.length < maxBlockedReported) entry.blocked.push(blocked);
+          if (pageNavigation) entry.errorPages.due += 1;
         },
         onRedirect: (target) => {
           entry.redirect = target;
@@ -108,6 +115,11 @@ export class BrowserPool {
       context.setDefaultTimeout(settings.action_timeout_ms);
       context.setDefaultNavigationTimeout(settings.action_timeout_ms);
       entry.page = await context.newPage();
+      entry.page.on('framenavigated', (frame) => {
+        if (frame === entry.page.mainFrame() && frame.url().startsWith('chrome-error:')) {
+          entry.errorPages.committed += 1;
+        }
+      });
     } catch (error) {
       closing.abort();
       await context.close().catch(() => {});

@@ -135,6 +135,8 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
     let target = url;
     for (let redirects = 0; ; redirects += 1) {
       live.redirect = undefined;
+      // An error page still due (a navigation the page itself made and was refused) would interrupt this one.
+      await errorPagesCommitted(live);
       try {
         await live.page.goto(target, { waitUntil: 'load', timeout: timeoutMs });
       } catch (error) {
@@ -146,7 +148,7 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
           live.blocked.splice(live.blocked.indexOf(refusal), 1);
           // Chromium commits its error page for the refused navigation after the refusal is reported: let it,
           // or it would interrupt the next navigation of this page.
-          await live.page.waitForURL(/^chrome-error:/, { timeout: 2_000 }).catch(() => {});
+          await errorPagesCommitted(live);
           throw new Error(`${refusal.url} was refused: ${refusal.reason}`);
         }
       }
@@ -406,4 +408,21 @@ async function withinTimeout<T>(
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Waits (at most 2 s) until Chromium has committed the error page of every refused navigation of the page.
+ * Counted, not read from the URL: a page already showing an error page gets another one for each refusal.
+ */
+async function errorPagesCommitted(live: LivePage): Promise<void> {
+  const { errorPages } = live;
+  if (errorPages.committed >= errorPages.due) return;
+  await live.page
+    .waitForEvent('framenavigated', {
+      predicate: () => errorPages.committed >= errorPages.due,
+      timeout: 2_000,
+    })
+    .catch(() => {});
+  // Past the wait (Chromium did not commit one): what is due is forgotten, so no later call waits for it.
+  errorPages.committed = Math.max(errorPages.committed, errorPages.due);
 }
