@@ -3,6 +3,7 @@ import { ApiHarness } from '../api/api-harness.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
 import { freePort } from '../helpers/find-redis.js';
 import { Harness, type WorkerProcess } from '../helpers/harness.js';
+import { modelCallCounted } from '../helpers/journal-entry.js';
 import { metricsPortOf, type Scrape, scrape } from './scrape.js';
 
 const token = 'metrics-test-token-0123456789';
@@ -139,8 +140,14 @@ describe('GET /metrics', () => {
       config: metricsConfig,
     });
     const workers = [harness.spawnWorker(), harness.spawnWorker()];
-    const { runId } = await harness.engine.startRun({ input: 'take your time' });
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'take your time' });
     await waitFor(() => (harness?.modelCalls().length ?? 0) === 1, 30_000, 'the model call');
+    // Counted in the journal too: how the takeover knows the call it makes again is a repeat.
+    await waitFor(
+      () => modelCallCounted(harness as Harness, sessionId, runId, 1),
+      30_000,
+      'the model call counted',
+    );
     const doomed = workers.find(
       (worker) => worker.child.pid === harness?.modelCalls()[0]?.pid,
     ) as WorkerProcess;

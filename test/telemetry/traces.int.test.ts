@@ -6,6 +6,7 @@ import { ApiHarness } from '../api/api-harness.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
 import { type OwnRedis, startRedisServer } from '../helpers/find-redis.js';
 import { Harness, type HarnessAgent, type WorkerProcess } from '../helpers/harness.js';
+import { modelCallCounted } from '../helpers/journal-entry.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 /**
@@ -73,7 +74,7 @@ describe('traces', () => {
       },
     });
     const workers: WorkerProcess[] = [harness.spawnWorker(), harness.spawnWorker()];
-    const { runId } = await harness.engine.startRun({ input: 'add and delegate' });
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'add and delegate' });
 
     // The lead's first two model calls and its tool call are exported before the kill.
     await waitFor(
@@ -90,6 +91,13 @@ describe('traces', () => {
       "the helper's model call",
     );
     const helperCall = harness.modelCalls().find((call) => call.agent === 'helper');
+    // ... and counted in the helper run's journal, which is how the takeover knows it is repeating one.
+    await waitFor(
+      () =>
+        modelCallCounted(harness as Harness, sessionId, helperCall?.run_id ?? '', helperCall?.iteration ?? 1),
+      30_000,
+      "the helper's model call counted",
+    );
     const doomed = workers.find((worker) => worker.child.pid === helperCall?.pid);
     expect(doomed, 'the helper call is made by one of the two worker processes').toBeDefined();
     await doomed?.kill();
