@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { registeredKinds } from './config-extensions.js';
 import { describeValue } from './config-issues.js';
-import { parseOptions } from './effect-config-schema.js';
+import { parseOptions, readKindEntry } from './kind-entry.js';
 import { integer, withDefault } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
 
@@ -102,35 +102,18 @@ export const coordinatorKinds = Object.keys(coordinatorOptionSchemas) as Builtin
  */
 export const coordinatorConfigSchema = z.transform((input: unknown, context): CoordinatorConfig => {
   const registered = registeredKinds().coordinators ?? [];
-  const known = [...coordinatorKinds, ...registered.map((definition) => definition.kind)];
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    context.addIssue({
-      code: 'custom',
-      path: [],
-      message: `expected a mapping {kind, …}, got ${describeValue(input)}`,
-    });
-    return input as CoordinatorConfig;
-  }
-  const { kind, ...fields } = input as Record<string, unknown>;
-  if (typeof kind !== 'string' || kind === '') {
-    context.addIssue({
-      code: 'custom',
-      path: ['kind'],
-      message: `expected a coordinator kind (one of: ${known.join(', ')})`,
-    });
-    return input as CoordinatorConfig;
-  }
-  const schema =
-    coordinatorOptionSchemas[kind as BuiltinCoordinatorKind] ??
-    registered.find((definition) => definition.kind === kind)?.options;
-  if (schema === undefined) {
-    context.addIssue({
-      code: 'custom',
-      path: ['kind'],
-      message: `unknown coordinator kind "${kind}"${didYouMean(kind, known)}; known kinds: ${known.join(', ')}`,
-    });
-    return input as CoordinatorConfig;
-  }
+  const entry = readKindEntry(input, context, {
+    noun: 'coordinator',
+    shape: '{kind, …}',
+    known: [...coordinatorKinds, ...registered.map((definition) => definition.kind)],
+    // Own keys only: a kind such as "constructor" is no built-in.
+    schemaOf: (kind) =>
+      Object.hasOwn(coordinatorOptionSchemas, kind)
+        ? coordinatorOptionSchemas[kind as BuiltinCoordinatorKind]
+        : registered.find((definition) => definition.kind === kind)?.options,
+  });
+  if (!entry) return input as CoordinatorConfig;
+  const { kind, schema, rest: fields } = entry;
   const parsed = parseOptions(schema, fields, []);
   for (const issue of parsed.issues) context.addIssue(issue);
   if (parsed.issues.length > 0) return input as CoordinatorConfig;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { registeredKinds } from './config-extensions.js';
-import { allowedKeys, configErrorMap, describeValue, unknownKeyMessage } from './config-issues.js';
+import { unknownKeyMessage } from './config-issues.js';
+import { parseOptions, readKindEntry } from './kind-entry.js';
 import { integer } from './schema-helpers.js';
-import { didYouMean } from './suggest.js';
 
 /** A fraction of the context window: more than 0, at most 1. */
 const fraction = z.number().gt(0).lte(1);
@@ -75,81 +75,24 @@ function isEffectKind(kind: string): kind is EffectKind {
  * the known kinds; params are checked by the kind's own schema, unknown ones with a hint from its keys.
  */
 export const effectConfigSchema = z.transform((input: unknown, context): EffectConfig => {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    context.addIssue({
-      code: 'custom',
-      path: [],
-      message: `expected a mapping {kind, params}, got ${describeValue(input)}`,
-    });
-    return input as EffectConfig;
-  }
-  const { kind, params, ...rest } = input as Record<string, unknown>;
+  const registered = registeredKinds().effects ?? [];
+  const entry = readKindEntry(input, context, {
+    noun: 'effect',
+    shape: '{kind, params}',
+    known: [...effectKinds, ...registered.map((definition) => definition.kind)],
+    schemaOf: (kind) =>
+      isEffectKind(kind)
+        ? effectParamSchemas[kind]
+        : registered.find((definition) => definition.kind === kind)?.options,
+  });
+  if (!entry) return input as EffectConfig;
+  const { params, ...rest } = entry.rest;
   for (const key of Object.keys(rest)) {
     context.addIssue({ code: 'custom', path: [key], message: unknownKeyMessage(key, ['kind', 'params']) });
   }
-  const registered = registeredKinds().effects ?? [];
-  const known = [...effectKinds, ...registered.map((definition) => definition.kind)];
-  if (typeof kind !== 'string' || kind === '') {
-    context.addIssue({
-      code: 'custom',
-      path: ['kind'],
-      message: `expected an effect kind (one of: ${known.join(', ')})`,
-    });
-    return input as EffectConfig;
-  }
-  const schema = isEffectKind(kind)
-    ? effectParamSchemas[kind]
-    : registered.find((definition) => definition.kind === kind)?.options;
-  if (schema === undefined) {
-    context.addIssue({
-      code: 'custom',
-      path: ['kind'],
-      message: `unknown effect kind "${kind}"${didYouMean(kind, known)}; known kinds: ${known.join(', ')}`,
-    });
-    return input as EffectConfig;
-  }
-  const parsed = parseOptions(schema, params ?? {}, ['params']);
+  const parsed = parseOptions(entry.schema, params ?? {}, ['params']);
   for (const issue of parsed.issues) context.addIssue(issue);
-  return parsed.issues.length > 0
+  return parsed.issues.length > 0 || Object.keys(rest).length > 0
     ? (input as EffectConfig)
-    : ({ kind, params: parsed.value } as EffectConfig);
+    : ({ kind: entry.kind, params: parsed.value } as EffectConfig);
 });
-
-/**
- * Options of a kind, parsed by its schema: each problem at its path under `at`, an unknown key (of a strict
- * object schema, or of an object schema that would drop it) named with a hint from the schema's keys.
- */
-export function parseOptions(
-  schema: z.ZodType,
-  value: unknown,
-  at: readonly PropertyKey[],
-): { value: unknown; issues: { code: 'custom'; path: PropertyKey[]; message: string }[] } {
-  const issues: { code: 'custom'; path: PropertyKey[]; message: string }[] = [];
-  const allowed = allowedKeys(schema);
-  if (allowed.length > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    // A non-strict object schema would drop a misspelt option silently: a config names only known ones.
-    for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) {
-        issues.push({ code: 'custom', path: [...at, key], message: unknownKeyMessage(key, allowed) });
-      }
-    }
-  }
-  const parsed = schema.safeParse(value, { error: configErrorMap });
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) {
-          if (issue.path.length === 0 && allowed.length > 0) continue; // reported above
-          issues.push({
-            code: 'custom',
-            path: [...at, ...issue.path, key],
-            message: unknownKeyMessage(key, allowedKeys(schema)),
-          });
-        }
-      } else {
-        issues.push({ code: 'custom', path: [...at, ...issue.path], message: issue.message });
-      }
-    }
-  }
-  return { value: parsed.success ? parsed.data : value, issues };
-}

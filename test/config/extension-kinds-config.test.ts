@@ -140,6 +140,10 @@ describe('coordinators and stop conditions registered in code', () => {
     expect(teamProblems('{ kind: keyword, keyword: review }', {}).problems).toEqual([
       'teams[0].coordinator.kind: unknown coordinator kind "keyword"; known kinds: sequence, loop, round_robin_until, role_round_robin, llm',
     ]);
+    // A name every object has is no kind.
+    expect(teamProblems('{ kind: constructor }', {}).problems).toEqual([
+      'teams[0].coordinator.kind: unknown coordinator kind "constructor"; known kinds: sequence, loop, round_robin_until, role_round_robin, llm',
+    ]);
     expect(
       teamProblems('{ kind: round_robin_until, until: { test_pass: { suite: unit } } }').problems,
     ).toEqual([
