@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { deleteKeys } from '../helpers/harness.js';
+import { runExample } from '../helpers/run-example.js';
 import { runCli } from './cli-fixture.js';
 import { expectPrintedAsInReadme } from './readme-output.js';
 
@@ -90,20 +90,10 @@ describe('config/long-task.yaml (the README example)', () => {
 
 describe('examples/engine-from-code.ts (the README example)', () => {
   it('runs as written: a worker and an engine in one process complete the demo run, answering its question', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/engine-from-code.ts'], {
+    const { code, stdout, stderr } = await runExample('engine-from-code.ts', {
       cwd: repoRoot,
-      env: { ...process.env, REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { REDIS_URL: inject('redisUrl'), RATCHET_PREFIX: prefix },
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((done) => child.once('exit', done));
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toBe(

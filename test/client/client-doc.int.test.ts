@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiHarness } from '../api/api-harness.js';
+import { runExample as runNamedExample } from '../helpers/run-example.js';
 
 // docs/client.md's example and the README's are examples/client.ts (the docs import the package name, the
 // example the source), and the example works against a live API and worker as written. (The README's block
@@ -10,7 +10,6 @@ import { ApiHarness } from '../api/api-harness.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const examplePath = resolve(repoRoot, 'examples/client.ts');
-const tsx = import.meta.resolve('tsx');
 
 let api: ApiHarness | undefined;
 afterEach(async () => {
@@ -33,23 +32,8 @@ function readmeExample(): string {
   return block;
 }
 
-async function runExample(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', tsx, examplePath], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr };
-}
+/** examples/client.ts, run from the repository as a user runs it. */
+const runExample = (env: Record<string, string>) => runNamedExample('client.ts', { cwd: repoRoot, env });
 
 describe('the example of docs/client.md', () => {
   it('is examples/client.ts, with the package name in the import', () => {

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, redisAnswers } from '../helpers/find-redis.js';
+import { runExample } from '../helpers/run-example.js';
 
-const example = resolve(import.meta.dirname, '../../examples/engine-from-code.ts');
-const tsx = import.meta.resolve('tsx');
 const directories: string[] = [];
 
 afterEach(() => {
@@ -14,32 +12,18 @@ afterEach(() => {
 });
 
 /** Runs the example as a user would, from a directory of its own (where it keeps a Redis it starts). */
-async function runExample(env: Record<string, string>) {
+async function runInOwnDirectory(env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'ratchet-example-'));
   directories.push(cwd);
-  const child = spawn(process.execPath, ['--import', tsx, example], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
   // Before the fix the example never ended without a Redis: the test's own timeout is the failure then.
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr };
+  return runExample('engine-from-code.ts', { cwd, env });
 }
 
 describe('examples/engine-from-code.ts when no Redis answers', () => {
   it('starts redis-server from the PATH for a loopback address, completes the run and stops it again', async () => {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
-    const { code, stdout, stderr } = await runExample({ REDIS_URL: url });
+    const { code, stdout, stderr } = await runInOwnDirectory({ REDIS_URL: url });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain(`started redis-server on port ${port}`);
@@ -49,7 +33,7 @@ describe('examples/engine-from-code.ts when no Redis answers', () => {
 
   it('fails at once, saying how to start Redis, when redis-server is not on the PATH', async () => {
     const port = await freePort();
-    const { code, stdout, stderr } = await runExample({
+    const { code, stdout, stderr } = await runInOwnDirectory({
       REDIS_URL: `redis://127.0.0.1:${port}`,
       PATH: '/nonexistent',
     });
