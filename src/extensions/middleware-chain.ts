@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { RatchetError } from '../errors/index.js';
+import { lazyChild } from '../log/index.js';
 import type { ExtensionContext } from './context.js';
 import {
   type AnswerRejection,
@@ -196,7 +197,8 @@ async function runChain<Request, Reply>(
             options: layer.options,
             context: contextOf(layer.name),
             signal,
-            logger: base.logger.child({ middleware: layer.name }),
+            // Bound on first use: most middleware never log.
+            logger: lazyChild(base.logger, () => ({ middleware: layer.name })),
             record: (note) => {
               decision.note = boundedNote(layer.name, note);
             },

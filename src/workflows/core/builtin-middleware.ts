@@ -146,14 +146,18 @@ export const timeoutMiddleware = defineMiddleware({
       isError: true,
     };
     // A handler that does not honour its signal is not waited for past the limit.
+    let onExpiry = () => {};
     const expired = new Promise<ToolResult>((resolve) => {
-      limit.addEventListener('abort', () => resolve(timedOut), { once: true });
+      onExpiry = () => resolve(timedOut);
+      limit.addEventListener('abort', onExpiry, { once: true });
     });
     try {
       return await Promise.race([next(call.request, { signal: limit }), expired]);
     } catch (error) {
       if (!limit.aborted || call.signal.aborted) throw error;
       return timedOut;
+    } finally {
+      limit.removeEventListener('abort', onExpiry);
     }
   },
 });
