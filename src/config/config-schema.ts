@@ -2,7 +2,11 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { maxDayMs, maxHourMs, maxRetentionS, maxRunTimeoutS } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
-import { coordinatorConfigSchema } from './coordinator-config-schema.js';
+import {
+  type BuiltinCoordinatorKind,
+  coordinatorConfigSchema,
+  coordinatorKinds,
+} from './coordinator-config-schema.js';
 import { effectConfigSchema } from './effect-config-schema.js';
 import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-config-schema.js';
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
@@ -157,6 +161,11 @@ const handoffSchema = z.strictObject({
   max_handoffs: withDefault(integer(0), 10),
 });
 
+const teamOptionsSchema = z.strictObject({
+  /** A deadline for a whole run of this team, its members' runs included: 1 s to 365 days. */
+  timeout_s: z.preprocess(nullAsMissing, duration(1, maxRunTimeoutS, '365 days').optional()),
+});
+
 /** Members with roles, a shared chat, a private chat per member, and a coordinator choosing who acts. */
 const teamSchema = z.strictObject({
   name: memberName,
@@ -166,7 +175,27 @@ const teamSchema = z.strictObject({
     .array(z.strictObject({ agent: memberName, role: withDefault(z.string().min(1), 'member') }))
     .min(1, { error: 'a team needs at least one member' }),
   coordinator: coordinatorConfigSchema,
+  options: withDefault(teamOptionsSchema, {}),
 });
+
+/**
+ * A built-in coordinator's `max_rounds: 0` (no limit) needs something else that ends a team's run: a
+ * deadline. A team has no budget of its own to end it (its members' usage is not summed on the team's run).
+ * A coordinator registered in code says itself what its options mean.
+ */
+function boundedRounds(team: z.output<typeof teamSchema>, context: z.RefinementCtx): void {
+  const { coordinator } = team;
+  if (!coordinatorKinds.includes(coordinator.kind as BuiltinCoordinatorKind)) return;
+  if ((coordinator as { max_rounds?: unknown }).max_rounds !== 0) return;
+  if (team.options.timeout_s !== undefined) return;
+  context.addIssue({
+    code: 'custom',
+    path: ['coordinator', 'max_rounds'],
+    message:
+      '0 means no round limit, which needs something else to end a run: set options.timeout_s (a ' +
+      'deadline) on the team, or give max_rounds of 1 or more',
+  });
+}
 
 const redisSchema = z.strictObject({
   /** The loader fills a missing url from REDIS_URL (environment, then .env files) before parsing. */
@@ -288,7 +317,7 @@ export const configSchema = z.strictObject({
   agents: z.array(agentSchema.superRefine(boundedRuns)).min(1, { error: 'define at least one agent' }),
   entry_agent: z.preprocess(nullAsMissing, z.string().min(1).optional()),
   handoffs: withDefault(z.array(handoffSchema), []),
-  teams: withDefault(z.array(teamSchema), []),
+  teams: withDefault(z.array(teamSchema.superRefine(boundedRounds)), []),
   /** Handoff contracts: what one agent's result must hold when it goes to another, or out of the session. */
   contracts: withDefault(z.array(contractConfigSchema), []),
   /** How deep delegations may nest: a run started by the API is depth 0, the runs it delegates to depth 1. */

@@ -78,7 +78,7 @@ export const coordinatorOptionSchemas = {
   }),
 } as const;
 
-type BuiltinCoordinatorKind = keyof typeof coordinatorOptionSchemas;
+export type BuiltinCoordinatorKind = keyof typeof coordinatorOptionSchemas;
 
 /** A built-in coordinator as configured, its defaults filled in. */
 export type BuiltinCoordinatorConfig = {

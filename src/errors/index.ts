@@ -6,3 +6,4 @@ export {
   withoutSecrets,
 } from './ratchet-error.js';
 export { Suspension } from './suspension.js';
+export { untilAborted } from './until-aborted.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RatchetError } from '../errors/index.js';
+import { RatchetError, untilAborted } from '../errors/index.js';
 import { lazyChild } from '../log/index.js';
 import type { ExtensionContext } from './context.js';
 import {
@@ -185,13 +185,16 @@ async function runChain<Request, Reply>(
   // Errors that came out of `next` (the model, a tool, a refusal or failure further in): they pass through a
   // middleware that does not catch them; anything else a middleware throws is its own failure.
   const fromNext = new WeakSet<object>();
+  // Each layer, and the rest of the chain each `next` calls, is raced against the signal it was given: a
+  // middleware (or a model, a tool) that never settles and ignores its signal cannot hold the step past a
+  // cancel, the run's deadline, a shutdown or an outer middleware's own limit (the built-in `timeout`).
   const chain = layers.reduceRight<Link<Request, Reply>>(
     (next, layer, position) => async (given, signal) => {
       const decision = decisions[position] as MiddlewareDecision;
       let fromInside: Reply | undefined;
       let outcome: Reply | Refusal | AnswerRejection;
       try {
-        outcome = await layer.around(
+        const around = layer.around(
           {
             request: given,
             options: layer.options,
@@ -209,7 +212,7 @@ async function runChain<Request, Reply>(
             if (routed) decision.routed_to = routed;
             const inner = options?.signal ? AbortSignal.any([signal, options.signal]) : signal;
             try {
-              fromInside = await next(passed, inner);
+              fromInside = await untilAborted(next(passed, inner), inner);
             } catch (error) {
               if (typeof error === 'object' && error !== null) fromNext.add(error);
               throw error;
@@ -217,7 +220,12 @@ async function runChain<Request, Reply>(
             return fromInside;
           },
         );
+        // A middleware written without async may return its outcome as is.
+        outcome = await untilAborted(Promise.resolve(around), signal);
       } catch (error) {
+        // The step stopped (cancel, deadline, shutdown) while this layer ran: its signal's reason goes out as
+        // is, whatever the layer did, so the step ends the way its signal says.
+        if (signal.aborted) throw signal.reason;
         // What came out of next passes; so does an error with a Ratchet code (a built-in's own, such as the
         // timeout's model_timeout, retried by the step's policy).
         if (typeof error === 'object' && error !== null && fromNext.has(error)) throw error;

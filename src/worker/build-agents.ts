@@ -244,6 +244,7 @@ export function buildRegistry(
           members: team.members,
           coordinator,
           coordinatorAgent,
+          timeoutS: team.options.timeout_s,
           coordinatorDefinition: coordinatorNamed(kinds, coordinator.kind, team.name),
           stopConditions: kinds.stopConditions,
         },

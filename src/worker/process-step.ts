@@ -1,5 +1,5 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
-import { RatchetError, toRatchetError, withoutSecrets } from '../errors/index.js';
+import { RatchetError, toRatchetError, untilAborted, withoutSecrets } from '../errors/index.js';
 import { type Logger, lazyChild } from '../log/index.js';
 import { parseRecord } from '../schemas/parse.js';
 import {
@@ -138,7 +138,10 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
           );
           return;
         }
-        const end = await runStep(context, kind.execute(context, data as never), parkJob);
+        const end = await endsByItself(
+          runStep(context, kind.execute(context, data as never), parkJob),
+          context.signal,
+        );
         outcome = end;
         // BullMQ's way of saying that the processor moved the job itself.
         if (end === 'parked') throw new DelayedError();
@@ -185,6 +188,34 @@ function stepDeadline(deadlineAt: string | undefined, signal: AbortSignal) {
       signal.removeEventListener('abort', abort);
     },
   };
+}
+
+/**
+ * How long a step whose signal aborted (a cancel, the run's deadline, a shutdown's) is given to end by itself
+ * before the worker stops waiting for it: well under the shutdown's hand-back grace, so a step handed back
+ * at a shutdown is handed back in time.
+ */
+export const abortGraceMs = 1_000;
+
+/**
+ * The step's execution, unless its signal aborted `abortGraceMs` ago and it still has not ended: then it
+ * rejects with the signal's reason, and the processor ends the step the way the signal says (the run fails
+ * at its deadline, a cancelled step ends, a shutdown hands the job back), freeing the worker's slot. Code
+ * that ignores its signal (a tool handler, a model provider, a middleware that never settles) is left
+ * behind: whatever it tries to write later is fenced (the job's lock token, the run's finished state).
+ */
+function endsByItself<T>(execution: Promise<T>, signal: AbortSignal): Promise<T> {
+  const grace = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const startGrace = () => {
+    timer = setTimeout(() => grace.abort(signal.reason), abortGraceMs);
+  };
+  if (signal.aborted) startGrace();
+  else signal.addEventListener('abort', startGrace, { once: true });
+  return untilAborted(execution, grace.signal).finally(() => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', startGrace);
+  });
 }
 
 function deadlineError(deadlineAt: string | undefined): RatchetError {

@@ -46,7 +46,7 @@ export function engineFromConfig(options: {
     logger: options.logger,
     maxFollowers: config.api.max_followers,
     timeouts: Object.fromEntries(
-      config.agents.flatMap((agent) =>
+      [...config.agents, ...config.teams].flatMap((agent) =>
         agent.options.timeout_s === undefined ? [] : [[agent.name, agent.options.timeout_s]],
       ),
     ),

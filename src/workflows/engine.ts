@@ -60,7 +60,7 @@ export interface EngineOptions {
   findTool?: (agent: string, toolName: string) => Tool | undefined;
   /** Event followers served at once (config `api.max_followers`); default 1000. */
   maxFollowers?: number;
-  /** Each agent's `options.timeout_s`, where it has one: how long its runs may take. */
+  /** Each agent's (and team's) `options.timeout_s`, where it has one: how long its runs may take. */
   timeouts?: Readonly<Record<string, number>>;
   /** Each agent's `options.max_iterations` (a run may ask for fewer, never more). */
   maxIterations?: Readonly<Record<string, number>>;

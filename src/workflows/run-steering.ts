@@ -9,11 +9,12 @@ import {
   forkLength,
   planFork,
   planRetry,
+  recorderOf,
   retryRefusal,
 } from './core/run-continuation.js';
 import { crashPoint } from './crash-points.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
-import type { Budget } from './run-record.js';
+import type { Budget, RunRecord } from './run-record.js';
 
 /** New limits a retry or a fork may ask for: each at most what its agent allows. */
 export interface SteerLimits {
@@ -152,21 +153,13 @@ export async function forkRun(
     );
   }
   const at = input.atIteration;
-  // A retry's first iterations were recorded by the run it continues: the fork starts from that one's reply.
-  let original = asked.record;
-  let reply =
+  // A retry's first iterations were recorded by the runs it continues: the fork starts from the reply, and
+  // the results, of the run that recorded the iteration.
+  const original = recorderOf(await retryChain(context, asked.record), at);
+  const reply =
     at >= 1 && at <= original.iteration
       ? await context.store.reply(originalSession, original.id, at)
       : undefined;
-  for (let hops = 0; !reply && original.origin?.kind === 'retry' && hops < 100; hops += 1) {
-    const previous = await context.store.loadRun(originalSession, original.origin.run_id);
-    if (!previous) break;
-    original = previous.record;
-    reply =
-      at >= 1 && at <= original.iteration
-        ? await context.store.reply(originalSession, original.id, at)
-        : undefined;
-  }
   if (!reply) {
     throw new RatchetError(
       'invalid_run_settings',
@@ -227,6 +220,19 @@ export async function forkRun(
   if (code !== 'OK') throw new RatchetError('internal', `fork-run returned ${code}`);
   crashPoint('steer.after_fork_commit');
   return { runId: plan.record.id, sessionId };
+}
+
+/** The run asked for and the runs it continues, as a chain of retries (each the one the run before retried). */
+async function retryChain(context: SteerContext, asked: RunRecord): Promise<RunRecord[]> {
+  const chain = [asked];
+  let current = asked;
+  for (let hops = 0; current.origin?.kind === 'retry' && hops < 100; hops += 1) {
+    const retried = await context.store.loadRun(current.session_id, current.origin.run_id);
+    if (!retried) break;
+    chain.push(retried.record);
+    current = retried.record;
+  }
+  return chain;
 }
 
 /**

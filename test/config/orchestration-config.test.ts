@@ -49,3 +49,42 @@ describe('handoffs and teams in the config', () => {
     ]);
   });
 });
+
+describe('a team with coordinator.max_rounds: 0 (no round limit)', () => {
+  const team = (coordinator: string, options = '') =>
+    `${base}\nteams: [{ name: crew, members: [{ agent: writer }, { agent: critic }], coordinator: ${coordinator}${options} }]`;
+
+  it('without a deadline is refused at its path, saying what to set, for every built-in kind with rounds', () => {
+    for (const coordinator of [
+      '{ kind: loop, max_rounds: 0 }',
+      '{ kind: round_robin_until, until: { contains: DONE }, max_rounds: 0 }',
+      '{ kind: role_round_robin, max_rounds: 0 }',
+      '{ kind: llm, provider: main, max_rounds: 0 }',
+    ]) {
+      expect(problemsOf(team(coordinator)), coordinator).toEqual([
+        'teams[0].coordinator.max_rounds: 0 means no round limit, which needs something else to end a run: set options.timeout_s (a deadline) on the team, or give max_rounds of 1 or more',
+      ]);
+    }
+  });
+
+  it('with options.timeout_s is no limit, the deadline ending the run', () => {
+    const config = parse(team('{ kind: loop, max_rounds: 0 }', ', options: { timeout_s: 600 }'));
+    expect(config.teams[0]).toMatchObject({
+      coordinator: { kind: 'loop', max_rounds: 0 },
+      options: { timeout_s: 600 },
+    });
+  });
+
+  it("checks the team's options.timeout_s like an agent's", () => {
+    expect(problemsOf(team('{ kind: loop }', ', options: { timeout_s: 0 }'))).toEqual([
+      expect.stringMatching(/^teams\[0\]\.options\.timeout_s: /),
+    ]);
+    expect(problemsOf(team('{ kind: loop }', ', options: { timeout_s: 31536001 }'))).toEqual([
+      'teams[0].options.timeout_s: must be at most 31536000 (365 days)',
+    ]);
+    expect(problemsOf(team('{ kind: loop }', ', options: { timeout: 60 }'))).toEqual([
+      'teams[0].options.timeout: unknown key (did you mean "timeout_s"?)',
+    ]);
+    expect(parse(team('{ kind: sequence }')).teams[0]?.options).toEqual({});
+  });
+});

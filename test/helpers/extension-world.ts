@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../src/redis/connection.js';
 import { deleteKeys } from '../../src/testing/test-engine.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
+import type { ToolBox } from '../../src/tools/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
 import { type Engine, engineFromConfig } from '../../src/workflows/index.js';
 import { testToolbox } from '../fixtures/test-tools.js';
@@ -25,11 +26,19 @@ export class ExtensionWorld {
   readonly redis: RedisClient;
   readonly engine: Engine;
   private worker: RatchetWorker | undefined;
+  private readonly toolboxes: readonly ToolBox[];
 
   constructor(
     config: Record<string, unknown>,
     private readonly extensions: Extensions,
+    options: {
+      /** Overrides of the config's `worker` section (e.g. `concurrency: 1`). */
+      worker?: Record<string, number>;
+      /** Toolboxes besides the test toolbox. */
+      toolboxes?: readonly ToolBox[];
+    } = {},
   ) {
+    this.toolboxes = [testToolbox(), ...(options.toolboxes ?? [])];
     const path = join(this.dir, 'ratchet.json');
     const redis = { url: inject('redisUrl'), prefix: this.prefix };
     const worker = {
@@ -37,9 +46,10 @@ export class ExtensionWorld {
       stalled_interval_ms: 1000,
       step_attempts: 3,
       backoff_base_ms: 50,
+      ...options.worker,
     };
     writeFileSync(path, JSON.stringify({ ...config, redis, worker }));
-    this.loaded = loadConfig(path, { extensions, knownToolboxes: knownToolboxes([testToolbox()]) });
+    this.loaded = loadConfig(path, { extensions, knownToolboxes: knownToolboxes(this.toolboxes) });
     this.redis = createRedis({
       ...redisTargetOf(this.loaded.config.redis),
       logger: silentLogger(),
@@ -51,7 +61,7 @@ export class ExtensionWorld {
   async start(): Promise<void> {
     this.worker = new RatchetWorker({
       loaded: this.loaded,
-      toolboxes: [testToolbox()],
+      toolboxes: this.toolboxes,
       logger: silentLogger(),
       extensions: this.extensions,
     });

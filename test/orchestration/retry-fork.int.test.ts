@@ -302,6 +302,83 @@ describe('fork', () => {
   });
 });
 
+describe('fork of a retried run', () => {
+  /** One recorded iteration (a tool call and its result), then a 503 on each attempt of the second request. */
+  const outageAtTwo: Script = {
+    replies: [
+      add(1, 1),
+      { ...add(2, 2), fail: [1, 2, 3].map(() => ({ kind: 'server_error' as const, status: 503 })) },
+      { text: 'done' },
+    ],
+  };
+  const recovered: Script = { replies: [add(1, 1), add(2, 2), { text: 'done' }] };
+
+  /** A run failed at its second request, and its retry, completed (iterations 2 and 3 are its own). */
+  async function retriedRun(h: Harness) {
+    const worker = await h.startWorker();
+    const { runId, sessionId } = await h.engine.startRun({ input: 'count up' });
+    const failed = await h.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    expect(failed).toMatchObject({ status: 'failed', iteration: 1 });
+    await worker.close(2000);
+    writeFileSync(join(h.dir, 'script.json'), JSON.stringify(recovered));
+    await h.startWorker();
+    const retry = await h.engine.retryRun(runId);
+    const done = await h.engine.waitForRun(retry.runId, { timeoutMs: 30_000 });
+    expect(done).toMatchObject({ status: 'completed', iteration: 3, result: 'done' });
+    return { runId, sessionId, retryId: retry.runId, before: calls(h).length };
+  }
+
+  it("at the retried run's last iteration (whose reply the retry's journal copies) forks from the run that recorded it", async () => {
+    const h = start({ script: outageAtTwo });
+    const { runId, sessionId, retryId, before } = await retriedRun(h);
+    const chat = await h.transcript(sessionId);
+    const fork = await h.engine.forkRun(retryId, { atIteration: 1 });
+    const done = await h.engine.waitForRun(fork.runId, { timeoutMs: 30_000 });
+    expect(done).toMatchObject({ status: 'completed', result: 'done' });
+    // The run that recorded iteration 1 is the retried one: the fork names it, as for any earlier iteration.
+    expect(done.origin).toMatchObject({ kind: 'fork', run_id: runId, at_iteration: 1 });
+    const forkChat = await h.transcript(fork.sessionId);
+    // The input, the retried run's reply of iteration 1 and its result; then the fork's own.
+    expect(forkChat.slice(0, 3)).toEqual(chat.slice(0, 3));
+    expect(forkChat.slice(0, 3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(forkChat.slice(1, 3).every((message) => message.id.startsWith(`${runId}-`))).toBe(true);
+    expect(forkChat.slice(3).every((message) => message.id.startsWith(`${fork.runId}-`))).toBe(true);
+    expect(forkChat.map((message) => message.role)).toEqual(chat.map((message) => message.role));
+    // Only what comes after the fork point is asked: script positions 1 and 2.
+    expect(
+      calls(h)
+        .slice(before)
+        .map((call) => [call.run_id, call.position]),
+    ).toEqual([
+      [fork.runId, 1],
+      [fork.runId, 2],
+    ]);
+  });
+
+  it("at an iteration of the retry's own forks from the retry", async () => {
+    const h = start({ script: outageAtTwo });
+    const { runId, sessionId, retryId, before } = await retriedRun(h);
+    const chat = await h.transcript(sessionId);
+    const fork = await h.engine.forkRun(retryId, { atIteration: 2 });
+    const done = await h.engine.waitForRun(fork.runId, { timeoutMs: 30_000 });
+    expect(done).toMatchObject({ status: 'completed', result: 'done' });
+    expect(done.origin).toMatchObject({ kind: 'fork', run_id: retryId, at_iteration: 2 });
+    const forkChat = await h.transcript(fork.sessionId);
+    // The input and iteration 1 (the retried run's), iteration 2 (the retry's); then the fork's answer.
+    expect(forkChat.slice(0, 5)).toEqual(chat.slice(0, 5));
+    expect(forkChat.slice(1, 3).every((message) => message.id.startsWith(`${runId}-`))).toBe(true);
+    expect(forkChat.slice(3, 5).every((message) => message.id.startsWith(`${retryId}-`))).toBe(true);
+    expect(forkChat.slice(5).map((message) => [message.role, message.id.startsWith(fork.runId)])).toEqual([
+      ['assistant', true],
+    ]);
+    expect(
+      calls(h)
+        .slice(before)
+        .map((call) => [call.run_id, call.position]),
+    ).toEqual([[fork.runId, 2]]);
+  });
+});
+
 const repoRoot = resolve(import.meta.dirname, '../..');
 
 /**

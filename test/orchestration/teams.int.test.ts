@@ -109,6 +109,37 @@ describe('reactor teams', () => {
     expect(shared.slice(1).map(text)).toEqual(['ping', 'pong', 'ping', 'pong']);
   });
 
+  it("loop with max_rounds 0 (no round limit): the team's options.timeout_s ends the run, members included", async () => {
+    const started = Date.now();
+    const { h, run, runId, sessionId, shared } = await runTeam(
+      [
+        { name: 'ping', script: { default: { text: 'ping', delay_ms: 50 } } },
+        { name: 'pong', script: { default: { text: 'pong', delay_ms: 50 } } },
+      ],
+      [
+        {
+          name: 'forever',
+          members: [{ agent: 'ping' }, { agent: 'pong' }],
+          coordinator: { kind: 'loop', max_rounds: 0 },
+          options: { timeout_s: 2 },
+        },
+      ],
+      'forever',
+    );
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('deadline_exceeded');
+    expect(run.deadline_at).not.toBeNull();
+    // Past the 3 rounds the default allows: only the deadline stopped it.
+    expect(shared.length).toBeGreaterThan(7);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // Each member's run had the team's deadline, and none is left running.
+    const members = await childRuns(h, sessionId, runId);
+    expect(members.every((member) => member.deadline_at === run.deadline_at)).toBe(true);
+    expect(members.every((member) => ['completed', 'failed', 'cancelled'].includes(member.status))).toBe(
+      true,
+    );
+  });
+
   it('round_robin_until: stops once the last shared message contains the text', async () => {
     const { run, shared } = await runTeam(
       [
@@ -284,6 +315,50 @@ describe('reactor teams', () => {
     const slow = members.find((member) => member.agent === 'slow');
     const quick = members.find((member) => member.agent === 'quick');
     expect(Date.parse(quick?.finished_at ?? '')).toBeLessThan(Date.parse(slow?.finished_at ?? ''));
+  });
+
+  it('role_round_robin: a member that fails while others of its role run cancels them, as a spawn does', async () => {
+    const started = Date.now();
+    const { h, run, runId, sessionId } = await runTeam(
+      [
+        { name: 'slow_a', script: { default: { text: 'never finished', delay_ms: 30_000 } } },
+        {
+          name: 'failing',
+          script: {
+            default: { text: 'unreachable', delay_ms: 300, fail: [{ kind: 'auth', message: 'bad key' }] },
+          },
+        },
+        { name: 'slow_b', script: { default: { text: 'never finished', delay_ms: 30_000 } } },
+        { name: 'writer', script: { default: { text: 'summary' } } },
+      ],
+      [
+        {
+          name: 'study',
+          members: [
+            { agent: 'slow_a', role: 'research' },
+            { agent: 'failing', role: 'research' },
+            { agent: 'slow_b', role: 'research' },
+            { agent: 'writer', role: 'write' },
+          ],
+          coordinator: { kind: 'role_round_robin', max_rounds: 1 },
+        },
+      ],
+      'study',
+    );
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('member_failed');
+    const members = await childRuns(h, sessionId, runId);
+    const failing = members.find((member) => member.agent === 'failing');
+    expect(failing?.status).toBe('failed');
+    // The others of its role were cancelled, naming the failed run; the next role never acted.
+    for (const agent of ['slow_a', 'slow_b']) {
+      const member = members.find((candidate) => candidate.agent === agent);
+      expect(member?.status, agent).toBe('cancelled');
+      expect(member?.error?.message, agent).toContain(`child run ${failing?.id} (failing) failed`);
+    }
+    expect(members.map((member) => member.agent)).not.toContain('writer');
+    // Their 30 s model calls were aborted, not waited for.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('llm: a model picks the members as JSON, with one retry on an invalid answer', async () => {

@@ -208,6 +208,24 @@ describe('timeout (a built-in middleware)', () => {
     expect(await pending).toMatchObject({ code: 'cancelled' });
   });
 
+  it('fails a model call past model_call_s as model_timeout when what is inside never settles and ignores its signal', async () => {
+    const stuck = defineMiddleware({ name: 'stuck', aroundModelCall: () => new Promise<never>(() => {}) });
+    const ignoring = () => new Promise<ModelReply>(() => {});
+    for (const [inside, model] of [
+      [[{ definition: stuck, options: {} }], answering('never sent')],
+      [[], ignoring],
+    ] as const) {
+      const error = await runModelChain(
+        [...timeout({ model_call_s: 0.05 }), ...inside],
+        request,
+        model,
+        contextOf,
+        base(),
+      ).catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ code: 'model_timeout' });
+    }
+  });
+
   it('needs at least one limit', () => {
     expect(timeoutMiddlewareSchema.safeParse({}).success).toBe(false);
   });

@@ -152,3 +152,67 @@ describe('runToolChain', () => {
     });
   });
 });
+
+describe('a middleware that never settles and ignores its signal', () => {
+  const stuck = defineMiddleware({
+    name: 'stuck',
+    aroundModelCall: () => new Promise<never>(() => {}),
+    aroundToolCall: () => new Promise<never>(() => {}),
+  });
+  const outer = defineMiddleware({
+    name: 'outer',
+    aroundModelCall: (call, next) => next(call.request),
+    aroundToolCall: (call, next) => next(call.request),
+  });
+  const layers = [
+    { definition: outer, options: {} },
+    { definition: stuck, options: {} },
+  ];
+
+  it("ends the chain when the step's signal aborts, with the signal's reason as it is", async () => {
+    for (const reason of [new Error('the run passed its deadline'), 'run r was cancelled']) {
+      const step = new AbortController();
+      const stepBase = { ...base, signal: step.signal };
+      const modelCall = runModelChain(layers, request, model, contextOf, stepBase).catch((e: unknown) => e);
+      const toolCall = runToolChain(
+        layers,
+        { name: 'echo', arguments: '{}', toolCallId: 'c1' },
+        async () => ({ content: 'never reached', isError: false }),
+        contextOf,
+        stepBase,
+      ).catch((e: unknown) => e);
+      step.abort(reason);
+      expect(await modelCall).toBe(reason);
+      expect(await toolCall).toBe(reason);
+    }
+  });
+
+  it('ends at once when the signal aborted before the call', async () => {
+    const step = new AbortController();
+    step.abort('worker shutting down');
+    await expect(
+      runModelChain(layers, request, model, contextOf, { ...base, signal: step.signal }),
+    ).rejects.toBe('worker shutting down');
+  });
+
+  it('takes the outcome of a middleware written in JavaScript without async (a plain value)', async () => {
+    const reply: ModelReply = {
+      parts: [{ type: 'text', text: 'plain' }],
+      usage,
+      provider: 'big',
+      model: 'm',
+    };
+    const plain = defineMiddleware({
+      name: 'plain',
+      aroundModelCall: (() => reply) as unknown as () => Promise<ModelReply>,
+    });
+    const outcome = await runModelChain(
+      [{ definition: plain, options: {} }],
+      request,
+      model,
+      contextOf,
+      base,
+    );
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { parts: [{ type: 'text', text: 'plain' }] } });
+  });
+});

@@ -6,6 +6,7 @@ import {
   planFork,
   planRetry,
   type RetryPoint,
+  recorderOf,
   retryRefusal,
 } from '../../src/workflows/core/run-continuation.js';
 import { planRunCreation } from '../../src/workflows/core/run-creation.js';
@@ -193,6 +194,25 @@ describe('planRetry', () => {
         now,
       }),
     ).toThrow(/another run wrote to it/);
+  });
+});
+
+describe('recorderOf', () => {
+  it('finds the run of a chain of retries that recorded an iteration, the last of a retried run included', () => {
+    // The first run recorded 1 and 2; its retry 3 and 4 (and a copy of reply 2); the retry's retry 5.
+    const first = failedRun({ iteration: 2 });
+    const retry = failedRun({ id: retryId, iteration: 4 });
+    const latest = failedRun({ id: 'run_0123456789abcdef_retry11111', iteration: 5, status: 'completed' });
+    const chain = [latest, retry, first];
+    expect([1, 2, 3, 4, 5, 6].map((at) => recorderOf(chain, at).id)).toEqual([
+      runId,
+      runId,
+      retryId,
+      retryId,
+      latest.id,
+      latest.id,
+    ]);
+    expect(recorderOf([first], 1).id).toBe(runId);
   });
 });
 

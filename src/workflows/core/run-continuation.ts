@@ -169,6 +169,24 @@ export interface ForkPlan extends RunContinuation {
 }
 
 /**
+ * The run that recorded iteration `at` in a chain of retries: `chain` starts with the run asked for, each
+ * next record being the run the one before retried. A retry counts on from the run it retried, whose
+ * iterations (through its last) stay that run's: their reply, guardrail feedback and tool results carry its
+ * ids, even the last one's, whose reply the retry copies to its own journal (its next request is planned from
+ * the same numbers). So the iteration belongs to the earliest run in the chain whose count reaches it.
+ */
+export function recorderOf(chain: readonly RunRecord[], at: number): RunRecord {
+  const [asked] = chain;
+  if (!asked) throw new Error('a chain of retries starts with the run asked for');
+  let recorder = asked;
+  for (const retried of chain.slice(1)) {
+    if (at > retried.iteration) break;
+    recorder = retried;
+  }
+  return recorder;
+}
+
+/**
  * How many chat entries a fork at iteration `at` copies: through that iteration's reply, the feedback an
  * output guardrail added to it, and its tool results (a fork cannot start from calls without results).
  * `after` are the chat's entries from the reply on.

@@ -73,10 +73,10 @@ async function ensureChildRuns(
       rootRunId: parent.root_run_id ?? parent.id,
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],
-      // Its own agent's timeout from now, or its parent's deadline when that is sooner.
+      // Its own agent's (or team's) timeout from now, or its parent's deadline when that is sooner.
       deadlineAt: runDeadline(
         context.services.now(),
-        context.services.agents.get(task.agent)?.timeoutS,
+        context.services.agents.get(task.agent)?.timeoutS ?? context.services.teams.get(task.agent)?.timeoutS,
         parent.deadline_at,
       ),
     });

@@ -72,6 +72,8 @@ export interface ProviderRoute {
 /** A team, with the model its `llm` coordinator calls (an agent of its own, without tools). */
 export interface TeamService extends TeamRuntime {
   coordinatorAgent: AgentRuntime | undefined;
+  /** The team's `options.timeout_s`: how long its runs may take, its members' runs included. */
+  timeoutS: number | undefined;
 }
 
 /** Long-lived parts every step uses, built once per worker process. */
