@@ -40,9 +40,6 @@ export interface ApiServerOptions {
   pingRedis: () => Promise<unknown>;
 }
 
-/** Pending questions a scrape reads for the oldest one's age (the inbox's own bound on runs applies too). */
-const pendingQuestionsRead = 10_000;
-
 /**
  * The HTTP API: validates, records and enqueues through the engine, and streams the event log. It never
  * runs a model or a tool. The caller listens (`app.listen({host, port})`) and closes it; closing ends the
@@ -102,7 +99,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     const metrics = new ApiMetrics({
       systemState: () => options.engine.systemState(),
       followers: () => openStreams.size,
-      pendingQuestions: async () => (await options.engine.inbox(pendingQuestionsRead)).questions,
+      oldestPendingQuestions: () => options.engine.oldestPendingQuestions(),
     });
     // Runs and questions this process closes are counted here (a worker never sees an API cancellation).
     const stopRuns = options.engine.onRunCancelled((record) => metrics.runCancelled(record));

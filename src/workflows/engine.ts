@@ -9,7 +9,12 @@ import { notify } from '../redis/engine-context.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import { redisMemory } from '../redis/memory-store.js';
-import { type Inbox, readInbox } from '../redis/pending-inbox.js';
+import {
+  type Inbox,
+  indexPendingQuestions,
+  oldestPendingQuestions,
+  readInbox,
+} from '../redis/pending-inbox.js';
 import {
   readQueueCounts,
   readRunSteps,
@@ -28,7 +33,7 @@ import type { RunTimeline, RunTreeNode } from './core/run-timeline.js';
 import { goalsProgress } from './core/supervisor.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
-import type { QuestionRecord, QuestionResponse } from './question-record.js';
+import type { QuestionKind, QuestionRecord, QuestionResponse } from './question-record.js';
 import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from './run-listing.js';
 import { type Budget, isFinished, type RunRecord, type SubGoal } from './run-record.js';
 import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
@@ -70,6 +75,9 @@ export interface EngineOptions {
   queueTelemetry?: Telemetry;
 }
 
+/** Pending questions the first oldestPendingQuestions call enters in the index of their ages, at most. */
+const questionsIndexedAtFirst = 10_000;
+
 export interface StartRunInput {
   input: string | Part[];
   agent?: string;
@@ -103,6 +111,8 @@ export class Engine {
    * on the first retry or fork: most engines (a worker's) never make one.
    */
   private continuations: ContinuationStore | undefined;
+  /** The questions pending from before the index of their ages are entered in it (oldestPendingQuestions). */
+  private pendingQuestionsIndexed: Promise<void> | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -531,6 +541,24 @@ export class Engine {
         'question record does not parse; left out of the inbox',
       ),
     );
+  }
+
+  /**
+   * When the oldest pending question of each kind was asked (ms since the epoch; a kind with none is absent),
+   * for GET /metrics: read from the run index, never from the question records. The engine's first call
+   * also enters the questions pending since before that index existed (one inbox read).
+   */
+  async oldestPendingQuestions(): Promise<Partial<Record<QuestionKind, number>>> {
+    const { redis, space } = this.options;
+    this.pendingQuestionsIndexed ??= this.inbox(questionsIndexedAtFirst)
+      .then((inbox) => indexPendingQuestions(redis, space, inbox.questions))
+      .catch((error: unknown) => {
+        // Tried again by the next call (Redis may have been away).
+        this.pendingQuestionsIndexed = undefined;
+        throw error;
+      });
+    await this.pendingQuestionsIndexed;
+    return oldestPendingQuestions(redis, space);
   }
 
   /**
