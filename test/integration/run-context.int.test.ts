@@ -2,6 +2,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
+import { runKeys } from '../../src/redis/keys.js';
+import { runContextField } from '../../src/workflows/steps/run-context.js';
 import { crashAndTakeOver } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions } from '../helpers/harness.js';
 
@@ -74,6 +76,38 @@ describe('project context', () => {
     const systems = outcome.harness.modelCalls().map((call) => call.system);
     expect(new Set(systems.map((call) => call.includes('Use pnpm, never npm.')))).toEqual(new Set([true]));
     expect(new Set(systems.map((call) => call.includes('Delete everything')))).toEqual(new Set([false]));
+  });
+
+  it('a secret this process knows, in a context file, is redacted in the instructions and the recorded run context, as read_file redacts it', async () => {
+    const token = 'ctx-token-0123456789abcdef';
+    const harness = new Harness({
+      ...workspaceOptions(),
+      // A registered secret: the config's API token (loading the config registers it in this process).
+      config: { tools: { workspace: 'workspace' }, api: { tokens: [token] } },
+      script: {
+        replies: [
+          { tool_calls: [{ name: 'read_file', arguments: { path: '.ratchet/context.md' } }] },
+          { text: 'done' },
+        ],
+      },
+    });
+    track(harness);
+    writeWorkspace(harness, { '.ratchet/context.md': `Deploy with the token ${token} when asked.` });
+    await harness.startWorker();
+    const { runId, sessionId } = await completedRun(harness, 'work');
+    const systems = harness.modelCalls().map((call) => call.system);
+    expect(systems[0]).toContain('## .ratchet/context.md\nDeploy with the token [redacted] when asked.');
+    expect(systems.join('\n')).not.toContain(token);
+    const recorded = await harness.redis.hget(
+      runKeys(harness.engine.space, sessionId, runId).journal,
+      runContextField,
+    );
+    expect(recorded).toContain('[redacted]');
+    expect(recorded).not.toContain(token);
+    // read_file of the same text gave [redacted] before the fix too: the two now agree.
+    const read = harness.modelCalls()[1]?.messages.at(-1)?.text ?? '';
+    expect(read).toContain('Deploy with the token [redacted] when asked.');
+    expect(JSON.stringify(await harness.transcript(sessionId))).not.toContain(token);
   });
 
   it('a context file that is a symbolic link out of the workspace (to /etc/passwd) is refused', async () => {
