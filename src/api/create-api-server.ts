@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RatchetConfig } from '../config/index.js';
+import { type RatchetConfig, registerConfigSecrets } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { ApiMetrics } from '../telemetry/index.js';
 import { adminQueuesRoutes } from './admin-queues.js';
@@ -47,6 +47,8 @@ export interface ApiServerOptions {
  */
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const { api } = options.config;
+  // Its tokens are hidden from the request log even when the config did not come from loadConfig.
+  registerConfigSecrets(options.config);
   const app = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: options.logger,
     // A traced request's `incoming request` line comes from installRequestTracing, with its span's ids.
