@@ -49,6 +49,7 @@ export function engineFromConfig(options: {
     ),
     logger: options.logger,
     maxFollowers: config.api.max_followers,
+    maxMetadataBytes: config.api.max_metadata_bytes,
     timeouts: Object.fromEntries(
       config.agents.flatMap((agent) =>
         agent.options.timeout_s === undefined ? [] : [[agent.name, agent.options.timeout_s]],

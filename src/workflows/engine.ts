@@ -65,6 +65,8 @@ export interface EngineOptions {
   findTool?: (agent: string, toolName: string) => Tool | undefined;
   /** Event followers served at once (config `api.max_followers`); default 1000. */
   maxFollowers?: number;
+  /** The most a session's metadata may hold, as JSON bytes (config `api.max_metadata_bytes`); default 16384. */
+  maxMetadataBytes?: number;
   /** Each agent's `options.timeout_s`, where it has one: how long its runs may take. */
   timeouts?: Readonly<Record<string, number>>;
   /** Each agent's `options.max_iterations` (a run may ask for fewer, never more). */
@@ -74,6 +76,9 @@ export interface EngineOptions {
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
 }
+
+/** The metadata bound of an engine built without one (config `api.max_metadata_bytes` has the same default). */
+const defaultMaxMetadataBytes = 16_384;
 
 /** Pending questions the first oldestPendingQuestions call enters in the index of their ages, at most. */
 const questionsIndexedAtFirst = 10_000;
@@ -150,6 +155,7 @@ export class Engine {
     }
     const agent = input.agent ?? sessionAgent ?? this.options.defaultAgent;
     this.assertAgent(agent);
+    this.checkMetadata(input.metadata);
     const deadlineAt = this.deadlineOf(agent, input.timeoutS);
     this.checkRunLimits(agent, input);
     const parts: Part[] =
@@ -205,6 +211,7 @@ export class Engine {
    * again), and a run that continues it, with a new message or another agent (decision 0022).
    */
   async forkRun(runId: string, input: ForkInput): Promise<StartedRun> {
+    this.checkMetadata(input.metadata);
     return forkRun(this.steerContext(), runId, input);
   }
 
@@ -321,7 +328,26 @@ export class Engine {
   ): Promise<SessionView> {
     const agent = input.agent ?? this.options.defaultAgent;
     this.assertAgent(agent);
+    this.checkMetadata(input.metadata);
     return this.store.createSession({ agent, ...(input.metadata ? { metadata: input.metadata } : {}) });
+  }
+
+  /**
+   * A session's metadata is kept as long as the session (the retention window), so what one client may store
+   * is bounded: `api.max_metadata_bytes` of JSON, checked before anything is written. Given with an existing
+   * session (where it is ignored), it is checked all the same: one rule whatever the request.
+   */
+  private checkMetadata(metadata: Record<string, unknown> | undefined): void {
+    if (metadata === undefined) return;
+    const limit = this.options.maxMetadataBytes ?? defaultMaxMetadataBytes;
+    const bytes = Buffer.byteLength(JSON.stringify(metadata));
+    if (bytes <= limit) return;
+    throw new RatchetError(
+      'invalid_run_settings',
+      `metadata: ${bytes} bytes as JSON, more than api.max_metadata_bytes (${limit}) allows; store less, ` +
+        'or raise api.max_metadata_bytes',
+      { details: { field: 'metadata', limit } },
+    );
   }
 
   /** An agent's usage summed over all its runs (every shard). */
