@@ -164,19 +164,21 @@ async function oldestOfShard(
       return entries;
     });
     if (candidates.length === 0) break;
-    const pending = (await execPipeline(
-      candidates.reduce((pipeline, candidate) => {
-        const sessionId = sessionOfQuestion(candidate.id);
-        // An id that names no session is no question of ours: looked up under a key that never exists.
-        const pendingKey = sessionId ? sessionKeys(space, sessionId).pending : keys.pendingQuestions('');
-        return pipeline.sismember(pendingKey, candidate.id);
+    // An id that names no session is no question of ours: stale, like one no longer pending.
+    const sessions = candidates.map((candidate) => sessionOfQuestion(candidate.id));
+    const replies = (await execPipeline(
+      candidates.reduce((pipeline, candidate, index) => {
+        const sessionId = sessions[index];
+        return sessionId ? pipeline.sismember(sessionKeys(space, sessionId).pending, candidate.id) : pipeline;
       }, redis.pipeline()),
     )) as number[];
+    let reply = 0;
+    const pending = sessions.map((sessionId) => sessionId !== undefined && replies[reply++] === 1);
     const stale: typeof candidates = [];
     const next: QuestionKind[] = [];
     for (const kind of open) {
       const ofKind = candidates.flatMap((candidate, index) =>
-        candidate.kind === kind ? [{ ...candidate, pending: pending[index] === 1 }] : [],
+        candidate.kind === kind ? [{ ...candidate, pending: pending[index] === true }] : [],
       );
       const found = ofKind.find((candidate) => candidate.pending);
       stale.push(...ofKind.slice(0, found ? ofKind.indexOf(found) : ofKind.length));
