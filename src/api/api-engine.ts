@@ -32,6 +32,7 @@ export type ApiEngine = Pick<
   | 'runSteps'
   | 'systemState'
   | 'inbox'
+  | 'oldestPendingQuestions'
   | 'stepQueues'
   | 'runChat'
 >;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RatchetConfig } from '../config/index.js';
+import { type RatchetConfig, registerConfigSecrets } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { ApiMetrics } from '../telemetry/index.js';
 import { adminQueuesRoutes } from './admin-queues.js';
@@ -40,9 +40,6 @@ export interface ApiServerOptions {
   pingRedis: () => Promise<unknown>;
 }
 
-/** Pending questions a scrape reads for the oldest one's age (the inbox's own bound on runs applies too). */
-const pendingQuestionsRead = 10_000;
-
 /**
  * The HTTP API: validates, records and enqueues through the engine, and streams the event log. It never
  * runs a model or a tool. The caller listens (`app.listen({host, port})`) and closes it; closing ends the
@@ -50,6 +47,8 @@ const pendingQuestionsRead = 10_000;
  */
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const { api } = options.config;
+  // Its tokens are hidden from the request log even when the config did not come from loadConfig.
+  registerConfigSecrets(options.config);
   const app = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: options.logger,
     // A traced request's `incoming request` line comes from installRequestTracing, with its span's ids.
@@ -102,7 +101,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     const metrics = new ApiMetrics({
       systemState: () => options.engine.systemState(),
       followers: () => openStreams.size,
-      pendingQuestions: async () => (await options.engine.inbox(pendingQuestionsRead)).questions,
+      oldestPendingQuestions: () => options.engine.oldestPendingQuestions(),
     });
     // Runs and questions this process closes are counted here (a worker never sees an API cancellation).
     const stopRuns = options.engine.onRunCancelled((record) => metrics.runCancelled(record));

@@ -43,7 +43,9 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 export const inputPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema]);
 const inputPartsSchema = z.array(inputPartSchema).min(1);
 
+/** Stored on a session, so bounded: at most `api.max_metadata_bytes` as JSON (the engine checks it). */
 const metadataSchema = z.record(z.string(), z.unknown());
+const metadataBound = 'At most api.max_metadata_bytes (16384 by default) as JSON; more gets 400.';
 
 export const sessionParamsSchema = z.strictObject({ id: z.string().min(1).max(200) });
 export const runParamsSchema = z.strictObject({ id: z.string().min(1).max(200) });
@@ -51,7 +53,7 @@ export const runParamsSchema = z.strictObject({ id: z.string().min(1).max(200) }
 export const createSessionBodySchema = z
   .strictObject({
     agent: z.string().min(1).optional().describe('Defaults to the entry agent.'),
-    metadata: metadataSchema.optional(),
+    metadata: metadataSchema.optional().describe(metadataBound),
   })
   // Fastify hands a request without a body to the validator as null.
   .nullish();
@@ -82,7 +84,9 @@ export const createRunBodySchema = z.strictObject({
     .regex(sessionIdPattern, 'must be a session id (ses_…)')
     .optional()
     .describe('Continue this session; a new session is created when omitted.'),
-  metadata: metadataSchema.optional().describe('Stored on the new session (ignored with session_id).'),
+  metadata: metadataSchema
+    .optional()
+    .describe(`Stored on the new session (ignored with session_id). ${metadataBound}`),
   budget: budgetSchema
     .optional()
     .describe(
@@ -879,6 +883,6 @@ export const forkRunBodySchema = z.strictObject({
     .min(1)
     .optional()
     .describe("Another agent to continue with (e.g. a stronger model); default: the original's."),
-  metadata: metadataSchema.optional().describe('Stored on the new session.'),
+  metadata: metadataSchema.optional().describe(`Stored on the new session. ${metadataBound}`),
   ...continuationLimits,
 });

@@ -290,6 +290,11 @@ const apiSchema = z.strictObject({
   allowed_hosts: withDefault(z.array(allowedHostSchema), []),
   /** Largest request body accepted; larger ones get 413. */
   body_limit_bytes: withDefault(integer(1024), 1_048_576),
+  /**
+   * Largest `metadata` a client may store on a session (creating one, a run that creates one, or a fork), as
+   * JSON bytes; more gets 400 naming the field. Sessions are kept for the retention window.
+   */
+  max_metadata_bytes: withDefault(integer(64, 16_777_216), 16_384),
   /** Interval of SSE keep-alive comments. */
   keepalive_ms: withDefault(duration(100, maxHourMs, '1 hour'), 15_000),
   /**

@@ -1,3 +1,4 @@
+import { registerSecrets } from '../secrets/index.js';
 import type { RatchetConfig } from './config-schema.js';
 
 /**
@@ -57,4 +58,15 @@ function redisPassword(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Registers the config's secrets (and the environment's secret-named values) with this process's redaction,
+ * so every log line, recorded error, event and tool result hides them. Done by every path that builds or
+ * takes a config: loadConfig, parseConfigText, a worker, an engine and an API built from a config object,
+ * which a program may have changed after parsing (a key put in from a vault). Registering twice changes
+ * nothing.
+ */
+export function registerConfigSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv = process.env): void {
+  registerSecrets(configSecrets(config, env));
 }

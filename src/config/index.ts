@@ -22,7 +22,7 @@ export {
   type ToolboxReference,
   type WorkerConfig,
 } from './config-schema.js';
-export { configSecrets } from './config-secrets.js';
+export { configSecrets, registerConfigSecrets } from './config-secrets.js';
 export { formatConfigSummary, redactUrl } from './config-summary.js';
 export type { ContractConfig } from './contract-config-schema.js';
 export {

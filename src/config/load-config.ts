@@ -2,13 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import dotenv from 'dotenv';
 import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
-import { registerSecrets } from '../secrets/index.js';
 import { checkReferences, type KnownToolbox } from './check-references.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigExtensions, parsingWith } from './config-extensions.js';
 import { type ConfigProblem, configErrorMap, formatProblem, issuesToProblems } from './config-issues.js';
 import { configSchema, type RatchetConfig } from './config-schema.js';
-import { configSecrets } from './config-secrets.js';
+import { registerConfigSecrets } from './config-secrets.js';
 import { expandEnv } from './expand-env.js';
 
 export interface LoadedConfig {
@@ -64,11 +63,13 @@ export function loadConfig(path: string, options: LoadConfigOptions = {}): Loade
     sourceName: path,
     ...(options.extensions ? { extensions: options.extensions } : {}),
   });
-  registerSecrets(configSecrets(loaded.config, env));
   return { ...loaded, path: absolutePath };
 }
 
-/** Expands, parses and validates config text; the pure part of loadConfig. Throws ConfigError. */
+/**
+ * Expands, parses and validates config text: loadConfig without the files. Throws ConfigError. Like
+ * loadConfig, registers the config's secrets and the secret-named values of `env` for redaction.
+ */
 export function parseConfigText(text: string, options: ParseConfigOptions): LoadedConfig {
   const sourceName = options.sourceName ?? '<config>';
   const expanded = expandEnv(text, options.env);
@@ -104,6 +105,7 @@ export function parseConfigText(text: string, options: ParseConfigOptions): Load
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(sourceName, inDocumentOrder(document, problems).map(formatProblem));
   }
+  registerConfigSecrets(parsed.data, options.env);
   return {
     config: parsed.data,
     path: sourceName,

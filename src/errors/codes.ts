@@ -18,7 +18,10 @@ export const errorCodes = {
   question_not_found: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },
-  /** A run asked for more than its agent's config allows (e.g. a longer timeout_s). */
+  /**
+   * A run asked for more than its agent's config allows (e.g. a longer timeout_s), or a request went over a
+   * configured bound (more session metadata than api.max_metadata_bytes). `details`: field, limit.
+   */
   invalid_run_settings: { retryable: false },
   suspended: { retryable: false },
   max_iterations: { retryable: false },

@@ -212,6 +212,8 @@ export interface RunIndexKeys {
   status(status: string): string;
   /** The same, for the runs of one agent. */
   agent(agent: string): string;
+  /** Sorted set: id of each pending question of one kind -> when it was asked (ms since the epoch). */
+  pendingQuestions(kind: string): string;
 }
 
 export function runIndexKeys(space: KeySpace, shard: number): RunIndexKeys {
@@ -222,6 +224,7 @@ export function runIndexKeys(space: KeySpace, shard: number): RunIndexKeys {
     roots: `${base}:roots`,
     status: (status) => `${base}:status:${status}`,
     agent: (agent) => `${base}:agent:${agent}`,
+    pendingQuestions: (kind) => `${base}:questions:${kind}`,
   };
 }
 

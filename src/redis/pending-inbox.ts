@@ -1,7 +1,13 @@
 import { describeIssues } from '../schemas/issues.js';
-import { type QuestionRecord, questionRecordSchema } from '../workflows/question-record.js';
+import { sessionOfQuestion } from '../workflows/question-answers.js';
+import {
+  type QuestionKind,
+  type QuestionRecord,
+  questionKinds,
+  questionRecordSchema,
+} from '../workflows/question-record.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, sessionKeys, shardOf } from './keys.js';
+import { type KeySpace, runIndexKeys, sessionKeys, shardOf } from './keys.js';
 import { listIndexedRuns, type UnreadableRecord } from './run-index.js';
 import { execPipeline } from './run-store.js';
 
@@ -105,4 +111,125 @@ function questionOf(
   if (parsed.success) return parsed.data;
   onUnreadable?.(questionId, describeIssues(parsed.error.issues));
   return undefined;
+}
+
+/** Pending questions of one kind looked at per shard and round trip when the oldest is looked for. */
+const oldestCandidates = 16;
+
+/**
+ * When the oldest pending question of each kind was asked (ms since the epoch; a kind with none is absent),
+ * from the run index's sorted sets of pending questions (lua/includes/run-index.lua): no question record is
+ * read, so a scrape costs the same whatever the questions hold. An entry whose question stopped being
+ * pending without the scripts that keep the sets (its session was deleted while it waited) is removed when
+ * it is met.
+ */
+export async function oldestPendingQuestions(
+  redis: RedisClient,
+  space: KeySpace,
+): Promise<Partial<Record<QuestionKind, number>>> {
+  const shards = Array.from({ length: space.shards }, (_, shard) => shard);
+  const perShard = await Promise.all(shards.map((shard) => oldestOfShard(redis, space, shard)));
+  const oldest: Partial<Record<QuestionKind, number>> = {};
+  for (const ages of perShard) {
+    for (const kind of questionKinds) {
+      const askedAt = ages[kind];
+      if (askedAt !== undefined) oldest[kind] = Math.min(oldest[kind] ?? askedAt, askedAt);
+    }
+  }
+  return oldest;
+}
+
+async function oldestOfShard(
+  redis: RedisClient,
+  space: KeySpace,
+  shard: number,
+): Promise<Partial<Record<QuestionKind, number>>> {
+  const keys = runIndexKeys(space, shard);
+  const oldest: Partial<Record<QuestionKind, number>> = {};
+  let open: readonly QuestionKind[] = questionKinds;
+  // Each round either finds a kind's oldest or removes every entry it looked at: it ends.
+  while (open.length > 0) {
+    const ranges = (await execPipeline(
+      open.reduce(
+        (pipeline, kind) =>
+          pipeline.zrange(keys.pendingQuestions(kind), 0, oldestCandidates - 1, 'WITHSCORES'),
+        redis.pipeline(),
+      ),
+    )) as string[][];
+    const candidates = open.flatMap((kind, index) => {
+      const flat = ranges[index] ?? [];
+      const entries: { kind: QuestionKind; id: string; askedAt: number }[] = [];
+      for (let at = 0; at + 1 < flat.length; at += 2)
+        entries.push({ kind, id: flat[at] ?? '', askedAt: Number(flat[at + 1]) });
+      return entries;
+    });
+    if (candidates.length === 0) break;
+    // An id that names no session is no question of ours: stale, like one no longer pending.
+    const sessions = candidates.map((candidate) => sessionOfQuestion(candidate.id));
+    const replies = (await execPipeline(
+      candidates.reduce((pipeline, candidate, index) => {
+        const sessionId = sessions[index];
+        return sessionId ? pipeline.sismember(sessionKeys(space, sessionId).pending, candidate.id) : pipeline;
+      }, redis.pipeline()),
+    )) as number[];
+    let reply = 0;
+    const pending = sessions.map((sessionId) => sessionId !== undefined && replies[reply++] === 1);
+    const stale: typeof candidates = [];
+    const next: QuestionKind[] = [];
+    for (const kind of open) {
+      const ofKind = candidates.flatMap((candidate, index) =>
+        candidate.kind === kind ? [{ ...candidate, pending: pending[index] === true }] : [],
+      );
+      const found = ofKind.find((candidate) => candidate.pending);
+      stale.push(...ofKind.slice(0, found ? ofKind.indexOf(found) : ofKind.length));
+      if (found) oldest[kind] = found.askedAt;
+      else if (ofKind.length === oldestCandidates) next.push(kind);
+    }
+    if (stale.length > 0) {
+      await execPipeline(
+        stale.reduce(
+          (pipeline, entry) => pipeline.zrem(keys.pendingQuestions(entry.kind), entry.id),
+          redis.pipeline(),
+        ),
+      );
+    }
+    open = next;
+  }
+  return oldest;
+}
+
+/**
+ * Enters pending questions in the run index's sorted sets of their kind, unless there (`ZADD NX`): for the
+ * questions asked before those sets existed. One that stopped being pending meanwhile is removed by the
+ * next read of the oldest.
+ */
+export async function indexPendingQuestions(
+  redis: RedisClient,
+  space: KeySpace,
+  questions: readonly QuestionRecord[],
+): Promise<void> {
+  const byShard = new Map<number, QuestionRecord[]>();
+  for (const question of questions) {
+    const shard = shardOf(space, question.session_id);
+    const ofShard = byShard.get(shard);
+    if (ofShard) ofShard.push(question);
+    else byShard.set(shard, [question]);
+  }
+  await Promise.all(
+    [...byShard].map(([shard, ofShard]) => {
+      const keys = runIndexKeys(space, shard);
+      return execPipeline(
+        ofShard.reduce(
+          (pipeline, question) =>
+            pipeline.zadd(
+              keys.pendingQuestions(question.kind),
+              'NX',
+              Date.parse(question.created_at),
+              question.id,
+            ),
+          redis.pipeline(),
+        ),
+      );
+    }),
+  );
 }

@@ -1,5 +1,11 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { QuestionRecord, RunRecord, SystemState } from '../workflows/index.js';
+import {
+  type QuestionKind,
+  type QuestionRecord,
+  questionKinds,
+  type RunRecord,
+  type SystemState,
+} from '../workflows/index.js';
 // The workers' buckets: the API's series of the same name must sum with theirs.
 import { questionWaitBuckets, runBuckets } from './worker-metrics.js';
 
@@ -66,8 +72,8 @@ export class ApiMetrics {
     private readonly options: {
       systemState: () => Promise<SystemState>;
       followers: () => number;
-      /** The questions pending now (the inbox's read). */
-      pendingQuestions: () => Promise<readonly QuestionRecord[]>;
+      /** When the oldest pending question of each kind was asked (ms; absent: none pending), no record read. */
+      oldestPendingQuestions: () => Promise<Partial<Record<QuestionKind, number>>>;
       now?: () => number;
     },
   ) {}
@@ -88,14 +94,13 @@ export class ApiMetrics {
 
   /** The Prometheus text of a scrape. */
   async scrape(): Promise<string> {
-    const [state, pending] = await Promise.all([this.options.systemState(), this.options.pendingQuestions()]);
+    const [state, oldest] = await Promise.all([
+      this.options.systemState(),
+      this.options.oldestPendingQuestions(),
+    ]);
     const now = this.options.now?.() ?? Date.now();
     for (const kind of questionKinds) {
-      const oldest = Math.min(
-        now,
-        ...pending.filter((question) => question.kind === kind).map((q) => Date.parse(q.created_at)),
-      );
-      this.oldestQuestion.set({ kind }, Math.max(0, now - oldest) / 1000);
+      this.oldestQuestion.set({ kind }, Math.max(0, now - (oldest[kind] ?? now)) / 1000);
     }
     this.queueJobs.reset();
     for (const queue of state.queues) {
@@ -116,5 +121,3 @@ export class ApiMetrics {
     return this.registry.contentType;
   }
 }
-
-const questionKinds: readonly QuestionRecord['kind'][] = ['ask_user', 'approval', 'budget'];

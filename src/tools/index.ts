@@ -6,6 +6,7 @@ export {
   lineStat,
   maxFileChangesPerCall,
 } from './file-change.js';
+export { askProblem, interactionLimits, progressProblem } from './interaction-limits.js';
 export {
   type AskOptions,
   type DelegatedTask,

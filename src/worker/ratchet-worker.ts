@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
-import type { LoadedConfig } from '../config/index.js';
+import { type LoadedConfig, registerConfigSecrets } from '../config/index.js';
 import type { Extensions } from '../extensions/extensions.js';
 import type { Logger } from '../log/index.js';
 import { McpServers, redisToolListings } from '../mcp/client/index.js';
@@ -67,6 +67,8 @@ export class RatchetWorker {
   async start(): Promise<void> {
     const { config, configDir } = this.options.loaded;
     const { logger } = this.options;
+    // Before anything can log or record: the config may not have come from loadConfig or parseConfigText.
+    registerConfigSecrets(config);
     const space: KeySpace = { prefix: config.redis.prefix, shards: config.redis.shards };
     // Commands sent in one event-loop turn leave in one write (coalesceWrites), here, on the step queues'
     // connection (a duplicate of this one) and on BullMQ's. Not ioredis' auto-pipelining: each of its

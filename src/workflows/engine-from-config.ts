@@ -1,5 +1,5 @@
 import type { Telemetry } from 'bullmq';
-import { type RatchetConfig, resolveEntryAgent } from '../config/index.js';
+import { type RatchetConfig, registerConfigSecrets, resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { finalFailureHeadroom, type StepJobSettings } from '../redis/step-queues.js';
@@ -23,7 +23,10 @@ export function iterationLimit(maxIterations: number): number {
   return maxIterations === 0 ? Number.POSITIVE_INFINITY : maxIterations;
 }
 
-/** The engine every process (worker, API, CLI, tests) builds from the config, with the same settings. */
+/**
+ * The engine every process (worker, API, CLI, tests) builds from the config, with the same settings. The
+ * config's secrets are registered for redaction, whatever built the config.
+ */
 export function engineFromConfig(options: {
   config: RatchetConfig;
   redis: RedisClient;
@@ -32,6 +35,7 @@ export function engineFromConfig(options: {
   queueTelemetry?: Telemetry;
 }): Engine {
   const { config } = options;
+  registerConfigSecrets(config);
   return new Engine({
     redis: options.redis,
     space: { prefix: config.redis.prefix, shards: config.redis.shards },
@@ -45,6 +49,7 @@ export function engineFromConfig(options: {
     ),
     logger: options.logger,
     maxFollowers: config.api.max_followers,
+    maxMetadataBytes: config.api.max_metadata_bytes,
     timeouts: Object.fromEntries(
       [...config.agents, ...config.teams].flatMap((agent) =>
         agent.options.timeout_s === undefined ? [] : [[agent.name, agent.options.timeout_s]],

@@ -9,7 +9,12 @@ import { notify } from '../redis/engine-context.js';
 import { EngineStore } from '../redis/engine-store.js';
 import { type KeySpace, mainChatId } from '../redis/keys.js';
 import { redisMemory } from '../redis/memory-store.js';
-import { type Inbox, readInbox } from '../redis/pending-inbox.js';
+import {
+  type Inbox,
+  indexPendingQuestions,
+  oldestPendingQuestions,
+  readInbox,
+} from '../redis/pending-inbox.js';
 import {
   readQueueCounts,
   readRunSteps,
@@ -28,7 +33,7 @@ import type { RunTimeline, RunTreeNode } from './core/run-timeline.js';
 import { goalsProgress } from './core/supervisor.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
-import type { QuestionRecord, QuestionResponse } from './question-record.js';
+import type { QuestionKind, QuestionRecord, QuestionResponse } from './question-record.js';
 import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from './run-listing.js';
 import { type Budget, isFinished, type RunRecord, type SubGoal } from './run-record.js';
 import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
@@ -60,6 +65,8 @@ export interface EngineOptions {
   findTool?: (agent: string, toolName: string) => Tool | undefined;
   /** Event followers served at once (config `api.max_followers`); default 1000. */
   maxFollowers?: number;
+  /** The most a session's metadata may hold, as JSON bytes (config `api.max_metadata_bytes`); default 16384. */
+  maxMetadataBytes?: number;
   /** Each agent's (and team's) `options.timeout_s`, where it has one: how long its runs may take. */
   timeouts?: Readonly<Record<string, number>>;
   /** Each agent's `options.max_iterations` (a run may ask for fewer, never more). */
@@ -69,6 +76,12 @@ export interface EngineOptions {
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
 }
+
+/** The metadata bound of an engine built without one (config `api.max_metadata_bytes` has the same default). */
+const defaultMaxMetadataBytes = 16_384;
+
+/** Pending questions the first oldestPendingQuestions call enters in the index of their ages, at most. */
+const questionsIndexedAtFirst = 10_000;
 
 export interface StartRunInput {
   input: string | Part[];
@@ -103,6 +116,8 @@ export class Engine {
    * on the first retry or fork: most engines (a worker's) never make one.
    */
   private continuations: ContinuationStore | undefined;
+  /** The questions pending from before the index of their ages are entered in it (oldestPendingQuestions). */
+  private pendingQuestionsIndexed: Promise<void> | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -140,6 +155,7 @@ export class Engine {
     }
     const agent = input.agent ?? sessionAgent ?? this.options.defaultAgent;
     this.assertAgent(agent);
+    this.checkMetadata(input.metadata);
     const deadlineAt = this.deadlineOf(agent, input.timeoutS);
     this.checkRunLimits(agent, input);
     const parts: Part[] =
@@ -195,6 +211,7 @@ export class Engine {
    * again), and a run that continues it, with a new message or another agent (decision 0022).
    */
   async forkRun(runId: string, input: ForkInput): Promise<StartedRun> {
+    this.checkMetadata(input.metadata);
     return forkRun(this.steerContext(), runId, input);
   }
 
@@ -311,7 +328,26 @@ export class Engine {
   ): Promise<SessionView> {
     const agent = input.agent ?? this.options.defaultAgent;
     this.assertAgent(agent);
+    this.checkMetadata(input.metadata);
     return this.store.createSession({ agent, ...(input.metadata ? { metadata: input.metadata } : {}) });
+  }
+
+  /**
+   * A session's metadata is kept as long as the session (the retention window), so what one client may store
+   * is bounded: `api.max_metadata_bytes` of JSON, checked before anything is written. Given with an existing
+   * session (where it is ignored), it is checked all the same: one rule whatever the request.
+   */
+  private checkMetadata(metadata: Record<string, unknown> | undefined): void {
+    if (metadata === undefined) return;
+    const limit = this.options.maxMetadataBytes ?? defaultMaxMetadataBytes;
+    const bytes = Buffer.byteLength(JSON.stringify(metadata));
+    if (bytes <= limit) return;
+    throw new RatchetError(
+      'invalid_run_settings',
+      `metadata: ${bytes} bytes as JSON, more than api.max_metadata_bytes (${limit}) allows; store less, ` +
+        'or raise api.max_metadata_bytes',
+      { details: { field: 'metadata', limit } },
+    );
   }
 
   /** An agent's usage summed over all its runs (every shard). */
@@ -531,6 +567,24 @@ export class Engine {
         'question record does not parse; left out of the inbox',
       ),
     );
+  }
+
+  /**
+   * When the oldest pending question of each kind was asked (ms since the epoch; a kind with none is absent),
+   * for GET /metrics: read from the run index, never from the question records. The engine's first call
+   * also enters the questions pending since before that index existed (one inbox read).
+   */
+  async oldestPendingQuestions(): Promise<Partial<Record<QuestionKind, number>>> {
+    const { redis, space } = this.options;
+    this.pendingQuestionsIndexed ??= this.inbox(questionsIndexedAtFirst)
+      .then((inbox) => indexPendingQuestions(redis, space, inbox.questions))
+      .catch((error: unknown) => {
+        // Tried again by the next call (Redis may have been away).
+        this.pendingQuestionsIndexed = undefined;
+        throw error;
+      });
+    await this.pendingQuestionsIndexed;
+    return oldestPendingQuestions(redis, space);
   }
 
   /**

@@ -49,8 +49,10 @@ export { isSessionId, sessionIdOfRun } from './ids.js';
 export { journalField } from './journal.js';
 export { sessionOfQuestion } from './question-answers.js';
 export {
+  type QuestionKind,
   type QuestionRecord,
   type QuestionResponse,
+  questionKinds,
   questionRecordSchema,
   questionResponseSchema,
 } from './question-record.js';

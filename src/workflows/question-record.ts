@@ -16,6 +16,11 @@ export type QuestionResponse = z.infer<typeof questionResponseSchema>;
 
 export const questionStatusSchema = z.enum(['pending', 'answered', 'timed_out', 'cancelled']);
 
+/** ask_user: an agent's question; approval: a tool call waiting; budget: raise the run's budget or stop. */
+export const questionKindSchema = z.enum(['ask_user', 'approval', 'budget']);
+export type QuestionKind = z.infer<typeof questionKindSchema>;
+export const questionKinds: readonly QuestionKind[] = questionKindSchema.options;
+
 /** A question to a person, first-class: several may be pending in one session. Version 1. */
 export const questionRecordSchema = z.strictObject({
   v: z.literal(1),
@@ -23,8 +28,7 @@ export const questionRecordSchema = z.strictObject({
   session_id: z.string(),
   run_id: z.string(),
   agent: z.string(),
-  /** ask_user: an agent's question; approval: a tool call waiting; budget: raise the run's budget or stop. */
-  kind: z.enum(['ask_user', 'approval', 'budget']),
+  kind: questionKindSchema,
   question: z.string(),
   options: z.array(z.string()),
   /** The call awaiting approval (kind approval). */

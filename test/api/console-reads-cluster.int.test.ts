@@ -6,7 +6,8 @@ import { type LocalCluster, startLocalCluster } from '../helpers/local-cluster.j
 import { ApiHarness } from './api-harness.js';
 
 // The console's reads on a Redis Cluster of three masters (started here, stopped by pid): run list items
-// with their records, the inbox, a child run's chat and the queue board, with sessions on several masters.
+// with their records, the inbox and the age of its oldest question, a child run's chat and the queue board,
+// with sessions on several masters.
 // Each reads one shard per pipeline; a pipeline across shards would fail here (CROSSSLOT / another node).
 let cluster: LocalCluster;
 let api: ApiHarness | undefined;
@@ -94,6 +95,12 @@ it('lists runs with their records, the inbox, a child chat and every shard on th
   expect(inbox.body.questions.map((question: { run_id: string }) => question.run_id).sort()).toEqual(
     asking.sort(),
   );
+  // The oldest pending question's age (GET /metrics): each shard's index and pending sets in one pipeline.
+  const oldest = await harness.harness.engine.oldestPendingQuestions();
+  const askedAt = Math.min(
+    ...inbox.body.questions.map((question: { created_at: string }) => Date.parse(question.created_at)),
+  );
+  expect(oldest).toEqual({ ask_user: askedAt });
 
   const delegating = submitted.find(({ input }) => input === 'please delegate');
   const tree = await harness.request('GET', `/v1/runs/${delegating?.run_id}/tree`);

@@ -115,6 +115,7 @@ describe('loadConfig', () => {
       tokens: ['a-very-long-token-0001'],
       allowed_hosts: [],
       body_limit_bytes: 2048,
+      max_metadata_bytes: 1024,
       keepalive_ms: 5000,
       redis_timeout_ms: 1500,
       max_followers: 50,

@@ -73,6 +73,7 @@ describe('parseConfigText: defaults', () => {
         tokens: [],
         allowed_hosts: [],
         body_limit_bytes: 1_048_576,
+        max_metadata_bytes: 16_384,
         keepalive_ms: 15_000,
         redis_timeout_ms: 3_000,
         max_followers: 1_000,

@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RedisClient } from '../../src/redis/connection.js';
-import { Harness } from '../helpers/harness.js';
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../src/log/index.js';
+import { closeRedis, createRedis, type RedisClient } from '../../src/redis/connection.js';
+import { deleteKeys, Harness } from '../helpers/harness.js';
 
 const apiKey = 'sk-leaky-0123456789abcdef';
 
@@ -194,4 +198,63 @@ describe('secrets in upstream error text', () => {
     expect(await everythingStored(harness.redis, harness.prefix)).not.toContain(secret);
     expect(worker.output()).not.toContain(secret);
   });
+});
+
+/** Runs test/fixtures/config-path-secrets.ts (a program using Ratchet as a library) to its end. */
+async function runLibraryProgram(mode: string, apiKey: string, redisUrl: string, prefix: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      import.meta.resolve('tsx'),
+      resolve(import.meta.dirname, '../fixtures/config-path-secrets.ts'),
+      mode,
+      apiKey,
+      redisUrl,
+      prefix,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RATCHET_LOG_LEVEL: 'info' } },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  return { code, output };
+}
+
+describe('secrets of a config, whatever built it', () => {
+  // The documented library path (every example uses parseConfigText) registered nothing: a middleware's
+  // error quoting the provider key was stored and logged verbatim.
+  it.each([
+    ['loadConfig', 'load'],
+    ['parseConfigText', 'parse'],
+    ['a config object changed after parsing, given to the worker and the engine', 'object'],
+  ])(
+    '%s: a middleware error quoting the provider key leaves it in no record, event, key or log line',
+    async (_path, mode) => {
+      const apiKey = `sk-path-${mode}-${randomBytes(8).toString('hex')}`;
+      const redisUrl = inject('redisUrl');
+      const prefix = `t-${randomBytes(6).toString('hex')}`;
+      const redis = createRedis({ url: redisUrl, logger: silentLogger(), name: 'test' });
+      try {
+        const { code, output } = await runLibraryProgram(mode, apiKey, redisUrl, prefix);
+        expect(code, output).toBe(0);
+        const result = JSON.parse(/^RESULT (.*)$/m.exec(output)?.[1] ?? '{}');
+        expect(result.status).toBe('failed');
+        // The error arrived (its words are there), with the key hidden.
+        expect(output).toContain('upstream refused the key [redacted] (401)');
+        expect(output).not.toContain(apiKey);
+        const stored = await everythingStored(redis, prefix);
+        expect(stored).toContain('upstream refused the key [redacted]');
+        expect(stored).not.toContain(apiKey);
+      } finally {
+        await deleteKeys(redis, prefix);
+        await closeRedis(redis);
+      }
+    },
+  );
 });

@@ -39,5 +39,5 @@ if record then
 end
 rcall('HSET', KEYS[1], ARGV[1], ARGV[3])
 rcall('SREM', KEYS[2], ARGV[1])
-indexQuestion(KEYS[5], cjson.decode(current)['run_id'], -1)
+indexQuestion(KEYS[5], cjson.decode(current), -1)
 return {'OK', rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])}

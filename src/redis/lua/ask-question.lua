@@ -28,5 +28,5 @@ if refused then
 end
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 rcall('SADD', KEYS[4], ARGV[2])
-indexQuestion(KEYS[6], cjson.decode(ARGV[3])['run_id'], 1)
+indexQuestion(KEYS[6], cjson.decode(ARGV[3]), 1)
 return {'OK', rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])}

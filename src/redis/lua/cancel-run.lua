@@ -49,7 +49,7 @@ for index = 6, 5 + 2 * updates, 2 do
   if rcall('SISMEMBER', KEYS[5], ARGV[index]) == 1 then
     rcall('HSET', KEYS[4], ARGV[index], ARGV[index + 1])
     rcall('SREM', KEYS[5], ARGV[index])
-    indexQuestion(KEYS[8], cjson.decode(ARGV[index + 1])['run_id'], -1)
+    indexQuestion(KEYS[8], cjson.decode(ARGV[index + 1]), -1)
   end
 end
 -- A question of this run asked after the caller read the pending ones: no longer pending either.
@@ -58,7 +58,7 @@ for _, id in ipairs(rcall('SMEMBERS', KEYS[5])) do
   local question = rcall('HGET', KEYS[4], id)
   if question and string.find(question, marker, 1, true) then
     rcall('SREM', KEYS[5], id)
-    indexQuestion(KEYS[8], cjson.decode(question)['run_id'], -1)
+    indexQuestion(KEYS[8], cjson.decode(question), -1)
   end
 end
 

@@ -19,7 +19,7 @@ local closed = 0
 for index = 1, #ARGV, 2 do
   if rcall('SREM', KEYS[2], ARGV[index]) == 1 then
     rcall('HSET', KEYS[1], ARGV[index], ARGV[index + 1])
-    indexQuestion(KEYS[3], cjson.decode(ARGV[index + 1])['run_id'], -1)
+    indexQuestion(KEYS[3], cjson.decode(ARGV[index + 1]), -1)
     closed = closed + 1
   end
 end

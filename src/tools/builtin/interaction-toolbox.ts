@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { maxQuestionTimeoutS, secondsLimit } from '../../schemas/index.js';
+import { charsLimitMessage, interactionLimits as limits } from '../interaction-limits.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
+
+/** Text a person reads: not empty, and bounded (it is stored, listed by every inbox read and sent in events). */
+function boundedText(maxChars: number) {
+  return z
+    .string()
+    .min(1)
+    .max(maxChars, { error: charsLimitMessage(maxChars) });
+}
 
 const askUser = defineTool({
   name: 'ask_user',
@@ -9,15 +18,27 @@ const askUser = defineTool({
     'Asks the user a question and waits for the answer (minutes or days: the run resumes when it comes). ' +
     'Give options when the answer is a choice.',
   inputSchema: z.strictObject({
-    question: z.string().min(1).describe('the question, self-contained'),
-    options: z.array(z.string().min(1)).optional().describe('suggested answers'),
+    question: boundedText(limits.questionChars).describe(
+      `the question, self-contained (at most ${limits.questionChars} characters)`,
+    ),
+    options: z
+      .array(boundedText(limits.optionChars))
+      .max(limits.options, { error: `at most ${limits.options} options; offer fewer` })
+      .optional()
+      .describe(
+        `suggested answers (at most ${limits.options}, each at most ${limits.optionChars} characters)`,
+      ),
     timeout_s: z
       .number()
       .positive()
       .max(maxQuestionTimeoutS, { error: `at most ${secondsLimit(maxQuestionTimeoutS)}` })
       .optional()
       .describe(`after this many seconds (at most ${maxQuestionTimeoutS}), \`default\` is the answer`),
-    default: z.string().optional().describe('the answer when the timeout passes'),
+    default: z
+      .string()
+      .max(limits.defaultAnswerChars, { error: charsLimitMessage(limits.defaultAnswerChars) })
+      .optional()
+      .describe('the answer when the timeout passes'),
   }),
   // The handler only asks: running it again asks the same question and finds its answer.
   idempotent: true,
@@ -34,7 +55,9 @@ const reportProgress = defineTool({
   name: 'report_progress',
   description: 'Tells the user how far the task has come (a progress event).',
   inputSchema: z.strictObject({
-    message: z.string().min(1).describe('what has been done or is being done'),
+    message: boundedText(limits.progressChars).describe(
+      `what has been done or is being done (at most ${limits.progressChars} characters)`,
+    ),
     fraction: z.number().min(0).max(1).optional().describe('share of the task done, from 0 to 1'),
   }),
   idempotent: true,

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import type { ToolsConfig } from '../../config/index.js';
+import { redactSecrets } from '../../secrets/index.js';
 import type { RunContextSource } from '../toolbox.js';
 import { openInWorkspace, resolveInWorkspace } from './workspace-path.js';
 
@@ -8,7 +9,7 @@ import { openInWorkspace, resolveInWorkspace } from './workspace-path.js';
  * for the instructions of agents working on the workspace. A model may have written these files, so they are
  * read as confined as a model's own read_file: inside the workspace on their real path (a symbolic link
  * leading out is refused), opened without following a link swapped in, regular files only, and cut at
- * `max_bytes` for all files together.
+ * `max_bytes` for all files together. Secrets this process knows are redacted, as from read_file's result.
  */
 export function projectContextSource(
   workspace: string,
@@ -32,7 +33,7 @@ export function projectContextSource(
         const cut = file.cut
           ? `\n[cut: the project context files are read up to ${settings.max_bytes} bytes]`
           : '';
-        sections.push(`## ${name}\n${file.text}${cut}`);
+        sections.push(`## ${name}\n${redactSecrets(file.text)}${cut}`);
         if (budget <= 0) break;
       }
       if (sections.length === 0) return '';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../../schemas/parse.js';
+import { redactSecrets } from '../../secrets/index.js';
 import type { RunContextSource } from '../../tools/index.js';
 import type { AgentRuntime, StepContext } from './step-context.js';
 
@@ -53,7 +54,9 @@ export async function runContextText(
   const now = context.services.now();
   const request = { agent: agent.name, memory: context.store.memory, now, signal: context.signal };
   const texts = await Promise.all(sources.map((source) => source.read(request)));
-  const text = texts.filter((part) => part !== '').join('\n\n');
+  // Recorded and sent to the model like a tool result, so hidden like one: a context file, a note or a
+  // toolbox of yours may hold a secret this process knows (decision 0027).
+  const text = redactSecrets(texts.filter((part) => part !== '').join('\n\n'));
   const record = JSON.stringify({ v: 1, text, at: now.toISOString() });
   return remember(
     runId,

@@ -1,7 +1,7 @@
 import type { ToolCallPart } from '../../chat/index.js';
 import { RatchetError, Suspension } from '../../errors/index.js';
 import { buildEvent } from '../../events/event.js';
-import type { AskOptions } from '../../tools/index.js';
+import { type AskOptions, askProblem, progressProblem } from '../../tools/index.js';
 import { questionIdOf } from '../ids.js';
 import type { ToolJobData } from '../job-data.js';
 import { journalField } from '../journal.js';
@@ -119,6 +119,9 @@ export function askFunction(
     if (options.timeoutMs !== undefined && options.defaultAnswer === undefined) {
       throw new Error('ask: a timeout needs a defaultAnswer');
     }
+    // Any tool may ask with text a model chose: the built-in ask_user's bounds hold for every one.
+    const problem = askProblem(options);
+    if (problem !== undefined) throw new Error(`ask: ${problem}`);
     const id = questionIdOf.ask(context.jobId, sequence++);
     const answer = await answerOf(context, data, {
       id,
@@ -184,6 +187,8 @@ export function progressFunction(
 ): (progress: { message: string; fraction?: number }) => Promise<void> {
   let sequence = 0;
   return async ({ message, fraction }) => {
+    const problem = progressProblem({ message });
+    if (problem !== undefined) throw new Error(`reportProgress: ${problem}`);
     const { services } = context;
     const now = services.now().toISOString();
     const value = { fraction: fraction ?? null, message, at: now };

@@ -6,6 +6,8 @@
     <base>:status:<status> sorted set, every score 0, ordered by member "<created ms, 13 digits>:<run id>"
     <base>:agent:<agent>   the same, for the runs of one agent
     <base>:roots           the same, for root runs (started by a client, not by another run)
+    <base>:questions:<kind> sorted set: id of each pending question of that kind -> when it was asked (ms),
+                           so the age of the oldest is read without reading any question (GET /metrics)
   The listed status is the record's, except that a queued or running run with pending questions (its own, or
   for a root run those of any run of its tree: "pending" counts them) is listed as waiting_input, as
   GET /v1/runs/:id shows it.
@@ -16,9 +18,10 @@
     such as a retry moving a failed run back to running). It reads the run's entry, so the caller need not
     know the old status; a record with the same status changes nothing (one HGET). A run with no entry yet
     (created before the index existed) is entered from its record.
-  indexQuestion(base, runId, delta)
-    Call with +1 when a question of run runId becomes pending, -1 when it stops being pending (answered,
-    closed, cancelled), in the same script. Counted on the run and on its root run.
+  indexQuestion(base, question, delta)
+    Call with +1 when a question (its decoded record) becomes pending, -1 when it stops being pending
+    (answered, closed, cancelled), in the same script. Counted on its run and on its root run, and entered in
+    (or removed from) the pending questions of its kind.
   unindexRun(base, runId)
     Call when a run's keys are removed (retention, session deletion): it leaves no trace in the index.
 ]]
@@ -118,10 +121,16 @@ local function runIndexCountQuestion(base, runId, delta)
   return before.root
 end
 
-local function indexQuestion(base, runId, delta)
-  local root = runIndexCountQuestion(base, runId, delta)
+local function indexQuestion(base, question, delta)
+  local root = runIndexCountQuestion(base, question['run_id'], delta)
   if root and root ~= '' then
     runIndexCountQuestion(base, root, delta)
+  end
+  local asked = base .. ':questions:' .. question['kind']
+  if delta > 0 then
+    redis.call('ZADD', asked, runIndexIsoMs(question['created_at']), question['id'])
+  else
+    redis.call('ZREM', asked, question['id'])
   end
 end
 
