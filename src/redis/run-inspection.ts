@@ -272,8 +272,7 @@ export async function readRunSteps(
       };
     });
     const budgetQuestions = questionsOf(take() as (string | null)[], `budget question of ${plan.jobId}`);
-    const compactionText =
-      plan.upTo !== null && plan.upTo !== undefined ? (take() as string | null) : null;
+    const compactionText = plan.upTo !== null && plan.upTo !== undefined ? (take() as string | null) : null;
     const compaction = compactionText
       ? parseJsonRecord(compactionEntrySchema, compactionText, `${where}: compaction`)
       : undefined;
@@ -401,7 +400,10 @@ async function parkedOf(
   jobs.forEach(([, data], index) => {
     const place = placeOf(data ?? null);
     if (!place) return;
-    pipeline.hget(runKeys(space, place.session_id, place.run_id).journal, journalField.attempts(ids[index] ?? ''));
+    pipeline.hget(
+      runKeys(space, place.session_id, place.run_id).journal,
+      journalField.attempts(ids[index] ?? ''),
+    );
     asked.push(index);
   });
   if (asked.length === 0) return new Set();

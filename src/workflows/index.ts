@@ -31,8 +31,8 @@ export type {
 export { effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
-export { runDurationMs } from './core/run-duration.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export { runDurationMs } from './core/run-duration.js';
 export type {
   AttemptView,
   IterationView,

@@ -427,7 +427,9 @@ describe('waiting_input through a tree', () => {
     expect(childNode.total.tokens).toEqual(childNode.tokens);
     // One duration for the list, the tree and the run's view.
     expect(rootNode.duration_ms).toBe(rootListed?.duration_ms);
-    expect(rootNode.duration_ms).toBe((await harness.request('GET', `/v1/runs/${root.runId}`)).body.duration_ms);
+    expect(rootNode.duration_ms).toBe(
+      (await harness.request('GET', `/v1/runs/${root.runId}`)).body.duration_ms,
+    );
   });
 
   it('a cancelled run whose question was pending leaves waiting_input', async () => {

@@ -289,7 +289,12 @@ describe('buildRunTree', () => {
     const early = child('run_aaaaaaaaaaaaaaaa_early00000', root.id, 2, 1);
     const grandchild = child('run_aaaaaaaaaaaaaaaa_grand00000', early.id, 3, 2);
     const children: Record<string, RunRecord[]> = { [root.id]: [early, late], [early.id]: [grandchild] };
-    const nodes = buildRunTree(root, (id) => children[id] ?? [], () => 0, Date.parse(t(60)));
+    const nodes = buildRunTree(
+      root,
+      (id) => children[id] ?? [],
+      () => 0,
+      Date.parse(t(60)),
+    );
     expect(nodes.map((node) => [node.run_id, node.parent_run_id, node.depth, node.children])).toEqual([
       [root.id, null, 0, 2],
       [early.id, root.id, 1, 1],
