@@ -177,9 +177,9 @@ describeWithBrowser('console: what a new user found confusing, fixed', () => {
       const table = page.getByTestId('runs-table');
       await table.getByTestId('run-cost').first().waitFor({ timeout: 30_000 });
       // Nothing scrolls sideways: not the page, not the table's box.
-      expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(
-        0,
-      );
+      expect(
+        await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
+      ).toBeLessThanOrEqual(0);
       expect(
         await page.evaluate(
           `(() => { const box = document.querySelector('.table-scroll'); return box.scrollWidth - box.clientWidth; })()`,
