@@ -18,6 +18,7 @@ export interface RunListQuery {
   since?: string | undefined;
   until?: string | undefined;
   q?: string | undefined;
+  text?: string | undefined;
   limit: number;
   /** A next_cursor of GET /v1/runs (validated before). */
   cursor?: string | undefined;
@@ -41,6 +42,7 @@ export async function listRunsPage(
     ...(query.since === undefined ? {} : { sinceMs: Date.parse(query.since) }),
     ...(query.until === undefined ? {} : { untilMs: Date.parse(query.until) }),
     ...(query.q === undefined ? {} : { idPrefix: query.q }),
+    ...(query.text === undefined ? {} : { text: query.text }),
     ...(after === undefined ? {} : { after }),
   };
   const page = await engine.listRuns(filter);

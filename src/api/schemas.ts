@@ -7,7 +7,13 @@ import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
 // The record modules themselves, not the workflows index: these wire shapes are shared with the typed client,
 // which runs in browsers too and must not pull in the engine.
 import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
-import { budgetSchema, runErrorSchema, runOriginSchema, subGoalSchema } from '../workflows/run-record.js';
+import {
+  budgetSchema,
+  inputLineMaxChars,
+  runErrorSchema,
+  runOriginSchema,
+  subGoalSchema,
+} from '../workflows/run-record.js';
 import { wireErrorCodes } from './api-error.js';
 import { decodeCursor, type ListKind } from './list-cursor.js';
 import { isStreamId, streamIdForm } from './stream-id.js';
@@ -312,8 +318,22 @@ export const runSchema = z
     iterations: z.number().int().nonnegative(),
     progress: progressSchema.nullable(),
     pending_question: questionSchema.nullable(),
+    input_line: z
+      .string()
+      .nullable()
+      .describe(
+        `The first line of the run's input (its task), at most ${inputLineMaxChars} characters; null when it has no text or was recorded before Ratchet kept it.`,
+      ),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().nullable(),
+    duration_ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe(
+        'finished_at (or now, while it is not finished) minus created_at, in milliseconds; its tree and the run list count it the same way.',
+      ),
     deadline_at: z.iso
       .datetime()
       .nullable()
@@ -432,6 +452,12 @@ export function errorResponses<Status extends number>(
 const runStatusWire = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 const isoTime = z.iso.datetime();
 
+const treeTokensSchema = z.strictObject({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cached_input: z.number().int().nonnegative(),
+});
+
 export const runTreeNodeSchema = z
   .strictObject({
     run_id: z.string(),
@@ -440,19 +466,34 @@ export const runTreeNodeSchema = z
     started_by_job: z.string().nullable(),
     agent: z.string(),
     depth: z.number().int().nonnegative(),
-    status: runStatusWire,
+    status: z
+      .enum(['queued', 'running', 'waiting', 'waiting_input', 'completed', 'failed', 'cancelled'])
+      .describe(
+        'As GET /v1/runs/:id says it: waiting_input for a queued or running run with a pending question (its own, or for a root run one of its tree).',
+      ),
     error_code: z.string().nullable(),
+    /** The first line of its input (its task); null when it has none or was recorded before it was kept. */
+    input_line: z.string().nullable(),
     created_at: isoTime,
     started_at: isoTime.nullable(),
     finished_at: isoTime.nullable(),
-    duration_ms: z.number().int().nonnegative().nullable(),
+    duration_ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe(
+        'From its creation to its end, or to now while it is not finished: as GET /v1/runs/:id and GET /v1/runs count it.',
+      ),
     iterations: z.number().int().nonnegative(),
-    tokens: z.strictObject({
-      input: z.number().int().nonnegative(),
-      output: z.number().int().nonnegative(),
-      cached_input: z.number().int().nonnegative(),
-    }),
+    /** Its own model usage. */
+    tokens: treeTokensSchema,
     cost_usd: z.number().nonnegative(),
+    total: z
+      .strictObject({ tokens: treeTokensSchema, cost_usd: z.number().nonnegative() })
+      .describe(
+        'Its usage with that of every run below it in this answer (a team run: its members; a delegating run: its delegates).',
+      ),
     contract: z.strictObject({ contract: z.string(), valid: z.boolean() }).nullable(),
     /** The run it continues: a retry (same session) or a fork (another session); null for neither. */
     origin: runOriginSchema.omit({ input_run_id: true }).nullable(),
@@ -567,7 +608,22 @@ export const iterationStepSchema = z
     attempts: z.array(attemptSchema),
     attempts_total: z.number().int().nonnegative(),
     effects_applied: z.array(z.string()),
-    compaction: z.strictObject({ up_to: z.number().int().nonnegative() }).nullable(),
+    compaction: z
+      .strictObject({
+        up_to: z.number().int().nonnegative(),
+        tokens: z
+          .strictObject({
+            input: z.number().int().nonnegative(),
+            output: z.number().int().nonnegative(),
+            cached_input: z.number().int().nonnegative(),
+          })
+          .nullable(),
+        cost_usd: z.number().nonnegative().nullable(),
+      })
+      .nullable()
+      .describe(
+        "The compaction the iteration made before its request: where the summary ends, and the summary request's own tokens and cost (counted in the run's usage, not in the iteration's tokens; null when recorded before Ratchet kept them).",
+      ),
     verdict: z.strictObject({
       answer_rejected: cutTextSchema.nullable(),
       contract: resultMetadataSchema.shape.contract,
@@ -626,12 +682,17 @@ export const systemStateSchema = z
           waiting_children: queueCount,
           prioritized: queueCount,
         }),
+        parked: queueCount.describe(
+          "Of the delayed jobs counted per kind, the steps parked on purpose: waiting for a person's answer, child runs, a state key or a rate limit, holding no worker (the others wait for a retry's backoff).",
+        ),
         by_kind: z.record(
           z.string(),
           z.strictObject({
             waiting: queueCount.optional(),
             active: queueCount.optional(),
             delayed: queueCount.optional(),
+            /** Of `delayed`, the parked ones (see `parked`). */
+            parked: queueCount.optional(),
             failed: queueCount.optional(),
           }),
         ),
@@ -694,6 +755,9 @@ const idPrefixSchema = z
   .regex(/^[0-9a-z_]{1,64}$/, { error: 'must be 1 to 64 lowercase letters, digits or "_" (an id prefix)' })
   .optional();
 
+/** The longest text GET /v1/runs?text= searches for: an input line's length. */
+const runListTextMaxChars = inputLineMaxChars;
+
 export const runListQuerySchema = z.strictObject({
   status: z
     .union([statusListSchema, z.array(statusListSchema)])
@@ -714,6 +778,17 @@ export const runListQuerySchema = z.strictObject({
   since: listTimeSchema('Only runs created at or after this time.'),
   until: listTimeSchema('Only runs created at or before this time.'),
   q: idPrefixSchema.describe('Only runs whose id starts with this.'),
+  text: z
+    .string()
+    .trim()
+    .min(1, { error: 'must hold at least one character other than white space' })
+    .max(runListTextMaxChars, {
+      error: `must be at most ${runListTextMaxChars} characters (the most a run's input line holds)`,
+    })
+    .optional()
+    .describe(
+      `Only runs whose input line (input_line, the first line of the input) holds this text, ignoring the case of A-Z (1 to ${runListTextMaxChars} characters).`,
+    ),
   limit: listLimitSchema,
   cursor: listCursorSchema('runs'),
 });
@@ -748,10 +823,24 @@ export const runListItemSchema = z
       .nullable()
       .describe('When its first step was committed; null before (and for a run that failed before one).'),
     updated_at: z.iso.datetime().nullable().describe('When its record last changed.'),
-    finished_at: z.iso
-      .datetime()
+    finished_at: z.iso.datetime().nullable().describe('Null while the run is not finished.'),
+    input_line: z
+      .string()
       .nullable()
-      .describe('Null while the run is not finished. Its duration: finished_at (or now) minus created_at.'),
+      .describe(
+        `The first line of the run's input (its task), at most ${inputLineMaxChars} characters; null when it has no text or was recorded before Ratchet kept it.`,
+      ),
+    duration_ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe('finished_at (or now, while it is not finished) minus created_at, in milliseconds.'),
+    tree_usage: usageTotalsSchema
+      .nullable()
+      .describe(
+        "A root run's usage and cost with those of every run below it (delegations, team members); null for a child run (GET /v1/runs/:id/tree sums the runs below any run).",
+      ),
   })
   .meta({ id: 'RunListItem' });
 

@@ -1,6 +1,12 @@
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
-import { type QuestionRecord, type RunView, resultMetadataOf, type SessionView } from '../workflows/index.js';
+import {
+  type QuestionRecord,
+  type RunView,
+  resultMetadataOf,
+  runDurationMs,
+  type SessionView,
+} from '../workflows/index.js';
 import type { WireQuestion, WireRun, WireSession } from './schemas.js';
 
 /** Engine views as the API shows them: field by field, so nothing internal leaks by accident. */
@@ -53,8 +59,10 @@ export function toWireRun(run: RunView): WireRun {
     iterations: run.iteration,
     progress: run.progress,
     pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,
+    input_line: run.input_line,
     created_at: run.created_at,
     finished_at: run.finished_at,
+    duration_ms: runDurationMs(run, Date.now()),
     deadline_at: run.deadline_at,
     max_iterations: run.max_iterations,
     origin: run.origin,

@@ -129,6 +129,7 @@ export class ContinuationStore {
         keys.runs,
         retentionKeys(space, keys.shard).sessions,
         keys.runIndex,
+        keys.treeUsage,
       ],
       args: (mode) => [
         mode,

@@ -206,6 +206,8 @@ export interface RunIndexKeys {
   base: string;
   /** Hash: run id -> `status|created ms|agent|root run id|pending questions`. */
   entries: string;
+  /** Hash: run id -> the first line of its input (RunRecord.input_line), searched by GET /v1/runs?text=. */
+  inputs: string;
   /** Sorted set (lexicographic, score 0): `<created ms, 13 digits>:<run id>` of every root run. */
   roots: string;
   /** The same, for the runs listed with one status (`waiting_input` included). */
@@ -221,6 +223,7 @@ export function runIndexKeys(space: KeySpace, shard: number): RunIndexKeys {
   return {
     base,
     entries: `${base}:entries`,
+    inputs: `${base}:inputs`,
     roots: `${base}:roots`,
     status: (status) => `${base}:status:${status}`,
     agent: (agent) => `${base}:agent:${agent}`,

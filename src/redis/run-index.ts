@@ -1,5 +1,6 @@
 import { describeIssues } from '../schemas/issues.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { runDurationMs } from '../workflows/core/run-duration.js';
 import { isSessionId, sessionIdOfRun } from '../workflows/ids.js';
 import {
   type IndexedRun,
@@ -13,6 +14,7 @@ import {
   type SessionFilter,
   type SessionListing,
   type SessionPage,
+  type UsageWithCost,
 } from '../workflows/run-listing.js';
 import { runRecordSchema } from '../workflows/run-record.js';
 import { sessionRecordSchema } from '../workflows/session-record.js';
@@ -83,6 +85,7 @@ export async function listIndexedRuns(
           keys.entries,
           ...sources,
           ...Array.from({ length: maxSources - sources.length }, () => keys.entries),
+          keys.inputs,
         ],
         [
           upper,
@@ -94,6 +97,7 @@ export async function listIndexedRuns(
           (filter.statuses ?? []).join(','),
           filter.idPrefix ?? '',
           mode,
+          filter.text ?? '',
         ],
       );
       const [frontier = '', ...rest] = reply;
@@ -108,9 +112,10 @@ export async function listIndexedRuns(
 }
 
 /**
- * The page's runs with what their records add (iterations, usage, cost, times): one pipeline per shard, all
- * at once, read when a client lists runs, so nothing is added to a step's commit (issue 22). A record that
- * is gone or does not parse leaves those fields null: one bad record must not hide the whole page.
+ * The page's runs with what their records add (iterations, usage, cost, times, input line) and, for a root
+ * run, its tree's usage: one pipeline per shard, all at once, read when a client lists runs, so nothing is
+ * added to a step's commit (issue 22). A record that is gone or does not parse leaves those fields null: one
+ * bad record must not hide the whole page.
  */
 async function withRecords(
   redis: RedisClient,
@@ -124,21 +129,51 @@ async function withRecords(
     byShard.set(shard, [...(byShard.get(shard) ?? []), run]);
   }
   const texts = new Map<string, string | null>();
+  const trees = new Map<string, UsageWithCost>();
   // On a cluster each shard's keys live on one master: one pipeline per shard, never one across shards.
   await Promise.all(
     [...byShard.values()].map(async (shardRuns) => {
-      const replies = (await execPipeline(
-        shardRuns.reduce(
-          (pipeline, run) => pipeline.hget(runKeys(space, run.session_id, run.id).run, 'record'),
-          redis.pipeline(),
-        ),
-      )) as (string | null)[];
-      shardRuns.forEach((run, index) => {
-        texts.set(run.id, replies[index] ?? null);
-      });
+      const pipeline = redis.pipeline();
+      for (const run of shardRuns) {
+        const keys = runKeys(space, run.session_id, run.id);
+        pipeline.hget(keys.run, 'record');
+        if (run.root_run_id === null) pipeline.hmget(keys.treeUsage, ...treeUsageFields);
+      }
+      const replies = await execPipeline(pipeline);
+      let cursor = 0;
+      for (const run of shardRuns) {
+        texts.set(run.id, (replies[cursor++] as string | null) ?? null);
+        if (run.root_run_id === null) trees.set(run.id, usageOfSums(replies[cursor++] as (string | null)[]));
+      }
     }),
   );
-  return runs.map((run) => ({ ...run, ...recordFields(run.id, texts.get(run.id) ?? null, onUnreadable) }));
+  const nowMs = Date.now();
+  return runs.map((run) => ({
+    ...run,
+    ...recordFields(run.id, texts.get(run.id) ?? null, nowMs, trees.get(run.id), onUnreadable),
+  }));
+}
+
+/** The fields of a tree's usage hash (RunKeys.treeUsage), as the commits add to them. */
+const treeUsageFields = [
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
+  'requests',
+  'cost_usd',
+] as const;
+
+function usageOfSums(values: readonly (string | null)[]): UsageWithCost {
+  const [input = 0, output = 0, cached = 0, requests = 0, cost = 0] = values.map((value) =>
+    Number(value ?? 0),
+  );
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    cached_input_tokens: cached,
+    requests,
+    cost_usd: cost,
+  };
 }
 
 const unknownRecordFields = {
@@ -148,11 +183,16 @@ const unknownRecordFields = {
   started_at: null,
   updated_at: null,
   finished_at: null,
+  input_line: null,
+  duration_ms: null,
+  tree_usage: null,
 } as const;
 
 function recordFields(
   runId: string,
   text: string | null,
+  nowMs: number,
+  tree: UsageWithCost | undefined,
   onUnreadable: UnreadableRecord | undefined,
 ): Omit<RunListing, keyof IndexedRun> {
   // Gone since the page was chosen (retention or a deleted session removes the record and its entry).
@@ -177,6 +217,9 @@ function recordFields(
     started_at: record.started_at,
     updated_at: record.updated_at,
     finished_at: record.finished_at,
+    input_line: record.input_line,
+    duration_ms: runDurationMs(record, nowMs),
+    tree_usage: tree ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { decodeChatEntry, type Message } from '../chat/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { compactionEntrySchema } from '../workflows/core/effects/context-view.js';
 import {
   buildRunTimeline,
   buildRunTree,
@@ -88,6 +89,7 @@ export async function readRunTree(
   space: KeySpace,
   sessionId: string,
   runId: string,
+  shown: { pendingOf: (runId: string) => number; nowMs: number },
 ): Promise<{ runs: RunTreeNode[]; truncated: boolean } | undefined> {
   const root = runOf(await redis.hget(runKeys(space, sessionId, runId).run, 'record'), runId);
   if (!root) return undefined;
@@ -107,7 +109,10 @@ export async function readRunTree(
     if (count >= maxTreeRuns) truncated = true;
     level = count >= maxTreeRuns ? [] : next;
   }
-  return { runs: buildRunTree(root, (id) => children.get(id) ?? []), truncated };
+  return {
+    runs: buildRunTree(root, (id) => children.get(id) ?? [], shown.pendingOf, shown.nowMs),
+    truncated,
+  };
 }
 
 function attemptsOf(text: string | null | undefined, where: string): AttemptsEntry | undefined {
@@ -216,7 +221,7 @@ export async function readRunSteps(
       ...Array.from({ length: run.budget_raises + 1 }, (_, raise) => questionIdOf.budget(jobId, raise)),
     );
     const upTo = reply?.context?.summary_up_to;
-    if (upTo !== null && upTo !== undefined) third.hexists(keys.journal, journalField.compaction(n, upTo));
+    if (upTo !== null && upTo !== undefined) third.hget(keys.journal, journalField.compaction(n, upTo));
     return {
       n,
       jobId,
@@ -267,7 +272,10 @@ export async function readRunSteps(
       };
     });
     const budgetQuestions = questionsOf(take() as (string | null)[], `budget question of ${plan.jobId}`);
-    const compacted = plan.upTo !== null && plan.upTo !== undefined ? Number(take()) === 1 : false;
+    const compactionText = plan.upTo !== null && plan.upTo !== undefined ? (take() as string | null) : null;
+    const compaction = compactionText
+      ? parseJsonRecord(compactionEntrySchema, compactionText, `${where}: compaction`)
+      : undefined;
     return {
       iteration: plan.n,
       jobId: plan.jobId,
@@ -276,7 +284,11 @@ export async function readRunSteps(
       feedback: plan.reply?.decision === 'retry' ? decoded[1] : undefined,
       modelCalls: Number(plan.calls ?? 0),
       summaryCalls: Number(plan.summaryCalls ?? 0),
-      compactedUpTo: compacted ? (plan.upTo ?? undefined) : undefined,
+      compactedUpTo: compaction ? (plan.upTo ?? undefined) : undefined,
+      summaryUsage:
+        compaction?.usage === undefined
+          ? undefined
+          : { usage: compaction.usage, costUsd: compaction.cost_usd ?? 0 },
       questions: budgetQuestions,
       children: childRuns.filter((child) => child.parent?.job_id === plan.jobId),
       tools,
@@ -298,14 +310,27 @@ export type QueueState = (typeof queueStates)[number];
 export interface ShardQueue {
   shard: number;
   counts: Record<QueueState | 'waiting_children' | 'prioritized', number>;
+  /**
+   * Of the delayed jobs counted per kind, the steps parked on purpose (waiting for an answer, child runs, a
+   * state key or a rate limit, holding no worker); the others wait for a retry's backoff.
+   */
+  parked: number;
   /** The same per step kind (job name), from at most `kindSample` jobs of each state. */
-  by_kind: Record<string, Partial<Record<QueueState, number>>>;
-  /** A state held more jobs than were counted per kind. */
+  by_kind: Record<string, Partial<Record<QueueState | 'parked', number>>>;
+  /** A state held more jobs than were counted per kind (and `parked` is from the same sample). */
   by_kind_sampled: boolean;
 }
 
-/** Job counts of each shard's step queue: totals from BullMQ, and a bounded split per step kind. */
-export async function readQueueCounts(redis: RedisClient, queues: readonly Queue[]): Promise<ShardQueue[]> {
+/**
+ * Job counts of each shard's step queue: totals from BullMQ, and a bounded split per step kind. Of the delayed
+ * jobs, `parked` counts the steps that wait on purpose (an answer, child runs, a state key, a rate limit: the
+ * latest execution in their journal parked them) rather than for a retry's backoff.
+ */
+export async function readQueueCounts(
+  redis: RedisClient,
+  space: KeySpace,
+  queues: readonly Queue[],
+): Promise<ShardQueue[]> {
   return Promise.all(
     queues.map(async (queue, shard) => {
       const counts = await queue.getJobCounts(
@@ -317,20 +342,29 @@ export async function readQueueCounts(redis: RedisClient, queues: readonly Queue
         'prioritized',
       );
       const byKind: ShardQueue['by_kind'] = {};
+      const add = (name: string, state: QueueState | 'parked') => {
+        const kind = byKind[name] ?? {};
+        kind[state] = (kind[state] ?? 0) + 1;
+        byKind[name] = kind;
+      };
       let sampled = false;
+      let parked = 0;
       for (const state of queueStates) {
         const ids = await queue.getRanges([state === 'waiting' ? 'wait' : state], 0, kindSample - 1, true);
         if ((counts[state] ?? 0) > ids.length) sampled = true;
         if (ids.length === 0) continue;
-        const names = await execPipeline(
-          ids.reduce((pipeline, id) => pipeline.hget(queue.toKey(id), 'name'), redis.pipeline()),
-        );
-        for (const name of names) {
-          if (typeof name !== 'string') continue;
-          const kind = byKind[name] ?? {};
-          kind[state] = (kind[state] ?? 0) + 1;
-          byKind[name] = kind;
-        }
+        const jobs = (await execPipeline(
+          ids.reduce((pipeline, id) => pipeline.hmget(queue.toKey(id), 'name', 'data'), redis.pipeline()),
+        )) as (string | null)[][];
+        const parkedJobs = state === 'delayed' ? await parkedOf(redis, space, ids, jobs) : new Set<number>();
+        jobs.forEach(([name], index) => {
+          if (typeof name !== 'string') return;
+          add(name, state);
+          if (parkedJobs.has(index)) {
+            add(name, 'parked');
+            parked += 1;
+          }
+        });
       }
       return {
         shard,
@@ -342,9 +376,61 @@ export async function readQueueCounts(redis: RedisClient, queues: readonly Queue
           waiting_children: counts['waiting-children'] ?? 0,
           prioritized: counts.prioritized ?? 0,
         },
+        parked,
         by_kind: byKind,
         by_kind_sampled: sampled,
       };
     }),
   );
+}
+
+/**
+ * Which of these delayed jobs are parked: their run's journal notes the job's latest execution as parked
+ * (mark-parked.lua); a retry waiting for its backoff was not. One pipelined read; a job whose data or note
+ * cannot be read counts as not parked (this is a dashboard's count, not a decision).
+ */
+async function parkedOf(
+  redis: RedisClient,
+  space: KeySpace,
+  ids: readonly string[],
+  jobs: readonly (string | null)[][],
+): Promise<Set<number>> {
+  const pipeline = redis.pipeline();
+  const asked: number[] = [];
+  jobs.forEach(([, data], index) => {
+    const place = placeOf(data ?? null);
+    if (!place) return;
+    pipeline.hget(
+      runKeys(space, place.session_id, place.run_id).journal,
+      journalField.attempts(ids[index] ?? ''),
+    );
+    asked.push(index);
+  });
+  if (asked.length === 0) return new Set();
+  const notes = (await execPipeline(pipeline)) as (string | null)[];
+  const parked = new Set<number>();
+  notes.forEach((text, offset) => {
+    const parsed = text ? attemptsEntrySchema.safeParse(safeJson(text)) : undefined;
+    if (parsed?.success && parsed.data.attempts.at(-1)?.parked_at !== undefined)
+      parked.add(asked[offset] ?? -1);
+  });
+  return parked;
+}
+
+/** The run a step job belongs to, read leniently from its data (only the two ids are used). */
+function placeOf(data: string | null): { session_id: string; run_id: string } | undefined {
+  const value = data === null ? undefined : safeJson(data);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { session_id: sessionId, run_id: runId } = value as Record<string, unknown>;
+  return typeof sessionId === 'string' && typeof runId === 'string'
+    ? { session_id: sessionId, run_id: runId }
+    : undefined;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -18,7 +18,7 @@ const scriptKeyCounts = {
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
   'fork-run': 10,
-  'list-runs': 8,
+  'list-runs': 9,
   'load-iteration': 4,
   'mark-parked': 2,
   'memory-write': 3,
@@ -27,7 +27,7 @@ const scriptKeyCounts = {
   'rate-limit-settle': 3,
   'release-dead-lock': 3,
   'report-progress': 4,
-  'retry-run': 10,
+  'retry-run': 11,
   'state-set': 2,
   'state-watch': 3,
   'task-claim': 1,

@@ -30,6 +30,7 @@ import type { TaskRecord } from '../tools/builtin/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
 import type { RunTimeline, RunTreeNode } from './core/run-timeline.js';
+import { shownStatus } from './core/shown-status.js';
 import { goalsProgress } from './core/supervisor.js';
 import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 import { normalizeResponse } from './question-answers.js';
@@ -256,7 +257,7 @@ export class Engine {
         : [];
     return {
       ...record,
-      status: pending.length > 0 ? 'waiting_input' : record.status,
+      status: shownStatus(record.status, pending.length),
       pending_question: pending[0] ?? null,
       progress: record.sub_goals
         ? supervisorProgress(record.sub_goals, record.updated_at)
@@ -545,7 +546,13 @@ export class Engine {
   async runTree(runId: string): Promise<{ runs: RunTreeNode[]; truncated: boolean } | undefined> {
     const sessionId = sessionIdOfRun(runId);
     if (!sessionId) return undefined;
-    return readRunTree(this.options.redis, this.options.space, sessionId, runId);
+    const pending = await this.store.pendingQuestions(sessionId);
+    const byRun = new Map<string, number>();
+    for (const question of pending) byRun.set(question.run_id, (byRun.get(question.run_id) ?? 0) + 1);
+    return readRunTree(this.options.redis, this.options.space, sessionId, runId, {
+      pendingOf: (id) => byRun.get(id) ?? 0,
+      nowMs: this.now().getTime(),
+    });
   }
 
   /** A page of the run's timeline from its journal (GET /v1/runs/:id/steps); undefined when it does not exist. */
@@ -610,7 +617,7 @@ export class Engine {
     const { redis, space } = this.options;
     const [workers, queues, runs] = await Promise.all([
       readWorkers(redis, space),
-      readQueueCounts(redis, this.store.queues.queues),
+      readQueueCounts(redis, space, this.store.queues.queues),
       this.store.countRuns(),
     ]);
     return { workers, queues, runs_by_status: runs };

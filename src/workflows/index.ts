@@ -32,6 +32,7 @@ export { effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export { runDurationMs } from './core/run-duration.js';
 export type {
   AttemptView,
   IterationView,

@@ -37,7 +37,19 @@ export interface RunListing {
   updated_at: string | null;
   /** Null while the run is not finished. */
   finished_at: string | null;
+  /** The first line of the run's input (RunRecord.input_line). */
+  input_line: string | null;
+  /** From its creation to its end, or to now while it is not finished (runDurationMs). */
+  duration_ms: number | null;
+  /**
+   * A root run's usage with that of every run below it (delegations, team members), summed on the root as
+   * the runs commit; null for a child run (its tree, GET /v1/runs/:id/tree, sums the runs below it).
+   */
+  tree_usage: UsageWithCost | null;
 }
+
+/** Usage and what it cost. */
+export type UsageWithCost = Usage & { cost_usd: number };
 
 /** What the run index itself knows of a run (RunListing without what its record adds). */
 export type IndexedRun = Pick<
@@ -63,6 +75,8 @@ export interface RunFilter {
   untilMs?: number;
   /** The run id starts with this. */
   idPrefix?: string;
+  /** The run's input line holds this (compared in lower case). */
+  text?: string;
   limit: number;
   /** Continue strictly after this place. */
   after?: RunPosition;

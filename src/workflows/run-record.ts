@@ -5,6 +5,9 @@ import { usageSchema } from '../models/usage.js';
 
 export type { ContractError, ContractResult };
 
+/** The most characters of a run's input line (RunRecord.input_line). */
+export const inputLineMaxChars = 200;
+
 export const runStatusSchema = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
@@ -121,6 +124,12 @@ export const runRecordSchema = z.strictObject({
   origin: runOriginSchema.nullable().default(null),
   /** The run that continues this failed or cancelled one (its retry); null until it is retried. */
   retried_by: z.string().nullable().default(null),
+  /**
+   * The first line of the run's input (its task), cut to `inputLineMaxChars`, so that a list of runs can show
+   * and search what each run is about without reading its chat; null for a run recorded before it was kept,
+   * or whose input has no text.
+   */
+  input_line: z.string().max(inputLineMaxChars).nullable().default(null),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -54,6 +54,15 @@ interface Listed {
   created_at: string;
 }
 
+type UsageSums = { input_tokens: number; output_tokens: number };
+
+/** An item with what the run's record and its tree add. */
+interface ListedWithUsage extends Listed {
+  usage: UsageSums | null;
+  tree_usage: UsageSums | null;
+  duration_ms: number | null;
+}
+
 async function submit(
   harness: ApiHarness,
   input: string,
@@ -152,6 +161,10 @@ describe('GET /v1/runs', () => {
         started_at: run.status === 'failed' ? null : expect.any(String),
         updated_at: expect.any(String),
         finished_at: run.finished_at,
+        input_line: run.input_line,
+        // Counted to now while a run is not finished: the two answers were a moment apart.
+        duration_ms: run.finished_at === null ? expect.any(Number) : run.duration_ms,
+        tree_usage: listed.root_run_id === null ? expect.any(Object) : null,
       });
     }
 
@@ -237,6 +250,8 @@ describe('GET /v1/runs', () => {
       ['since=yesterday', 'since'],
       ['until=2026-13-01T00:00:00Z', 'until'],
       ['q=RUN*', 'q'],
+      ['text=', 'text'],
+      [`text=${'a'.repeat(201)}`, 'text'],
       ['cursor=garbage', 'cursor'],
       [`cursor=${encodeCursor('sessions', `${'1'.repeat(13)}:ses_0000000000000000`)}`, 'cursor'],
       ['colour=blue', 'colour'],
@@ -378,6 +393,14 @@ describe('waiting_input through a tree', () => {
       waiting_input: 2,
       running: 0,
     });
+    // The tree says what the run's own view and the list say: both wait for input (one rule for all three).
+    const tree = (await harness.request('GET', `/v1/runs/${root.runId}/tree`)).body;
+    expect(tree.runs.map((node: { run_id: string; status: string }) => [node.run_id, node.status])).toEqual([
+      [root.runId, 'waiting_input'],
+      [child?.id, 'waiting_input'],
+    ]);
+    expect((await harness.request('GET', `/v1/runs/${root.runId}`)).body.status).toBe('waiting_input');
+    expect(tree.runs[1].input_line).toBe('ask the user');
 
     const [question] = (await harness.request('GET', `/v1/sessions/${root.sessionId}/questions`)).body
       .questions;
@@ -386,7 +409,27 @@ describe('waiting_input through a tree', () => {
     });
     await untilStatus(harness, root.runId, 'completed');
     expect((await list(harness, 'status=waiting_input')).runs).toEqual([]);
-    expect(ids((await list(harness, 'status=completed')).runs)).toEqual([child?.id, root.runId]);
+    const completed = (await list(harness, 'status=completed')).runs;
+    expect(ids(completed)).toEqual([child?.id, root.runId]);
+
+    // The root's usage in the list and its tree's total both count its child's; the child lists its own.
+    const after = (await harness.request('GET', `/v1/runs/${root.runId}/tree`)).body;
+    const [rootNode, childNode] = after.runs;
+    const [childListed, rootListed] = completed as unknown as ListedWithUsage[];
+    expect(childListed?.tree_usage).toBeNull();
+    expect(rootListed?.usage?.input_tokens).toBeGreaterThan(0);
+    expect(childListed?.usage?.input_tokens).toBeGreaterThan(0);
+    expect(rootListed?.tree_usage?.input_tokens).toBe(
+      (rootListed?.usage?.input_tokens ?? 0) + (childListed?.usage?.input_tokens ?? 0),
+    );
+    expect(rootNode.total.tokens.input).toBe(rootListed?.tree_usage?.input_tokens);
+    expect(rootNode.total.tokens.output).toBe(rootListed?.tree_usage?.output_tokens);
+    expect(childNode.total.tokens).toEqual(childNode.tokens);
+    // One duration for the list, the tree and the run's view.
+    expect(rootNode.duration_ms).toBe(rootListed?.duration_ms);
+    expect(rootNode.duration_ms).toBe(
+      (await harness.request('GET', `/v1/runs/${root.runId}`)).body.duration_ms,
+    );
   });
 
   it('a cancelled run whose question was pending leaves waiting_input', async () => {
@@ -483,7 +526,7 @@ describe('the OpenAPI document', () => {
     const names = (path: string) =>
       document.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name).sort();
     expect(names('/v1/runs')).toEqual(
-      ['agent', 'cursor', 'limit', 'q', 'root', 'session_id', 'since', 'status', 'until'].sort(),
+      ['agent', 'cursor', 'limit', 'q', 'root', 'session_id', 'since', 'status', 'text', 'until'].sort(),
     );
     expect(names('/v1/runs/summary')).toEqual(['since']);
     expect(names('/v1/sessions')).toEqual(

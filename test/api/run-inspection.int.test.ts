@@ -127,9 +127,16 @@ describe('GET /v1/system', () => {
     // A run waiting for an answer: its tool step is parked in the delayed set, listed by its kind.
     const { runId, sessionId } = await api.engine.startRun({ input: 'ask me' });
     const question = await pendingQuestion(api, runId, 'ask_user');
+    // Parked on purpose (its latest execution parked it), not a retry waiting for its backoff: the console
+    // says it waits for an answer instead of showing a delayed job that looks stuck.
+    await waitFor(
+      async () => (await api.request('GET', '/v1/system')).body.queues[0].parked === 1,
+      30_000,
+      'the tool step parked',
+    );
     const parked = await api.request('GET', '/v1/system');
     expect(parked.body.queues[0].counts.delayed).toBe(1);
-    expect(parked.body.queues[0].by_kind).toEqual({ tool: { delayed: 1 } });
+    expect(parked.body.queues[0].by_kind).toEqual({ tool: { delayed: 1, parked: 1 } });
     expect(parked.body.queues[0].by_kind_sampled).toBe(false);
     expect(parked.body.runs_by_status).toMatchObject({ waiting_input: 1, completed: 0 });
     await api.engine.respond(sessionId, question, 'red');
@@ -262,6 +269,22 @@ describe('GET /v1/runs/:id/steps', () => {
     expect(compacted.length).toBeGreaterThan(0);
     expect(compacted[0].summary_calls).toBeGreaterThan(0);
     expect(compacted[0].compaction.up_to).toBeGreaterThan(0);
+    // The summary call has its own tokens and cost, so the steps add up to the run's usage.
+    expect(compacted[0].compaction.tokens.input).toBeGreaterThan(0);
+    expect(compacted[0].compaction.tokens.output).toBeGreaterThan(0);
+    expect(compacted[0].compaction.cost_usd).toBeGreaterThanOrEqual(0);
+    type Tokens = { input: number; output: number } | null;
+    const stepSum = (pick: (tokens: { input: number; output: number }) => number) =>
+      steps.reduce(
+        (sum: number, step: { tokens: Tokens; compaction: { tokens: Tokens } | null }) =>
+          sum +
+          (step.tokens ? pick(step.tokens) : 0) +
+          (step.compaction?.tokens ? pick(step.compaction.tokens) : 0),
+        0,
+      );
+    const run = (await api.request('GET', `/v1/runs/${runId}`)).body;
+    expect(stepSum((tokens) => tokens.input)).toBe(run.usage.input_tokens);
+    expect(stepSum((tokens) => tokens.output)).toBe(run.usage.output_tokens);
 
     // The guardrail sent the answer back: the verdict carries its feedback.
     expect(steps[5].verdict.answer_rejected.text).toContain('not accepted');

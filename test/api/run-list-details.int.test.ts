@@ -65,7 +65,20 @@ it('lists iterations, usage, cost and times from each run record', async () => {
     started_at: expect.any(String),
     updated_at: expect.any(String),
     finished_at: full.finished_at,
+    input_line: 'please add',
+    // One computation with the run's own view (and its tree): finished_at minus created_at.
+    duration_ms: full.duration_ms,
+    // A root run with no runs below it: its tree's usage is its own.
+    tree_usage: {
+      input_tokens: 2000,
+      output_tokens: 200,
+      cached_input_tokens: 0,
+      requests: 2,
+      cost_usd: expect.closeTo(0.006, 10),
+    },
   });
+  expect(full.duration_ms).toBe(Date.parse(full.finished_at) - Date.parse(full.created_at));
+  expect(full.input_line).toBe('please add');
   expect(completed.cost_usd).toBeCloseTo(0.006, 10);
   expect(Date.parse(completed.finished_at)).toBeGreaterThanOrEqual(Date.parse(completed.started_at));
 
@@ -84,7 +97,12 @@ it('lists iterations, usage, cost and times from each run record', async () => {
   mcp = await connectClient(httpTransport(harness.url));
   const tool = await callTool(mcp, 'list_runs', {});
   expect(tool.isError).toBe(false);
-  expect(tool.value).toEqual((await harness.request('GET', '/v1/runs')).body);
+  // (but for the duration of a run not finished, counted to the moment of each answer).
+  const steady = (body: { runs: Record<string, unknown>[] }) => ({
+    ...body,
+    runs: body.runs.map((run) => ({ ...run, duration_ms: run.finished_at === null ? 0 : run.duration_ms })),
+  });
+  expect(steady(tool.value)).toEqual(steady((await harness.request('GET', '/v1/runs')).body));
 });
 
 it('lists a run whose record does not parse with what the index knows, and null for the rest', async () => {
@@ -123,6 +141,9 @@ it('lists a run whose record does not parse with what the index knows, and null 
     started_at: null,
     updated_at: null,
     finished_at: null,
+    input_line: null,
+    duration_ms: null,
+    tree_usage: null,
   };
   for (const [index, run] of [mangled, broken].entries())
     expect(listed.body.runs[index]).toEqual({
@@ -160,4 +181,42 @@ it('lists a run whose record does not parse with what the index knows, and null 
   const failedOnly = await harness.request('GET', '/v1/runs?status=completed&limit=1');
   expect(failedOnly.status).toBe(200);
   expect(failedOnly.body.runs).toHaveLength(1);
+});
+
+it('shows the first line of each input and finds runs by words of it, ignoring case; text is bounded', async () => {
+  const harness = await start();
+  const invoice = await harness.submitRun('\n  Summarise   the March INVOICES\nfor the finance team');
+  const weather = await harness.submitRun('What is the weather in Lyon?');
+  const long = await harness.submitRun(`Invoice ${'x'.repeat(300)}`);
+  for (const run of [invoice, weather, long]) await harness.untilRunStatus(run.runId, 'completed');
+
+  const listed = await harness.request('GET', '/v1/runs');
+  const lineOf = (runId: string) =>
+    listed.body.runs.find((run: { id: string }) => run.id === runId)?.input_line;
+  // The first line with text, its spaces made one, cut to 200 characters with an ellipsis.
+  expect(lineOf(invoice.runId)).toBe('Summarise the March INVOICES');
+  expect(lineOf(weather.runId)).toBe('What is the weather in Lyon?');
+  expect(lineOf(long.runId)).toHaveLength(200);
+  expect(lineOf(long.runId)).toMatch(/^Invoice x+…$/);
+
+  const search = async (text: string) =>
+    (await harness.request('GET', `/v1/runs?text=${encodeURIComponent(text)}`)).body.runs.map(
+      (run: { id: string }) => run.id,
+    );
+  expect(await search('invoice')).toEqual([long.runId, invoice.runId]);
+  expect(await search('march invoices')).toEqual([invoice.runId]);
+  expect(await search('LYON')).toEqual([weather.runId]);
+  // Only the first line is kept: words of the second find nothing.
+  expect(await search('finance team')).toEqual([]);
+  // Combined with the other filters.
+  const completedInvoices = await harness.request('GET', '/v1/runs?text=invoice&status=completed&limit=1');
+  expect(completedInvoices.body.runs.map((run: { id: string }) => run.id)).toEqual([long.runId]);
+
+  for (const text of ['', '   ', 'y'.repeat(201)]) {
+    const refused = await harness.request('GET', `/v1/runs?text=${encodeURIComponent(text)}`);
+    expect(refused.status, JSON.stringify(text)).toBe(400);
+    const issue = refused.body.error.details.issues[0];
+    expect(issue.path).toBe('text');
+    expect(issue.message).toMatch(text.length > 200 ? /at most 200 characters/ : /at least one character/);
+  }
 });

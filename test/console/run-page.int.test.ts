@@ -357,8 +357,9 @@ describeWithBrowser('console: the runs and run pages', () => {
   });
 
   // Last, so the list holds the runs of the tests above (its screenshot is the README's).
-  it('the runs page counts runs by status, filters them by status and agent, and finds one by its id', async () => {
-    const done = await submit('calc: one');
+  it('the runs page counts runs by status, filters them, and finds one by words of its task or by its id', async () => {
+    // The task is user (or, for a child run, model) text: it shows as text.
+    const done = await submit('calc: one <img src=x onerror="window.__pwned = 6">\nsecond line');
     const waiting = await submit('ask: two');
     await untilStatus(done.runId, 'completed');
     await untilStatus(waiting.runId, 'waiting_input');
@@ -374,8 +375,12 @@ describeWithBrowser('console: the runs and run pages', () => {
     const row = table.getByTestId(`run-row-${done.runId}`);
     expect(await row.getAttribute('data-status')).toBe('completed');
     const listed = (await runOf(done.runId)).usage;
-    expect(await row.textContent()).toContain(
+    expect(await row.getByTestId('run-tokens').textContent()).toBe(
       (listed.input_tokens + listed.output_tokens).toLocaleString('en-US'),
+    );
+    // What the run is about: its input's first line, as text, the link to its page.
+    expect(await row.getByTestId('run-task').textContent()).toBe(
+      'calc: one <img src=x onerror="window.__pwned = 6">',
     );
 
     await page.getByLabel('Status', { exact: true }).selectOption('waiting_input');
@@ -396,8 +401,25 @@ describeWithBrowser('console: the runs and run pages', () => {
       ),
     ).toEqual(new Set(['waiting_input']));
 
+    // Words of the task, in any case: only that run (the API's text search).
     await page.getByTestId('clear-filters').click();
-    await page.getByLabel('Run id starts with').fill(done.runId);
+    await page.getByLabel('Search the task, or a run id').fill('CALC: ONE');
+    await page.getByTestId('search-submit').click();
+    await expect.poll(() => new URL(page.url()).hash, { timeout: 30_000 }).toContain('text=CALC');
+    await expect
+      .poll(
+        () =>
+          table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-testid'))),
+        { timeout: 30_000 },
+      )
+      .toEqual([`run-row-${done.runId}`]);
+    await page.getByLabel('Search the task, or a run id').fill('no run is about this');
+    await page.getByTestId('search-submit').click();
+    await page.getByTestId('runs-empty').waitFor({ timeout: 30_000 });
+
+    // A run id (prefix) finds the run by its id.
+    await page.getByTestId('clear-filters').click();
+    await page.getByLabel('Search the task, or a run id').fill(done.runId);
     await page.getByTestId('search-submit').click();
     await expect
       .poll(
@@ -523,8 +545,25 @@ describeWithBrowser("console: a supervisor's run", () => {
             .then((statuses) => [...statuses.slice(0, 2).sort(), ...statuses.slice(2)]),
         { timeout: 30_000 },
       )
-      // The tree's status of a run waiting on its question (GET /v1/runs/:id/tree says running or waiting).
-      .toEqual(['completed', 'failed', expect.stringMatching(/^(running|waiting)$/)]);
+      // The asking child waits for input in the tree as on its own page and in the list: one rule for all.
+      .toEqual(['completed', 'failed', 'waiting_input']);
+    // So does the supervisor, in its header and at the top of its tree.
+    await expect
+      .poll(() => tree.locator(':scope > ul > li').first().getAttribute('data-status'), { timeout: 30_000 })
+      .toBe('waiting_input');
+    expect(await shownStatus(page)).toBe('waiting_input');
+    // Its usage with its children's: the header's total is its tree's (the API sums it), beside its own.
+    const treeTop = (await supervised.api.request('GET', `/v1/runs/${runId}/tree`)).body.runs[0];
+    await expect
+      .poll(() => page.getByTestId('run-tokens-total').textContent(), { timeout: 30_000 })
+      .toMatch(/^[\d,]+ \/ [\d,]+$/);
+    const [totalIn = '', totalOut = ''] = ((await page.getByTestId('run-tokens-total').textContent()) ?? '')
+      .split(' / ')
+      .map((count) => count.replaceAll(',', ''));
+    // Nothing moves while the tree waits for the answer: the page and the API give the same sums.
+    expect(Number(totalIn)).toBe(treeTop.total.tokens.input);
+    expect(Number(totalOut)).toBe(treeTop.total.tokens.output);
+    expect(Number(totalIn)).toBeGreaterThan(treeTop.tokens.input);
     expect(await tree.textContent()).toContain('asker');
     // The asking child's question is the supervisor's too: answerable on its page.
     await page.getByTestId('pending-questions').getByTestId('answer-form').waitFor({ timeout: 30_000 });

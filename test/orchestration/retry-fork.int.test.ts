@@ -7,6 +7,7 @@ import type { Message } from '../../src/chat/index.js';
 import { RatchetError } from '../../src/errors/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import type { Script } from '../../src/models/index.js';
+import { runKeys } from '../../src/redis/keys.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions, normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 
@@ -90,6 +91,13 @@ describe('retry', () => {
     expect(original?.status).toBe('failed');
     expect(original?.retried_by).toBe(retry.runId);
     expect(done.origin).toMatchObject({ kind: 'retry', run_id: runId, session_id: sessionId });
+    // It is about what the run it continues was about, and its tree's usage (its run budget, the run list's
+    // tree_usage) starts from the usage it carries over, as its own usage does.
+    expect(done.input_line).toBe('count up');
+    const treeUsage = await h.redis.hgetall(runKeys(h.engine.space, sessionId, retry.runId).treeUsage);
+    expect(Number(treeUsage.input_tokens)).toBe(done.usage.input_tokens);
+    expect(Number(treeUsage.output_tokens)).toBe(done.usage.output_tokens);
+    expect(Number(treeUsage.requests)).toBe(done.usage.requests);
     const chat = await h.transcript(sessionId);
     expect(new Set(chat.map((message) => message.id)).size).toBe(chat.length);
     expect(chat.filter((message) => message.role === 'assistant')).toHaveLength(5);
@@ -240,6 +248,7 @@ describe('fork', () => {
       at_iteration: 2,
       input_run_id: runId,
     });
+    expect(done.input_line).toBe('count up');
 
     const forked = calls(h).slice(original.length);
     expect(forked.map((call) => [call.run_id, call.position])).toEqual([
@@ -281,6 +290,7 @@ describe('fork', () => {
       `${fork.runId}-in`,
     ]);
     expect(done.origin?.input_run_id).toBe(fork.runId);
+    expect(done.input_line).toBe('and one more thing');
   });
 
   it('with another agent: the stronger model answers from the copied chat, the original model is not asked', async () => {

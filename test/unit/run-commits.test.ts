@@ -51,6 +51,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     contract: null,
     origin: null,
     retried_by: null,
+    input_line: null,
     result: null,
     error: null,
     created_at: created,

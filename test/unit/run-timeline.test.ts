@@ -289,7 +289,12 @@ describe('buildRunTree', () => {
     const early = child('run_aaaaaaaaaaaaaaaa_early00000', root.id, 2, 1);
     const grandchild = child('run_aaaaaaaaaaaaaaaa_grand00000', early.id, 3, 2);
     const children: Record<string, RunRecord[]> = { [root.id]: [early, late], [early.id]: [grandchild] };
-    const nodes = buildRunTree(root, (id) => children[id] ?? []);
+    const nodes = buildRunTree(
+      root,
+      (id) => children[id] ?? [],
+      () => 0,
+      Date.parse(t(60)),
+    );
     expect(nodes.map((node) => [node.run_id, node.parent_run_id, node.depth, node.children])).toEqual([
       [root.id, null, 0, 2],
       [early.id, root.id, 1, 1],
@@ -301,5 +306,75 @@ describe('buildRunTree', () => {
       error_code: 'budget_exceeded',
       started_by_job: `${root.id}-i1-t0`,
     });
+  });
+
+  it("sums each run's usage with the runs below it, and shows a waiting root and asker as waiting for input", () => {
+    // A team run (no model calls of its own) whose member delegated to a run that asks the user.
+    const usage = (input: number, output: number) => ({
+      input_tokens: input,
+      output_tokens: output,
+      cached_input_tokens: 1,
+      requests: 1,
+    });
+    const team = run({
+      id: 'run_aaaaaaaaaaaaaaaa_team000000',
+      status: 'running',
+      usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, requests: 0 },
+      cost_usd: 0,
+      created_at: t(0),
+      finished_at: null,
+    });
+    const member = run({
+      id: 'run_aaaaaaaaaaaaaaaa_member0000',
+      status: 'running',
+      parent: { run_id: team.id, job_id: `${team.id}-turn1`, depth: 1 },
+      root_run_id: team.id,
+      usage: usage(100, 10),
+      cost_usd: 0.25,
+      created_at: t(1),
+      finished_at: null,
+    });
+    const asker = run({
+      id: 'run_aaaaaaaaaaaaaaaa_asker00000',
+      status: 'running',
+      parent: { run_id: member.id, job_id: `${member.id}-i1-t0`, depth: 2 },
+      root_run_id: team.id,
+      usage: usage(40, 4),
+      cost_usd: 0.125,
+      created_at: t(2),
+      finished_at: null,
+    });
+    const done = run({
+      id: 'run_aaaaaaaaaaaaaaaa_done000000',
+      status: 'completed',
+      parent: { run_id: team.id, job_id: `${team.id}-turn2`, depth: 1 },
+      root_run_id: team.id,
+      usage: usage(7, 3),
+      cost_usd: 0.5,
+      created_at: t(3),
+      finished_at: t(13),
+    });
+    const children: Record<string, RunRecord[]> = { [team.id]: [member, done], [member.id]: [asker] };
+    const nodes = buildRunTree(
+      team,
+      (id) => children[id] ?? [],
+      (id) => (id === asker.id ? 1 : 0),
+      Date.parse(t(30)),
+    );
+    const byId = new Map(nodes.map((node) => [node.run_id, node]));
+    expect(byId.get(team.id)).toMatchObject({
+      // The root waits on its tree's question, like GET /v1/runs/:id; the member between them runs on.
+      status: 'waiting_input',
+      tokens: { input: 0, output: 0, cached_input: 0 },
+      total: { tokens: { input: 147, output: 17, cached_input: 3 }, cost_usd: 0.875 },
+      duration_ms: 30_000,
+    });
+    expect(byId.get(member.id)).toMatchObject({
+      status: 'running',
+      total: { tokens: { input: 140, output: 14, cached_input: 2 }, cost_usd: 0.375 },
+    });
+    expect(byId.get(asker.id)).toMatchObject({ status: 'waiting_input', total: { cost_usd: 0.125 } });
+    // Finished: from its creation to its end, whatever the time now.
+    expect(byId.get(done.id)).toMatchObject({ status: 'completed', duration_ms: 10_000 });
   });
 });

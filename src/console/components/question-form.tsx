@@ -7,8 +7,8 @@ export interface QuestionFormProps {
   client: RatchetClient;
   /** A pending question of kind ask_user, approval or budget. */
   question: Question;
-  /** Called once the API took the answer. */
-  onAnswered?: () => void;
+  /** Called once the API took the answer, with what was sent. */
+  onAnswered?: (response: QuestionResponse) => void;
 }
 
 /**
@@ -28,7 +28,7 @@ export function QuestionForm({ client, question, onAnswered }: QuestionFormProps
     try {
       await client.answer(question.session_id, question.id, response);
       setDone(true);
-      onAnswered?.();
+      onAnswered?.(response);
     } catch (failure) {
       setError(describeError(failure));
     } finally {

@@ -16,7 +16,8 @@ const subGoalMark: Record<string, string> = {
 /**
  * The run and every run below it (delegations, spawns, team turns), nested as lists of links, so the tree
  * is read and walked with the keyboard like any list; the viewed run is marked, with its supervisor's
- * sub-goals. Test ids: run-tree, tree-node-<id> (data-status), sub-goals, sub-goal (data-status).
+ * sub-goals. Its status, duration and totals are the API's, as the run's page header shows them. Test ids:
+ * run-tree, tree-node-<id> (data-status), tree-node-facts, tree-node-total, sub-goals, sub-goal (data-status).
  */
 export function RunTreeView(props: { tree: RunTree; currentRunId: string; subGoals: readonly SubGoal[] }) {
   const { tree, currentRunId, subGoals } = props;
@@ -40,10 +41,16 @@ export function RunTreeView(props: { tree: RunTree; currentRunId: string; subGoa
                 <Text value={node.agent} />
               </a>
               <StatusBadge status={node.status} />
-              <span class="muted">
+              <span class="muted" data-testid="tree-node-facts">
                 {formatCount(node.iterations)} it. · {formatCount(node.tokens.input + node.tokens.output)}{' '}
                 tok. · {formatCost(node.cost_usd)} · {formatDuration(node.duration_ms)}
               </span>
+              {node.children > 0 && (
+                <span class="muted" data-testid="tree-node-total">
+                  with the runs below: {formatCount(node.total.tokens.input + node.total.tokens.output)} tok.
+                  · {formatCost(node.total.cost_usd)}
+                </span>
+              )}
               {node.error_code !== null && <span class="muted">({node.error_code})</span>}
             </div>
             {node.run_id === currentRunId && subGoals.length > 0 && (

@@ -1,4 +1,4 @@
-import type { IterationStep, RunSteps } from '../../client/index.js';
+import type { IterationStep, Run, RunSteps } from '../../client/index.js';
 import { formatCost, formatCount, formatDuration } from '../format.js';
 import { TableHead } from './table-head.js';
 import { visibleText } from './text.js';
@@ -106,10 +106,12 @@ function layout(steps: readonly IterationStep[], now: number) {
 
 /**
  * The run's steps on a time axis (model calls, tool calls, waits; executions after a retry or a takeover
- * marked), and the same facts as a table with tokens and cost per iteration and in total. Test ids:
- * timeline, timeline-svg, timeline-bar (data-kind), timeline-attempt, steps-table, step-row-<n>, steps-total.
+ * marked), and the same facts as a table with tokens and cost per iteration, a row for each summary call
+ * (a compaction), and the total, which is the run's own usage unless the page says why not. Test ids:
+ * timeline, timeline-svg, timeline-bar (data-kind), timeline-attempt, steps-table, step-row-<n>,
+ * step-summary-<n>, steps-total, steps-differ.
  */
-export function StepTimeline({ steps }: { steps: RunSteps }) {
+export function StepTimeline({ steps, run }: { steps: RunSteps; run: Run }) {
   const now = Date.now();
   const { labels, bars, marks } = layout(steps.steps, now);
   const times = [...bars.flatMap((bar) => [bar.from, bar.to]), ...marks.map((mark) => mark.at)];
@@ -124,10 +126,11 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
   let tokensOut = 0;
   let cost = 0;
   for (const step of steps.steps) {
-    tokensIn += step.tokens?.input ?? 0;
-    tokensOut += step.tokens?.output ?? 0;
-    cost += step.cost_usd ?? 0;
+    tokensIn += (step.tokens?.input ?? 0) + (step.compaction?.tokens?.input ?? 0);
+    tokensOut += (step.tokens?.output ?? 0) + (step.compaction?.tokens?.output ?? 0);
+    cost += (step.cost_usd ?? 0) + (step.compaction?.cost_usd ?? 0);
   }
+  const differs = tokensIn !== run.usage.input_tokens || tokensOut !== run.usage.output_tokens;
 
   return (
     <div class="timeline" data-testid="timeline">
@@ -227,7 +230,24 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
             ]}
           />
           <tbody>
-            {steps.steps.map((step) => (
+            {steps.steps.map((step) => [
+              step.compaction !== null && (
+                <tr
+                  key={`summary-${step.iteration}`}
+                  class="summary-row"
+                  data-testid={`step-summary-${step.iteration}`}
+                >
+                  <td>{step.iteration}</td>
+                  <td>{visibleText(step.model ?? '–')}</td>
+                  <td>summary of the chat up to entry {step.compaction.up_to} (compaction)</td>
+                  <td>–</td>
+                  <td>{step.summary_calls}</td>
+                  <td class="number">–</td>
+                  <td class="number">{formatCount(step.compaction.tokens?.input)}</td>
+                  <td class="number">{formatCount(step.compaction.tokens?.output)}</td>
+                  <td class="number">{formatCost(step.compaction.cost_usd)}</td>
+                </tr>
+              ),
               <tr key={step.iteration} data-testid={`step-row-${step.iteration}`}>
                 <td>{step.iteration}</td>
                 <td>{visibleText(step.model ?? '–')}</td>
@@ -255,8 +275,8 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
                 <td class="number">{formatCount(step.tokens?.input)}</td>
                 <td class="number">{formatCount(step.tokens?.output)}</td>
                 <td class="number">{formatCost(step.cost_usd)}</td>
-              </tr>
-            ))}
+              </tr>,
+            ])}
           </tbody>
           <tfoot>
             <tr data-testid="steps-total">
@@ -270,6 +290,17 @@ export function StepTimeline({ steps }: { steps: RunSteps }) {
           </tfoot>
         </table>
       </div>
+      {differs && (
+        <p class="muted" data-testid="steps-differ">
+          The run's own tokens above ({formatCount(run.usage.input_tokens)} in /{' '}
+          {formatCount(run.usage.output_tokens)} out) are not these rows' total:{' '}
+          {steps.next_from !== null
+            ? `only the first ${steps.steps.length} iterations are shown here.`
+            : run.origin?.kind === 'retry'
+              ? 'a retry carries over the usage of the run it continues, whose iterations are on that run’s page.'
+              : 'some model calls have no row here (a summary recorded before Ratchet kept its usage).'}
+        </p>
+      )}
     </div>
   );
 }

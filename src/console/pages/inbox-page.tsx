@@ -1,5 +1,7 @@
-// Test ids: inbox-list, inbox-item (data-question-id, data-kind), inbox-empty, inbox-count; each item holds
-// the question form's ids (answer-form, answer-input, answer-submit, approve, reject …).
+// Test ids: inbox-list, inbox-item (data-question-id, data-kind), inbox-empty, inbox-count, answer-receipts,
+// answer-receipt; each item holds the question form's ids (answer-form, answer-input, answer-submit, approve,
+// reject …).
+import { AnswerReceipts, useAnswerReceipts } from '../components/answer-receipts.js';
 import { ErrorNote } from '../components/error-note.js';
 import { QuestionForm } from '../components/question-form.js';
 import { Text } from '../components/text.js';
@@ -13,11 +15,12 @@ const shownAtMost = 500;
 
 /**
  * Every pending question and approval across sessions (GET /v1/questions), newest first, each answerable in
- * place; an answered one leaves the list at the next refresh.
+ * place; an answered one leaves the list at the next refresh, and a confirmation above the list says it went.
  */
 export function InboxPage({ client }: PageProps) {
   const poll = usePoll((signal) => client.inbox({ limit: shownAtMost }, { signal }), [client]);
   const inbox = poll.data;
+  const { receipts, add } = useAnswerReceipts();
   return (
     <section aria-labelledby="inbox-heading">
       <h1 id="inbox-heading">Inbox</h1>
@@ -25,6 +28,7 @@ export function InboxPage({ client }: PageProps) {
         Questions agents asked and tool calls waiting for approval, across all sessions, newest first.
       </p>
       <ErrorNote error={poll.error} />
+      <AnswerReceipts receipts={receipts} />
       {inbox === undefined ? (
         poll.error === undefined && <p role="status">Loading…</p>
       ) : inbox.questions.length === 0 ? (
@@ -67,7 +71,14 @@ export function InboxPage({ client }: PageProps) {
                     </>
                   )}
                 </p>
-                <QuestionForm client={client} question={question} onAnswered={poll.refresh} />
+                <QuestionForm
+                  client={client}
+                  question={question}
+                  onAnswered={(response) => {
+                    add(question, response);
+                    poll.refresh();
+                  }}
+                />
               </li>
             ))}
           </ul>

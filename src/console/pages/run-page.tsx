@@ -3,7 +3,8 @@
 // and its children, the transcript (the chat, then the session's events as they come), and the step
 // timeline with tokens and cost. Polled every 2 s; the transcript follows the event stream.
 //
-// Test ids: run-page, run-status (data-status), run-facts, run-result, run-error, retried-by, origin-link,
+// Test ids: run-page, run-status (data-status), run-facts, run-task, run-duration, run-tokens, run-cost,
+// run-tokens-total, run-cost-total, run-result, run-error, retried-by, origin-link,
 // parent-link, pending-questions, question (and QuestionForm's: answer-form, answer-input, answer-submit,
 // approve, edit-arguments, edited-arguments, approve-edited, reject-reason, reject, budget-raise,
 // budget-stop, answer-sent, answer-error), run-actions, cancel-run, retry-run, fork-form, fork-input,
@@ -12,7 +13,8 @@
 // running-call, fork-at-<n>, timeline, timeline-svg, timeline-bar (data-kind), timeline-attempt,
 // steps-table, step-row-<n>, steps-total.
 import { useState } from 'preact/hooks';
-import type { Run } from '../../client/index.js';
+import type { Run, RunTreeNode } from '../../client/index.js';
+import { AnswerReceipts, useAnswerReceipts } from '../components/answer-receipts.js';
 import { ErrorNote } from '../components/error-note.js';
 import { QuestionForm } from '../components/question-form.js';
 import { RunActions } from '../components/run-actions.js';
@@ -23,7 +25,7 @@ import { ModelText, Text, visibleText } from '../components/text.js';
 import { type ForkPoint, TranscriptView } from '../components/transcript-view.js';
 import { usePoll } from '../components/use-poll.js';
 import { useTranscript } from '../components/use-transcript.js';
-import { elapsedMs, formatCost, formatCount, formatDuration, formatTime } from '../format.js';
+import { formatCost, formatCount, formatDuration, formatTime } from '../format.js';
 import type { PageProps } from '../page-props.js';
 import { runHref, sessionHref } from '../router.js';
 
@@ -48,6 +50,7 @@ export function RunPage({ client, params }: PageProps) {
     [client, sessionId],
   );
   const transcript = useTranscript(client, runId, sessionId);
+  const receipts = useAnswerReceipts();
 
   if (run.data === undefined) {
     return (
@@ -78,12 +81,21 @@ export function RunPage({ client, params }: PageProps) {
         <StatusBadge status={current.status} testId="run-status" />
       </div>
       <ErrorNote error={run.error} />
-      <RunFacts run={current} />
+      <RunFacts run={current} top={tree.data?.runs.find((node) => node.run_id === runId)} />
+      <AnswerReceipts receipts={receipts.receipts} />
       {pending.length > 0 && (
         <section class="panel" aria-labelledby="questions-heading" data-testid="pending-questions">
           <h2 id="questions-heading">Waiting for you</h2>
           {pending.map((question) => (
-            <QuestionForm key={question.id} client={client} question={question} onAnswered={refresh} />
+            <QuestionForm
+              key={question.id}
+              client={client}
+              question={question}
+              onAnswered={(response) => {
+                receipts.add(question, response);
+                refresh();
+              }}
+            />
           ))}
         </section>
       )}
@@ -123,19 +135,31 @@ export function RunPage({ client, params }: PageProps) {
           (steps.data.steps.length === 0 ? (
             <p class="muted">No step recorded yet.</p>
           ) : (
-            <StepTimeline steps={steps.data} />
+            <StepTimeline steps={steps.data} run={current} />
           ))}
       </section>
     </section>
   );
 }
 
-function RunFacts({ run }: { run: Run }) {
-  const duration =
-    run.finished_at === null ? elapsedMs(run.created_at) : elapsedMs(run.created_at, run.finished_at);
+/**
+ * What the run is: its agent, times, iterations and usage. Its duration is the API's (the tree shows the
+ * same number); with runs below it (a team's members, a delegating agent's delegates) its usage is shown
+ * with theirs, from its tree's total, beside its own.
+ */
+function RunFacts({ run, top }: { run: Run; top: RunTreeNode | undefined }) {
+  const below = top !== undefined && top.children > 0 ? top.total : undefined;
   return (
     <>
       <dl class="facts" data-testid="run-facts">
+        {run.input_line !== null && (
+          <div class="fact-wide">
+            <dt>Task</dt>
+            <dd data-testid="run-task">
+              <Text value={run.input_line} />
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Agent</dt>
           <dd>
@@ -156,7 +180,7 @@ function RunFacts({ run }: { run: Run }) {
         </div>
         <div>
           <dt>Duration</dt>
-          <dd>{formatDuration(duration)}</dd>
+          <dd data-testid="run-duration">{formatDuration(run.duration_ms)}</dd>
         </div>
         <div>
           <dt>Iterations</dt>
@@ -165,15 +189,29 @@ function RunFacts({ run }: { run: Run }) {
             {run.max_iterations !== null && ` of at most ${run.max_iterations}`}
           </dd>
         </div>
+        {below !== undefined && (
+          <>
+            <div>
+              <dt>Tokens with the runs below (in / out)</dt>
+              <dd data-testid="run-tokens-total">
+                {formatCount(below.tokens.input)} / {formatCount(below.tokens.output)}
+              </dd>
+            </div>
+            <div>
+              <dt>Cost with the runs below</dt>
+              <dd data-testid="run-cost-total">{formatCost(below.cost_usd)}</dd>
+            </div>
+          </>
+        )}
         <div>
-          <dt>Tokens (in / out)</dt>
-          <dd>
+          <dt>{below === undefined ? 'Tokens (in / out)' : 'Its own tokens (in / out)'}</dt>
+          <dd data-testid="run-tokens">
             {formatCount(run.usage.input_tokens)} / {formatCount(run.usage.output_tokens)}
           </dd>
         </div>
         <div>
-          <dt>Cost</dt>
-          <dd>{formatCost(run.cost_usd)}</dd>
+          <dt>{below === undefined ? 'Cost' : 'Its own cost'}</dt>
+          <dd data-testid="run-cost">{formatCost(run.cost_usd)}</dd>
         </div>
         {run.parent_run_id !== null && (
           <div>

@@ -1,9 +1,11 @@
-// The Runs page (#/runs?status=&agent=&since=&q=): counts by status, the filtered list of runs newest first,
-// paged with the API's cursor, polled every 2 s so new runs and status changes show without a reload.
+// The Runs page (#/runs?status=&agent=&since=&q=&text=): counts by status, the filtered list of runs newest
+// first, paged with the API's cursor, polled every 2 s so new runs and status changes show without a reload.
+// Each run shows the first line of its input (what it is about); the search box finds runs by words of it,
+// or by run id prefix. At a narrow width each row is a card of labelled cells instead of a wide table.
 //
 // Test ids: runs-summary, summary-<status> (each holds data-count), runs-filters, filter-status,
 // filter-agent, filter-since, filter-q, search-submit, clear-filters, runs-table, run-row-<id> (data-status),
-// run-row-status, run-link, next-page, previous-page, page-number, runs-empty.
+// run-row-status, run-link, run-task, run-tokens, run-cost, next-page, previous-page, page-number, runs-empty.
 import { useEffect, useState } from 'preact/hooks';
 import type { RunListItem, RunListStatus, RunSummary } from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
@@ -11,7 +13,7 @@ import { StatusBadge } from '../components/status-badge.js';
 import { TableHead } from '../components/table-head.js';
 import { Text } from '../components/text.js';
 import { usePoll } from '../components/use-poll.js';
-import { elapsedMs, formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
+import { formatCost, formatCount, formatDuration, formatTime, none } from '../format.js';
 import type { PageProps } from '../page-props.js';
 import { href, runHref, sessionHref } from '../router.js';
 
@@ -31,12 +33,13 @@ const sinceChoices: ReadonlyArray<{ value: string; label: string; ms: number }> 
   { value: '7d', label: 'the last 7 days', ms: 7 * 86_400_000 },
 ];
 
-/** The filters the hash carries. */
+/** The filters the hash carries: `q` a run id prefix, `text` words of the runs' input line. */
 interface RunFilters {
   status: string;
   agent: string;
   since: string;
   q: string;
+  text: string;
 }
 
 function filtersOf(params: Record<string, string>): RunFilters {
@@ -45,8 +48,18 @@ function filtersOf(params: Record<string, string>): RunFilters {
     agent: params.agent ?? '',
     since: params.since ?? '',
     q: params.q ?? '',
+    text: params.text ?? '',
   };
 }
+
+/** What the one search box holds: a run id prefix goes to `q`, anything else to `text`. */
+function searchOf(value: string): Pick<RunFilters, 'q' | 'text'> {
+  const trimmed = value.trim();
+  return /^run_[0-9a-z_]*$/.test(trimmed) ? { q: trimmed, text: '' } : { q: '', text: trimmed };
+}
+
+/** The API's bound on `text` (GET /v1/runs): the most an input line holds. */
+const searchMaxChars = 200;
 
 /** `since` as the API takes it: a preset (`1h`) counted back from now, or a time given as is. */
 function sinceTime(since: string): string | undefined {
@@ -61,18 +74,24 @@ function isListedStatus(value: string): value is RunListStatus {
   return (statuses as readonly string[]).includes(value);
 }
 
-/** Input plus output tokens (null when the run's record could not be read). */
-function tokensOf(run: RunListItem): number | null {
-  return run.usage === null ? null : run.usage.input_tokens + run.usage.output_tokens;
+/**
+ * Input plus output tokens and the cost: a root run's with every run below it (a team's members, a
+ * delegating agent's delegates), a child run's own; null when the run's record could not be read.
+ */
+function usageOf(run: RunListItem): { tokens: number | null; cost: number | null } {
+  const usage = run.tree_usage ?? run.usage;
+  if (usage === null) return { tokens: null, cost: null };
+  return {
+    tokens: usage.input_tokens + usage.output_tokens,
+    cost: run.tree_usage?.cost_usd ?? run.cost_usd,
+  };
 }
-
-const finishedStatuses = new Set(['completed', 'failed', 'cancelled']);
 
 export function RunsPage({ client, params }: PageProps) {
   const filters = filtersOf(params);
   const limit = Math.min(500, Math.max(1, Number(params.limit ?? '') || 50));
   // The cursors of the pages before this one: [] on the first page. A filter change starts again.
-  const filterKey = `${filters.status}|${filters.agent}|${filters.since}|${filters.q}|${limit}`;
+  const filterKey = `${filters.status}|${filters.agent}|${filters.since}|${filters.q}|${filters.text}|${limit}`;
   const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
   const cursors = paging.filterKey === filterKey ? paging.cursors : [];
   const setCursors = (change: (list: string[]) => string[]) =>
@@ -96,6 +115,7 @@ export function RunsPage({ client, params }: PageProps) {
           ...(filters.agent === '' ? {} : { agent: filters.agent }),
           ...(since === undefined ? {} : { since }),
           ...(filters.q === '' ? {} : { q: filters.q }),
+          ...(filters.text === '' ? {} : { text: filters.text.slice(0, searchMaxChars) }),
           ...(cursor === undefined ? {} : { cursor }),
         },
         { signal },
@@ -207,17 +227,30 @@ function FilterForm({
   filters: RunFilters;
   onChange: (next: Partial<RunFilters>) => void;
 }) {
-  const [q, setQ] = useState(filters.q);
+  const shownSearch = filters.q !== '' ? filters.q : filters.text;
+  const [search, setSearch] = useState(shownSearch);
   const [agent, setAgent] = useState(filters.agent);
-  useEffect(() => setQ(filters.q), [filters.q]);
+  useEffect(() => setSearch(shownSearch), [shownSearch]);
   useEffect(() => setAgent(filters.agent), [filters.agent]);
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
-    onChange({ q: q.trim(), agent: agent.trim() });
+    onChange({ ...searchOf(search), agent: agent.trim() });
   };
   const presets = sinceChoices.some((choice) => choice.value === filters.since) || filters.since === '';
   return (
     <form class="filters" onSubmit={submit} data-testid="runs-filters" aria-label="Filter runs">
+      <div class="field field-search">
+        <label for="filter-q">Search the task, or a run id</label>
+        <input
+          id="filter-q"
+          type="search"
+          value={search}
+          maxLength={searchMaxChars}
+          placeholder="words of the task, or run_…"
+          onInput={(event) => setSearch(event.currentTarget.value)}
+          data-testid="filter-q"
+        />
+      </div>
       <div class="field">
         <label for="filter-status">Status</label>
         <select
@@ -261,17 +294,6 @@ function FilterForm({
           data-testid="filter-agent"
         />
       </div>
-      <div class="field">
-        <label for="filter-q">Run id starts with</label>
-        <input
-          id="filter-q"
-          type="search"
-          value={q}
-          placeholder="run_…"
-          onInput={(event) => setQ(event.currentTarget.value)}
-          data-testid="filter-q"
-        />
-      </div>
       <div class="field field-buttons">
         <button type="submit" data-testid="search-submit">
           Search
@@ -279,7 +301,7 @@ function FilterForm({
         <button
           type="button"
           class="link-button"
-          onClick={() => onChange({ status: '', agent: '', since: '', q: '' })}
+          onClick={() => onChange({ status: '', agent: '', since: '', q: '', text: '' })}
           data-testid="clear-filters"
         >
           Clear
@@ -289,6 +311,10 @@ function FilterForm({
   );
 }
 
+/**
+ * The runs as a table at a wide width; at a narrow one (styles.css) each row becomes a card whose cells carry
+ * their column's name (data-label), so nothing hides behind a sideways scroll.
+ */
 function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
   return (
     <div class="table-scroll">
@@ -297,9 +323,8 @@ function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
         <TableHead
           columns={[
             { label: 'Status' },
-            { label: 'Run' },
+            { label: 'Task' },
             { label: 'Agent' },
-            { label: 'Session' },
             { label: 'Started' },
             { label: 'Duration', numeric: true },
             { label: 'Iterations', numeric: true },
@@ -309,37 +334,55 @@ function RunsTable({ runs }: { runs: readonly RunListItem[] }) {
         />
         <tbody>
           {runs.map((run) => {
-            // finished_at, or now while the run is not finished; unknown when its record could not be read.
-            const duration =
-              run.finished_at !== null
-                ? elapsedMs(run.created_at, run.finished_at)
-                : finishedStatuses.has(run.status)
-                  ? undefined
-                  : elapsedMs(run.created_at);
+            const { tokens, cost } = usageOf(run);
+            const withBelow = run.tree_usage !== null ? ' (with the runs below it)' : '';
             return (
               <tr key={run.id} data-testid={`run-row-${run.id}`} data-status={run.status}>
-                <td>
+                <td class="cell-status">
                   <StatusBadge status={run.status} testId="run-row-status" />
                 </td>
-                <td class="id-cell">
-                  <a href={runHref(run.id)} data-testid="run-link">
-                    {run.id}
+                <td class="cell-task">
+                  <a href={runHref(run.id)} class="task-link" data-testid="run-link">
+                    {run.input_line === null ? (
+                      <span class="mono">{run.id}</span>
+                    ) : (
+                      <span data-testid="run-task">
+                        <Text value={run.input_line} />
+                      </span>
+                    )}
                   </a>
-                  {run.root_run_id !== null && <span class="muted"> (child)</span>}
+                  <div class="run-ids muted">
+                    {run.input_line !== null && <span class="mono">{run.id}</span>}
+                    {run.root_run_id !== null && <span> (child)</span>}
+                    {run.input_line !== null && ' · '}
+                    <a href={sessionHref(run.session_id)} class="mono">
+                      {run.session_id}
+                    </a>
+                  </div>
                 </td>
-                <td>
+                <td data-label="Agent">
                   <Text value={run.agent} />
                 </td>
-                <td class="id-cell">
-                  <a href={sessionHref(run.session_id)}>{run.session_id}</a>
-                </td>
-                <td>
+                <td data-label="Started" class="cell-time">
                   <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
                 </td>
-                <td class="number">{formatDuration(duration)}</td>
-                <td class="number">{formatCount(run.iterations)}</td>
-                <td class="number">{formatCount(tokensOf(run))}</td>
-                <td class="number">{formatCost(run.cost_usd)}</td>
+                <td data-label="Duration" class="number">
+                  {formatDuration(run.duration_ms)}
+                </td>
+                <td data-label="Iterations" class="number">
+                  {formatCount(run.iterations)}
+                </td>
+                <td
+                  data-label="Tokens"
+                  class="number"
+                  title={`input and output tokens${withBelow}`}
+                  data-testid="run-tokens"
+                >
+                  {formatCount(tokens)}
+                </td>
+                <td data-label="Cost" class="number" title={`cost${withBelow}`} data-testid="run-cost">
+                  {formatCost(cost)}
+                </td>
               </tr>
             );
           })}

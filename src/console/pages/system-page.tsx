@@ -1,5 +1,6 @@
-// Test ids: system-facts, admin-queues, system-workers, worker-row-<worker id>, worker-heartbeat, system-queues,
-// queue-shard-<shard>, system-runs-by-status, system-agents, agent-row-<name>.
+// Test ids: system-facts, admin-queues, system-workers, worker-row-<worker id>, worker-heartbeat, worker-shards,
+// system-queues, queues-legend, queue-shard-<shard> (rows data-kind, cells data-state), system-runs-by-status,
+// system-agents, agent-row-<name>.
 import type { AgentSummary, RatchetClient, SystemState } from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
 import { StatusBadge } from '../components/status-badge.js';
@@ -19,7 +20,7 @@ interface SystemView {
 type Worker = SystemState['workers'][number];
 type ShardQueue = SystemState['queues'][number];
 
-const queueStates = ['waiting', 'active', 'delayed', 'failed'] as const;
+type QueueState = 'waiting' | 'active' | 'delayed' | 'failed';
 
 /** Workers and their heartbeats, the step queues of each shard by kind, runs by status, agents' usage. */
 export function SystemPage({ client }: PageProps) {
@@ -74,7 +75,7 @@ export function SystemPage({ client }: PageProps) {
             </div>
           </dl>
           <Workers workers={view.system.workers} />
-          <Queues queues={view.system.queues} />
+          <Queues queues={view.system.queues} waitingInput={view.system.runs_by_status.waiting_input ?? 0} />
           <RunsByStatus counts={view.system.runs_by_status} />
           <Agents agents={view.agents} />
         </>
@@ -103,7 +104,7 @@ function Workers({ workers }: { workers: Worker[] }) {
                 { label: 'Worker' },
                 { label: 'Host and pid' },
                 { label: 'Concurrency' },
-                { label: 'Shards' },
+                { label: 'Serves' },
                 { label: 'Started' },
                 { label: 'Last heartbeat' },
                 { label: 'State' },
@@ -119,7 +120,7 @@ function Workers({ workers }: { workers: Worker[] }) {
                     {worker.host === null ? none : <Text value={worker.host} />} / {worker.pid}
                   </td>
                   <td>{formatCount(worker.concurrency)}</td>
-                  <td>{worker.shards === null ? 'all' : worker.shards.join(', ')}</td>
+                  <td data-testid="worker-shards">{servedShards(worker.shards)}</td>
                   <td>{formatTime(worker.started_at)}</td>
                   <td data-testid="worker-heartbeat">
                     {worker.last_heartbeat_at === null ? (
@@ -145,10 +146,44 @@ function Workers({ workers }: { workers: Worker[] }) {
   );
 }
 
-function Queues({ queues }: { queues: ShardQueue[] }) {
+/** Which shards a worker takes steps from, named as shards (a bare "0" reads as "none"). */
+function servedShards(shards: readonly number[] | null): string {
+  if (shards === null) return 'every shard';
+  return shards.length === 1 ? `shard ${shards[0]}` : `shards ${shards.join(', ')}`;
+}
+
+/** The queue columns: BullMQ's delayed jobs split into parked steps and retries waiting for their backoff. */
+const queueColumns = [
+  { key: 'waiting', label: 'waiting' },
+  { key: 'active', label: 'running' },
+  { key: 'parked', label: 'parked (waiting for an answer or another run)' },
+  { key: 'retrying', label: 'waiting to retry' },
+  { key: 'failed', label: 'failed' },
+] as const;
+
+type QueueColumn = (typeof queueColumns)[number]['key'];
+
+function columnCount(counts: Partial<Record<QueueState | 'parked', number>>, column: QueueColumn): number {
+  if (column === 'parked') return counts.parked ?? 0;
+  if (column === 'retrying') return Math.max(0, (counts.delayed ?? 0) - (counts.parked ?? 0));
+  return counts[column] ?? 0;
+}
+
+function Queues({ queues, waitingInput }: { queues: ShardQueue[]; waitingInput: number }) {
   return (
     <section aria-labelledby="queues-heading">
       <h2 id="queues-heading">Step queues</h2>
+      <p class="page-intro" data-testid="queues-legend">
+        A parked step holds no worker while it waits for a person's answer, for the runs it started, for a
+        state key or a rate limit: it is not stuck, and goes on when what it waits for comes.
+        {waitingInput > 0 && (
+          <>
+            {' '}
+            {waitingInput === 1 ? '1 run waits' : `${waitingInput} runs wait`} for an answer:{' '}
+            <a href={href(['inbox'])}>answer in the Inbox</a>.
+          </>
+        )}
+      </p>
       <div class="shard-list" data-testid="system-queues">
         {queues.map((queue) => {
           const kinds = Object.keys(queue.by_kind).sort();
@@ -166,9 +201,9 @@ function Queues({ queues }: { queues: ShardQueue[] }) {
                   <thead>
                     <tr>
                       <th scope="col">Step kind</th>
-                      {queueStates.map((state) => (
-                        <th scope="col" key={state}>
-                          {state}
+                      {queueColumns.map((column) => (
+                        <th scope="col" key={column.key}>
+                          {column.label}
                         </th>
                       ))}
                     </tr>
@@ -179,8 +214,10 @@ function Queues({ queues }: { queues: ShardQueue[] }) {
                         <th scope="row">
                           <Text value={kind} />
                         </th>
-                        {queueStates.map((state) => (
-                          <td key={state}>{formatCount(queue.by_kind[kind]?.[state] ?? 0)}</td>
+                        {queueColumns.map((column) => (
+                          <td key={column.key} data-state={column.key}>
+                            {formatCount(columnCount(queue.by_kind[kind] ?? {}, column.key))}
+                          </td>
                         ))}
                       </tr>
                     ))}
@@ -188,9 +225,9 @@ function Queues({ queues }: { queues: ShardQueue[] }) {
                   <tfoot>
                     <tr>
                       <th scope="row">all kinds</th>
-                      {queueStates.map((state) => (
-                        <td key={state} data-state={state}>
-                          {formatCount(queue.counts[state])}
+                      {queueColumns.map((column) => (
+                        <td key={column.key} data-state={column.key}>
+                          {formatCount(columnCount({ ...queue.counts, parked: queue.parked }, column.key))}
                         </td>
                       ))}
                     </tr>

@@ -13,6 +13,7 @@
   KEYS[6] a further source or KEYS[1]
   KEYS[7] a further source or KEYS[1]
   KEYS[8] a further source or KEYS[1]
+  KEYS[9] the index's inputs hash (run id -> the first line of its input)
   (A fixed number of keys: a Redis Cluster client routes a script by its keys, which it finds only so.)
 
   ARGV[1] upper bound, exclusive or inclusive, as ZRANGE BYLEX takes it ('+', '(<member>')
@@ -24,6 +25,8 @@
   ARGV[7] statuses listed, comma-separated ('' = any)
   ARGV[8] run id prefixes every match starts with, comma-separated ('' = none)
   ARGV[9] 'set' when KEYS[2] is a set of run ids, else 'sorted'
+  ARGV[10] text every match's input line holds, compared in lower case ('' = any); a run without an input
+           line never matches it
 
   Returns {frontier, member, entry, member, entry, ...}, newest first: frontier is '' when every source was
   read to its end or to `limit` matches, else the oldest member looked at of a source that stopped early
@@ -44,8 +47,17 @@ for prefix in string.gmatch(ARGV[8], '[^,]+') do
   prefixes[#prefixes + 1] = prefix
 end
 local anyStatus = ARGV[7] == ''
+local text = string.lower(ARGV[10])
 
-local function accepted(runId, known)
+-- The input lines of `ids` (one HMGET per batch), or nothing when no text is asked for.
+local function linesOf(ids, first, last)
+  if text == '' then
+    return {}
+  end
+  return rcall('HMGET', KEYS[9], unpack(ids, first, last))
+end
+
+local function accepted(runId, known, line)
   if not known then
     return false
   end
@@ -53,6 +65,9 @@ local function accepted(runId, known)
     if string.sub(runId, 1, #prefix) ~= prefix then
       return false
     end
+  end
+  if text ~= '' and (not line or not string.find(string.lower(line), text, 1, true)) then
+    return false
   end
   local entry = runIndexParse(known)
   if agent ~= '' and entry.agent ~= agent then
@@ -104,8 +119,9 @@ local function scanSorted(key)
       ids[index] = string.sub(member, 15)
     end
     local entries = rcall('HMGET', KEYS[1], unpack(ids))
+    local lines = linesOf(ids, 1, #ids)
     for index, member in ipairs(members) do
-      if accepted(ids[index], entries[index]) then
+      if accepted(ids[index], entries[index], lines[index]) then
         found[#found + 1] = {member, entries[index]}
         matches = matches + 1
         if matches == limit then
@@ -132,9 +148,10 @@ local function scanSet(key)
   for first = 1, #ids, 500 do
     local last = math.min(first + 499, #ids)
     local entries = rcall('HMGET', KEYS[1], unpack(ids, first, last))
+    local lines = linesOf(ids, first, last)
     for index = first, last do
       local known = entries[index - first + 1]
-      if accepted(ids[index], known) then
+      if accepted(ids[index], known, lines[index - first + 1]) then
         local member = runIndexParse(known).created .. ':' .. ids[index]
         if within(member) then
           found[#found + 1] = {member, known}

@@ -14,6 +14,8 @@
   KEYS[8]  set of the session's run ids
   KEYS[9]  the shard's sessions (retention: session hash key -> last activity, ms)
   KEYS[10] the shard's run index (base key; includes/run-index.lua)
+  KEYS[11] the new run's tree usage hash (RunKeys.treeUsage): starts with the usage its record carries over,
+           so its tree's sums (its run budget, GET /v1/runs' tree_usage) count the work it continues
 
   ARGV[1]  'create', or 'check': answer as 'create' would, and write nothing (the caller WATCHes the keys,
            checks, then creates and adds the first step in one MULTI only when the check said OK)
@@ -71,6 +73,16 @@ rcall('SADD', KEYS[8], ARGV[5])
 rcall('HSET', KEYS[1], 'active_run', ARGV[5])
 markActive(KEYS[9], KEYS[1])
 indexRun(KEYS[10], ARGV[5], ARGV[6])
+local carried = cjson.decode(ARGV[6])
+for _, field in ipairs({'input_tokens', 'output_tokens', 'cached_input_tokens', 'requests'}) do
+  local amount = carried['usage'][field]
+  if amount ~= 0 then
+    rcall('HINCRBYFLOAT', KEYS[11], field, amount)
+  end
+end
+if carried['cost_usd'] ~= 0 then
+  rcall('HINCRBYFLOAT', KEYS[11], 'cost_usd', carried['cost_usd'])
+end
 
 local fields = tonumber(ARGV[9])
 for index = 10, 9 + fields do

@@ -9,7 +9,7 @@ import type { FileChanges } from '../../tools/index.js';
 import { messageId } from '../ids.js';
 import type { ReplyEntry, ResultsEntry, ToolOutcomeEntry } from '../journal.js';
 import type { RunError, RunRecord, SubGoal } from '../run-record.js';
-import type { ContextView } from './effects/context-view.js';
+import type { CompactionEntry, ContextView } from './effects/context-view.js';
 import type { ReplyDecision } from './reply-decision.js';
 import { resultMetadataOf } from './result-metadata.js';
 
@@ -409,7 +409,7 @@ export function fileChangeEvents(
 /**
  * A compaction: the chat's new context view (written beside the chat by the same commit), its `compaction`
  * event, and the summary request's usage and cost added to the run's. The journal records the view, so a
- * step that runs again finds what the summary said.
+ * step that runs again finds what the summary said, with that usage and cost, so the timeline can show them.
  */
 export function compactionCommit(input: {
   run: RunRecord;
@@ -418,10 +418,10 @@ export function compactionCommit(input: {
   usage: Usage;
   costUsd: number;
   now: string;
-}): CommitPlan<ContextView> {
+}): CommitPlan<CompactionEntry> {
   const { run, now } = input;
   return {
-    journal: input.view,
+    journal: { ...input.view, usage: input.usage, cost_usd: input.costUsd },
     record: {
       ...run,
       usage: addUsage(run.usage, input.usage),

@@ -7,7 +7,7 @@ import type { ReplyEntry } from '../journal.js';
 import type { Budget, RunOrigin, RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 import { toolResultMessage } from './run-commits.js';
-import { newRunRecord } from './run-creation.js';
+import { inputLineOf, newRunRecord } from './run-creation.js';
 
 /**
  * Retry and fork (decision 0022): a new run that continues what another run recorded, so that no recorded
@@ -258,6 +258,8 @@ export function planFork(input: {
     deadline_at: input.limits.deadlineAt ?? null,
     max_iterations: input.limits.maxIterations ?? null,
     origin,
+    // A fork with a message of its own is about that message; one without goes on with the original's task.
+    input_line: input.parts ? (inputLineOf(input.parts) ?? original.input_line) : original.input_line,
     now,
   });
   const messages: Message[] = input.parts

@@ -3,7 +3,7 @@ import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
-import type { Budget, RunRecord } from '../run-record.js';
+import { type Budget, inputLineMaxChars, type RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 
 export interface RunCreation {
@@ -63,6 +63,8 @@ export function planRunCreation(input: {
     deadline_at: input.deadlineAt ?? null,
     max_iterations: input.maxIterations ?? null,
     origin: null,
+    // A team member's task, not the team's chat it is given as its input.
+    input_line: inputLineOf(parts),
     now,
   });
   const inputText = messages
@@ -142,6 +144,7 @@ export type NewRunFields = Pick<
   | 'deadline_at'
   | 'max_iterations'
   | 'origin'
+  | 'input_line'
 > & { now: string };
 
 /** The record of a run that has done nothing yet: a new run, a child run or a fork. */
@@ -176,6 +179,7 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     contract: null,
     origin: fields.origin,
     retried_by: null,
+    input_line: fields.input_line,
     result: null,
     error: null,
     created_at: fields.now,
@@ -183,4 +187,25 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     started_at: null,
     finished_at: null,
   };
+}
+
+/**
+ * The first line of an input that holds text, with its runs of white space made one space and cut to
+ * `inputLineMaxChars` (an ellipsis marks a cut); null when no part holds text. Cut by code points, so a cut
+ * never splits a character.
+ */
+export function inputLineOf(parts: readonly Part[]): string | null {
+  const text = parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  const line = text
+    .split(/\r\n|\r|\n/)
+    .map((candidate) => candidate.replace(/\s+/g, ' ').trim())
+    .find((candidate) => candidate !== '');
+  if (line === undefined) return null;
+  if (line.length <= inputLineMaxChars) return line;
+  let cut = '';
+  for (const character of line) {
+    if (cut.length + character.length > inputLineMaxChars - 1) break;
+    cut += character;
+  }
+  return `${cut.trimEnd()}…`;
 }

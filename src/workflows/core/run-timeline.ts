@@ -1,8 +1,11 @@
 import type { Message } from '../../chat/index.js';
 import type { ContractResult } from '../../events/result-metadata.js';
+import type { Usage } from '../../models/usage.js';
 import type { AttemptNote, AttemptsEntry, ReplyEntry, ToolIntent, ToolOutcomeEntry } from '../journal.js';
 import type { QuestionRecord } from '../question-record.js';
 import type { RunRecord } from '../run-record.js';
+import { runDurationMs } from './run-duration.js';
+import { type ShownStatus, shownStatus } from './shown-status.js';
 
 /**
  * A run's timeline (GET /v1/runs/:id/steps), built from what its steps recorded: the journal, the chat entries
@@ -50,6 +53,8 @@ export interface IterationRecords extends StepAttemptRecords {
   summaryCalls: number;
   /** Where the compaction the reply's request was planned from ended, when iteration n made it. */
   compactedUpTo: number | undefined;
+  /** What that compaction's summary request used and cost (undefined: not recorded, or no compaction). */
+  summaryUsage?: { usage: Usage; costUsd: number } | undefined;
   /** Budget questions the iteration asked. */
   questions: readonly QuestionRecord[];
   /** Child runs the iteration itself started (a composite member of a handoff group). */
@@ -147,7 +152,15 @@ export interface IterationView {
   attempts: AttemptView[];
   attempts_total: number;
   effects_applied: string[];
-  compaction: { up_to: number } | null;
+  /**
+   * The compaction iteration n made before its request: where its summary ends, and what the summary request
+   * used and cost (null in journals recorded before they were kept). The run's usage counts it too.
+   */
+  compaction: {
+    up_to: number;
+    tokens: { input: number; output: number; cached_input: number } | null;
+    cost_usd: number | null;
+  } | null;
   verdict: {
     /** The output guardrail or schema sent the answer back, with its feedback. */
     answer_rejected: CutText | null;
@@ -333,7 +346,20 @@ function iterationView(records: IterationRecords, run: RunRecord, cutAt: number)
     attempts,
     attempts_total: records.attempts?.count ?? 0,
     effects_applied: reply?.context?.applied ?? [],
-    compaction: records.compactedUpTo === undefined ? null : { up_to: records.compactedUpTo },
+    compaction:
+      records.compactedUpTo === undefined
+        ? null
+        : {
+            up_to: records.compactedUpTo,
+            tokens: records.summaryUsage
+              ? {
+                  input: records.summaryUsage.usage.input_tokens,
+                  output: records.summaryUsage.usage.output_tokens,
+                  cached_input: records.summaryUsage.usage.cached_input_tokens,
+                }
+              : null,
+            cost_usd: records.summaryUsage?.costUsd ?? null,
+          },
     verdict: {
       answer_rejected:
         reply?.decision === 'retry' && records.feedback ? cutText(textOf(records.feedback), cutAt) : null,
@@ -356,6 +382,12 @@ export function buildRunTimeline(records: TimelineRecords): RunTimeline {
   };
 }
 
+export interface TreeTokens {
+  input: number;
+  output: number;
+  cached_input: number;
+}
+
 /** One run of a tree (GET /v1/runs/:id/tree). */
 export interface RunTreeNode {
   run_id: string;
@@ -365,15 +397,19 @@ export interface RunTreeNode {
   agent: string;
   /** Depth below the tree's top (0 for the run asked about). */
   depth: number;
-  status: RunRecord['status'];
+  /** As the run's own view shows it (shownStatus): waiting_input while a question holds it up. */
+  status: ShownStatus;
   error_code: string | null;
+  input_line: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
   duration_ms: number | null;
   iterations: number;
-  tokens: { input: number; output: number; cached_input: number };
+  tokens: TreeTokens;
   cost_usd: number;
+  /** Its usage with that of every run below it in the tree as read. */
+  total: { tokens: TreeTokens; cost_usd: number };
   contract: { contract: string; valid: boolean } | null;
   /** The run it continues (a retry or a fork, decision 0022), and the run that retried it. */
   origin: { kind: 'retry' | 'fork'; run_id: string; session_id: string; at_iteration: number | null } | null;
@@ -383,16 +419,25 @@ export interface RunTreeNode {
 
 /**
  * A run and the runs below it, depth first (each run before its children, children oldest first), from their
- * records; `childrenOf` lists a run's children.
+ * records; `childrenOf` lists a run's children, `pendingOf` counts a run's own pending questions. Each run's
+ * status is shown as its own view shows it (a root run waits for input while any run of its tree does), its
+ * duration is counted to `nowMs` while it is not finished, and its total sums the runs below it.
  */
 export function buildRunTree(
   root: RunRecord,
   childrenOf: (runId: string) => readonly RunRecord[],
+  pendingOf: (runId: string) => number,
+  nowMs: number,
 ): RunTreeNode[] {
   const nodes: RunTreeNode[] = [];
-  const visit = (run: RunRecord, depth: number) => {
+  const visit = (run: RunRecord, depth: number): { total: RunTreeNode['total']; pending: number } => {
     const children = childrenOf(run.id);
-    nodes.push({
+    const tokens: TreeTokens = {
+      input: run.usage.input_tokens,
+      output: run.usage.output_tokens,
+      cached_input: run.usage.cached_input_tokens,
+    };
+    const node: RunTreeNode = {
       run_id: run.id,
       parent_run_id: depth === 0 ? null : (run.parent?.run_id ?? null),
       started_by_job: depth === 0 ? null : (run.parent?.job_id ?? null),
@@ -400,17 +445,15 @@ export function buildRunTree(
       depth,
       status: run.status,
       error_code: run.error?.code ?? null,
+      input_line: run.input_line,
       created_at: run.created_at,
       started_at: run.started_at,
       finished_at: run.finished_at,
-      duration_ms: durationMs(run.started_at ?? run.created_at, run.finished_at),
+      duration_ms: runDurationMs(run, nowMs),
       iterations: run.iteration,
-      tokens: {
-        input: run.usage.input_tokens,
-        output: run.usage.output_tokens,
-        cached_input: run.usage.cached_input_tokens,
-      },
+      tokens,
       cost_usd: run.cost_usd,
+      total: { tokens: { ...tokens }, cost_usd: run.cost_usd },
       contract: run.contract ? { contract: run.contract.contract, valid: run.contract.valid } : null,
       origin: run.origin
         ? {
@@ -422,8 +465,21 @@ export function buildRunTree(
         : null,
       retried_by: run.retried_by,
       children: children.length,
-    });
-    for (const child of children) visit(child, depth + 1);
+    };
+    nodes.push(node);
+    let pendingBelow = 0;
+    for (const child of children) {
+      const below = visit(child, depth + 1);
+      node.total.tokens.input += below.total.tokens.input;
+      node.total.tokens.output += below.total.tokens.output;
+      node.total.tokens.cached_input += below.total.tokens.cached_input;
+      node.total.cost_usd += below.total.cost_usd;
+      pendingBelow += below.pending;
+    }
+    const own = pendingOf(run.id);
+    // A root run is held up by any question of its tree, as GET /v1/runs/:id and the run index say.
+    node.status = shownStatus(run.status, run.parent === null ? own + pendingBelow : own);
+    return { total: node.total, pending: own + pendingBelow };
   };
   visit(root, 0);
   return nodes;

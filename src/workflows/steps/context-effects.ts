@@ -7,6 +7,7 @@ import { parseJsonRecord } from '../../schemas/parse.js';
 import {
   applySummary,
   buildSummaryRequest,
+  type CompactionEntry,
   type ContextErrorPlan,
   type ContextView,
   contextViewSchema,
@@ -242,9 +243,9 @@ function declinedCompactionCommit(
   usage: Usage,
   costUsd: number,
   now: string,
-): CommitPlan<ContextView> {
+): CommitPlan<CompactionEntry> {
   return {
-    journal: view,
+    journal: { ...view, usage, cost_usd: costUsd },
     record: { ...run, usage: addUsage(run.usage, usage), cost_usd: run.cost_usd + costUsd, updated_at: now },
     messages: [],
     events: [],

@@ -8,6 +8,8 @@
     <base>:roots           the same, for root runs (started by a client, not by another run)
     <base>:questions:<kind> sorted set: id of each pending question of that kind -> when it was asked (ms),
                            so the age of the oldest is read without reading any question (GET /metrics)
+    <base>:inputs          hash: run id -> the first line of its input (the record's input_line), searched by
+                           GET /v1/runs?text=; written when the run enters the index
   The listed status is the record's, except that a queued or running run with pending questions (its own, or
   for a root run those of any run of its tree: "pending" counts them) is listed as waiting_input, as
   GET /v1/runs/:id shows it.
@@ -100,6 +102,10 @@ local function indexRun(base, runId, recordJson)
   if type(root) ~= 'string' then
     root = ''
   end
+  local line = record['input_line']
+  if type(line) == 'string' and line ~= '' then
+    redis.call('HSET', base .. ':inputs', runId, line)
+  end
   runIndexWrite(base, runId, nil, {
     status = record['status'],
     created = string.format('%013d', runIndexIsoMs(record['created_at'])),
@@ -135,6 +141,7 @@ local function indexQuestion(base, question, delta)
 end
 
 local function unindexRun(base, runId)
+  redis.call('HDEL', base .. ':inputs', runId)
   local known = redis.call('HGET', base .. ':entries', runId)
   if not known then
     return

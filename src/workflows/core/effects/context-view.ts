@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
+import { usageSchema } from '../../../models/usage.js';
 import { messageId } from '../../ids.js';
 
 /**
@@ -28,6 +29,17 @@ export const contextViewSchema = z.strictObject({
 });
 export type ContextView = z.infer<typeof contextViewSchema>;
 export type ContextSummary = NonNullable<ContextView['summary']>;
+
+/**
+ * The journal's record of a compaction (`compact:<n>:<up_to>`): the view it made, and what its summary
+ * request used and cost (absent in entries recorded before they were kept), so the run's timeline shows the
+ * summary call beside the iteration's own.
+ */
+export const compactionEntrySchema = contextViewSchema.extend({
+  usage: usageSchema.optional(),
+  cost_usd: z.number().nonnegative().optional(),
+});
+export type CompactionEntry = z.infer<typeof compactionEntrySchema>;
 
 export const emptyContextView: ContextView = Object.freeze({ v: 1, summary: null });
 

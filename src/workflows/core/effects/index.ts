@@ -12,8 +12,10 @@ export {
 } from './compaction.js';
 export { isContextLengthError } from './context-length-error.js';
 export {
+  type CompactionEntry,
   type ContextSummary,
   type ContextView,
+  compactionEntrySchema,
   contextViewSchema,
   emptyContextView,
   summaryMessage,
