@@ -65,7 +65,7 @@ function expandReference(
   if (match === '$$') return '$';
   if (bare !== undefined) return lookupVariable(bare, undefined, env, bad);
   if (braced === undefined)
-    return bad('"${" is not closed by "}" on the same line (write $$ for a literal $)');
+    return bad(`"\${" is not closed by "}" on the same line (write $$ for a literal $)`);
   const parts = bracedPattern.exec(braced);
   if (!parts?.[1]) {
     return bad(
