@@ -18,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Script } from '../../src/models/index.js';
 import { ApiHarness } from '../api/api-harness.js';
 import { type CliWorld, createWorld } from '../cli/cli-fixture.js';
+import { exampleFiles, withPackageNames } from '../helpers/package-examples.js';
 
 // The package as users get it: `npm pack` (whose prepare script builds dist/), then `npm install` of the
 // tarball into an empty project, where `import { RatchetClient } from 'ratchet/client'` must type-check and
@@ -550,5 +551,36 @@ describe("docs/client.md's example in a new project", () => {
     const asCommonJs = await run(process.execPath, [tsc, '--noEmit'], { cwd: project });
     expect(asCommonJs.code).not.toBe(0);
     expect(asCommonJs.stdout).toContain('error TS1309');
+    await runSetupLine('npm pkg set type=module', project);
   }, 300_000);
+
+  it("every example compiles there, copied with the package's names in its imports", async () => {
+    const project = join(work, 'fresh');
+    const tsc = join(project, 'node_modules/typescript/bin/tsc');
+    if (!existsSync(tsc)) throw new Error('the project of the previous test was not set up');
+    for (const file of exampleFiles()) {
+      mkdirSync(dirname(join(project, 'examples', file)), { recursive: true });
+      writeFileSync(join(project, 'examples', file), withPackageNames(file));
+    }
+    // A project's usual settings (not the ones of tsc --init, which are stricter than the examples are written).
+    writeFileSync(
+      join(project, 'tsconfig.examples.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          types: ['node'],
+          skipLibCheck: true,
+          noEmit: true,
+        },
+        include: ['examples'],
+      }),
+    );
+    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.examples.json'], { cwd: project });
+    if (compiled.code !== 0) throw failed('tsc of the examples', compiled);
+    expect(readFileSync(join(project, 'examples/engine-from-code.ts'), 'utf8')).toContain(
+      "} from 'ratchet';",
+    );
+  }, 120_000);
 });
