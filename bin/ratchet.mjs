@@ -9,11 +9,18 @@
 //
 // Source mode: RATCHET_SOURCE=1, or no dist/, or a file under src/ changed after the build (a checkout being
 // edited: a stale build would run yesterday's code). RATCHET_SOURCE=0 runs dist/ even when it looks stale.
+//
+// First of all, an unsupported Node.js is refused with one line: what follows (tsx, the CLI, its dependencies)
+// would fail on it without saying why. This is src/worker/node-version.ts again, in JavaScript that any Node
+// parses, since it must run before TypeScript can be loaded; test/cli/node-version.int.test.ts checks that
+// both print the same line.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = join(import.meta.dirname, '..');
+refuseUnsupportedNode();
+
+const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(root, 'dist/cli/main.js');
 
 if (useSource()) {
@@ -57,4 +64,17 @@ function changedSince(dir, time) {
     if (entry.isDirectory() ? changedSince(path, time) : statSync(path).mtimeMs > time) return true;
   }
   return false;
+}
+
+/** Ends the process with one line on stderr (exit 1) unless this is Node.js 22.18 or later in 22, or 24 and later. */
+function refuseUnsupportedNode() {
+  const version = process.versions.node;
+  const [major = 0, minor = 0] = version.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  if (major >= 24 || (major === 22 && minor >= 18)) return;
+  process.stderr.write(
+    `ratchet: Node.js ${version} is not supported: Ratchet runs on Node.js 22 (22.18 or later) or 24 and later, ` +
+      'the maintained LTS lines. Install one with your version manager (e.g. `nvm install 24`) or from ' +
+      'https://nodejs.org/en/download\n',
+  );
+  process.exit(1);
 }

@@ -7,13 +7,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toolResultsOf } from '../src/chat/index.js';
-import { DEFAULT_REDIS_URL, parseConfigText } from '../src/config/index.js';
-import { createLogger } from '../src/log/index.js';
-import { closeRedis, createRedis } from '../src/redis/connection.js';
-import { ensureRedis } from '../src/redis/local-redis.js';
-import { RatchetWorker } from '../src/worker/ratchet-worker.js';
-import { engineFromConfig } from '../src/workflows/index.js';
+import {
+  closeRedis,
+  createLogger,
+  createRedis,
+  DEFAULT_REDIS_URL,
+  engineFromConfig,
+  ensureRedis,
+  parseConfigText,
+  RatchetWorker,
+  toolResultsOf,
+} from '../src/index.js';
 
 // The page the agent visits: a form that answers on another page.
 const site = createServer((request, response) => {

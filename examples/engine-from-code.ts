@@ -4,12 +4,15 @@
 // PATH for that address (data in .ratchet/redis) and stops it at the end, or fails at once saying how to start
 // Redis. In production the worker runs in processes of its own (`ratchet worker`).
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/index.js';
-import { createLogger } from '../src/log/index.js';
-import { closeRedis, createRedis } from '../src/redis/connection.js';
-import { ensureRedis } from '../src/redis/local-redis.js';
-import { RatchetWorker } from '../src/worker/ratchet-worker.js';
-import { engineFromConfig } from '../src/workflows/index.js';
+import {
+  closeRedis,
+  createLogger,
+  createRedis,
+  engineFromConfig,
+  ensureRedis,
+  loadConfig,
+  RatchetWorker,
+} from '../src/index.js';
 
 const loaded = loadConfig(fileURLToPath(new URL('../config/demo.yaml', import.meta.url)));
 const logger = createLogger({ level: 'warn' });

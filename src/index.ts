@@ -1,9 +1,18 @@
 // Ratchet as a library (`import … from 'ratchet'`): load a config, run workers and engines from code, and
 // extend Ratchet with effects, coordinators and stop conditions of your own (docs/extending.md).
 
-export type { Message } from './chat/index.js';
+export {
+  type Message,
+  type Part,
+  type ToolCallPart,
+  type ToolResultPart,
+  textOf,
+  toolCallsOf,
+  toolResultsOf,
+} from './chat/index.js';
 export {
   ConfigError,
+  DEFAULT_REDIS_URL,
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
@@ -38,6 +47,7 @@ export {
 export { createLogger, type Logger } from './log/index.js';
 export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';
+export { type EnsureRedisOptions, ensureRedis, type LocalRedis } from './redis/local-redis.js';
 export {
   createToolBox,
   defineTool,

@@ -57,6 +57,11 @@ export function issuesToProblems(
   return problems;
 }
 
+/** Whether a problem is about its key being unknown (its message comes from `unknownKeyMessage`). */
+export function isUnknownKeyProblem(problem: ConfigProblem): boolean {
+  return problem.message.startsWith('unknown key');
+}
+
 export function unknownKeyMessage(key: string, allowed: readonly string[]): string {
   const hint = didYouMean(key, allowed);
   if (hint !== '' || allowed.length === 0) return `unknown key${hint}`;

@@ -1,9 +1,22 @@
 import { CST, Lexer } from 'yaml';
 
+/** A bad reference: an unset variable, or one written wrongly. */
+export interface ExpansionProblem {
+  /** The line of the reference in the text, from 1. */
+  line: number;
+  /** Where the reference is in the expanded text (it was replaced by nothing). */
+  expandedOffset: number;
+  message: string;
+}
+
 export interface ExpandedText {
+  /**
+   * The expanded text. A bad reference is replaced by nothing (so the rest can still be parsed and checked,
+   * and every problem reported at once); a problem at its line then follows from it.
+   */
   text: string;
-  /** `line N: message`, one per bad reference; when there are any, `text` is not meant to be used. */
-  problems: string[];
+  /** One per bad reference, in the order of the text. */
+  problems: ExpansionProblem[];
 }
 
 /** `$$`, `${...}` (closed on the same line), `$NAME`, or a `${` that is never closed. */
@@ -22,46 +35,56 @@ const bracedPattern = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
  */
 export function expandEnv(text: string, env: NodeJS.ProcessEnv): ExpandedText {
   const comments = commentRanges(text);
-  const problems: string[] = [];
+  const problems: ExpansionProblem[] = [];
+  // How much longer the expanded text is than the original, before the reference being replaced.
+  let shift = 0;
   const expanded = text.replace(
     referencePattern,
     (match: string, braced: string | undefined, bare: string | undefined, offset: number) => {
       if (comments.some(([start, end]) => offset >= start && offset < end)) return match;
-      if (match === '$$') return '$';
-      const line = lineOf(text, offset);
-      if (bare !== undefined) return lookupVariable(bare, undefined, env, line, problems);
-      if (braced === undefined) {
-        problems.push(`line ${line}: "\${" is not closed by "}" on the same line (write $$ for a literal $)`);
-        return match;
-      }
-      const parts = bracedPattern.exec(braced);
-      if (!parts?.[1]) {
-        problems.push(
-          `line ${line}: invalid variable reference "${match}" (expected \${NAME} or \${NAME:-default}; ` +
-            'write $$ for a literal $)',
-        );
-        return match;
-      }
-      return lookupVariable(parts[1], parts[2], env, line, problems);
+      const bad = (message: string) => {
+        problems.push({ line: lineOf(text, offset), expandedOffset: offset + shift, message });
+        return '';
+      };
+      const result = expandReference(match, braced, bare, env, bad);
+      shift += result.length - match.length;
+      return result;
     },
   );
   return { text: expanded, problems };
+}
+
+/** What one reference becomes; a bad one is reported through `bad`, which gives what replaces it. */
+function expandReference(
+  match: string,
+  braced: string | undefined,
+  bare: string | undefined,
+  env: NodeJS.ProcessEnv,
+  bad: (message: string) => string,
+): string {
+  if (match === '$$') return '$';
+  if (bare !== undefined) return lookupVariable(bare, undefined, env, bad);
+  if (braced === undefined)
+    return bad(`"\${" is not closed by "}" on the same line (write $$ for a literal $)`);
+  const parts = bracedPattern.exec(braced);
+  if (!parts?.[1]) {
+    return bad(
+      `invalid variable reference "${match}" (expected \${NAME} or \${NAME:-default}; write $$ for a literal $)`,
+    );
+  }
+  return lookupVariable(parts[1], parts[2], env, bad);
 }
 
 function lookupVariable(
   name: string,
   fallback: string | undefined,
   env: NodeJS.ProcessEnv,
-  line: number,
-  problems: string[],
+  bad: (message: string) => string,
 ): string {
   const value = env[name];
   if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
   if (value !== undefined) return value;
-  problems.push(
-    `line ${line}: environment variable ${name} is not set (set it, or write \${${name}:-default})`,
-  );
-  return '';
+  return bad(`environment variable ${name} is not set (set it, or write \${${name}:-default})`);
 }
 
 /** [start, end) offsets of every comment, from the lexer's tokens (its control tokens take no space). */

@@ -5,7 +5,7 @@ import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
 import { checkReferences, type KnownToolbox } from './check-references.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigExtensions, parsingWith } from './config-extensions.js';
-import { type ConfigProblem, configErrorMap, formatProblem, issuesToProblems } from './config-issues.js';
+import { configErrorMap, formatProblem, issuesToProblems, isUnknownKeyProblem } from './config-issues.js';
 import { configSchema, type RatchetConfig } from './config-schema.js';
 import { registerConfigSecrets } from './config-secrets.js';
 import { expandEnv } from './expand-env.js';
@@ -67,31 +67,39 @@ export function loadConfig(path: string, options: LoadConfigOptions = {}): Loade
 }
 
 /**
- * Expands, parses and validates config text: loadConfig without the files. Throws ConfigError. Like
- * loadConfig, registers the config's secrets and the secret-named values of `env` for redaction.
+ * Expands, parses and validates config text: loadConfig without the files. Throws ConfigError listing every
+ * problem: an unset variable hides none of the others, and what follows from its empty value is left out.
+ * Like loadConfig, registers the config's secrets and the secret-named values of `env` for redaction.
  */
 export function parseConfigText(text: string, options: ParseConfigOptions): LoadedConfig {
   const sourceName = options.sourceName ?? '<config>';
   const expanded = expandEnv(text, options.env);
-  if (expanded.problems.length > 0) throw new ConfigError(sourceName, expanded.problems);
+  const badReferences = expanded.problems.map((problem) => problem.expandedOffset);
+  const followsFromBadReference = (start: number, end: number) =>
+    badReferences.some((offset) => offset >= start && offset <= end);
+  const expansionProblems = expanded.problems.map((problem) => ({
+    offset: problem.expandedOffset,
+    text: `line ${problem.line}: ${problem.message}`,
+  }));
 
   const lineCounter = new LineCounter();
   const document = parseDocument(expanded.text, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) {
-    throw new ConfigError(
-      sourceName,
-      document.errors.map((error) => {
+    const syntaxProblems = document.errors
+      .filter((error) => !followsFromBadReference(error.pos[0], error.pos[1]))
+      .map((error) => {
         const { line, col } = lineCounter.linePos(error.pos[0]);
-        return `line ${line}, column ${col}: ${error.message}`;
-      }),
-    );
+        return { offset: error.pos[0], text: `line ${line}, column ${col}: ${error.message}` };
+      });
+    throw configError(sourceName, [...expansionProblems, ...syntaxProblems]);
   }
   let data: unknown;
   try {
     data = document.toJS();
   } catch (error) {
     // Only alias abuse gets here (an alias expanding too often); syntax errors were reported above.
-    throw new ConfigError(sourceName, [`(root): ${(error as Error).message}`], { cause: error });
+    const aliasProblem = { offset: 0, text: `(root): ${(error as Error).message}` };
+    throw configError(sourceName, [...expansionProblems, aliasProblem], error);
   }
   const raw = withRedisUrlFromEnv(data, options.env);
 
@@ -102,8 +110,16 @@ export function parseConfigText(text: string, options: ParseConfigOptions): Load
     ...(parsed.success ? [] : issuesToProblems(parsed.error.issues, configSchema)),
     ...checkReferences(raw, { knownToolboxes: options.knownToolboxes }),
   ];
-  if (!parsed.success || problems.length > 0) {
-    throw new ConfigError(sourceName, inDocumentOrder(document, problems).map(formatProblem));
+  if (!parsed.success || problems.length > 0 || expansionProblems.length > 0) {
+    const checkProblems = problems
+      .filter((problem) => {
+        // A value a bad reference emptied, or cut: its problem is that reference's. A key is never.
+        if (isUnknownKeyProblem(problem)) return true;
+        const node: unknown = document.getIn(problem.path, true);
+        return !(isNode(node) && node.range && followsFromBadReference(node.range[0], node.range[1]));
+      })
+      .map((problem) => ({ offset: offsetOf(document, problem.path), text: formatProblem(problem) }));
+    throw configError(sourceName, [...expansionProblems, ...checkProblems]);
   }
   registerConfigSecrets(parsed.data, options.env);
   return {
@@ -114,11 +130,20 @@ export function parseConfigText(text: string, options: ParseConfigOptions): Load
   };
 }
 
-/** Sorts problems by where they are in the file (stable: problems at one place keep their order). */
-function inDocumentOrder(document: Document, problems: readonly ConfigProblem[]): ConfigProblem[] {
-  const positioned = problems.map((problem) => ({ problem, offset: offsetOf(document, problem.path) }));
-  positioned.sort((a, b) => a.offset - b.offset);
-  return positioned.map(({ problem }) => problem);
+/** A problem as shown, with where it is in the (expanded) text: 0 for the document as a whole. */
+interface PlacedProblem {
+  offset: number;
+  text: string;
+}
+
+/** The ConfigError of these problems, in the order of the file (those at one place keep their order). */
+function configError(sourceName: string, problems: readonly PlacedProblem[], cause?: unknown): ConfigError {
+  const ordered = [...problems].sort((a, b) => a.offset - b.offset);
+  return new ConfigError(
+    sourceName,
+    ordered.map((problem) => problem.text),
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Where the node at `path` starts, or its nearest existing ancestor (a missing key is its parent's). */

@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
+import { unsupportedNodeMessage } from '../../src/worker/node-version.js';
+import { unsupportedNode } from '../helpers/old-node.js';
 import { type CliWorld, createWorld, repoRoot } from './cli-fixture.js';
 
 // `ratchet` as an installed package runs compiled JavaScript, never TypeScript through tsx: built here into a
@@ -86,6 +88,32 @@ describe('the installed bin', () => {
     expect(result.stdout).toContain('✓ calculate → {"expression":"2 + 3","result":5}');
     expect(result.stdout.endsWith('\nanswer: It is 5.\n')).toBe(true);
   });
+
+  it('refuses an unsupported Node.js with one line, from the bin and from each compiled entry point', () => {
+    const oldNode = unsupportedNode();
+    const version = spawnSync(oldNode, ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^v/, '');
+    const expected = `ratchet: ${unsupportedNodeMessage(version)}\n`;
+    // dist/cli/main.js is what the container runs for the API (`node dist/cli/main.js api`).
+    for (const entry of [
+      'bin/ratchet.mjs',
+      'dist/cli/main.js',
+      'dist/worker/main.js',
+      'dist/testing/test-worker-main.js',
+    ]) {
+      const result = spawnSync(oldNode, [join(root, entry), '--config', 'config/demo.yaml'], {
+        cwd: root,
+        input: '',
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect({ entry, stderr: result.stderr, status: result.status }).toEqual({
+        entry,
+        stderr: expected,
+        status: 1,
+      });
+      expect(result.stdout).toBe('');
+    }
+  }, 300_000);
 
   it('takes the source instead when asked (RATCHET_SOURCE=1) or when src/ changed after the build', () => {
     const asked = ratchet(['--help'], { env: { RATCHET_SOURCE: '1' } });

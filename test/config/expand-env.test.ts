@@ -36,22 +36,53 @@ describe('expandEnv', () => {
   it('reports an unset variable with its line and how to fix it', () => {
     const result = expandEnv('providers:\n  - name: default\n    api_key: ${OPENAI_API_KEY}\n', env);
     expect(result.problems).toEqual([
-      'line 3: environment variable OPENAI_API_KEY is not set (set it, or write ${OPENAI_API_KEY:-default})',
+      {
+        line: 3,
+        expandedOffset: 42,
+        message:
+          'environment variable OPENAI_API_KEY is not set (set it, or write ${OPENAI_API_KEY:-default})',
+      },
     ]);
+    // Replaced by nothing, so the rest of the text can still be parsed and checked.
+    expect(result.text).toBe('providers:\n  - name: default\n    api_key: \n');
   });
 
   it('reports every unset variable at once, bare ones included', () => {
     expect(expandEnv('a: ${ONE}\nb: $TWO\n', env).problems).toEqual([
-      'line 1: environment variable ONE is not set (set it, or write ${ONE:-default})',
-      'line 2: environment variable TWO is not set (set it, or write ${TWO:-default})',
+      {
+        line: 1,
+        expandedOffset: 3,
+        message: 'environment variable ONE is not set (set it, or write ${ONE:-default})',
+      },
+      {
+        line: 2,
+        expandedOffset: 7,
+        message: 'environment variable TWO is not set (set it, or write ${TWO:-default})',
+      },
     ]);
   });
 
   it('reports malformed references', () => {
     expect(expandEnv('a: ${1X}\nb: ${NAME\n', env).problems).toEqual([
-      'line 1: invalid variable reference "${1X}" (expected ${NAME} or ${NAME:-default}; write $$ for a literal $)',
-      'line 2: "${" is not closed by "}" on the same line (write $$ for a literal $)',
+      {
+        line: 1,
+        expandedOffset: 3,
+        message:
+          'invalid variable reference "${1X}" (expected ${NAME} or ${NAME:-default}; write $$ for a literal $)',
+      },
+      {
+        line: 2,
+        expandedOffset: 7,
+        message: '"${" is not closed by "}" on the same line (write $$ for a literal $)',
+      },
     ]);
+  });
+
+  it('places each bad reference in the expanded text, after what the references before it became', () => {
+    const { text, problems } = expandEnv('a: ${NAME} $$ ${UNSET} ${NAME:-x}\n', env);
+    expect(text).toBe('a: value $  value\n');
+    expect(problems.map((problem) => problem.expandedOffset)).toEqual([11]);
+    expect(text.slice(0, 11)).toBe('a: value $ ');
   });
 
   it('leaves comments alone, whole-line and trailing', () => {

@@ -446,10 +446,54 @@ agents:
     expect(problemsOf('a: 1\na: 2\n')).toEqual(['line 2, column 1: Map keys must be unique']);
   });
 
-  it('reports unset variables before anything else, with their line', () => {
+  it('reports an unset variable with its line, without what follows from its empty value', () => {
+    // model: (empty) would be "expected string": a consequence of the variable, not a second mistake.
     const text = minimal.replace('fake-model', '${OPENAI_API_KEY}');
     expect(problemsOf(text)).toEqual([
       'line 5: environment variable OPENAI_API_KEY is not set (set it, or write ${OPENAI_API_KEY:-default})',
+    ]);
+  });
+
+  it('reports unset variables together with every other problem, in the order of the file', () => {
+    const text = [
+      'providers:',
+      '  - name: default',
+      '    kind: fake',
+      '    model: ${MODEL}',
+      '    api_key: ${API_KEY}',
+      '    rate_limit: { rpm: ${RPM}, window_ms: 1 }',
+      'agents:',
+      '  - name: assistant',
+      '    provider: defualt',
+      '    toolbox: [utils]',
+      '    instructions: ${INSTRUCTIONS:-be brief}',
+      '  - name: writer',
+      '    provider: ${WRITER_PROVIDER}',
+      'worker:',
+      '  concurrency: 0',
+      '  step_attempt: ${ATTEMPTS',
+      '',
+    ].join('\n');
+    expect(problemsOf(text)).toEqual([
+      'line 4: environment variable MODEL is not set (set it, or write ${MODEL:-default})',
+      'line 5: environment variable API_KEY is not set (set it, or write ${API_KEY:-default})',
+      // An unknown key stays a problem of its own, and so does another value on the line.
+      'providers[0].api_key: unknown key (expected one of: name, kind, model, rate_limit, max_reply_chars, temperature)',
+      'line 6: environment variable RPM is not set (set it, or write ${RPM:-default})',
+      'providers[0].rate_limit.window_ms: must be at least 100',
+      'agents[0].provider: unknown provider "defualt" (did you mean "default"?)',
+      'agents[0].toolbox: unknown key (did you mean "toolboxes"?)',
+      'line 13: environment variable WRITER_PROVIDER is not set (set it, or write ${WRITER_PROVIDER:-default})',
+      'worker.concurrency: must be at least 1',
+      'line 16: "${" is not closed by "}" on the same line (write $$ for a literal $)',
+      'worker.step_attempt: unknown key (did you mean "step_attempts"?)',
+    ]);
+  });
+
+  it('reports unset variables with YAML syntax errors', () => {
+    expect(problemsOf('a: ${UNSET}\nb: 1\nb: 2\n')).toEqual([
+      'line 1: environment variable UNSET is not set (set it, or write ${UNSET:-default})',
+      'line 3, column 1: Map keys must be unique',
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { unsupportedNodeMessage } from '../../src/worker/node-version.js';
 
 /**
  * The programs the suite drives besides Node and Redis. Checked once before any test runs, so a machine that
@@ -17,16 +18,10 @@ const programs = [
   { command: 'promtool', args: ['--version'], why: 'the alert rules tests', debian: 'prometheus' },
 ];
 
-const minimumNodeMajor = 24;
-
 export function missingPrerequisites(): string[] {
   const problems: string[] = [];
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major < minimumNodeMajor) {
-    problems.push(
-      `Node ${process.versions.node} is too old: Ratchet needs Node ${minimumNodeMajor} (see .nvmrc)`,
-    );
-  }
+  const node = unsupportedNodeMessage(process.versions.node);
+  if (node !== undefined) problems.push(`${node} (.nvmrc names the version CI uses)`);
   for (const program of programs) {
     const result = spawnSync(program.command, program.args, { stdio: 'ignore' });
     if (result.error || result.status !== 0) {

@@ -18,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Script } from '../../src/models/index.js';
 import { ApiHarness } from '../api/api-harness.js';
 import { type CliWorld, createWorld } from '../cli/cli-fixture.js';
+import { exampleFiles, withPackageNames } from '../helpers/package-examples.js';
 
 // The package as users get it: `npm pack` (whose prepare script builds dist/), then `npm install` of the
 // tarball into an empty project, where `import { RatchetClient } from 'ratchet/client'` must type-check and
@@ -36,6 +37,7 @@ interface Output {
 
 let work: string;
 let app: string;
+let tarball: string;
 let packedFiles: string[];
 let installed: string;
 let api: ApiHarness | undefined;
@@ -95,13 +97,17 @@ const typescriptVersion = (
   }
 ).version;
 
-/** The README's example, as written (a ```ts block under "## Typed client"). */
-function readmeExample(): string {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const block = /^## Typed client\n[\s\S]*?^```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README.md has no ```ts block under ## Typed client');
+/** A ```lang block of a doc, the first under a heading (`## Name`), as written. */
+function docBlock(doc: string, heading: string, lang: string): string {
+  const text = readFileSync(join(repoRoot, doc), 'utf8');
+  const pattern = new RegExp(`^${heading}\\n[\\s\\S]*?^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'm');
+  const block = pattern.exec(text)?.[1];
+  if (block === undefined) throw new Error(`${doc} has no \`\`\`${lang} block under ${heading}`);
   return block;
 }
+
+/** The README's example, as written. */
+const readmeExample = () => docBlock('README.md', '## Typed client', 'ts');
 
 /** A user's program: typed on the package's declarations alone (DOM types, no @types/node), as in a browser. */
 const program = `import { RatchetApiError, RatchetClient, type Run } from 'ratchet/client';
@@ -205,6 +211,7 @@ beforeAll(async () => {
   }[];
   if (!manifest) throw new Error(`npm pack printed no manifest: ${pack.stdout}`);
   packedFiles = manifest.files.map((file) => file.path);
+  tarball = join(work, manifest.filename);
 
   app = join(work, 'app');
   mkdirSync(app);
@@ -212,7 +219,7 @@ beforeAll(async () => {
   const install = await npm(
     [
       'install',
-      join(work, manifest.filename),
+      tarball,
       `typescript@${typescriptVersion}`,
       '--prefer-offline',
       '--omit=dev',
@@ -474,5 +481,106 @@ describe('the packed package', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✓ calculate → {"expression":"2 + 3","result":5}');
     expect(result.stdout.endsWith('\nanswer: It is 5.\n')).toBe(true);
+  }, 120_000);
+});
+
+/**
+ * Runs one line of docs/client.md's setup in `cwd` as a user would, with two changes: `ratchet` is installed
+ * from the packed tarball, and TypeScript is the version the repository uses.
+ */
+async function runSetupLine(line: string, cwd: string): Promise<void> {
+  const words = line
+    .replace(/\s+#.*$/, '')
+    .trim()
+    .split(/\s+/);
+  let output: Output;
+  if (words[0] === 'npm') {
+    const args = words.slice(1).map((word) => {
+      if (words[1] !== 'install') return word;
+      if (word === 'ratchet') return tarball;
+      return word === 'typescript' ? `typescript@${typescriptVersion}` : word;
+    });
+    if (words[1] === 'install')
+      args.push('--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier');
+    output = await npm(args, cwd);
+  } else if (words[0] === 'npx' && words[1] === 'tsc') {
+    output = await run(process.execPath, [join(cwd, 'node_modules/typescript/bin/tsc'), ...words.slice(2)], {
+      cwd,
+    });
+  } else {
+    throw new Error(`docs/client.md's setup has a line this test cannot run: ${line}`);
+  }
+  if (output.code !== 0) throw failed(line, output);
+}
+
+describe("docs/client.md's example in a new project", () => {
+  it('compiles after the setup the docs give (npm init -y, then the package as an ES module with Node types), and runs', async () => {
+    const project = join(work, 'fresh');
+    mkdirSync(project);
+    const setup = docBlock('docs/client.md', '## Installing', 'sh')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    expect(setup[0]).toBe('npm init -y');
+    for (const line of setup) await runSetupLine(line, project);
+
+    writeFileSync(join(project, 'main.ts'), docBlock('docs/client.md', '## Example', 'ts'));
+    const tsc = join(project, 'node_modules/typescript/bin/tsc');
+    const compiled = await run(process.execPath, [tsc], { cwd: project });
+    if (compiled.code !== 0) throw failed('tsc', compiled);
+
+    api = await ApiHarness.start({ script });
+    const result = await run(process.execPath, ['main.js'], {
+      cwd: project,
+      env: childEnv({ RATCHET_URL: api.url }),
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.endsWith('completed Lisbon, next weekend: booked.\n')).toBe(true);
+
+    // Each setup line is needed: without Node's types, `process` is unknown; as CommonJS (what npm init -y
+    // makes), the top-level await is refused.
+    writeFileSync(
+      join(project, 'tsconfig.no-node.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { types: [], noEmit: true } }),
+    );
+    const withoutTypes = await run(process.execPath, [tsc, '-p', 'tsconfig.no-node.json'], { cwd: project });
+    expect(withoutTypes.code).not.toBe(0);
+    // TS2580, or TS2591 where a tsconfig lists the types ("add 'node' to the types field").
+    expect(withoutTypes.stdout).toMatch(/error TS25(80|91): Cannot find name 'process'/);
+    await runSetupLine('npm pkg set type=commonjs', project);
+    const asCommonJs = await run(process.execPath, [tsc, '--noEmit'], { cwd: project });
+    expect(asCommonJs.code).not.toBe(0);
+    expect(asCommonJs.stdout).toContain('error TS1309');
+    await runSetupLine('npm pkg set type=module', project);
+  }, 300_000);
+
+  it("every example compiles there, copied with the package's names in its imports", async () => {
+    const project = join(work, 'fresh');
+    const tsc = join(project, 'node_modules/typescript/bin/tsc');
+    if (!existsSync(tsc)) throw new Error('the project of the previous test was not set up');
+    for (const file of exampleFiles()) {
+      mkdirSync(dirname(join(project, 'examples', file)), { recursive: true });
+      writeFileSync(join(project, 'examples', file), withPackageNames(file));
+    }
+    // A project's usual settings (not the ones of tsc --init, which are stricter than the examples are written).
+    writeFileSync(
+      join(project, 'tsconfig.examples.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          types: ['node'],
+          skipLibCheck: true,
+          noEmit: true,
+        },
+        include: ['examples'],
+      }),
+    );
+    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.examples.json'], { cwd: project });
+    if (compiled.code !== 0) throw failed('tsc of the examples', compiled);
+    expect(readFileSync(join(project, 'examples/engine-from-code.ts'), 'utf8')).toContain(
+      "} from 'ratchet';",
+    );
   }, 120_000);
 });
