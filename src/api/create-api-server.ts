@@ -12,6 +12,7 @@ import { consoleRoutes } from './console-routes.js';
 import { clientErrorHandler, installErrorHandler, sendError } from './error-handler.js';
 import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
+import { jsonContentTypeGuard } from './json-content-type-guard.js';
 import { metricsRoute } from './metrics-route.js';
 import { registerOpenApi } from './openapi.js';
 import { installRequestTracing, requestsTraced, TracedLogController } from './request-tracing.js';
@@ -76,10 +77,13 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     hostGuard({
       bindHost: options.bindHost,
       allowedHosts: api.allowed_hosts,
+      allowedOrigins: api.allowed_origins,
       authenticated: api.tokens.length > 0,
     }),
   );
   app.addHook('onRequest', bearerAuth(api.tokens));
+  // After the token: a client without one learns nothing more than 401.
+  app.addHook('onRequest', jsonContentTypeGuard());
 
   const openStreams = new Set<SseConnection>();
   app.addHook('preClose', async () => {
