@@ -10,6 +10,7 @@ import { maxParamLength, toApiError } from './api-error.js';
 import { bearerAuth } from './auth.js';
 import { consoleRoutes } from './console-routes.js';
 import { clientErrorHandler, installErrorHandler, sendError } from './error-handler.js';
+import { frameGuard } from './frame-guard.js';
 import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { jsonContentTypeGuard } from './json-content-type-guard.js';
@@ -84,6 +85,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.addHook('onRequest', bearerAuth(api.tokens));
   // After the token: a client without one learns nothing more than 401.
   app.addHook('onRequest', jsonContentTypeGuard());
+  app.addHook('onSend', frameGuard());
 
   const openStreams = new Set<SseConnection>();
   app.addHook('preClose', async () => {
