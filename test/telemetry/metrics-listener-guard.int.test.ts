@@ -37,25 +37,27 @@ function get(url: string, headers: Record<string, string>, path = '/metrics') {
 describe("a worker's metrics listener", () => {
   it('refuses a rebound name as Host and a foreign Origin, naming the settings; loopback names pass', async () => {
     const { url, port } = await startWorker({});
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { host: `evil.example:${port}` },
       { host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
       { host: `127.0.0.1.evil.example:${port}` },
       { host: `127.0.0.1:${port}`, origin: 'http://evil.example' },
       { host: `localhost:${port}`, origin: 'http://localhost:3000' },
-    ]) {
+    ];
+    for (const headers of refused) {
       const answer = await get(url, headers);
       expect({ headers, status: answer.status }).toEqual({ headers, status: 403 });
       expect(answer.body).toMatch(/api\.allowed_(hosts|origins)/);
       expect(answer.body).toContain('telemetry.metrics.worker_token');
       expect(answer.body).not.toContain('ratchet_');
     }
-    for (const headers of [
+    const accepted: Record<string, string>[] = [
       { host: `127.0.0.1:${port}` },
       { host: `localhost:${port}` },
       { host: `[::1]:${port}` },
       { host: `localhost:${port}`, origin: `http://localhost:${port}` },
-    ]) {
+    ];
+    for (const headers of accepted) {
       const answer = await get(url, headers);
       expect({ headers, status: answer.status }).toEqual({ headers, status: 200 });
       expect(answer.body).toContain('ratchet_runs_started_total');
