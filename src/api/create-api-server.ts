@@ -14,7 +14,7 @@ import { frameGuard } from './frame-guard.js';
 import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { jsonContentTypeGuard } from './json-content-type-guard.js';
-import { metricsRoute } from './metrics-route.js';
+import { metricsOffRoute, metricsRoute } from './metrics-route.js';
 import { registerOpenApi } from './openapi.js';
 import { installRequestTracing, requestsTraced, TracedLogController } from './request-tracing.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
@@ -121,6 +121,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       stopQuestions();
     });
     app.register(metricsRoute, { metrics });
+  } else {
+    app.register(metricsOffRoute);
   }
   if (api.admin_queues)
     app.register(adminQueuesRoutes, { queues: options.engine.stepQueues(), tokens: api.tokens });
