@@ -94,7 +94,11 @@ const readinessTimeoutMs = 3_000;
 async function explainUnavailable(response: Response, url: string): Promise<Response> {
   const text = await response.text();
   const same = () =>
-    new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   const error = unavailableError(text);
   if (error === undefined) return same();
   const checks = await failingChecks(url);

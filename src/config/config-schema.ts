@@ -251,7 +251,8 @@ function isHostNameOrAddress(value: string): boolean {
 
 /** An origin a browser sends (`scheme://host[:port]`, http or https, nothing after the host), as given. */
 const allowedOriginSchema = z.string().refine((value) => originOf(value) !== undefined, {
-  error: 'must be an origin: http:// or https://, a host and an optional port, nothing after (https://ui.example:8443)',
+  error:
+    'must be an origin: http:// or https://, a host and an optional port, nothing after (https://ui.example:8443)',
 });
 
 const apiSchema = z.strictObject({

@@ -85,7 +85,7 @@ describeWithBrowser('framing by another site, in Chromium', () => {
     await api?.close();
   });
 
-  it('/docs, the console and the queue board do not load in another site\'s frame', async () => {
+  it("/docs, the console and the queue board do not load in another site's frame", async () => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();

@@ -71,7 +71,7 @@ describe('the DNS rebinding guard, without api.tokens', () => {
     expect(still.status).toBe(200);
   });
 
-  it('accepts loopback names with any port, and the request\'s own origin', async () => {
+  it("accepts loopback names with any port, and the request's own origin", async () => {
     const harness = await start();
     const port = new URL(harness.url).port;
     const accepted: Record<string, string>[] = [
@@ -109,7 +109,10 @@ describe('the DNS rebinding guard, without api.tokens', () => {
 
   it('accepts the names of api.allowed_hosts as Host, and api.allowed_origins as Origin', async () => {
     const harness = await start({
-      api: { allowed_hosts: ['ratchet.internal', 'UI.Example'], allowed_origins: ['https://console.example'] },
+      api: {
+        allowed_hosts: ['ratchet.internal', 'UI.Example'],
+        allowed_origins: ['https://console.example'],
+      },
     });
     const port = new URL(harness.url).port;
     const listed: Record<string, string>[] = [

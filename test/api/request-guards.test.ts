@@ -2,9 +2,9 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { toApiError } from '../../src/api/api-error.js';
 import { type HostGuardOptions, hostGuard } from '../../src/api/host-guard.js';
-import { allowedHostNames, hostNameOf, originOf } from '../../src/http/index.js';
 import { nestsDeeperThan } from '../../src/api/json-body-parser.js';
 import { isStreamId } from '../../src/api/stream-id.js';
+import { allowedHostNames, hostNameOf, originOf } from '../../src/http/index.js';
 
 describe('nestsDeeperThan', () => {
   it('counts objects and arrays inside one another, without recursion', () => {
@@ -109,7 +109,7 @@ async function statusOf(options: HostGuardOptions, headers: Record<string, strin
 describe('hostGuard: Origin', () => {
   const loopback = { bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], authenticated: false };
 
-  it('takes only the request\'s own origin (host and port of Host, http or https), never another port', async () => {
+  it("takes only the request's own origin (host and port of Host, http or https), never another port", async () => {
     const own = { host: 'localhost:8080' };
     expect(await statusOf(loopback, { ...own, origin: 'http://localhost:8080' })).toBe(200);
     expect(await statusOf(loopback, { ...own, origin: 'https://localhost:8080' })).toBe(200);
@@ -128,7 +128,10 @@ describe('hostGuard: Origin', () => {
       'ws://localhost:8080',
       'http://localhost:8080.evil.example',
     ]) {
-      expect({ origin, status: await statusOf(loopback, { ...own, origin }) }).toEqual({ origin, status: 403 });
+      expect({ origin, status: await statusOf(loopback, { ...own, origin }) }).toEqual({
+        origin,
+        status: 403,
+      });
     }
     expect(await statusOf(loopback, { host: 'localhost', origin: 'http://localhost:8080' })).toBe(403);
   });

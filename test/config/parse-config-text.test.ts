@@ -287,7 +287,9 @@ describe('parseConfigText: problems', () => {
     const bad = `${minimal}api:\n  allowed_origins: ["ui.example", "https://ui.example/app", "*", "null", "https://*.example"]\n`;
     const expected =
       'must be an origin: http:// or https://, a host and an optional port, nothing after (https://ui.example:8443)';
-    expect(problemsOf(bad)).toEqual([0, 1, 2, 3, 4].map((index) => `api.allowed_origins[${index}]: ${expected}`));
+    expect(problemsOf(bad)).toEqual(
+      [0, 1, 2, 3, 4].map((index) => `api.allowed_origins[${index}]: ${expected}`),
+    );
   });
 
   it('takes telemetry.metrics.worker_token of at least 16 characters, one word', () => {

@@ -44,9 +44,9 @@ describe('a provider endpoint that cannot be reached', () => {
     // within seconds (measured: 16.5 s before, with the same settings).
     const events = await api.engine.readEvents(sessionId);
     const retried = events.filter((event) => event.kind === 'error');
-    expect(retried.map((event) => (event.data as { retry_in_ms: number | null }).retry_in_ms !== null)).toEqual(
-      [true, true, false],
-    );
+    expect(
+      retried.map((event) => (event.data as { retry_in_ms: number | null }).retry_in_ms !== null),
+    ).toEqual([true, true, false]);
     // From the first refused attempt to the run's failure: the two backoffs (at most 0.5 s + 1 s) and the
     // queue's own delay.
     const firstMs = Date.parse(retried[0]?.time ?? '');

@@ -169,7 +169,7 @@ describe('GET /metrics', () => {
     expect((await survivor.stop()).code).toBe(0);
   }, 120_000);
 
-  it('with metrics off, the API\'s /metrics is a 404 that says how to turn them on', async () => {
+  it("with metrics off, the API's /metrics is a 404 that says how to turn them on", async () => {
     api = await ApiHarness.start({ script: { default: { text: 'ok' } }, worker: false });
     const answer = await api.request('GET', '/metrics');
     expect(answer.status).toBe(404);
