@@ -4,8 +4,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken, digest, matchesDigest } from '../http/index.js';
 import { ApiError, toApiError } from './api-error.js';
-import { bearerToken, digest, matchesDigest } from './auth.js';
 import { sendError } from './error-handler.js';
 
 /** Where bull-board is mounted (`api.admin_queues: true`). */

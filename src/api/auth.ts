@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { bearerToken, digest, matchesDigest } from '../http/index.js';
 import { ApiError } from './api-error.js';
 
 declare module 'fastify' {
@@ -16,8 +16,7 @@ declare module 'fastify' {
 
 /**
  * The bearer-token check: with `api.tokens` configured, every route that is not public needs
- * `Authorization: Bearer <token>`. Tokens are compared as SHA-256 digests with timingSafeEqual, so neither
- * a token's content nor its length shows in the time an answer takes; every configured token is compared.
+ * `Authorization: Bearer <token>`, compared in constant time (src/http/bearer-token.ts).
  */
 export function bearerAuth(tokens: readonly string[]): onRequestHookHandler {
   const digests = tokens.map(digest);
@@ -31,22 +30,4 @@ export function bearerAuth(tokens: readonly string[]): onRequestHookHandler {
     if (!matchesDigest(digests, presented))
       throw new ApiError('unauthorized', 'the bearer token is not valid');
   };
-}
-
-/** The token of an `Authorization: Bearer <token>` header. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
-  return match?.[1];
-}
-
-/** Whether `presented` is one of the values whose digests are known: in constant time, every one compared. */
-export function matchesDigest(known: readonly Buffer[], presented: string): boolean {
-  const presentedDigest = digest(presented);
-  let accepted = false;
-  for (const value of known) accepted = timingSafeEqual(value, presentedDigest) || accepted;
-  return accepted;
-}
-
-export function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }

@@ -10,9 +10,11 @@ import { maxParamLength, toApiError } from './api-error.js';
 import { bearerAuth } from './auth.js';
 import { consoleRoutes } from './console-routes.js';
 import { clientErrorHandler, installErrorHandler, sendError } from './error-handler.js';
+import { frameGuard } from './frame-guard.js';
 import { hostGuard, requestShapeGuard } from './host-guard.js';
 import { installJsonBodyParser } from './json-body-parser.js';
-import { metricsRoute } from './metrics-route.js';
+import { jsonContentTypeGuard } from './json-content-type-guard.js';
+import { metricsOffRoute, metricsRoute } from './metrics-route.js';
 import { registerOpenApi } from './openapi.js';
 import { installRequestTracing, requestsTraced, TracedLogController } from './request-tracing.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
@@ -75,10 +77,14 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     hostGuard({
       bindHost: options.bindHost,
       allowedHosts: api.allowed_hosts,
+      allowedOrigins: api.allowed_origins,
       authenticated: api.tokens.length > 0,
     }),
   );
   app.addHook('onRequest', bearerAuth(api.tokens));
+  // After the token: a client without one learns nothing more than 401.
+  app.addHook('onRequest', jsonContentTypeGuard());
+  app.addHook('onSend', frameGuard());
 
   const openStreams = new Set<SseConnection>();
   app.addHook('preClose', async () => {
@@ -114,6 +120,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       stopQuestions();
     });
     app.register(metricsRoute, { metrics });
+  } else {
+    app.register(metricsOffRoute);
   }
   if (api.admin_queues)
     app.register(adminQueuesRoutes, { queues: options.engine.stepQueues(), tokens: api.tokens });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiMetrics } from '../telemetry/index.js';
+import { ApiError } from './api-error.js';
 
 /**
  * `GET /metrics` in Prometheus text (`telemetry.metrics.enabled`; docs/operations.md). Behind `api.tokens`
@@ -9,5 +10,20 @@ export const metricsRoute: FastifyPluginAsync<{ metrics: ApiMetrics }> = async (
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     const text = await options.metrics.scrape();
     return reply.type(options.metrics.contentType).send(text);
+  });
+};
+
+/**
+ * `GET /metrics` while `telemetry.metrics.enabled` is off: a 404 that says how to turn them on, rather than
+ * the router's bare one, which reads as a wrong path or a wrong port to someone setting up a scrape.
+ */
+export const metricsOffRoute: FastifyPluginAsync = async (app) => {
+  app.get('/metrics', { schema: { hide: true } }, async () => {
+    throw new ApiError(
+      'not_found',
+      'metrics are off: set telemetry.metrics.enabled: true in the config and restart; the API then serves ' +
+        'them here, and each worker on telemetry.metrics.worker_port (9464 by default)',
+      { resource: 'metrics' },
+    );
   });
 };

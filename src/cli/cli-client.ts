@@ -45,7 +45,7 @@ export function connectApi(url: string, token: string | undefined): CliApi {
       if (stream) lost = failure.message;
       throw failure;
     }
-    if (!stream) return response;
+    if (!stream) return response.status === 503 ? explainUnavailable(response, url) : response;
     if (!response.ok || response.body === null) {
       lost = `HTTP ${response.status}`;
       return response;
@@ -80,6 +80,79 @@ export function apiFailure(error: unknown): string | undefined {
   if (error instanceof Error && error.name === 'TimeoutError')
     return `the API did not answer: ${error.message}`;
   return undefined;
+}
+
+/** How long the CLI waits for /readyz when a call answered 503. */
+const readinessTimeoutMs = 3_000;
+
+/**
+ * A 503 `unavailable` says only "temporarily unavailable" (the API names no Redis error, address or port to
+ * its clients); the API's public /readyz says which dependency is down. Ask it, and when a check fails, say so
+ * in the error's message (its code, details and Retry-After stay): "Redis is unreachable" is what a person
+ * at a terminal can act on. Any other answer is left as it came.
+ */
+async function explainUnavailable(response: Response, url: string): Promise<Response> {
+  const text = await response.text();
+  const same = () =>
+    new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  const error = unavailableError(text);
+  if (error === undefined) return same();
+  const checks = await failingChecks(url);
+  if (checks === undefined) return same();
+  const reported = Object.entries(checks)
+    .map(([check, state]) => `${check}: ${state}`)
+    .join(', ');
+  const origin = new URL(url).origin;
+  const message =
+    checks.redis !== undefined && checks.redis !== 'ok'
+      ? `Redis is unreachable from the API at ${origin} (its /readyz reports ${reported}): start Redis, or ` +
+        "check the API's redis.url, then retry"
+      : `the API at ${origin} is not ready (its /readyz reports ${reported}); retry later`;
+  const body = { error: { ...error, message, details: { ...error.details, checks } } };
+  return new Response(JSON.stringify(body), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** The error of a 503 answer in the API's envelope, code `unavailable` without a reason of its own. */
+function unavailableError(
+  text: string,
+): { code: string; message: string; details: Record<string, unknown> } | undefined {
+  try {
+    const error = (JSON.parse(text) as { error?: unknown }).error as
+      | { code?: unknown; message?: unknown; details?: Record<string, unknown> }
+      | undefined;
+    if (error?.code !== 'unavailable' || typeof error.message !== 'string') return undefined;
+    const details = typeof error.details === 'object' && error.details !== null ? error.details : {};
+    if (details.reason !== undefined) return undefined;
+    return { code: error.code, message: error.message, details };
+  } catch {
+    return undefined;
+  }
+}
+
+/** /readyz's checks when one of them fails; undefined when it is ready, or does not say in time. */
+async function failingChecks(url: string): Promise<Record<string, string> | undefined> {
+  try {
+    const answer = await fetch(`${url.replace(/\/+$/, '')}/readyz`, {
+      signal: AbortSignal.timeout(readinessTimeoutMs),
+    });
+    const body = (await answer.json()) as { error?: { details?: { checks?: unknown } } };
+    const checks = body.error?.details?.checks;
+    if (typeof checks !== 'object' || checks === null) return undefined;
+    const entries = Object.entries(checks).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    );
+    return entries.some(([, state]) => state !== 'ok') ? Object.fromEntries(entries) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The body as it comes, noting why it ended: the server closed it, the connection broke, or it went silent. */

@@ -390,7 +390,10 @@ export class RatchetClient {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    // Every request that changes something says JSON, body or none: the API refuses it otherwise (415), a
+    // guard against other sites' pages, which cannot send this header without asking the server first.
+    if (options.body !== undefined || (method !== 'GET' && method !== 'HEAD'))
+      headers['content-type'] = 'application/json';
     const response = await this.fetchImplementation(url, {
       method,
       headers,

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { originOf } from '../http/index.js';
 import { maxDayMs, maxHourMs, maxRetentionS, maxRunTimeoutS } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
 import {
@@ -277,17 +278,30 @@ function isHostNameOrAddress(value: string): boolean {
   return /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$/.test(value);
 }
 
+/** An origin a browser sends (`scheme://host[:port]`, http or https, nothing after the host), as given. */
+const allowedOriginSchema = z.string().refine((value) => originOf(value) !== undefined, {
+  error:
+    'must be an origin: http:// or https://, a host and an optional port, nothing after (https://ui.example:8443)',
+});
+
 const apiSchema = z.strictObject({
   host: withDefault(z.string().min(1), '127.0.0.1'),
   port: withDefault(integer(0, 65_535), 8080),
   /** Bearer tokens accepted by the API; none configured = no authentication (local use only). */
   tokens: withDefault(z.array(z.string().min(16, { error: 'must be at least 16 characters' })), []),
   /**
-   * Host names (or addresses) clients reach the API by, besides the loopback names and the bound address:
-   * requests whose Host or Origin names another host get 403 (DNS rebinding). Without tokens the check
-   * always applies; with tokens only when this list is set.
+   * Host names (or addresses) clients reach the API (and a worker's metrics listener) by, besides the
+   * loopback names and the bound address: requests whose Host names another host get 403 (DNS rebinding).
+   * Without tokens the check always applies; with tokens only when this list is set.
    */
   allowed_hosts: withDefault(z.array(allowedHostSchema), []),
+  /**
+   * Origins (`https://ui.example`) of pages besides the API's own whose requests are accepted: a request whose
+   * `Origin` is neither its own (the host and port of its `Host`) nor listed here gets 403 (DNS rebinding,
+   * cross-site requests). Without tokens the check always applies; with tokens only when this list or
+   * `allowed_hosts` is set.
+   */
+  allowed_origins: withDefault(z.array(allowedOriginSchema), []),
   /** Largest request body accepted; larger ones get 413. */
   body_limit_bytes: withDefault(integer(1024), 1_048_576),
   /**

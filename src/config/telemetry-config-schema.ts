@@ -47,6 +47,18 @@ const metricsSchema = z.strictObject({
   worker_host: withDefault(z.string().min(1), '127.0.0.1'),
   /** The port of a worker's metrics listener (0: any free port, logged at start). */
   worker_port: withDefault(integer(0, 65_535), 9464),
+  /**
+   * A bearer token every scrape of a worker's metrics listener must send (`Authorization: Bearer …`); absent:
+   * none. Use `${VAR}` with a secret-named variable. The API's own /metrics takes `api.tokens`.
+   */
+  worker_token: z.preprocess(
+    nullAsMissing,
+    z
+      .string()
+      .min(16, { error: 'must be at least 16 characters' })
+      .regex(/^\S+$/, { error: 'must not contain spaces (a bearer token is one word)' })
+      .optional(),
+  ),
 });
 
 export const telemetryConfigSchema = z.strictObject({

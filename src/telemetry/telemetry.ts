@@ -9,7 +9,7 @@ import type {
   StepReport,
   ToolCallReport,
 } from '../workflows/index.js';
-import { MetricsListener } from './metrics-listener.js';
+import { MetricsListener, type MetricsListenerOptions } from './metrics-listener.js';
 import { RunTracer } from './run-tracer.js';
 import { telemetrySettings } from './telemetry-settings.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -78,12 +78,13 @@ export class Telemetry implements StepObserver {
     return this.tracer ? this.tracer.logFields({ id: run.run_id, root_run_id: run.root_run_id ?? null }) : {};
   }
 
-  /** Serves the metrics on `host:port` (0: any free port); resolves with the port. */
-  async listen(host: string, port: number): Promise<number | undefined> {
+  /** Serves the metrics on `host:port` (0: any free port), behind its guard; resolves with the port. */
+  async listen(options: MetricsListenerOptions): Promise<number | undefined> {
     if (!this.metrics) return undefined;
     this.listener = new MetricsListener(this.metrics.registry);
+    const { host, port } = options;
     try {
-      return await this.listener.start(host, port);
+      return await this.listener.start(options);
     } catch (error) {
       // Two worker processes of one host with the same port: a config problem, said as one.
       throw new RatchetError(

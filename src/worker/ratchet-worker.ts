@@ -119,7 +119,13 @@ export class RatchetWorker {
     });
     // Before any step runs: a port another process holds stops this one before it takes a job.
     const { metrics } = config.telemetry;
-    const metricsPort = await this.telemetry?.listen(metrics.worker_host, metrics.worker_port);
+    const metricsPort = await this.telemetry?.listen({
+      host: metrics.worker_host,
+      port: metrics.worker_port,
+      allowedHosts: config.api.allowed_hosts,
+      allowedOrigins: config.api.allowed_origins,
+      token: metrics.worker_token,
+    });
     if (metricsPort !== undefined)
       logger.info({ host: metrics.worker_host, port: metricsPort }, 'metrics listening');
     if (this.shuttingDown) {

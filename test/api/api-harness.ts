@@ -76,7 +76,9 @@ export class ApiHarness {
     let body: string | undefined;
     if (options.rawBody !== undefined) body = options.rawBody;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined && headers['content-type'] === undefined)
+    // As the typed client does: JSON on every request that changes something, with a body or none.
+    const changes = method !== 'GET' && method !== 'HEAD';
+    if ((body !== undefined || changes) && headers['content-type'] === undefined)
       headers['content-type'] = 'application/json';
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,

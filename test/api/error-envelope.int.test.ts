@@ -120,7 +120,12 @@ describe('the error envelope', () => {
     });
     expect(text.status).toBe(415);
     expect(text.json).toEqual(
-      issueError('unsupported_media_type', 'headers', 'content-type', 'send application/json, or no body'),
+      issueError(
+        'unsupported_media_type',
+        'headers',
+        'content-type',
+        'POST needs content-type: application/json, with a JSON body or none (a guard against requests from other sites)',
+      ),
     );
     const broken = await rawRequest(harness.url, { method: 'POST', path: '/v1/sessions', body: '{' });
     expect(broken.status).toBe(400);

@@ -23,7 +23,7 @@ function rebound(port: string): Record<string, string> {
 }
 
 describe('the DNS rebinding guard, without api.tokens', () => {
-  it('refuses a foreign Host or Origin on /v1 and /mcp with 403 naming api.allowed_hosts', async () => {
+  it('refuses a foreign Host or Origin on /v1 and /mcp with 403 naming api.allowed_hosts or api.allowed_origins', async () => {
     const harness = await start();
     const port = new URL(harness.url).port;
     const session = await harness.request('POST', '/v1/sessions', { body: {} });
@@ -45,6 +45,10 @@ describe('the DNS rebinding guard, without api.tokens', () => {
       // A page of another site posting to the real local address (no CORS needed to cause the effect).
       { host: `127.0.0.1:${port}`, origin: 'http://evil.example' },
       { host: `localhost:${port}`, origin: 'null' },
+      // A page of another local server (another port of the same loopback name, or another loopback name).
+      { host: `localhost:${port}`, origin: 'http://localhost:3000' },
+      { host: `127.0.0.1:${port}`, origin: `http://localhost:${port}` },
+      { host: `127.0.0.1:${port}`, origin: `https://127.0.0.1:${Number(port) + 1}` },
     ];
     for (const request of requests) {
       for (const headers of hostile) {
@@ -58,7 +62,8 @@ describe('the DNS rebinding guard, without api.tokens', () => {
           status: 403,
         });
         expect(response.json.error.code).toBe('forbidden');
-        expect(response.json.error.message).toMatch(/api\.allowed_hosts/);
+        const setting = response.json.error.details.header === 'host' ? 'hosts' : 'origins';
+        expect(response.json.error.message).toMatch(`api.allowed_${setting}`);
       }
     }
     // Nothing of the refused requests happened.
@@ -66,7 +71,7 @@ describe('the DNS rebinding guard, without api.tokens', () => {
     expect(still.status).toBe(200);
   });
 
-  it('accepts loopback names with any port, and the same origin', async () => {
+  it("accepts loopback names with any port, and the request's own origin", async () => {
     const harness = await start();
     const port = new URL(harness.url).port;
     const accepted: Record<string, string>[] = [
@@ -75,30 +80,47 @@ describe('the DNS rebinding guard, without api.tokens', () => {
       { host: `LocalHost.:${port}` },
       { host: `[::1]:${port}` },
       { host: 'localhost' },
-      { host: `localhost:${port}`, origin: 'http://localhost:6274' },
       { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` },
-      { host: `[::1]:${port}`, origin: 'http://[::1]:3000' },
+      { host: `localhost:${port}`, origin: `http://localhost:${port}` },
+      // Behind a TLS proxy that keeps Host: the scheme differs, the host and port do not.
+      { host: `localhost:${port}`, origin: `https://localhost:${port}` },
+      { host: `[::1]:${port}`, origin: `http://[::1]:${port}` },
     ];
     for (const headers of accepted) {
       const response = await rawRequest(harness.url, { method: 'GET', path: '/v1/agents', headers });
       expect({ headers, status: response.status }).toEqual({ headers, status: 200 });
     }
-    const mcp = await rawRequest(harness.url, {
-      method: 'POST',
-      path: '/mcp',
-      body: JSON.stringify(rawInitializeRequest),
-      headers: { ...mcpHeaders, host: `localhost:${port}`, origin: 'http://localhost:6274' },
-    });
-    expect(mcp.status).toBe(200);
   });
 
-  it('accepts the names of api.allowed_hosts, as Host and as Origin', async () => {
-    const harness = await start({ api: { allowed_hosts: ['ratchet.internal', 'UI.Example'] } });
+  it('accepts the pages of api.allowed_origins (a browser MCP client on another port), and no other port', async () => {
+    const harness = await start({ api: { allowed_origins: ['http://localhost:6274'] } });
+    const port = new URL(harness.url).port;
+    const mcp = (origin: string) =>
+      rawRequest(harness.url, {
+        method: 'POST',
+        path: '/mcp',
+        body: JSON.stringify(rawInitializeRequest),
+        headers: { ...mcpHeaders, host: `localhost:${port}`, origin },
+      });
+    expect((await mcp('http://localhost:6274')).status).toBe(200);
+    expect((await mcp('http://localhost:6275')).status).toBe(403);
+    expect((await mcp('http://127.0.0.1:6274')).status).toBe(403);
+  });
+
+  it('accepts the names of api.allowed_hosts as Host, and api.allowed_origins as Origin', async () => {
+    const harness = await start({
+      api: {
+        allowed_hosts: ['ratchet.internal', 'UI.Example'],
+        allowed_origins: ['https://console.example'],
+      },
+    });
     const port = new URL(harness.url).port;
     const listed: Record<string, string>[] = [
       { host: `ratchet.internal:${port}` },
       { host: 'ratchet.internal' },
-      { host: `ratchet.internal:${port}`, origin: 'https://ui.example' },
+      { host: `ratchet.internal:${port}`, origin: `http://ratchet.internal:${port}` },
+      // A proxy that rewrites Host to the upstream's address, for a console served at its own origin.
+      { host: `127.0.0.1:${port}`, origin: 'https://console.example' },
       { host: `localhost:${port}` },
     ];
     for (const headers of listed) {
@@ -111,6 +133,14 @@ describe('the DNS rebinding guard, without api.tokens', () => {
       headers: rebound(port),
     });
     expect(foreign.status).toBe(403);
+    // A name of allowed_hosts is a Host, not an origin whose pages may send requests.
+    const hostNotOrigin = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/v1/agents',
+      headers: { host: `ratchet.internal:${port}`, origin: 'https://ui.example' },
+    });
+    expect(hostNotOrigin.status).toBe(403);
+    expect(hostNotOrigin.json.error.details).toEqual({ header: 'origin' });
   });
 
   it('leaves /healthz and /readyz to any Host: orchestrators probe by a pod address', async () => {

@@ -72,7 +72,11 @@ function everyRoute(
     { method: 'GET', path: '/readyz' },
     { method: 'POST', path: '/v1/sessions', body: '{}' },
     { method: 'GET', path: session },
-    { method: 'DELETE', path: `/v1/sessions/${ids.doomedSessionId}` },
+    {
+      method: 'DELETE',
+      path: `/v1/sessions/${ids.doomedSessionId}`,
+      headers: { 'content-type': 'application/json' },
+    },
     { method: 'GET', path: `${session}/messages` },
     { method: 'POST', path: `${session}/messages`, body: JSON.stringify({ text: 'more' }) },
     { method: 'GET', path: `${session}/questions` },

@@ -1,9 +1,10 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { toApiError } from '../../src/api/api-error.js';
-import { allowedHostNames, type HostGuardOptions, hostGuard, hostNameOf } from '../../src/api/host-guard.js';
+import { type HostGuardOptions, hostGuard } from '../../src/api/host-guard.js';
 import { nestsDeeperThan } from '../../src/api/json-body-parser.js';
 import { isStreamId } from '../../src/api/stream-id.js';
+import { allowedHostNames, hostNameOf, originOf } from '../../src/http/index.js';
 
 describe('nestsDeeperThan', () => {
   it('counts objects and arrays inside one another, without recursion', () => {
@@ -105,8 +106,71 @@ async function statusOf(options: HostGuardOptions, headers: Record<string, strin
   }
 }
 
+describe('hostGuard: Origin', () => {
+  const loopback = { bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], authenticated: false };
+
+  it("takes only the request's own origin (host and port of Host, http or https), never another port", async () => {
+    const own = { host: 'localhost:8080' };
+    expect(await statusOf(loopback, { ...own, origin: 'http://localhost:8080' })).toBe(200);
+    expect(await statusOf(loopback, { ...own, origin: 'https://localhost:8080' })).toBe(200);
+    expect(await statusOf(loopback, { ...own, origin: 'http://LOCALHOST.:8080' })).toBe(200);
+    expect(await statusOf(loopback, { host: 'localhost', origin: 'http://localhost' })).toBe(200);
+    expect(await statusOf(loopback, { host: 'localhost:80', origin: 'http://localhost' })).toBe(200);
+    expect(await statusOf(loopback, { host: 'localhost', origin: 'https://localhost' })).toBe(200);
+    for (const origin of [
+      'http://localhost:3000',
+      'http://127.0.0.1:8080',
+      'http://localhost',
+      'http://[::1]:8080',
+      'null',
+      'file://',
+      'chrome-extension://abcdef',
+      'ws://localhost:8080',
+      'http://localhost:8080.evil.example',
+    ]) {
+      expect({ origin, status: await statusOf(loopback, { ...own, origin }) }).toEqual({
+        origin,
+        status: 403,
+      });
+    }
+    expect(await statusOf(loopback, { host: 'localhost', origin: 'http://localhost:8080' })).toBe(403);
+  });
+
+  it('takes the origins of allowed_origins, exactly (scheme, host and port)', async () => {
+    const options = { ...loopback, allowedOrigins: ['https://UI.example', 'http://localhost:6274/'] };
+    const own = { host: '127.0.0.1:8080' };
+    expect(await statusOf(options, { ...own, origin: 'https://ui.example' })).toBe(200);
+    expect(await statusOf(options, { ...own, origin: 'https://ui.example:443' })).toBe(200);
+    expect(await statusOf(options, { ...own, origin: 'http://localhost:6274' })).toBe(200);
+    expect(await statusOf(options, { ...own, origin: 'http://ui.example' })).toBe(403);
+    expect(await statusOf(options, { ...own, origin: 'https://ui.example:8443' })).toBe(403);
+    expect(await statusOf(options, { ...own, origin: 'http://localhost:6275' })).toBe(403);
+  });
+});
+
+describe('originOf', () => {
+  it('takes scheme://host[:port] of http and https, as browsers send it, and nothing else', () => {
+    expect(originOf('https://UI.Example')).toBe('https://ui.example');
+    expect(originOf('https://ui.example/')).toBe('https://ui.example');
+    expect(originOf('http://localhost:80')).toBe('http://localhost');
+    expect(originOf('http://[::1]:3000')).toBe('http://[::1]:3000');
+    for (const text of [
+      'ui.example',
+      'https://ui.example/path',
+      'https://ui.example?x=1',
+      'https://user@ui.example',
+      'ftp://ui.example',
+      'null',
+      ' https://ui.example',
+      'https://*.example',
+    ]) {
+      expect({ text, origin: originOf(text) }).toEqual({ text, origin: undefined });
+    }
+  });
+});
+
 describe('hostGuard', () => {
-  const open = { allowedHosts: [], authenticated: false };
+  const open = { allowedHosts: [], allowedOrigins: [], authenticated: false };
 
   it('bound to loopback: only loopback names and the configured ones', async () => {
     const options = { ...open, bindHost: '127.0.0.1' };
@@ -137,15 +201,14 @@ describe('hostGuard', () => {
 
   it('with tokens: off unless allowed_hosts is set; public routes are never checked', async () => {
     const hostile = { host: 'evil.example', origin: 'http://evil.example' };
-    expect(await statusOf({ bindHost: '127.0.0.1', allowedHosts: [], authenticated: true }, hostile)).toBe(
-      200,
-    );
-    expect(
-      await statusOf(
-        { bindHost: '127.0.0.1', allowedHosts: ['ratchet.internal'], authenticated: true },
-        hostile,
-      ),
-    ).toBe(403);
+    const withTokens = { ...open, bindHost: '127.0.0.1', authenticated: true };
+    expect(await statusOf(withTokens, hostile)).toBe(200);
+    expect(await statusOf({ ...withTokens, allowedHosts: ['ratchet.internal'] }, hostile)).toBe(403);
+    // allowed_origins alone turns the Origin check on, not the Host check.
+    const originsOnly = { ...withTokens, allowedOrigins: ['https://ui.example'] };
+    expect(await statusOf(originsOnly, { host: 'evil.example' })).toBe(200);
+    expect(await statusOf(originsOnly, { host: 'evil.example', origin: 'http://other.example' })).toBe(403);
+    expect(await statusOf(originsOnly, { host: 'evil.example', origin: 'https://ui.example' })).toBe(200);
     expect(await statusOf({ ...open, bindHost: '127.0.0.1' }, { ...hostile, path: '/healthz' })).toBe(200);
   });
 });

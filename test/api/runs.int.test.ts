@@ -150,8 +150,11 @@ describe('runs', () => {
       reason: 'changed my mind',
     });
 
-    // No body at all, as a plain client sends it.
-    const again = await fetch(`${harness.url}/v1/runs/${submitted.body.run_id}/cancel`, { method: 'POST' });
+    // No body at all, as a plain client sends it (content-type JSON: every request that changes something).
+    const again = await fetch(`${harness.url}/v1/runs/${submitted.body.run_id}/cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({
       error: { code: 'conflict', details: { reason: 'run_finished', status: 'cancelled' } },

@@ -45,8 +45,12 @@ describe('sessions', () => {
     });
     expect(created.headers.get('location')).toBe(`/v1/sessions/${created.body.id}`);
 
-    // No body at all is a session with the defaults.
-    const bare = await fetch(`${harness.url}/v1/sessions`, { method: 'POST' });
+    // No body at all (content-type JSON, as every request that changes something) is a session with the
+    // defaults.
+    const bare = await fetch(`${harness.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bare.status).toBe(201);
     expect(((await bare.json()) as { agent: string }).agent).toBe('agent');
   });

@@ -265,7 +265,7 @@ describe("ratchet runs reads the API's run list", () => {
     expect((await run(url, first, true)).status).toBe('completed');
     await fetch(`${url}/v1/runs/${second}/cancel`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     });
     expect((await run(url, second, true)).status).toBe('cancelled');
 
@@ -311,7 +311,7 @@ describe("ratchet runs reads the API's run list", () => {
     );
     await fetch(`${url}/v1/runs/${third}/cancel`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     });
   });
 
@@ -322,7 +322,7 @@ describe("ratchet runs reads the API's run list", () => {
     expect((await run(url, runId, true)).status).toBe('cancelled');
     const retry = await fetch(`${url}/v1/runs/${runId}/retry`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     });
     expect(retry.status).toBe(202);
     const retryId = ((await retry.json()) as { run_id: string }).run_id;
@@ -334,7 +334,7 @@ describe("ratchet runs reads the API's run list", () => {
     expect(continued.stdout).not.toContain('retried by');
     await fetch(`${url}/v1/runs/${retryId}/cancel`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     });
   });
 });

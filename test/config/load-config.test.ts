@@ -114,6 +114,7 @@ describe('loadConfig', () => {
       port: 9090,
       tokens: ['a-very-long-token-0001'],
       allowed_hosts: [],
+      allowed_origins: [],
       body_limit_bytes: 2048,
       max_metadata_bytes: 1024,
       keepalive_ms: 5000,

@@ -72,6 +72,7 @@ describe('parseConfigText: defaults', () => {
         port: 8080,
         tokens: [],
         allowed_hosts: [],
+        allowed_origins: [],
         body_limit_bytes: 1_048_576,
         max_metadata_bytes: 16_384,
         keepalive_ms: 15_000,
@@ -274,6 +275,36 @@ describe('parseConfigText: problems', () => {
       `api.allowed_hosts[1]: ${expected}`,
       `api.allowed_hosts[2]: ${expected}`,
       `api.allowed_hosts[3]: ${expected}`,
+    ]);
+  });
+
+  it('takes api.allowed_origins as http(s) origins, as browsers send them', () => {
+    const good = `${minimal}api:\n  allowed_origins: ["https://UI.example", "http://localhost:6274/", "http://[::1]:3000"]\n`;
+    expect(parse(good).api.allowed_origins).toEqual([
+      'https://UI.example',
+      'http://localhost:6274/',
+      'http://[::1]:3000',
+    ]);
+    const bad = `${minimal}api:\n  allowed_origins: ["ui.example", "https://ui.example/app", "*", "null", "https://*.example"]\n`;
+    const expected =
+      'must be an origin: http:// or https://, a host and an optional port, nothing after (https://ui.example:8443)';
+    expect(problemsOf(bad)).toEqual(
+      [0, 1, 2, 3, 4].map((index) => `api.allowed_origins[${index}]: ${expected}`),
+    );
+  });
+
+  it('takes telemetry.metrics.worker_token of at least 16 characters, one word', () => {
+    const token = (value: string) =>
+      `${minimal}telemetry:\n  metrics:\n    enabled: true\n    worker_token: "${value}"\n`;
+    expect(parse(token('metrics-token-0123456789')).telemetry.metrics.worker_token).toBe(
+      'metrics-token-0123456789',
+    );
+    expect(parse(minimal).telemetry.metrics.worker_token).toBeUndefined();
+    expect(problemsOf(token('short'))).toEqual([
+      'telemetry.metrics.worker_token: must be at least 16 characters',
+    ]);
+    expect(problemsOf(token('a token with spaces in it'))).toEqual([
+      'telemetry.metrics.worker_token: must not contain spaces (a bearer token is one word)',
     ]);
   });
 

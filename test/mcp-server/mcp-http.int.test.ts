@@ -333,9 +333,16 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     });
     expect(foreign.status).toBe(403);
     expect(foreign.body.error.message).toMatch(/Origin "http:\/\/attacker.example"/);
+    // Another local port is another origin (a page of any local dev server): refused unless listed in
+    // api.allowed_origins (host-guard.int.test.ts); the API's own origin is taken.
+    const otherPort = await api.request('POST', '/mcp', {
+      body: rawInitializeRequest,
+      headers: { accept, origin: 'http://localhost:6274' },
+    });
+    expect(otherPort.status).toBe(403);
     const local = await fetch(`${api.url}/mcp`, {
       method: 'POST',
-      headers: { accept, origin: 'http://localhost:6274', 'content-type': 'application/json' },
+      headers: { accept, origin: api.url, 'content-type': 'application/json' },
       body: JSON.stringify(rawInitializeRequest),
     });
     expect(local.status).toBe(200);

@@ -169,6 +169,20 @@ describe('GET /metrics', () => {
     expect((await survivor.stop()).code).toBe(0);
   }, 120_000);
 
+  it("with metrics off, the API's /metrics is a 404 that says how to turn them on", async () => {
+    api = await ApiHarness.start({ script: { default: { text: 'ok' } }, worker: false });
+    const answer = await api.request('GET', '/metrics');
+    expect(answer.status).toBe(404);
+    expect(answer.body.error).toEqual({
+      code: 'not_found',
+      message:
+        'metrics are off: set telemetry.metrics.enabled: true in the config and restart; the API then serves them here, and each worker on telemetry.metrics.worker_port (9464 by default)',
+      details: { resource: 'metrics' },
+    });
+    // Any other unknown path is still the router's own 404.
+    expect((await api.request('GET', '/metrics/x')).body.error.details).not.toEqual({ resource: 'metrics' });
+  });
+
   it('refuses to start a second worker on a metrics port that is taken, naming the setting', async () => {
     const port = await freePort();
     harness = new Harness({

@@ -35,7 +35,7 @@ function sdkProviderKind<Fields extends SdkProviderFields>(
     create(config, { logger }) {
       const maxReplyChars = config.max_reply_chars ?? DEFAULT_MAX_REPLY_CHARS;
       return createSdkCompleter({
-        provider: { name: config.name, kind: config.kind },
+        provider: { name: config.name, kind: config.kind, baseUrl: config.base_url },
         model: createModel(
           config,
           replyFetch({

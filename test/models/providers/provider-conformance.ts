@@ -184,9 +184,11 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
       const error = await fake.sendFailure({ drop: true }, request());
       expect(error.code).toBe('model_network_error');
       expect(error.retryable).toBe(true);
+      expect(error.message).toContain('the connection broke');
+      expect(error.details?.reason).toBeUndefined();
     });
 
-    it('nobody listening: network error', async () => {
+    it('nobody listening: network error that names base_url, retried briefly', async () => {
       const closed = await startFakeProviderServer();
       const baseUrl = `${closed.origin}${options.basePath}`;
       await closed.close();
@@ -197,6 +199,18 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
         ),
       );
       expect(error.code).toBe('model_network_error');
+      expect(error.retryable).toBe(true);
+      expect(error.message).toMatch(
+        new RegExp(
+          `^${kind} provider "[\\w-]+": cannot reach its base_url ${baseUrl}: connection refused: nothing listens there \\(ECONNREFUSED\\); check that the server is running there and that base_url is right$`,
+        ),
+      );
+      expect(error.details).toMatchObject({
+        reason: 'unreachable',
+        base_url: baseUrl,
+        max_attempts: 3,
+        backoff_base_ms: 500,
+      });
     });
 
     describe('a request that stops sending (first_token_timeout_ms, idle_timeout_ms)', () => {

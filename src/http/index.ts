@@ -1,0 +1,10 @@
+export { bearerToken, digest, matchesDigest } from './bearer-token.js';
+export {
+  allowedHostNames,
+  type HostPolicy,
+  type HostPolicyOptions,
+  hostNameOf,
+  hostPolicy,
+  originOf,
+  refusedHeader,
+} from './host-policy.js';
