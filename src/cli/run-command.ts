@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { createLogger } from '../log/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { apiFailure, connectApi } from './cli-client.js';
@@ -117,10 +116,13 @@ async function connect(
   const stack = await startDevStack({
     loaded,
     toolboxes: options.toolboxes,
-    // Log lines would cut through the run's lines: warnings and errors only, on stderr.
+    // Log lines would cut through the run's lines: warnings and errors only, on stderr (one short line each
+    // at a terminal).
     logger: createLogger({
       level: io.env.RATCHET_LOG_LEVEL ?? 'warn',
-      destination: pino.destination({ fd: 2, sync: true }),
+      destination: 'stderr',
+      format: loaded.config.log.format,
+      env: io.env,
     }),
     host: '127.0.0.1',
     port: 0,
