@@ -3,8 +3,8 @@ import type { RetentionConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis } from '../redis/connection.js';
-import { redisOutageLog } from '../redis/redis-outage.js';
 import type { KeySpace } from '../redis/keys.js';
+import { redisOutageLog } from '../redis/redis-outage.js';
 import { sweepExpired } from '../redis/retention.js';
 
 export const retentionQueueName = 'retention';
