@@ -142,6 +142,7 @@ export class RatchetWorker {
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
       workerId: this.workerId,
+      keyPrefix: config.redis.prefix,
       // Toolboxes an agent uses that hold something per run are told when a run ends (the browser's page).
       observer: withRunEndListeners(
         this.telemetry,
