@@ -16,11 +16,11 @@ const logsHere: ReadonlySet<Command['name']> = new Set(['dev', 'api', 'worker', 
 async function main(argv: readonly string[], io: ProcessIo): Promise<number | undefined> {
   let command: Command;
   try {
-    command = parseCommandLine(argv);
+    command = parseCommandLine(argv, io.invocation);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(
-      `ratchet: ${error.message}\n\n${error.command ? commandUsage(error.command) : usageText}\n`,
+      `ratchet: ${error.message}\n\n${error.command ? commandUsage(error.command, io.invocation) : usageText(io.invocation)}\n`,
     );
     return 2;
   }
@@ -33,7 +33,9 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
   }
   switch (command.name) {
     case 'help':
-      io.stdout.write(`${command.command ? commandUsage(command.command) : usageText}\n`);
+      io.stdout.write(
+        `${command.command ? commandUsage(command.command, io.invocation) : usageText(io.invocation)}\n`,
+      );
       return 0;
     case 'config-validate':
       return validateConfigCommand(command.file, toolboxes, {

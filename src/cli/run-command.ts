@@ -60,7 +60,7 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
         sessionId,
         interrupts: io.interrupts,
       });
-      return reportOutcome(outcome, { runId, terminal, io, inProcess: stack !== undefined });
+      return reportOutcome(outcome, { runId, terminal, io, inProcessConfig: api.configPath });
     };
     return await Promise.race([work(), leaving]);
   } catch (error) {
@@ -110,7 +110,7 @@ function remember(context: {
 async function connect(
   options: RunCommandOptions,
   io: ProcessIo,
-): Promise<{ url: string; token: string | undefined; stack?: DevStack }> {
+): Promise<{ url: string; token: string | undefined; stack?: DevStack; configPath?: string }> {
   if (options.url !== undefined) return { url: options.url, token: options.token ?? io.env.RATCHET_TOKEN };
   const loaded = loadCliConfig(options.config, options.toolboxes);
   const stack = await startDevStack({
@@ -129,5 +129,5 @@ async function connect(
     say: (line) => io.stderr.write(`${line}\n`),
     shutdownTimeoutMs: 2_000,
   });
-  return { url: stack.url, token: stack.token, stack };
+  return { url: stack.url, token: stack.token, stack, configPath: loaded.path };
 }

@@ -64,7 +64,7 @@ export async function runsCommand(options: RunsOptions, io: ProcessIo): Promise<
 
   if (shown === 0) out(`no runs${describeFilters(options)} on the API at ${url}`);
   else if (more) {
-    out(`(more runs: ratchet runs --all, or --limit N up to 500)`);
+    out(`(more runs: ${io.invocation} runs --all, or --limit N up to 500)`);
   }
   return 0;
 }

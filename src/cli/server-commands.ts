@@ -37,7 +37,7 @@ export async function devCommand(options: ServerCommandOptions, io: ProcessIo): 
   );
   say(`console: ${stack.url}/console`);
   say(`config ${loaded.path}`);
-  say(`try:  ratchet run --url ${stack.url} "What is 17 × 23 + 5?"`);
+  say(`try:  ${io.invocation} run --url ${stack.url} "What is 17 × 23 + 5?"`);
   say('Ctrl-C stops.');
   await stopped;
   say('stopping…');
