@@ -81,18 +81,17 @@ export function colorsAt(toTerminal: boolean): boolean {
 }
 
 function describe(record: Record<string, unknown>, messageKey: string): string {
-  const message = oneLine(String(record[messageKey] ?? ''));
   const error = errorText(record.err);
+  const message = `${oneLine(String(record[messageKey] ?? ''))}${error === undefined ? '' : `: ${error}`}`;
   const context = Object.entries(record)
-    .filter(([key, value]) => !headFields.has(key) && key !== messageKey && value !== undefined)
+    .filter(
+      ([key, value]) => !headFields.has(key) && key !== messageKey && value !== undefined && value !== null,
+    )
     .map(([key, value]) => [key, oneLine(typeof value === 'string' ? value : JSON.stringify(value))] as const)
-    // A field the message already says (the error of "Redis is unreachable (…)") is not said twice.
+    // A field the line already says (the error of "Redis is unreachable (…)", an error's code) is not said twice.
     .filter(([, value]) => !message.includes(value))
     .map(([key, value]) => `${key}=${oneLine(value, 80)}`);
-  const text = `${message}${error === undefined ? '' : `: ${error}`}${
-    context.length > 0 ? ` (${context.join(', ')})` : ''
-  }`;
-  return oneLine(text, maxLineLength);
+  return oneLine(`${message}${context.length > 0 ? ` (${context.join(', ')})` : ''}`, maxLineLength);
 }
 
 /** An error's code and message on one line (the stack stays in the JSON format). */
