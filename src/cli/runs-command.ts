@@ -5,7 +5,8 @@ import {
   type RunListItem,
   type RunListStatus,
 } from '../client/index.js';
-import { type ApiTarget, defaultRunsShown } from './command-line.js';
+import type { ApiTarget } from './command-line.js';
+import { defaultRunsShown } from './option-help.js';
 import type { ProcessIo } from './process-io.js';
 import { remoteApi } from './remote-api.js';
 import { readRunHistory, runHistoryPath } from './run-history.js';
