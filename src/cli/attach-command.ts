@@ -37,7 +37,7 @@ export async function attachCommand(options: { runId: string } & ApiTarget, io: 
         interrupts: io.interrupts,
         pendingQuestions: async () => (await client.questions(run.session_id)).map(askedQuestion),
       });
-      return reportOutcome(outcome, { runId: run.id, terminal, io, inProcess: false });
+      return reportOutcome(outcome, { runId: run.id, terminal, io, inProcessConfig: undefined });
     };
     return await Promise.race([follow(), leaving]);
   } finally {

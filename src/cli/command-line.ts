@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
-import { runListItemSchema } from '../api/schemas.js';
 import type { RunListStatus } from '../client/index.js';
 import { suggest } from '../config/suggest.js';
+import type { Invocation } from './invocation.js';
+import { listedStatuses, optionHelp, optionLines } from './option-help.js';
 
 /** How a command reaches an API it did not start: `--url` (else $RATCHET_URL), `--token` (else $RATCHET_TOKEN). */
 export interface ApiTarget {
@@ -86,13 +87,14 @@ type ValueOf<Spec extends OptionSpec> = Spec extends { type: 'boolean' }
 type Values<Options extends OptionTable> = { [Name in keyof Options]?: ValueOf<Options[Name]> };
 
 interface CommandSpec<Options extends OptionTable> {
-  /** The command line as the usage shows it, and what it does. */
+  /** The command line as the usage shows it, every option it accepts included, and what it does. */
   synopsis: string;
   summary: string;
   options: Options;
   /** How many positional arguments it takes at most. */
   maxPositionals: number;
-  build(values: Values<Options>, positionals: string[]): Command;
+  /** `invocation`: how the user runs the CLI, for the examples usage errors give. */
+  build(values: Values<Options>, positionals: string[], invocation: Invocation): Command;
 }
 
 function defineCommand<Options extends OptionTable>(spec: CommandSpec<Options>): CommandSpec<OptionTable> {
@@ -102,34 +104,6 @@ function defineCommand<Options extends OptionTable>(spec: CommandSpec<Options>):
 const configOption = { config: { type: 'string', short: 'c' } } as const;
 const portOption = { port: { type: 'string' } } as const;
 const apiOptions = { url: { type: 'string' }, token: { type: 'string' } } as const;
-
-const listedStatuses = runListItemSchema.shape.status.options;
-/** How many runs `ratchet runs` shows without --limit or --all. */
-export const defaultRunsShown = 20;
-
-/** What each option means, for the usage text (one line per option, in this order). */
-const optionHelp: Record<string, string> = {
-  config: '-c, --config F     config file (default: $RATCHET_CONFIG, else the bundled config/demo.yaml)',
-  port: "--port N           the API's port (default: api.port of the config; 0 picks a free one)",
-  concurrency: '--concurrency N    steps a worker runs at once (default: worker.concurrency of the config)',
-  agent:
-    "--agent A          run: the agent to work on the task (default: the config's entry agent);\n" +
-    "                   runs: only this agent's runs",
-  url:
-    '--url URL          the API (default: $RATCHET_URL, else the API the run was started on from this\n' +
-    '                   directory, else http://127.0.0.1:8080; run without it starts an API and a worker)',
-  token: '--token T          bearer token for the API (default: $RATCHET_TOKEN)',
-  'max-iterations':
-    "--max-iterations N model calls the run may make (at most the agent's options.max_iterations)",
-  timeout: "--timeout S        seconds the run may take (at most the agent's options.timeout_s)",
-  session: '--session ID       runs: only the runs of this session',
-  status:
-    '--status S         runs: only runs with this status (repeat it or separate with commas:\n' +
-    `                   ${listedStatuses.join(', ')})`,
-  limit: `--limit N          runs: how many runs to show (default ${defaultRunsShown}; with --all, per page)`,
-  all: '--all              runs: page on to the oldest run',
-  reason: '--reason TEXT      cancel: why (recorded with the run)',
-};
 
 const commands: Record<CommandName, CommandSpec<OptionTable>> = {
   dev: defineCommand({
@@ -173,7 +147,8 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
     build: (values) => ({ name: 'mcp', config: values.config }),
   }),
   run: defineCommand({
-    synopsis: 'run "<task>" [--agent A] [--url URL]',
+    synopsis:
+      'run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--config F | --url URL [--token T]]',
     summary: 'submit a task, stream its events, answer its questions',
     options: {
       ...configOption,
@@ -183,9 +158,11 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
       timeout: { type: 'string' },
     },
     maxPositionals: Number.POSITIVE_INFINITY,
-    build: (values, positionals) => {
+    build: (values, positionals, invocation) => {
       const task = positionals.join(' ').trim();
-      if (task === '') throw new UsageError('run: give the task, e.g. ratchet run "What is 2 + 2?"', 'run');
+      if (task === '') {
+        throw new UsageError(`run: give the task, e.g. ${invocation} run "What is 2 + 2?"`, 'run');
+      }
       const url = optionalUrl(values.url);
       if (url !== undefined && values.config !== undefined) {
         throw new UsageError('run: --config applies only without --url (the API has its own config)', 'run');
@@ -206,7 +183,7 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
     },
   }),
   runs: defineCommand({
-    synopsis: 'runs [--status S] [--agent A] [--all]',
+    synopsis: 'runs [--status S] [--agent A] [--session ID] [--limit N] [--all] [--url URL] [--token T]',
     summary: "the API's runs, newest first, with status, iterations and tokens",
     options: {
       status: { type: 'string', multiple: true },
@@ -228,49 +205,49 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
     }),
   }),
   status: defineCommand({
-    synopsis: 'status RUN_ID',
+    synopsis: 'status RUN_ID [--url URL] [--token T]',
     summary: "a run's status, tokens, progress, question, answer or error",
     options: apiOptions,
     maxPositionals: 1,
-    build: (values, positionals) => ({
+    build: (values, positionals, invocation) => ({
       name: 'status',
-      runId: requiredPositional('status', positionals, 'the run id, e.g. ratchet status run_…'),
+      runId: requiredPositional('status', positionals, `the run id, e.g. ${invocation} status run_…`),
       ...apiTarget(values),
     }),
   }),
   attach: defineCommand({
-    synopsis: 'attach RUN_ID',
+    synopsis: 'attach RUN_ID [--url URL] [--token T]',
     summary: 'follow a run that is going and answer its questions, as run does',
     options: apiOptions,
     maxPositionals: 1,
-    build: (values, positionals) => ({
+    build: (values, positionals, invocation) => ({
       name: 'attach',
-      runId: requiredPositional('attach', positionals, 'the run id, e.g. ratchet attach run_…'),
+      runId: requiredPositional('attach', positionals, `the run id, e.g. ${invocation} attach run_…`),
       ...apiTarget(values),
     }),
   }),
   cancel: defineCommand({
-    synopsis: 'cancel RUN_ID [--reason TEXT]',
+    synopsis: 'cancel RUN_ID [--reason TEXT] [--url URL] [--token T]',
     summary: 'cancel a run (it stops at its next step)',
     options: { reason: { type: 'string' }, ...apiOptions },
     maxPositionals: 1,
-    build: (values, positionals) => ({
+    build: (values, positionals, invocation) => ({
       name: 'cancel',
-      runId: requiredPositional('cancel', positionals, 'the run id, e.g. ratchet cancel run_…'),
+      runId: requiredPositional('cancel', positionals, `the run id, e.g. ${invocation} cancel run_…`),
       reason: values.reason,
       ...apiTarget(values),
     }),
   }),
   answer: defineCommand({
-    synopsis: 'answer ID "<answer>"',
+    synopsis: 'answer ID "<answer>" [--url URL] [--token T]',
     summary: 'answer a waiting question (ID: the question, its run or session)',
     options: apiOptions,
     maxPositionals: 2,
-    build: (values, positionals) => {
+    build: (values, positionals, invocation) => {
       const [id, text] = positionals;
       if (id === undefined || text === undefined) {
         throw new UsageError(
-          'answer: give the id and the answer, e.g. ratchet answer run_… "blue"',
+          `answer: give the id and the answer, e.g. ${invocation} answer run_… "blue"`,
           'answer',
         );
       }
@@ -307,40 +284,57 @@ function isCommandName(name: string): name is CommandName {
   return Object.hasOwn(commands, name);
 }
 
-export const usageText = `Usage: ratchet <command> [options]
+/** Where a command's summary starts in the list of commands (a longer synopsis puts it on the next line). */
+const summaryColumn = 41;
+
+/** The whole usage text: every command, every option. */
+export function usageText(invocation: Invocation = 'ratchet'): string {
+  const commandLines = commandNames.map((name) => {
+    const { synopsis, summary } = commands[name];
+    const head = `  ${synopsis}`;
+    return head.length < summaryColumn - 1
+      ? `${head.padEnd(summaryColumn)}${summary}`
+      : `${head}\n${' '.repeat(summaryColumn)}${summary}`;
+  });
+  return `Usage: ${invocation} <command> [options]
 
 Commands:
-${commandNames.map((name) => `  ${commands[name].synopsis.padEnd(39)}${commands[name].summary}`).join('\n')}
+${commandLines.join('\n')}
 
 Options:
 ${Object.values(optionHelp)
-  .map((line) => `  ${line.replaceAll('\n', '\n  ')}`)
+  .map((option) => optionLines(option.flag, option.about))
   .join('\n')}
-  -h, --help         this text (ratchet <command> --help: that command's)
+${optionLines('-h, --help', `this text (${invocation} <command> --help: that command's)`)}
 
-Environment: REDIS_URL, RATCHET_CONFIG, RATCHET_URL, RATCHET_TOKEN, RATCHET_LOG_LEVEL, RATCHET_SOURCE.
+Environment: REDIS_URL, RATCHET_CONFIG, RATCHET_URL, RATCHET_TOKEN, RATCHET_LOG_LEVEL, RATCHET_LOG_FORMAT,
+RATCHET_SOURCE.
 run and attach exit 0 when the run completed, 1 when it failed or was cancelled, 130 on Ctrl-C.
 Usage errors exit 2.`;
+}
 
-/** One command's usage: its line and its options. */
-export function commandUsage(name: CommandName): string {
+/** One command's usage: its line and what its options mean for it. */
+export function commandUsage(name: CommandName, invocation: Invocation = 'ratchet'): string {
   const spec = commands[name];
-  const options = Object.keys(spec.options)
-    .map((option) => optionHelp[option])
-    .filter((line) => line !== undefined)
-    .map((line) => `  ${line.replaceAll('\n', '\n  ')}`);
+  const options = Object.keys(spec.options).flatMap((option) => {
+    const help = optionHelp[option];
+    return help === undefined ? [] : [optionLines(help.flag, help.per?.[name] ?? help.about)];
+  });
   return [
-    `Usage: ratchet ${spec.synopsis}`,
+    `Usage: ${invocation} ${spec.synopsis}`,
     '',
     `${spec.summary}.`,
     ...(options.length > 0 ? ['', 'Options:', ...options] : []),
     '',
-    'ratchet --help lists every command.',
+    `${invocation} --help lists every command.`,
   ].join('\n');
 }
 
-/** Parses `ratchet`'s arguments (without node and the script). Throws UsageError. */
-export function parseCommandLine(argv: readonly string[]): Command {
+/**
+ * Parses `ratchet`'s arguments (without node and the script). Throws UsageError, whose examples start with
+ * `invocation`.
+ */
+export function parseCommandLine(argv: readonly string[], invocation: Invocation = 'ratchet'): Command {
   const [name, ...rest] = argv;
   if (name === undefined) throw new UsageError('no command given');
   if (name === '-h' || name === '--help' || name === 'help') {
@@ -359,7 +353,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (helpAt !== -1 && rest[helpAt] !== '--') return { name: 'help', command: name };
   const { values, positionals } = parse(name, rest, spec);
   try {
-    return spec.build(values, positionals);
+    return spec.build(values, positionals, invocation);
   } catch (error) {
     if (error instanceof UsageError && error.command === undefined) throw new UsageError(error.message, name);
     throw error;

@@ -214,7 +214,13 @@ export const exitTerminated = 143;
 /** Prints how a followed run ended and answers the command's exit code. */
 export function reportOutcome(
   outcome: RunOutcome,
-  context: { runId: string; terminal: Terminal; io: ProcessIo; inProcess: boolean },
+  context: {
+    runId: string;
+    terminal: Terminal;
+    io: ProcessIo;
+    /** The config of the API and worker `ratchet run` started in its process; undefined: an API elsewhere. */
+    inProcessConfig: string | undefined;
+  },
 ): number {
   const { terminal, io } = context;
   switch (outcome.status) {
@@ -227,8 +233,9 @@ export function reportOutcome(
     case 'interrupted':
       if (!outcome.cancelled) {
         io.stderr.write(
-          context.inProcess
-            ? `run ${context.runId} is not cancelled: it stays in Redis and goes on when a worker runs (ratchet dev)\n`
+          context.inProcessConfig !== undefined
+            ? `run ${context.runId} is not cancelled: it stays in Redis and goes on when a worker of its config ` +
+                `runs (${io.invocation} dev --config ${context.inProcessConfig})\n`
             : `run ${context.runId} is not cancelled: it goes on\n`,
         );
       }

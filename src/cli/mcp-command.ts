@@ -24,6 +24,8 @@ export async function mcpCommand(options: McpCommandOptions, io: ProcessIo): Pro
     name: 'ratchet-mcp',
     level: io.env.RATCHET_LOG_LEVEL ?? 'warn',
     destination: io.stderr,
+    format: loaded.config.log.format,
+    env: io.env,
   });
   const connection = openApiEngine({ loaded, toolboxes: options.toolboxes, logger, name: 'ratchet-mcp' });
   const server = createRatchetMcpServer({

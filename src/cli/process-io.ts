@@ -1,3 +1,7 @@
+import { join } from 'node:path';
+import { packageRoot } from './cli-config.js';
+import { type Invocation, invocationOf } from './invocation.js';
+
 export type SignalName = 'SIGINT' | 'SIGTERM';
 
 /** Handlers of a process signal, latest first: while any is registered, only the latest one is called. */
@@ -15,6 +19,8 @@ export interface ProcessIo {
   interrupts: SignalHandlers;
   /** SIGTERM. */
   terminations: SignalHandlers;
+  /** How the user runs `ratchet` from their shell (`npx ratchet` in a checkout): what suggested commands say. */
+  invocation: Invocation;
 }
 
 export function processIo(): ProcessIo {
@@ -25,6 +31,7 @@ export function processIo(): ProcessIo {
     env: process.env,
     interrupts: signalHandlers('SIGINT'),
     terminations: signalHandlers('SIGTERM'),
+    invocation: invocationOf({ path: process.env.PATH, bin: join(packageRoot, 'bin/ratchet.mjs') }),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Question } from '../client/index.js';
 import { isSessionId, sessionIdOfRun } from '../workflows/index.js';
 import { CliError } from './cli-error.js';
 import type { ApiTarget } from './command-line.js';
+import type { Invocation } from './invocation.js';
 import type { ProcessIo } from './process-io.js';
 import { parseAnswer } from './question-answers.js';
 import { remoteApi } from './remote-api.js';
@@ -12,7 +13,7 @@ import { printable } from './terminal.js';
 export async function statusCommand(options: { runId: string } & ApiTarget, io: ProcessIo): Promise<number> {
   const { client } = remoteApi(options, io, { runId: options.runId });
   const run = await client.get(options.runId);
-  io.stdout.write(`${describeRun(run).join('\n')}\n`);
+  io.stdout.write(`${describeRun(run, io.invocation).join('\n')}\n`);
   return 0;
 }
 
@@ -23,7 +24,9 @@ export async function cancelCommand(
 ): Promise<number> {
   const { client } = remoteApi(options, io, { runId: options.runId });
   await client.cancel(options.runId, { reason: options.reason ?? 'cancelled with ratchet cancel' });
-  io.stdout.write(`cancelling run ${options.runId}: it stops at its next step (ratchet status shows it)\n`);
+  io.stdout.write(
+    `cancelling run ${options.runId}: it stops at its next step (${io.invocation} status ${options.runId} shows it)\n`,
+  );
   return 0;
 }
 
@@ -36,7 +39,7 @@ export async function answerCommand(
   options: { id: string; text: string } & ApiTarget,
   io: ProcessIo,
 ): Promise<number> {
-  const target = questionTarget(options.id);
+  const target = questionTarget(options.id, io.invocation);
   const { client } = remoteApi(options, io, { runId: target.runId });
   const pending = await client.questions(target.sessionId);
   const candidates = pending.filter((question) => {
@@ -74,13 +77,13 @@ interface QuestionTarget {
 }
 
 /** The session (and run, and question) an id names: question ids carry their run's id, and run ids their session's. */
-function questionTarget(id: string): QuestionTarget {
+function questionTarget(id: string, invocation: Invocation): QuestionTarget {
   if (isSessionId(id)) return { sessionId: id, runId: undefined, questionId: undefined };
   const runId = /^q-(run_[0-9a-z]{16}_[0-9a-z]{10})-/.exec(id)?.[1] ?? id;
   const sessionId = sessionIdOfRun(runId);
   if (sessionId === undefined) {
     throw new CliError(
-      `answer: "${id}" is not a question, run or session id (q-run_…, run_…, ses_…; ratchet status RUN_ID shows the question)`,
+      `answer: "${id}" is not a question, run or session id (q-run_…, run_…, ses_…; ${invocation} status RUN_ID shows the question)`,
       2,
     );
   }

@@ -1,5 +1,6 @@
 // Commands import what they need when they run: `config validate` and `--help` load no server code.
 import '../models/index.js';
+import { logFormatProblem } from '../log/log-format.js';
 import type { ToolBox } from '../tools/index.js';
 import { apiFailure } from './cli-client.js';
 import { resolveConfigPath } from './cli-config.js';
@@ -8,23 +9,33 @@ import { type Command, commandUsage, parseCommandLine, UsageError, usageText } f
 import { type ProcessIo, processIo } from './process-io.js';
 import { validateConfigCommand } from './validate-config-command.js';
 
+/** The commands that write a log (the others talk to an API and print their own lines only). */
+const logsHere: ReadonlySet<Command['name']> = new Set(['dev', 'api', 'worker', 'mcp', 'run']);
+
 /** Runs one command; resolves with its exit code, or undefined when the process lives on (a worker). */
 async function main(argv: readonly string[], io: ProcessIo): Promise<number | undefined> {
   let command: Command;
   try {
-    command = parseCommandLine(argv);
+    command = parseCommandLine(argv, io.invocation);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(
-      `ratchet: ${error.message}\n\n${error.command ? commandUsage(error.command) : usageText}\n`,
+      `ratchet: ${error.message}\n\n${error.command ? commandUsage(error.command, io.invocation) : usageText(io.invocation)}\n`,
     );
     return 2;
   }
   // The CLI offers the built-in toolboxes only (built from the config's `tools` section when it loads).
   const toolboxes: readonly ToolBox[] = [];
+  const logFormat = logsHere.has(command.name) ? logFormatProblem(io.env) : undefined;
+  if (logFormat !== undefined) {
+    io.stderr.write(`ratchet: ${logFormat}\n`);
+    return 2;
+  }
   switch (command.name) {
     case 'help':
-      io.stdout.write(`${command.command ? commandUsage(command.command) : usageText}\n`);
+      io.stdout.write(
+        `${command.command ? commandUsage(command.command, io.invocation) : usageText(io.invocation)}\n`,
+      );
       return 0;
     case 'config-validate':
       return validateConfigCommand(command.file, toolboxes, {

@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { createLogger } from '../log/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { apiFailure, connectApi } from './cli-client.js';
@@ -61,7 +60,7 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
         sessionId,
         interrupts: io.interrupts,
       });
-      return reportOutcome(outcome, { runId, terminal, io, inProcess: stack !== undefined });
+      return reportOutcome(outcome, { runId, terminal, io, inProcessConfig: api.configPath });
     };
     return await Promise.race([work(), leaving]);
   } catch (error) {
@@ -111,21 +110,24 @@ function remember(context: {
 async function connect(
   options: RunCommandOptions,
   io: ProcessIo,
-): Promise<{ url: string; token: string | undefined; stack?: DevStack }> {
+): Promise<{ url: string; token: string | undefined; stack?: DevStack; configPath?: string }> {
   if (options.url !== undefined) return { url: options.url, token: options.token ?? io.env.RATCHET_TOKEN };
   const loaded = loadCliConfig(options.config, options.toolboxes);
   const stack = await startDevStack({
     loaded,
     toolboxes: options.toolboxes,
-    // Log lines would cut through the run's lines: warnings and errors only, on stderr.
+    // Log lines would cut through the run's lines: warnings and errors only, on stderr (one short line each
+    // at a terminal).
     logger: createLogger({
       level: io.env.RATCHET_LOG_LEVEL ?? 'warn',
-      destination: pino.destination({ fd: 2, sync: true }),
+      destination: 'stderr',
+      format: loaded.config.log.format,
+      env: io.env,
     }),
     host: '127.0.0.1',
     port: 0,
     say: (line) => io.stderr.write(`${line}\n`),
     shutdownTimeoutMs: 2_000,
   });
-  return { url: stack.url, token: stack.token, stack };
+  return { url: stack.url, token: stack.token, stack, configPath: loaded.path };
 }

@@ -1,11 +1,15 @@
 import type { Run } from '../client/index.js';
+import type { Invocation } from './invocation.js';
 import { printable } from './terminal.js';
 
 /** Run statuses after which nothing changes. */
 export const finishedStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
-/** `ratchet status`: what a person needs to know about a run, one fact a line. */
-export function describeRun(run: Run): string[] {
+/**
+ * `ratchet status`: what a person needs to know about a run, one fact a line; the commands it suggests start
+ * with `invocation`.
+ */
+export function describeRun(run: Run, invocation: Invocation = 'ratchet'): string[] {
   const lines = [`run ${run.id} (session ${run.session_id})`, `  status      ${run.status}`];
   lines.push(`  agent       ${printable(run.agent)}`);
   if (run.parent_run_id) lines.push(`  parent      ${run.parent_run_id}`);
@@ -23,9 +27,14 @@ export function describeRun(run: Run): string[] {
     const cost = run.cost_usd ? `, $${run.cost_usd.toFixed(4)}` : '';
     lines.push(`  tokens      ${run.usage.input_tokens} in, ${run.usage.output_tokens} out${cost}`);
   }
-  if (run.progress) {
+  // A completed run's last report ("75% arithmetic done") is not where it stands; where a failed or cancelled
+  // run got to is worth knowing, said as the past.
+  if (run.progress && run.status !== 'completed') {
     const percent = run.progress.fraction === null ? '' : `${Math.round(run.progress.fraction * 100)}% `;
-    lines.push(`  progress    ${percent}${printable(cut(run.progress.message))}`);
+    const when = finishedStatuses.has(run.status)
+      ? ` (when it ${run.status === 'failed' ? 'failed' : 'was cancelled'})`
+      : '';
+    lines.push(`  progress    ${percent}${printable(cut(run.progress.message))}${when}`);
   }
   if (run.created_at) lines.push(`  started     ${run.created_at}`);
   if (run.finished_at) lines.push(`  finished    ${run.finished_at}`);
@@ -35,8 +44,8 @@ export function describeRun(run: Run): string[] {
     const what = question.kind === 'approval' ? `approve ${question.tool?.name ?? 'a tool call'}? ` : '';
     lines.push(`  question    ${what}${printable(cut(question.question))}${options}`);
     lines.push(
-      `              answer with: ratchet answer ${question.id} "${question.kind === 'approval' ? 'approve' : '…'}"` +
-        ` (or ratchet attach ${run.id})`,
+      `              answer with: ${invocation} answer ${question.id} "${question.kind === 'approval' ? 'approve' : '…'}"` +
+        ` (or ${invocation} attach ${run.id})`,
     );
   }
   if (run.result !== undefined && run.result !== null) lines.push(`  answer      ${printable(run.result)}`);

@@ -5,7 +5,8 @@ import {
   type RunListItem,
   type RunListStatus,
 } from '../client/index.js';
-import { type ApiTarget, defaultRunsShown } from './command-line.js';
+import type { ApiTarget } from './command-line.js';
+import { defaultRunsShown } from './option-help.js';
 import type { ProcessIo } from './process-io.js';
 import { remoteApi } from './remote-api.js';
 import { readRunHistory, runHistoryPath } from './run-history.js';
@@ -64,7 +65,7 @@ export async function runsCommand(options: RunsOptions, io: ProcessIo): Promise<
 
   if (shown === 0) out(`no runs${describeFilters(options)} on the API at ${url}`);
   else if (more) {
-    out(`(more runs: ratchet runs --all, or --limit N up to 500)`);
+    out(`(more runs: ${io.invocation} runs --all, or --limit N up to 500)`);
   }
   return 0;
 }

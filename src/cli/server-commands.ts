@@ -16,7 +16,12 @@ export interface ServerCommandOptions {
 export async function devCommand(options: ServerCommandOptions, io: ProcessIo): Promise<number> {
   const loaded = loadCliConfig(options.config, options.toolboxes);
   const { config } = loaded;
-  const logger = createLogger({ name: 'ratchet-dev', level: io.env.RATCHET_LOG_LEVEL ?? 'warn' });
+  const logger = createLogger({
+    name: 'ratchet-dev',
+    level: io.env.RATCHET_LOG_LEVEL ?? 'warn',
+    format: config.log.format,
+    env: io.env,
+  });
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const stopped = untilSignal(io);
   const stack = await startDevStack({
@@ -32,7 +37,7 @@ export async function devCommand(options: ServerCommandOptions, io: ProcessIo): 
   );
   say(`console: ${stack.url}/console`);
   say(`config ${loaded.path}`);
-  say(`try:  ratchet run --url ${stack.url} "What is 17 × 23 + 5?"`);
+  say(`try:  ${io.invocation} run --url ${stack.url} "What is 17 × 23 + 5?"`);
   say('Ctrl-C stops.');
   await stopped;
   say('stopping…');
@@ -43,7 +48,7 @@ export async function devCommand(options: ServerCommandOptions, io: ProcessIo): 
 /** `ratchet api`: the HTTP API until SIGTERM/SIGINT (workers run as their own processes). */
 export async function apiCommand(options: ServerCommandOptions, io: ProcessIo): Promise<number> {
   const loaded = loadCliConfig(options.config, options.toolboxes);
-  const logger = createLogger({ name: 'ratchet-api' });
+  const logger = createLogger({ name: 'ratchet-api', format: loaded.config.log.format, env: io.env });
   const stopped = untilSignal(io);
   const api = await startApi({
     loaded,

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { originOf } from '../http/index.js';
+import { logFormatSettings } from '../log/index.js';
 import { maxDayMs, maxHourMs, maxRetentionS, maxRunTimeoutS } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
 import {
@@ -327,6 +328,17 @@ const eventsSchema = z.strictObject({
   max_len: withDefault(integer(100), 10_000),
 });
 
+const logSchema = z.strictObject({
+  /**
+   * How each process writes its log: `json` (one object a line), `pretty` (one short line each, for a person),
+   * or `auto`: pretty when the log goes to a terminal, else JSON. RATCHET_LOG_FORMAT overrides it.
+   */
+  format: withDefault(
+    z.enum(logFormatSettings, { error: `must be ${logFormatSettings.join(', ')}` }),
+    'auto',
+  ),
+});
+
 /**
  * The shape of a config file. References between entries (agent → provider, toolboxes, entry_agent) and
  * unique names are checked by the loader, which sees the whole file even when parts of it fail this schema.
@@ -360,6 +372,7 @@ export const configSchema = z.strictObject({
   retention: withDefault(retentionSchema, {}),
   api: withDefault(apiSchema, {}),
   events: withDefault(eventsSchema, {}),
+  log: withDefault(logSchema, {}),
   /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
   tools: withDefault(toolsConfigSchema, {}),
   skills: withDefault(skillsSchema, {}),

@@ -1,4 +1,11 @@
 export {
+  type LogFormat,
+  type LogFormatSetting,
+  logFormatProblem,
+  logFormatSettings,
+  logFormatVariable,
+} from './log-format.js';
+export {
   createLogger,
   type Logger,
   type LoggerOptions,

@@ -1,5 +1,8 @@
+import { isatty } from 'node:tty';
 import { type Logger, pino } from 'pino';
 import { redactSecrets } from '../secrets/index.js';
+import { type LogFormatSetting, resolveLogFormat } from './log-format.js';
+import { colorsAt, terminalLogStream } from './terminal-log.js';
 
 export type { Logger };
 
@@ -25,12 +28,20 @@ export const redactedPaths = [
 export interface LoggerOptions {
   level?: string;
   name?: string;
-  /** Where lines go; defaults to stdout. Tests pass a stream to capture them. */
-  destination?: pino.DestinationStream;
+  /**
+   * Where lines go: `stdout` (the default) or `stderr`, or a stream (tests capture lines with one; an
+   * `isTTY` stream counts as a terminal).
+   */
+  destination?: 'stdout' | 'stderr' | pino.DestinationStream | NodeJS.WritableStream;
+  /** The config's `log.format` (RATCHET_LOG_FORMAT overrides it); auto: pretty at a terminal, else JSON. */
+  format?: LogFormatSetting | undefined;
+  /** Where RATCHET_LOG_FORMAT is read; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const level = options.level ?? process.env.RATCHET_LOG_LEVEL ?? 'info';
+  const env = options.env ?? process.env;
+  const level = options.level ?? env.RATCHET_LOG_LEVEL ?? 'info';
   const pinoOptions = {
     level,
     base: { name: options.name ?? 'ratchet', pid: process.pid },
@@ -40,7 +51,21 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     hooks: { streamWrite: redactSecrets },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  const destination = options.destination ?? 'stdout';
+  const fd = destination === 'stdout' ? 1 : destination === 'stderr' ? 2 : undefined;
+  const toTerminal = fd === undefined ? (destination as { isTTY?: boolean }).isTTY === true : isatty(fd);
+  const format = resolveLogFormat({ setting: options.format, env, toTerminal });
+  if (format === 'pretty') {
+    const stream = terminalLogStream({
+      destination: fd ?? (destination as NodeJS.WritableStream),
+      colorize: colorsAt(toTerminal),
+    });
+    return pino(pinoOptions, stream);
+  }
+  if (fd === 1) return pino(pinoOptions);
+  // Standard error is written synchronously, so lines keep their place among the CLI's own.
+  if (fd === 2) return pino(pinoOptions, pino.destination({ fd: 2, sync: true }));
+  return pino(pinoOptions, destination as pino.DestinationStream);
 }
 
 /** A logger that writes nothing, for tests and library use. */

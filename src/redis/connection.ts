@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../log/index.js';
 import { coalesceWrites } from './coalesce-writes.js';
+import { redisOutageLog } from './redis-outage.js';
 
 /**
  * A connection to Ratchet's Redis: one server, or a Redis Cluster (every key a command or script touches shares
@@ -65,13 +66,14 @@ export function createRedis(options: ConnectionOptions): RedisClient {
       : new Redis(options.url, redisOptions);
   // Per-turn coalescing works on one socket; a cluster client keeps one per node (and its own batching).
   if (options.batching === 'per-turn' && redis instanceof Redis) coalesceWrites(redis);
-  let lastErrorLogged = 0;
+  // An outage is told once for the whole process (redis-outage.ts), and its end when a connection is ready.
+  const outage = redisOutageLog(options.logger);
   redis.on('error', (error: Error) => {
-    const now = Date.now();
-    if (now - lastErrorLogged < 5000) return;
-    lastErrorLogged = now;
-    options.logger.warn({ err: error, connection: options.name }, 'redis connection error');
+    if (!outage.absorb(error)) {
+      options.logger.warn({ err: error, connection: options.name }, 'redis connection error');
+    }
   });
+  redis.on('ready', () => outage.ready());
   return redis;
 }
 

@@ -3,6 +3,7 @@ import { RatchetError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { compareStreamIds } from '../workflows/stream-ids.js';
 import { commandTimeoutOf, nodeClientFor, type RedisClient } from './connection.js';
+import { redisOutageLog } from './redis-outage.js';
 
 export interface EventHubOptions {
   /** The command connection: readers are duplicated from it, and unblocks are sent on it. */
@@ -255,7 +256,10 @@ class HubReader {
         // The slot moved to another node (a cluster failover or resharding): connect to where it is now.
         if (error instanceof Error && /^(MOVED|ASK)\b/.test(error.message)) this.reconnect();
         // Redis away or frozen: followers keep waiting (their clients keep their streams) until it is back.
-        if (failures === 1) this.options.logger.warn({ err: error }, 'event hub read failed; retrying');
+        // A connection error is the process's Redis outage (told once, with its end); another is logged here.
+        if (!redisOutageLog(this.options.logger).absorb(error) && failures === 1) {
+          this.options.logger.warn({ err: error }, 'event hub read failed; retrying');
+        }
         await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** failures)));
       }
     }

@@ -6,6 +6,7 @@ import type { RunRecord } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import type { KeySpace } from './keys.js';
 import { runKeys, shardPrefix, stepQueueName } from './keys.js';
+import { redisOutageLog } from './redis-outage.js';
 
 /** Names of BullMQ jobs = step kinds. */
 export const stepJobName = { iteration: 'iteration', tool: 'tool', teamTurn: 'team-turn' } as const;
@@ -33,8 +34,10 @@ export class StepQueues {
     telemetry?: Telemetry,
   ) {
     this.queues = [];
+    const outage = redisOutageLog(logger);
     let lastErrorLogged = 0;
     const onError = (error: Error) => {
+      if (outage.absorb(error)) return;
       // The shared connection reports the same outage once per client: log it at most every 5 s.
       if (Date.now() - lastErrorLogged < 5000) return;
       lastErrorLogged = Date.now();

@@ -10,6 +10,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
 import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RateLimiter } from '../redis/rate-limiter.js';
+import { redisOutageLog } from '../redis/redis-outage.js';
 import { createTelemetry, type Telemetry, telemetrySettings } from '../telemetry/index.js';
 import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
@@ -149,6 +150,7 @@ export class RatchetWorker {
       limiter: new RateLimiter(commands, space),
       now: () => new Date(),
       workerId: this.workerId,
+      keyPrefix: config.redis.prefix,
       // Toolboxes an agent uses that hold something per run are told when a run ends (the browser's page).
       observer: withRunEndListeners(
         this.telemetry,
@@ -195,6 +197,8 @@ export class RatchetWorker {
       : processSteps;
     const concurrency = this.options.concurrency ?? config.worker.concurrency;
     const shards = config.worker.shards ?? Array.from({ length: space.shards }, (_, shard) => shard);
+    // Its blocking connections fail on every retry while Redis is away: one outage, told once.
+    const outage = redisOutageLog(logger);
     for (const shard of shards) {
       // A template BullMQ duplicates (its duplicates coalesce their writes too); it never connects itself.
       const connection = createRedis({
@@ -216,7 +220,9 @@ export class RatchetWorker {
         autorun: false,
         ...(queueTelemetry ? { telemetry: queueTelemetry.telemetry } : {}),
       });
-      worker.on('error', (error) => logger.error({ err: error, shard }, 'worker error'));
+      worker.on('error', (error) => {
+        if (!outage.absorb(error)) logger.error({ err: error, shard }, 'worker error');
+      });
       worker.on('failed', (job, error) => {
         if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
           logger.error({ err: error, job_id: job.id, step: job.name }, 'step job failed for good');

@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
+import { redisOutageLog } from '../redis/redis-outage.js';
 import { sweepExpired } from '../redis/retention.js';
 
 export const retentionQueueName = 'retention';
@@ -46,7 +47,12 @@ export class RetentionSweeper {
   async start(): Promise<void> {
     const { connection, space, settings, logger, commands } = this.options;
     const prefix = retentionQueuePrefix(space);
+    const outage = redisOutageLog(logger);
     this.queue = new Queue(retentionQueueName, { connection, prefix });
+    // Without a listener BullMQ prints each of its errors with console.error, a stack trace each.
+    this.queue.on('error', (error) => {
+      if (!outage.absorb(error)) logger.warn({ err: error }, 'retention queue error');
+    });
     if (!this.enabled) {
       // Switched off: a scheduler left by an earlier config must not go on sweeping.
       await this.queue.removeJobScheduler(schedulerId);
@@ -65,7 +71,9 @@ export class RetentionSweeper {
       },
       { connection, prefix, concurrency: 1 },
     );
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'retention worker error'));
+    this.worker.on('error', (error) => {
+      if (!outage.absorb(error)) logger.warn({ err: error }, 'retention worker error');
+    });
     this.worker.on('failed', (_job, error) => logger.warn({ err: error }, 'retention sweep failed'));
     await this.worker.waitUntilReady();
   }

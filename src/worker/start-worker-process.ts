@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Extensions } from '../extensions/extensions.js';
-import { createLogger } from '../log/index.js';
+import { createLogger, logFormatProblem } from '../log/index.js';
 import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from './ratchet-worker.js';
@@ -25,7 +25,13 @@ export interface WorkerProcessOptions {
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<RatchetWorker> {
   // First, before the config loads and Redis connects: a signal from now on is a clean shutdown.
   catchShutdownSignals();
-  const logger = createLogger({ name: 'ratchet-worker' });
+  const logFormat = logFormatProblem(process.env);
+  if (logFormat !== undefined) {
+    process.stderr.write(`${logFormat}\n`);
+    process.exit(2);
+  }
+  // Until the config says how it logs (log.format), as RATCHET_LOG_FORMAT says, else as auto.
+  let logger = createLogger({ name: 'ratchet-worker' });
   let worker: RatchetWorker | undefined;
   let stopping = false;
   onShutdownSignal((signal) => {
@@ -70,6 +76,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       process.exit(2);
     }
     throw error;
+  }
+  if (loaded.config.log.format !== 'auto') {
+    logger = createLogger({ name: 'ratchet-worker', format: loaded.config.log.format });
   }
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import '../../src/models/index.js';
+import { invocationOf } from '../../src/cli/invocation.js';
 import { type ApiProcess, startApi } from '../../src/cli/start-api.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
@@ -15,6 +16,11 @@ import { deleteKeys } from '../helpers/harness.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 const bin = join(repoRoot, 'bin/ratchet.mjs');
+/**
+ * How the CLI started by spawnCli tells its user to run it (`npx ratchet`, unless this very bin is on the
+ * PATH as `ratchet`): the start of the commands it suggests.
+ */
+export const invocation = invocationOf({ path: process.env.PATH, bin });
 
 export interface CliProcess {
   child: ChildProcess;

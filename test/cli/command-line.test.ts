@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { commandUsage, parseCommandLine, UsageError } from '../../src/cli/command-line.js';
+import {
+  type CommandName,
+  commandUsage,
+  parseCommandLine,
+  UsageError,
+  usageText,
+} from '../../src/cli/command-line.js';
 
 function usageError(argv: string[]): string {
   try {
@@ -81,7 +87,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['help', 'status'])).toEqual({ name: 'help', command: 'status' });
     expect(parseCommandLine(['config', 'validate', '-h'])).toEqual({ name: 'help', command: 'config' });
     expect(parseCommandLine(['run', '--', '-h'])).toMatchObject({ name: 'run', task: '-h' });
-    expect(commandUsage('attach')).toMatch(/^Usage: ratchet attach RUN_ID\n/);
+    expect(commandUsage('attach')).toMatch(/^Usage: ratchet attach RUN_ID \[--url URL\] \[--token T\]\n/);
     expect(commandUsage('attach')).toContain('--token T');
     expect(commandUsage('attach')).not.toContain('--port');
   });
@@ -218,5 +224,81 @@ describe('parseCommandLine', () => {
     expect(usageError(['config', 'check', 'x'])).toBe('config: unknown action "check"');
     expect(usageError(['config', 'validate'])).toMatch(/give the config file/);
     expect(usageError(['config', 'validate', 'a', 'b'])).toBe('config validate: unexpected argument "b"');
+  });
+});
+
+const commandNames: CommandName[] = [
+  'dev',
+  'api',
+  'worker',
+  'mcp',
+  'run',
+  'runs',
+  'status',
+  'attach',
+  'cancel',
+  'answer',
+  'config',
+];
+
+/** The options a command's usage lists under "Options:" (their long names). */
+function listedOptions(usage: string): string[] {
+  const [, options = ''] = usage.split('\nOptions:\n');
+  return [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((match) => match[1] ?? '');
+}
+
+describe('the usage texts', () => {
+  it.each(commandNames)('%s: its usage line names every option it accepts', (name) => {
+    const usage = commandUsage(name);
+    const usageLine = usage.split('\n')[0] ?? '';
+    for (const option of listedOptions(usage)) expect(usageLine).toContain(option);
+    // And the whole usage's list of commands shows the same line.
+    expect(usageText()).toContain(`  ${usageLine.replace('Usage: ratchet ', '')}`);
+  });
+
+  it("run --help tells run's --agent, runs --help the list's, and neither the other's", () => {
+    expect(commandUsage('run')).toContain(
+      "--agent A          the agent (or team) to work on the task (default: the config's entry agent)",
+    );
+    expect(commandUsage('run')).not.toContain("this agent's runs");
+    expect(commandUsage('runs')).toContain("--agent A          only this agent's runs");
+    expect(commandUsage('runs')).not.toContain('to work on the task');
+  });
+
+  it.each(['status', 'attach', 'cancel', 'answer'] as const)(
+    '%s --help says which API --url defaults to, and nothing about starting one',
+    (name) => {
+      const usage = commandUsage(name);
+      expect(usage).toContain(
+        '--url URL          the API (default: $RATCHET_URL, else the API the run was started on from',
+      );
+      expect(usage).not.toMatch(/starts? an API|start in this process/);
+    },
+  );
+
+  it('run --help says that without --url an API and a worker start in the process, and that --config is for them', () => {
+    const usage = commandUsage('run');
+    expect(usage).toContain(
+      '--url URL          submit to the API at URL (without it, an API and a worker start in this process)',
+    );
+    expect(usage).toContain(
+      '-c, --config F     config of the API and worker started for the run when there is no --url',
+    );
+    expect(usage).not.toContain('$RATCHET_URL');
+  });
+
+  it('starts every command it shows with how the user runs the CLI', () => {
+    expect(commandUsage('status', 'npx ratchet')).toMatch(/^Usage: npx ratchet status RUN_ID/);
+    expect(commandUsage('status', 'npx ratchet')).toContain('\nnpx ratchet --help lists every command.');
+    expect(usageText('npx ratchet')).toMatch(/^Usage: npx ratchet <command> \[options\]\n/);
+    const message = (() => {
+      try {
+        parseCommandLine(['attach'], 'npx ratchet');
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toBe('attach: give the run id, e.g. npx ratchet attach run_…');
   });
 });

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from './cli-fixture.js';
+import { invocation, repoRoot, runCli } from './cli-fixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ratchet-cli-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,18 +73,26 @@ describe('ratchet config validate', () => {
 
 describe('usage errors', () => {
   it.each([
-    [['deploy'], 'unknown command "deploy"', 'Usage: ratchet <command> [options]'],
-    [['rnus'], 'unknown command "rnus" (did you mean "runs"?)', 'Usage: ratchet <command> [options]'],
-    [['dev', '--bogus'], 'dev: unknown option "--bogus"', 'Usage: ratchet dev [--config F] [--port N]'],
+    [['deploy'], 'unknown command "deploy"', `Usage: ${invocation} <command> [options]`],
+    [['rnus'], 'unknown command "rnus" (did you mean "runs"?)', `Usage: ${invocation} <command> [options]`],
+    [['dev', '--bogus'], 'dev: unknown option "--bogus"', `Usage: ${invocation} dev [--config F] [--port N]`],
     [
       ['status', 'run_x', '--tokn', 't'],
       'status: unknown option "--tokn" (did you mean "--token"?)',
-      'Usage: ratchet status RUN_ID',
+      `Usage: ${invocation} status RUN_ID [--url URL] [--token T]`,
     ],
-    [['worker', '--concurrency', 'many'], '--concurrency: must be a whole number', 'Usage: ratchet worker'],
-    [['run'], 'run: give the task', 'Usage: ratchet run "<task>"'],
-    [['config', 'validate'], 'config validate: give the config file', 'Usage: ratchet config validate F'],
-    [[], 'no command given', 'Usage: ratchet <command> [options]'],
+    [
+      ['worker', '--concurrency', 'many'],
+      '--concurrency: must be a whole number',
+      `Usage: ${invocation} worker`,
+    ],
+    [['run'], 'run: give the task', `Usage: ${invocation} run "<task>"`],
+    [
+      ['config', 'validate'],
+      'config validate: give the config file',
+      `Usage: ${invocation} config validate F`,
+    ],
+    [[], 'no command given', `Usage: ${invocation} <command> [options]`],
   ])('ratchet %j prints the usage and exits 2', async (args, message, usage) => {
     const { code, stdout, stderr } = await runCli(args, { cwd: dir });
     expect(code).toBe(2);
@@ -93,17 +101,68 @@ describe('usage errors', () => {
     expect(stderr).toContain(usage);
   });
 
-  it("ratchet <command> --help prints that command's usage and exits 0", async () => {
-    const { code, stdout } = await runCli(['attach', '--help'], { cwd: dir });
-    expect(code).toBe(0);
-    expect(stdout).toMatch(/^Usage: ratchet attach RUN_ID\n/);
-    expect(stdout).toContain('--token T');
+  it("ratchet <command> --help prints that command's usage, every option it takes, what each means for it", async () => {
+    const attach = await runCli(['attach', '--help'], { cwd: dir });
+    expect(attach.code).toBe(0);
+    expect(attach.stdout).toMatch(
+      new RegExp(`^Usage: ${invocation} attach RUN_ID \\[--url URL\\] \\[--token T\\]\\n`),
+    );
+    expect(attach.stdout).toContain('--token T');
+
+    const run = await runCli(['run', '--help'], { cwd: dir });
+    expect(run.stdout).toContain(
+      `Usage: ${invocation} run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--config F | --url URL [--token T]]\n`,
+    );
+    expect(run.stdout).toContain(
+      "--agent A          the agent (or team) to work on the task (default: the config's entry agent)\n",
+    );
+    expect(run.stdout).not.toContain("this agent's runs");
+
+    for (const command of ['status', 'answer', 'attach']) {
+      const { stdout } = await runCli([command, '--help'], { cwd: dir });
+      expect(stdout).toContain(
+        '--url URL          the API (default: $RATCHET_URL, else the API the run was started on from',
+      );
+      expect(stdout).not.toContain('starts an API');
+    }
   });
 
   it('ratchet --help prints the usage and exits 0', async () => {
     const { code, stdout } = await runCli(['--help'], { cwd: dir });
     expect(code).toBe(0);
-    expect(stdout).toContain('run "<task>" [--agent A] [--url URL]');
+    expect(stdout).toContain(
+      'run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--config F | --url URL [--token T]]',
+    );
+  });
+
+  it('says ratchet where this program is on the PATH as ratchet, npx ratchet where it is not (a checkout, a project)', async () => {
+    const bin = join(repoRoot, 'bin/ratchet.mjs');
+    const installed = join(dir, 'global/bin');
+    const project = join(dir, 'project/node_modules/.bin');
+    for (const path of [installed, project]) {
+      mkdirSync(path, { recursive: true });
+      symlinkSync(bin, join(path, 'ratchet'));
+    }
+    const usageWith = async (path: string) =>
+      (await runCli(['--help'], { cwd: dir, env: { PATH: path } })).stdout.split('\n')[0];
+    expect(await usageWith([installed, '/usr/bin', '/bin'].join(delimiter))).toBe(
+      'Usage: ratchet <command> [options]',
+    );
+    // npx and npm run put node_modules/.bin on the PATH of what they start: the user's shell does not have it.
+    expect(await usageWith([project, '/usr/bin', '/bin'].join(delimiter))).toBe(
+      'Usage: npx ratchet <command> [options]',
+    );
+    expect(await usageWith(['/usr/bin', '/bin'].join(delimiter))).toBe(
+      'Usage: npx ratchet <command> [options]',
+    );
+  });
+
+  it('refuses a RATCHET_LOG_FORMAT it does not know, at start, in one line (exit 2)', async () => {
+    const { code, stderr } = await runCli(['dev'], { cwd: dir, env: { RATCHET_LOG_FORMAT: 'fancy' } });
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'ratchet: RATCHET_LOG_FORMAT: must be auto, json, pretty (got "fancy"); unset it for auto\n',
+    );
   });
 
   it('a bad config is refused at start with every problem (exit 2)', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort, redisAnswers } from '../helpers/find-redis.js';
-import { type CliProcess, type CliWorld, createWorld, runCli, spawnCli } from './cli-fixture.js';
+import { type CliProcess, type CliWorld, createWorld, invocation, runCli, spawnCli } from './cli-fixture.js';
 
 const script = {
   replies: [{ tool_calls: [{ name: 'ask_user', arguments: { question: 'Go on?' } }] }, { text: 'Went on.' }],
@@ -42,6 +42,9 @@ describe('ratchet dev', () => {
     // The web console, at the URL it prints (a line of its own, written after the API's: wait for it).
     await dev.waitFor(/\nconsole: http:\/\/\S+\/console\n/);
     expect(dev.stdout()).toContain(`\nconsole: ${url}/console\n`);
+    // The command it suggests, as the user runs the CLI here (npx ratchet in a checkout).
+    await dev.waitFor('Ctrl-C stops.');
+    expect(dev.stdout()).toContain(`\ntry:  ${invocation} run --url ${url} "What is 17 × 23 + 5?"\n`);
     const page = await fetch(`${url}/console`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');

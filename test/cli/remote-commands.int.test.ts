@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
-import { type CliProcess, type CliWorld, createWorld, runCli, spawnCli, startServer } from './cli-fixture.js';
+import {
+  type CliProcess,
+  type CliWorld,
+  createWorld,
+  invocation,
+  runCli,
+  spawnCli,
+  startServer,
+} from './cli-fixture.js';
 
 // A user's terminal closes while a run waits for an answer; from a new terminal they find the run again,
 // look at it, follow it and answer it, or cancel it: every command as a person types it, against a live API.
@@ -11,7 +19,10 @@ const askColour: Script = {
   replies: [
     {
       text: 'Let me ask.',
-      tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?', options: ['red', 'blue'] } }],
+      tool_calls: [
+        { name: 'report_progress', arguments: { message: 'choosing a colour', fraction: 0.5 } },
+        { name: 'ask_user', arguments: { question: 'Which colour?', options: ['red', 'blue'] } },
+      ],
     },
     { text: 'Red it is.' },
   ],
@@ -88,8 +99,9 @@ describe('after the terminal that started a run closed', () => {
     expect(status.stdout).toMatch(/ {2}agent {7}helper\n/);
     expect(status.stdout).toMatch(/ {2}iterations {2}1\n/);
     expect(status.stdout).toMatch(/ {2}tokens {6}\d+ in, \d+ out/);
+    expect(status.stdout).toContain('  progress    50% choosing a colour\n');
     expect(status.stdout).toContain('  question    Which colour? [red / blue]');
-    expect(status.stdout).toMatch(/answer with: ratchet answer q-run_\S+ "…"/);
+    expect(status.stdout).toMatch(new RegExp(`answer with: ${invocation} answer q-run_\\S+ "…"`));
 
     const attach = await runCli(['attach', runId], { cwd: dir, env: withToken, stdin: 'blue\n' });
     expect(attach.stderr).toBe('');
@@ -105,6 +117,8 @@ describe('after the terminal that started a run closed', () => {
     const after = await runCli(['status', runId], { cwd: dir, env: withToken });
     expect(after.stdout).toMatch(/ {2}status {6}completed\n/);
     expect(after.stdout).toContain('  answer      Blue it is.');
+    // Where it stands is "completed": its last report (50%) is not shown as its progress.
+    expect(after.stdout).not.toContain('progress');
     // Attaching to a finished run shows its end and exits as run would.
     const late = await runCli(['attach', runId], { cwd: dir, env: withToken });
     expect(late.code).toBe(0);
@@ -291,7 +305,7 @@ describe("ratchet runs reads the API's run list", () => {
       env: withToken,
     });
     expect(listed(byAgent.stdout)).toEqual([third, second]);
-    expect(byAgent.stdout).toContain('(more runs: ratchet runs --all, or --limit N up to 500)');
+    expect(byAgent.stdout).toContain(`(more runs: ${invocation} runs --all, or --limit N up to 500)`);
     const sessionId = (await run(url, second)).session_id as string;
     const bySession = await runCli(['runs', '--url', url, '--session', sessionId], { env: withToken });
     expect(bySession.stdout).toContain(`session ${sessionId} (agent helper, idle)\n`);

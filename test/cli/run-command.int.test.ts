@@ -143,4 +143,29 @@ describe('ratchet run without --url (API and worker in the CLI process)', () => 
     expect(stdout).toContain('↳ answered: blue');
     expect(stdout).toContain('answer: Blue it is.');
   });
+
+  it('logs a failure as one short line on stderr at a terminal (no JSON, no stack), and as JSON to a pipe', async () => {
+    world = createWorld({
+      script: { replies: [{ fail: [{ kind: 'auth', message: 'bad key' }] }] },
+      redisUrl: inject('redisUrl'),
+    });
+    const args = ['run', '--config', world.configPath, 'hi'];
+    // RATCHET_LOG_FORMAT=pretty: as when stderr is a terminal (here it is a pipe).
+    const terminal = await runCli(args, { env: { RATCHET_LOG_FORMAT: 'pretty' } });
+    expect(terminal.code).toBe(1);
+    expect(terminal.stdout).toMatch(/▶ helper starts: hi\n.*\n✘ failed \(model_auth_failed\): bad key\n$/);
+    const lines = terminal.stderr.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\[\d\d:\d\d:\d\d\] ERROR: step failed for good: model_auth_failed: bad key \(job_id=run_\S+-i1, step=iteration, /,
+    );
+
+    const piped = await runCli(args);
+    const records = piped.stderr
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { msg: string; err: { stack: string } });
+    expect(records.map((record) => record.msg)).toEqual(['step failed for good']);
+    expect(records[0]?.err.stack).toContain('RatchetError: bad key\n    at ');
+  });
 });

@@ -81,6 +81,7 @@ describe('parseConfigText: defaults', () => {
         admin_queues: false,
       },
       events: { max_len: 10_000 },
+      log: { format: 'auto' },
       tools: {
         workspace: './workspace',
         filesystem: { read_only: false, max_read_bytes: 1_048_576, max_list_entries: 1_000 },

@@ -6,11 +6,28 @@ import type { AgentRuntime, StepServices } from './step-context.js';
 const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
 
 type Registry = Pick<StepServices, 'agents' | 'handoffs' | 'teams'>;
+type WorkerRegistry = Registry & Pick<StepServices, 'keyPrefix'>;
 
-function configured(services: Pick<StepServices, 'agents'>, name: string): AgentRuntime {
+function configured(services: WorkerRegistry, name: string): AgentRuntime {
   const agent = services.agents.get(name);
-  if (!agent) throw new RatchetError('agent_not_found', `agent "${name}" is not configured on this worker`);
+  if (!agent) throw notOnThisWorker(services, `agent "${name}"`);
   return agent;
+}
+
+/**
+ * A step for an agent, handoff group or team this worker's config does not have. A run's steps go to every
+ * worker on its Redis and key prefix, so the likely cause is another config's workers there (`ratchet dev`
+ * with the demo config while `ratchet run --config team.yaml` runs, both on one prefix): the error says so.
+ */
+export function notOnThisWorker(services: WorkerRegistry, what: string): RatchetError {
+  const names = runnableNames(services);
+  const known = names.length > 8 ? `${names.slice(0, 8).join(', ')}, …` : names.join(', ');
+  return new RatchetError(
+    'agent_not_found',
+    `${what} is not configured on this worker (its config has ${known}): the step was taken by a worker ` +
+      `whose config lacks it, most likely because another config's workers share this Redis and key prefix ` +
+      `"${services.keyPrefix}". Give each config its own redis.prefix, or run the run's own config on its workers`,
+  );
 }
 
 /** Whether a run can be started with this name: an agent, a handoff group or a team. */
@@ -49,7 +66,7 @@ export function runnableNames(services: Registry): string[] {
  * first. Built once per combination and worker.
  */
 export function runAgent(
-  services: Pick<StepServices, 'agents' | 'handoffs'>,
+  services: WorkerRegistry,
   name: string,
   lineage: readonly string[] = [],
   group?: string,
@@ -66,8 +83,7 @@ export function runAgent(
   const cached = cache.get(key);
   if (cached) return cached;
   const handoff = group === undefined ? undefined : services.handoffs.get(group);
-  if (group !== undefined && !handoff)
-    throw new RatchetError('agent_not_found', `handoff group "${group}" is not configured on this worker`);
+  if (group !== undefined && !handoff) throw notOnThisWorker(services, `handoff group "${group}"`);
   const toolboxes: ToolBox[] = handoff ? [handoffToolbox(handoff, name)] : [];
   for (const toolbox of [name, ...ancestors].flatMap((agent) => configured(services, agent).toolboxes)) {
     if (!toolboxes.some((known) => known.name === toolbox.name)) toolboxes.push(toolbox);

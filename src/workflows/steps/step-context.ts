@@ -95,6 +95,8 @@ export interface StepServices {
   /** The handoff contracts (`contracts:`), compiled once. */
   contracts: readonly ContractCheck[];
   now: () => Date;
+  /** This worker's `redis.prefix`: named when it takes a step its config cannot run (another config's). */
+  keyPrefix: string;
   /** This worker process's id in the worker registry: each step's attempts record names it (decision 0019). */
   workerId: string;
   /** Traces and metrics (decision 0024); absent when telemetry is off. */

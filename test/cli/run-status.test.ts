@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { describeRun } from '../../src/cli/run-status.js';
+import type { Run } from '../../src/client/index.js';
+
+function run(fields: Partial<Run>): Run {
+  return {
+    id: 'run_1',
+    session_id: 'ses_1',
+    agent: 'assistant',
+    status: 'running',
+    progress: { fraction: 0.75, message: 'arithmetic done' },
+    ...fields,
+  } as Run;
+}
+
+describe('describeRun', () => {
+  it('shows the progress of a run that goes on', () => {
+    expect(describeRun(run({ status: 'running' }))).toContain('  progress    75% arithmetic done');
+  });
+
+  it('shows no progress for a completed run: its status says where it stands', () => {
+    const lines = describeRun(run({ status: 'completed', result: '396' }));
+    expect(lines.join('\n')).not.toContain('progress');
+    expect(lines).toContain('  answer      396');
+  });
+
+  it('says where a failed or cancelled run had got to, as the past', () => {
+    expect(describeRun(run({ status: 'failed' }))).toContain(
+      '  progress    75% arithmetic done (when it failed)',
+    );
+    expect(describeRun(run({ status: 'cancelled' }))).toContain(
+      '  progress    75% arithmetic done (when it was cancelled)',
+    );
+  });
+
+  it('suggests the commands to answer a waiting question as the user runs the CLI', () => {
+    const waiting = run({
+      status: 'waiting_input',
+      pending_question: {
+        id: 'q-run_1-1',
+        kind: 'ask_user',
+        question: 'Digits or words?',
+        options: ['digits', 'words'],
+      } as unknown as Run['pending_question'],
+    });
+    expect(describeRun(waiting, 'npx ratchet')).toContain(
+      '              answer with: npx ratchet answer q-run_1-1 "…" (or npx ratchet attach run_1)',
+    );
+  });
+});
