@@ -13,12 +13,15 @@ const secretName =
 const plainHeader = /^(accept(-.*)?|content-.*|user-agent|cache-control|.*-version|.*-beta)$/i;
 
 /**
- * Every secret value a config holds or points at: provider `api_key`, `api.tokens`, the password in
+ * Every secret value a config holds or points at: provider `api_key`, `api.tokens`, the
+ * metrics listener's `telemetry.metrics.worker_token`, the password in
  * `redis.url`, provider, MCP and OTLP export `headers` (all but the plain ones such as `Accept`), and, by their names,
  * MCP servers' `env` and environment variables (which a provider SDK may read without the config naming them).
  */
 export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): string[] {
   const secrets: string[] = [...config.api.tokens];
+  const workerToken = config.telemetry.metrics.worker_token;
+  if (workerToken !== undefined) secrets.push(workerToken);
   for (const provider of config.providers) {
     if (typeof provider.api_key === 'string') secrets.push(provider.api_key);
     secrets.push(...headerSecrets(provider.headers));

@@ -77,7 +77,7 @@ describe('createRedactor: partial and encoded secrets', () => {
 });
 
 describe('configSecrets', () => {
-  it('collects provider keys, API tokens, the Redis password, headers but the plain ones, and by name: MCP env and variables', () => {
+  it('collects provider keys, API tokens, the metrics listener token, the Redis password, headers but the plain ones, and by name: MCP env and variables', () => {
     const config = configParser().parse(`
 providers:
   - { name: a, kind: openai, model: m, api_key: sk-provider-key-1234, headers: { x-org-id: org-header-value-1, accept: application/json, anthropic-version: 2023-06-01-x } }
@@ -86,6 +86,7 @@ mcp_servers:
   - { name: h, url: "https://mcp.example/mcp", headers: { authorization: "Bearer mcp-header-token-1" } }
 api: { tokens: [api-token-0123456789] }
 redis: { url: "redis://:redis-password-1@127.0.0.1:6379" }
+telemetry: { metrics: { worker_token: worker-metrics-token-1 } }
 agents: [{ name: x, provider: a }]
 `);
     const secrets = configSecrets(config, { OPENAI_API_KEY: 'sk-from-the-environment', HOME: '/root' });
@@ -97,6 +98,7 @@ agents: [{ name: x, provider: a }]
         'Bearer mcp-header-token-1',
         'api-token-0123456789',
         'redis-password-1',
+        'worker-metrics-token-1',
         'sk-from-the-environment',
       ]),
     );
