@@ -24,11 +24,14 @@ export interface ChromiumCommand {
  * no user namespaces), with a warning: its flags still keep WebRTC off UDP and its traffic on a dead proxy.
  * `required` refuses to start the browser then; `off` never tries.
  */
-export async function chromiumCommand(
-  settings: ToolsConfig['browser'],
-  chromium: string,
-  logger: Logger,
-): Promise<ChromiumCommand> {
+export async function chromiumCommand(options: {
+  settings: ToolsConfig['browser'];
+  chromium: string;
+  logger: Logger;
+  /** The bubblewrap binary; default `bwrap` from the worker's PATH (tests name a missing one). */
+  bwrap?: string | undefined;
+}): Promise<ChromiumCommand> {
+  const { settings, chromium, logger } = options;
   const direct: ChromiumCommand = { executablePath: chromium, isolated: false, cleanup: async () => {} };
   const mode = settings.network_namespace;
   if (mode === 'off') return direct;
@@ -46,8 +49,10 @@ export async function chromiumCommand(
     );
     return direct;
   };
-  const bwrap = onPath('bwrap');
-  if (bwrap === undefined) return unavailable("bubblewrap (bwrap) was not found on the worker's PATH");
+  const bwrap = options.bwrap === undefined ? onPath('bwrap') : executable(options.bwrap);
+  if (bwrap === undefined) {
+    return unavailable(`bubblewrap (${options.bwrap ?? 'bwrap'}) was not found on the worker's PATH`);
+  }
   // Playwright starts one executable with Chromium's arguments: a script puts bubblewrap in front. It also
   // ends Chromium when the worker dies (--die-with-parent), as the pipe's close does.
   const directory = await mkdtemp(join(tmpdir(), 'ratchet-chromium-'));
@@ -81,16 +86,19 @@ function probe(script: string): Promise<void> {
 
 function onPath(name: string): string | undefined {
   for (const directory of (process.env.PATH ?? '').split(delimiter)) {
-    if (directory === '') continue;
-    const candidate = join(directory, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
+    const found = directory === '' ? undefined : executable(join(directory, name));
+    if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function executable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    return undefined;
+  }
 }
 
 function shellQuote(text: string): string {

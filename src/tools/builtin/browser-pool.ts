@@ -52,6 +52,8 @@ export interface BrowserPoolOptions {
   /** Where downloads go when allowed (`<workspace>/downloads`). */
   workspace: string;
   resolve: Resolver;
+  /** The bubblewrap binary for Chromium's network namespace; default `bwrap` from PATH. */
+  bwrap?: string | undefined;
 }
 
 /** What a page's main frame may show; anything else it navigates to by itself is left (see strayNavigation). */
@@ -82,6 +84,11 @@ export class BrowserPool {
       capacity: options.settings.max_bytes_in_flight,
       setting: 'tools.browser.max_bytes_in_flight',
     });
+  }
+
+  /** Whether Chromium runs in a network namespace of its own; undefined before it is first launched. */
+  get networkIsolated(): boolean | undefined {
+    return this.command?.isolated;
   }
 
   /** The run's page when this worker has it open. */
@@ -277,7 +284,12 @@ export class BrowserPool {
       // startup CPU and its memory).
       const launching = (async () => {
         const { chromium } = await import('playwright-core');
-        this.command ??= await chromiumCommand(settings, findBrowserExecutable(settings), logger);
+        this.command ??= await chromiumCommand({
+          settings,
+          chromium: findBrowserExecutable(settings),
+          logger,
+          bwrap: this.options.bwrap,
+        });
         return chromium.launch(browserLaunchOptions(settings, this.command.executablePath));
       })();
       this.browser = launching;

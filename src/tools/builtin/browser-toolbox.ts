@@ -23,6 +23,8 @@ export interface BrowserToolboxOptions {
   workspace: string;
   /** DNS resolution; tests give their own to answer for made-up names. */
   resolve?: Resolver;
+  /** The bubblewrap binary for Chromium's network namespace; default `bwrap` from PATH. */
+  bwrap?: string;
 }
 
 /** A browser toolbox and the pool it keeps its pages in (closed with the worker). */
@@ -61,6 +63,7 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
     settings,
     workspace: options.workspace,
     resolve: options.resolve ?? systemResolver,
+    bwrap: options.bwrap,
   });
   const timeoutMs = settings.action_timeout_ms;
 
