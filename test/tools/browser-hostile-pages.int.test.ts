@@ -55,10 +55,15 @@ function browserHarness(script: Script, browser: Record<string, unknown> = {}): 
     script,
     maxIterations: 20,
     agent: { toolboxes: ['browser', 'test'] },
+    // Handing a 10 MB body to Chromium (base64, one DevTools message) holds the worker's loop for up to
+    // ~0.3 s; on a loaded test machine that misses the tests' 2 s locks, and a step taken over and run again
+    // is not what these tests look at. The default lock is 10 s.
+    worker: { lock_duration_ms: 15_000, stalled_interval_ms: 5_000 },
     config: {
       tools: {
         workspace: 'workspace',
-        browser: { private_hosts: ['127.0.0.1'], action_timeout_ms: 10_000, ...browser },
+        // Generous: several test files drive Chromium at once on a small machine.
+        browser: { private_hosts: ['127.0.0.1'], action_timeout_ms: 30_000, ...browser },
       },
     },
   });
