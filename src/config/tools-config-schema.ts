@@ -139,6 +139,22 @@ const browserSchema = z.strictObject({
   downloads: withDefault(z.boolean(), false),
   /** A run's page left unused this long is closed (it is reopened from its recorded URL when needed). */
   idle_close_ms: withDefault(duration(1_000, maxDayMs, '1 day'), 300_000),
+  /**
+   * The most requests one page has in flight at once (the rest wait their turn), and the most WebSockets it
+   * keeps open.
+   */
+  max_requests_in_flight: withDefault(integer(1, 100), 8),
+  /**
+   * The most bytes of responses all pages of one worker hold at once: each body passes through the worker
+   * whole, so this bounds the worker's memory for pages' loads (at most a few times this). At least
+   * max_resource_bytes.
+   */
+  max_bytes_in_flight: withDefault(integer(1_048_576, 4_294_967_296), 33_554_432),
+  /**
+   * Run Chromium in a network namespace of its own (bubblewrap), so it reaches no network by itself: `auto`
+   * when it can be made (else a warning), `required` (the browser refuses to start without), `off`.
+   */
+  network_namespace: withDefault(z.enum(['auto', 'required', 'off']), 'auto'),
 });
 
 /** The `tools:` section: settings of the built-in toolboxes. */
@@ -152,7 +168,14 @@ export const toolsConfigSchema = z.strictObject({
   http: withDefault(httpSchema, {}),
   memory: withDefault(memorySchema, {}),
   project_context: withDefault(projectContextSchema, {}),
-  browser: withDefault(browserSchema, {}),
+  browser: withDefault(
+    browserSchema.refine((browser) => browser.max_resource_bytes <= browser.max_bytes_in_flight, {
+      path: ['max_bytes_in_flight'],
+      error:
+        'must be at least max_resource_bytes (a response of that size must fit): raise it or lower max_resource_bytes',
+    }),
+    {},
+  ),
 });
 
 export type ToolsConfig = z.output<typeof toolsConfigSchema>;

@@ -128,6 +128,9 @@ describe('parseConfigText: defaults', () => {
           max_resource_bytes: 10_485_760,
           downloads: false,
           idle_close_ms: 300_000,
+          max_requests_in_flight: 8,
+          max_bytes_in_flight: 33_554_432,
+          network_namespace: 'auto',
         },
       },
       mcp_servers: [],
@@ -407,6 +410,22 @@ describe('parseConfigText: problems', () => {
       'tools.browser.private_hosts[0]: must name one host exactly (no "*." pattern)',
       'tools.browser.max_pages: must be at least 1',
       'tools.gti: unknown key (expected one of: workspace, filesystem, search, exec, git, http, memory, project_context, browser)',
+    ]);
+  });
+
+  it('refuses a browser whose responses in flight could not hold one of max_resource_bytes', () => {
+    const text = `${minimal}tools:
+  browser: { max_resource_bytes: 67108864, max_bytes_in_flight: 33554432, network_namespace: always }
+`;
+    expect(problemsOf(text)).toEqual([
+      'tools.browser.network_namespace: must be one of "auto", "required", "off"',
+    ]);
+    expect(
+      problemsOf(
+        `${minimal}tools:\n  browser: { max_resource_bytes: 67108864, max_bytes_in_flight: 33554432 }\n`,
+      ),
+    ).toEqual([
+      'tools.browser.max_bytes_in_flight: must be at least max_resource_bytes (a response of that size must fit): raise it or lower max_resource_bytes',
     ]);
   });
 

@@ -211,3 +211,153 @@ export function saveScreenshot(message: Message | undefined, name: string): stri
   writeFileSync(path, Buffer.from(image.data, 'base64'));
   return path;
 }
+
+/** What the hostile site serves as its 10 MB resources (test/tools/browser-hostile-pages.int.test.ts). */
+export const bigResourceBytes = 10 * 1024 * 1024;
+const bigResource = Buffer.alloc(bigResourceBytes, 'a');
+
+/**
+ * Pages that attack the worker rather than the network: windows, memory, WebRTC, redirects to pages only a
+ * browser has, and answers of unbounded size. `udpPort` is a listener on 127.0.0.1 that must hear nothing;
+ * `bigRequests` records when each 10 MB resource was asked for.
+ */
+export function hostileSite(options: { udpPort: () => number; bigRequests: number[] }): Handler {
+  // Base64, so that the URL quoted in an error does not hold the words the page would show.
+  const dataPage = `data:text/html;base64,${Buffer.from(
+    '<title>data page</title><p>data page ran</p><script>document.title="data script ran"</script>',
+  ).toString('base64')}`;
+  return (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    switch (url.pathname) {
+      case '/opens-windows':
+        return html(
+          response,
+          `<!doctype html><html><head><title>Windows</title></head><body><h1>A page with windows</h1>
+          <a id="blank-link" href="/link-target" target="_blank">a new window</a>
+          <form id="blank-form" action="/form-target" target="_blank"><input name="q" value="1">
+            <button type="submit">Send</button></form>
+          <script>window.open('/window-opened');</script></body></html>`,
+        );
+      case '/hog':
+        // 40 loops fetching 10 MB each, for as long as the page lives; "done" shows after 6 s.
+        return html(
+          response,
+          `<!doctype html><html><head><title>Hog</title></head><body><p id="count">0</p><script>
+            let loaded = 0;
+            async function loop(lane) {
+              for (let round = 0; ; round += 1) {
+                try { await (await fetch('/big?' + lane + '-' + round)).arrayBuffer(); loaded += 1; } catch {}
+                document.getElementById('count').textContent = String(loaded);
+              }
+            }
+            for (let lane = 0; lane < 40; lane += 1) loop(lane);
+            setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>done</p>'), 6000);
+          </script></body></html>`,
+        );
+      case '/big':
+        options.bigRequests.push(Date.now());
+        response.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return response.end(bigResource);
+      case '/webrtc': {
+        // Every ICE server on the UDP listener's port, over UDP and TCP; from the page, from an iframe made
+        // and used at once (before any script of ours could run in it), and from a srcdoc iframe.
+        const servers = JSON.stringify([
+          { urls: `stun:127.0.0.1:${options.udpPort()}` },
+          { urls: `turn:127.0.0.1:${options.udpPort()}?transport=udp`, username: 'u', credential: 'c' },
+          { urls: `turn:127.0.0.1:${options.udpPort()}?transport=tcp`, username: 'u', credential: 'c' },
+        ]);
+        const gather = `function gather(Peer, servers) {
+            return new Promise((done) => {
+              const found = [];
+              const peer = new Peer({ iceServers: servers });
+              peer.createDataChannel('probe');
+              peer.onicecandidate = (event) => {
+                if (event.candidate) found.push(event.candidate.candidate);
+                else done(found);
+              };
+              peer.createOffer().then((offer) => peer.setLocalDescription(offer));
+              setTimeout(() => done(found), 4000);
+            });
+          }`;
+        return html(
+          response,
+          `<!doctype html><html><head><title>WebRTC</title></head><body><p id="status">gathering</p>
+          <iframe id="srcdoc" srcdoc="<script>${gather.replaceAll('"', '&quot;')}; parent.fromSrcdoc = gather(RTCPeerConnection, ${servers.replaceAll('"', '&quot;')});</script>"></iframe>
+          <script>${gather}
+            const frame = document.createElement('iframe');
+            document.body.appendChild(frame);
+            const servers = ${servers};
+            Promise.all([
+              gather(RTCPeerConnection, servers),
+              gather(frame.contentWindow.RTCPeerConnection, servers),
+              new Promise((done) => setTimeout(done, 500)).then(() => window.fromSrcdoc ?? []),
+            ]).then((lists) => {
+              document.getElementById('status').textContent = 'gathered ' + lists.flat().length + ' candidates';
+            });
+          </script></body></html>`,
+        );
+      }
+      case '/redirect-chrome':
+        response.writeHead(302, { location: 'chrome://version' });
+        return response.end();
+      case '/redirect-data':
+        response.writeHead(302, { location: dataPage });
+        return response.end();
+      case '/redirect-twice-to-data':
+        response.writeHead(302, { location: '/redirect-data' });
+        return response.end();
+      case '/link-to-redirect-chrome':
+        return html(
+          response,
+          `<!doctype html><title>Links</title><a id="chrome" href="/redirect-chrome">version</a>`,
+        );
+      case '/location-data':
+        return html(
+          response,
+          `<!doctype html><title>Leaving</title><script>location = ${JSON.stringify(dataPage)};</script>`,
+        );
+      case '/meta-data':
+        return html(
+          response,
+          `<!doctype html><title>Refresh</title><meta http-equiv="refresh" content="0;url=${escapeHtml(dataPage)}">`,
+        );
+      case '/to-blob':
+        return html(
+          response,
+          `<!doctype html><title>Blob</title><script>
+            location = URL.createObjectURL(new Blob(['<title>blob page</title><p>blob page ran</p>'], { type: 'text/html' }));
+          </script>`,
+        );
+      case '/huge-answers':
+        // A title of 5,000,000 characters behind getters the page redefined, a URL of 1,000,000, an option
+        // value of 1,000,000, and a download whose URL is 15,000 characters (what the test server accepts)
+        // and whose fetch is refused.
+        return html(
+          response,
+          `<!doctype html><html><head><title>x</title></head><body>
+          <select id="pick"><option value="a">A</option><option value="${'v'.repeat(1_000_000)}">B</option></select>
+          <a id="download" href="/download-refused?${'d'.repeat(15_000)}" download="file.bin">file</a>
+          <script>
+            document.title = 'T'.repeat(5000000);
+            const realTitle = Object.getOwnPropertyDescriptor(Document.prototype, 'title');
+            Object.defineProperty(Document.prototype, 'title', { get() { return realTitle.get.call(this) + realTitle.get.call(this); } });
+            String.prototype.slice = function () { return String(this); };
+            history.replaceState(null, '', '/huge-answers?' + 'u'.repeat(1000000));
+          </script></body></html>`,
+        );
+      case '/download-refused':
+        // Chromium's request gets the file; the worker's own fetch of it is redirected where it may not go.
+        if ((request.headers['user-agent'] ?? '').includes('Chrome')) {
+          response.writeHead(200, {
+            'content-type': 'application/octet-stream',
+            'content-disposition': 'attachment; filename="file.bin"',
+          });
+          return response.end('file');
+        }
+        response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+        return response.end();
+      default:
+        response.writeHead(404).end();
+    }
+  };
+}

@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { silentLogger } from '../../src/log/index.js';
+import { createLogger, silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import type { KeySpace } from '../../src/redis/keys.js';
 import { defineScripts } from '../../src/redis/scripts.js';
@@ -40,13 +48,51 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-function toolbox(browser: Record<string, unknown> = {}, inWorkspace = workspace): BrowserToolBox {
+function toolbox(
+  browser: Record<string, unknown> = {},
+  inWorkspace = workspace,
+  bwrap: string | undefined = undefined,
+): BrowserToolBox {
   const created = browserToolbox({
     settings: toolsSettings({ browser: { private_hosts: ['127.0.0.1'], ...browser } }).browser,
     workspace: inWorkspace,
+    ...(bwrap === undefined ? {} : { bwrap }),
   });
   toolboxes.push(created);
   return created;
+}
+
+/** Processes under this one (the in-process pool's Chromium and its helpers), from /proc. */
+function descendants(): { pid: number; command: string }[] {
+  const parents = new Map<number, number>();
+  const commands = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid ...: the command may hold spaces and parentheses, so split after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+      commands.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+    } catch {
+      // gone already
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let parent = parents.get(pid); parent !== undefined && parent > 1; parent = parents.get(parent)) {
+      if (parent === process.pid) return true;
+    }
+    return false;
+  };
+  return [...parents.keys()].filter(under).map((pid) => ({ pid, command: commands.get(pid) ?? '' }));
+}
+
+function networkNamespaceOf(pid: number | 'self'): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined;
+  }
 }
 
 const sessionId = `ses_${randomBytes(8).toString('hex')}`;
@@ -65,6 +111,43 @@ describeWithBrowser('browser pool', () => {
     expect(
       await callError(missing, 'browser_open', { url: `${site.origin}/` }, contextOf('run_a')),
     ).toContain('tools.browser.executable_path: /nonexistent/chromium is not an executable file');
+  });
+
+  it('runs Chromium in a network namespace of its own, where nothing of the worker’s network is', async () => {
+    const browser = toolbox();
+    await callOk(browser, 'browser_open', { url: `${site.origin}/` }, contextOf('run_netns'));
+    expect(browser.pool.networkIsolated).toBe(true);
+    const chromium = descendants().filter((process) => /chrom/.test(process.command));
+    expect(chromium.length).toBeGreaterThan(0);
+    const namespaces = chromium.flatMap(({ pid }) => networkNamespaceOf(pid) ?? []);
+    expect(namespaces.length).toBeGreaterThan(0);
+    expect(namespaces).not.toContain(networkNamespaceOf('self'));
+  });
+
+  it('without bubblewrap: auto warns and runs Chromium directly, required refuses naming the setting', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'warn',
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const fallback = toolbox({}, workspace, '/nonexistent/bwrap');
+    const opened = await callOk(
+      fallback,
+      'browser_open',
+      { url: `${site.origin}/` },
+      { ...contextOf('run_no_bwrap'), logger },
+    );
+    expect(opened).toMatchObject({ title: 'Shop' });
+    expect(fallback.pool.networkIsolated).toBe(false);
+    expect(lines.join('\n')).toContain(
+      'tools.browser: Chromium runs without a network namespace of its own (bubblewrap (/nonexistent/bwrap) was not found',
+    );
+    const strict = toolbox({ network_namespace: 'required' }, workspace, '/nonexistent/bwrap');
+    expect(
+      await callError(strict, 'browser_open', { url: `${site.origin}/` }, contextOf('run_strict')),
+    ).toContain(
+      'tools.browser.network_namespace is "required", but bubblewrap (/nonexistent/bwrap) was not found',
+    );
   });
 
   it('closes a run’s page when the run ends; the next call reopens it from the recorded URL', async () => {

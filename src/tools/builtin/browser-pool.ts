@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { basename, delimiter, dirname, join } from 'node:path';
-import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Frame, LaunchOptions, Page } from 'playwright-core';
 import type { ToolsConfig } from '../../config/index.js';
-import { type BlockedRequest, confineContext, confinementPolicy } from './browser-confinement.js';
+import type { Logger } from '../../log/index.js';
+import {
+  type BlockedRequest,
+  confineContext,
+  confinementPolicy,
+  truncatePageText,
+} from './browser-confinement.js';
+import { BytesInFlight, CallGate } from './browser-load-limits.js';
+import { type ChromiumCommand, chromiumCommand } from './browser-network-namespace.js';
+import { containedHandler, messageOf } from './contained-handler.js';
 import { guardedFetch, harmlessRequestHeaders } from './guarded-fetch.js';
 import type { Resolver } from './ssrf-guard.js';
 import { openInWorkspace, resolveInWorkspace } from './workspace-path.js';
@@ -30,6 +39,12 @@ export interface LivePage {
    * many have committed. One still due interrupts the next navigation, so the toolbox waits for it first.
    */
   errorPages: { due: number; committed: number };
+  /** Open while a browser call acts on the page; between calls the page loads nothing and its scripts wait. */
+  gate: CallGate;
+  /** The page's DevTools session: its scripts are suspended between calls, and titles read in a world of ours. */
+  devtools: CDPSession;
+  /** A navigation the page made by itself to a URL that is not http(s) (a data: page, ...): it is left. */
+  strayNavigation: string | undefined;
 }
 
 export interface BrowserPoolOptions {
@@ -37,9 +52,13 @@ export interface BrowserPoolOptions {
   /** Where downloads go when allowed (`<workspace>/downloads`). */
   workspace: string;
   resolve: Resolver;
+  /** The bubblewrap binary for Chromium's network namespace; default `bwrap` from PATH. */
+  bwrap?: string | undefined;
 }
 
-/** Requests refused are reported; past this many per page, the rest are counted only. */
+/** What a page's main frame may show; anything else it navigates to by itself is left (see strayNavigation). */
+const pageSchemes = /^(https?:|about:blank)/;
+/** Requests refused are reported; past this many per page, the rest are dropped. */
 const maxBlockedReported = 20;
 const browserNames = ['chromium', 'chromium-browser', 'google-chrome'];
 
@@ -52,12 +71,24 @@ const browserNames = ['chromium', 'chromium-browser', 'google-chrome'];
 export class BrowserPool {
   private readonly options: BrowserPoolOptions;
   private browser: Promise<Browser> | undefined;
+  private command: ChromiumCommand | undefined;
+  /** Bytes of responses all pages hold in the worker at once (tools.browser.max_bytes_in_flight). */
+  readonly bytesInFlight: BytesInFlight;
   private readonly pages = new Map<string, LivePage>();
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(options: BrowserPoolOptions) {
     this.options = options;
+    this.bytesInFlight = new BytesInFlight({
+      capacity: options.settings.max_bytes_in_flight,
+      setting: 'tools.browser.max_bytes_in_flight',
+    });
+  }
+
+  /** Whether Chromium runs in a network namespace of its own; undefined before it is first launched. */
+  get networkIsolated(): boolean | undefined {
+    return this.command?.isolated;
   }
 
   /** The run's page when this worker has it open. */
@@ -71,8 +102,11 @@ export class BrowserPool {
     return entry;
   }
 
-  /** A new, blank page for the run (closing its earlier one, and the least used page when full). */
-  async open(runId: string): Promise<LivePage> {
+  /**
+   * A new, blank page for the run (closing its earlier one, and the least used page when full), in a call:
+   * its gate is open, and the caller leaves it (`leaveCall`) when the call ends.
+   */
+  async open(runId: string, logger: Logger): Promise<LivePage> {
     if (this.closed) throw new Error('the browser is shut down (the worker is stopping)');
     await this.closeRun(runId);
     while (this.pages.size >= this.options.settings.max_pages) {
@@ -81,7 +115,7 @@ export class BrowserPool {
       await this.closeRun(oldest.runId);
     }
     const { settings } = this.options;
-    const browser = await this.launch();
+    const browser = await this.launch(logger);
     const context = await browser.newContext({
       viewport: { width: settings.viewport_width, height: settings.viewport_height },
       acceptDownloads: settings.downloads,
@@ -89,6 +123,8 @@ export class BrowserPool {
       javaScriptEnabled: true,
     });
     const closing = new AbortController();
+    const gate = new CallGate();
+    gate.enter();
     const entry: LivePage = {
       runId,
       context,
@@ -98,14 +134,23 @@ export class BrowserPool {
       lastUsedMs: Date.now(),
       closing,
       errorPages: { due: 0, committed: 0 },
+      gate,
+      devtools: undefined as unknown as CDPSession,
+      strayNavigation: undefined,
+    };
+    const report = (blocked: BlockedRequest) => {
+      if (entry.blocked.length < maxBlockedReported) entry.blocked.push(blocked);
     };
     try {
       await confineContext(context, {
         settings,
         resolve: this.options.resolve,
         signal: closing.signal,
+        bytesInFlight: this.bytesInFlight,
+        gate,
+        ownsFrame: (frame) => frame.page() === entry.page,
         onBlocked: (blocked, pageNavigation) => {
-          if (entry.blocked.length < maxBlockedReported) entry.blocked.push(blocked);
+          report(blocked);
           if (pageNavigation) entry.errorPages.due += 1;
         },
         onRedirect: (target) => {
@@ -115,36 +160,75 @@ export class BrowserPool {
       context.setDefaultTimeout(settings.action_timeout_ms);
       context.setDefaultNavigationTimeout(settings.action_timeout_ms);
       entry.page = await context.newPage();
-      entry.page.on('framenavigated', (frame) => {
-        if (frame === entry.page.mainFrame() && frame.url().startsWith('chrome-error:')) {
-          entry.errorPages.committed += 1;
-        }
-      });
+      // The model acts on one page per run: windows the page opens (window.open, target=_blank) are closed,
+      // and their requests refused by the confinement.
+      context.on(
+        'page',
+        containedHandler(
+          (page: Page) => (page === entry.page ? undefined : page.close()),
+          () => {},
+        ),
+      );
+      entry.devtools = await context.newCDPSession(entry.page);
+      entry.page.on(
+        'framenavigated',
+        containedHandler(
+          (frame: Frame) => {
+            if (frame !== entry.page.mainFrame()) return;
+            const url = frame.url();
+            if (url.startsWith('chrome-error:')) entry.errorPages.committed += 1;
+            else if (!pageSchemes.test(url)) entry.strayNavigation = url;
+          },
+          () => {},
+        ),
+      );
     } catch (error) {
       closing.abort();
       await context.close().catch(() => {});
       throw error;
     }
-    // The model acts on one page per run: windows a page opens (window.open, target=_blank) are closed.
-    context.on('page', (page) => {
-      if (page !== entry.page) void page.close().catch(() => {});
-    });
     if (settings.downloads) {
       // Chromium's own download would go to its (dead) proxy: the worker fetches the file through the guard.
-      entry.page.on('download', (download) => {
-        void download.cancel().catch(() => {});
-        void this.saveDownload(entry, download.url(), download.suggestedFilename());
-      });
+      entry.page.on(
+        'download',
+        containedHandler(
+          (download) => {
+            void download.cancel().catch(() => {});
+            return this.saveDownload(entry, download.url(), download.suggestedFilename());
+          },
+          (error) => report({ url: '', reason: truncatePageText(`download failed: ${messageOf(error)}`) }),
+        ),
+      );
     }
     this.pages.set(runId, entry);
     this.scheduleIdleSweep();
     return entry;
   }
 
+  /**
+   * A browser call on the run's page begins: the page may load again, and its scripts run. A page whose
+   * DevTools session no longer answers is not used: the error says so (the caller closes it).
+   */
+  async enterCall(entry: LivePage): Promise<void> {
+    entry.gate.enter();
+    await entry.devtools.send('Emulation.setScriptExecutionDisabled', { value: false });
+  }
+
+  /** The call ends: the page loads nothing until the next, and its scripts wait (see CallGate). */
+  async leaveCall(entry: LivePage): Promise<void> {
+    entry.gate.leave();
+    if (entry.gate.open || entry.page.isClosed()) return;
+    await entry.devtools.send('Emulation.setScriptExecutionDisabled', { value: true }).catch(() => {});
+  }
+
   /** Fetches a file the page downloads (checked like every request) into `<workspace>/downloads/`. */
   private async saveDownload(entry: LivePage, url: string, suggestedName: string): Promise<void> {
     const { settings } = this.options;
+    const signal = AbortSignal.any([entry.closing.signal, AbortSignal.timeout(settings.action_timeout_ms)]);
+    let hold: Awaited<ReturnType<BytesInFlight['hold']>> | undefined;
     try {
+      hold = await this.bytesInFlight.hold(64 * 1024, signal);
+      const bodyHold = hold;
       const response = await guardedFetch(
         { method: 'GET', url, headers: {} },
         {
@@ -153,13 +237,21 @@ export class BrowserPool {
           maxRedirects: 10,
           maxResponseBytes: settings.max_resource_bytes,
           forwardHeadersOnRedirect: harmlessRequestHeaders,
-          signal: AbortSignal.any([entry.closing.signal, AbortSignal.timeout(settings.action_timeout_ms)]),
+          signal,
+          holdBody: (total) => bodyHold.grow(total, signal),
         },
       );
-      const name = basename(suggestedName).replace(/^\.+/, '') || 'download';
+      const name = basename(suggestedName).replace(/^\.+/, '').slice(0, 200) || 'download';
       await saveInWorkspace(this.options.workspace, `downloads/${name}`, response.body);
     } catch (error) {
-      entry.blocked.push({ url, reason: `download failed: ${(error as Error).message}` });
+      if (entry.blocked.length < maxBlockedReported) {
+        entry.blocked.push({
+          url: truncatePageText(url),
+          reason: truncatePageText(`download failed: ${messageOf(error)}`),
+        });
+      }
+    } finally {
+      hold?.release();
     }
   }
 
@@ -181,15 +273,25 @@ export class BrowserPool {
     this.browser = undefined;
     const browser = launching === undefined ? undefined : await launching.catch(() => undefined);
     await browser?.close().catch(() => {});
+    await this.command?.cleanup().catch(() => {});
+    this.command = undefined;
   }
 
-  private launch(): Promise<Browser> {
+  private launch(logger: Logger): Promise<Browser> {
     if (!this.browser) {
+      const { settings } = this.options;
       // Loaded at the first browser call: a worker without one never pays for playwright-core (~0.5 s of
       // startup CPU and its memory).
-      const launching = import('playwright-core').then(({ chromium }) =>
-        chromium.launch(browserLaunchOptions(this.options.settings)),
-      );
+      const launching = (async () => {
+        const { chromium } = await import('playwright-core');
+        this.command ??= await chromiumCommand({
+          settings,
+          chromium: findBrowserExecutable(settings),
+          logger,
+          bwrap: this.options.bwrap,
+        });
+        return chromium.launch(browserLaunchOptions(settings, this.command.executablePath));
+      })();
       this.browser = launching;
       // A failed launch is tried again at the next call (the binary may have been installed since).
       launching.then(
@@ -228,20 +330,25 @@ export class BrowserPool {
 }
 
 /**
- * How Chromium is launched: the machine's binary (never a download), headless unless configured, with a
- * proxy that does not exist, so nothing reaches the network except what the confinement sends for it; WebRTC
- * may not use UDP outside that proxy (no ICE candidates to internal addresses). Chromium's own sandbox cannot
- * run as root, so it is switched off only then (containers, CI).
+ * How Chromium is launched: the machine's binary (never a download; `executablePath` may be the script that
+ * starts it in a network namespace of its own, see chromiumCommand), headless unless configured, with a proxy
+ * that does not exist, so nothing reaches the network except what the confinement sends for it. WebRTC may
+ * not use UDP unless through that proxy, which has none: no ICE candidates, no STUN or TURN packets, to any
+ * address (the policy is Chromium's, for every frame and worker; a page cannot change it). Chromium's own
+ * sandbox cannot run as root, so it is switched off only then (containers, CI).
  */
-export function browserLaunchOptions(settings: ToolsConfig['browser']): LaunchOptions {
+export function browserLaunchOptions(
+  settings: ToolsConfig['browser'],
+  executablePath: string,
+): LaunchOptions {
   return {
-    executablePath: findBrowserExecutable(settings),
+    executablePath,
     headless: settings.headless,
     chromiumSandbox: process.getuid?.() !== 0,
     timeout: 60_000,
     proxy: { server: 'http://127.0.0.1:9' },
     args: [
-      '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+      '--webrtc-ip-handling-policy=disable_non_proxied_udp',
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-domain-reliability',

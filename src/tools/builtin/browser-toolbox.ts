@@ -4,6 +4,7 @@ import type { JsonValue, ToolContext } from '../tool.js';
 import { defineTool } from '../tool.js';
 import { type ToolOutput, withImages } from '../tool-result.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
+import { maxPageTextChars, truncatePageText } from './browser-confinement.js';
 import {
   currentUrl,
   maxRecordedUrlChars,
@@ -13,6 +14,7 @@ import {
   writePageRecord,
 } from './browser-page-record.js';
 import { BrowserPool, type LivePage } from './browser-pool.js';
+import { messageOf } from './contained-handler.js';
 import { type Resolver, systemResolver } from './ssrf-guard.js';
 
 export interface BrowserToolboxOptions {
@@ -21,6 +23,8 @@ export interface BrowserToolboxOptions {
   workspace: string;
   /** DNS resolution; tests give their own to answer for made-up names. */
   resolve?: Resolver;
+  /** The bubblewrap binary for Chromium's network namespace; default `bwrap` from PATH. */
+  bwrap?: string;
 }
 
 /** A browser toolbox and the pool it keeps its pages in (closed with the worker). */
@@ -30,6 +34,10 @@ export interface BrowserToolBox extends ToolBox {
 
 /** Redirects one navigation may follow. */
 const maxRedirects = 10;
+/** The most characters of the page's URL in an answer (the record keeps up to maxRecordedUrlChars). */
+const maxAnswerUrlChars = 2_000;
+/** The most characters of an error a call answers (it may quote URLs the page chose). */
+const maxErrorChars = 2_000;
 
 const selectorSchema = z
   .string()
@@ -55,6 +63,7 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
     settings,
     workspace: options.workspace,
     resolve: options.resolve ?? systemResolver,
+    bwrap: options.bwrap,
   });
   const timeoutMs = settings.action_timeout_ms;
 
@@ -78,7 +87,16 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
     action: (live: LivePage, record: PageRecord) => Promise<{ record?: PageRecord; result?: PageSummary }>,
     reopen = true,
   ): Promise<PageSummary> {
-    return inTurn(context.runId, () => actNow(context, name, action, reopen));
+    return inTurn(context.runId, async () => {
+      try {
+        return await actNow(context, name, action, reopen);
+      } catch (error) {
+        // An error may quote what the page chose (a URL it redirected to): it is bounded like the page's text.
+        const message = messageOf(error);
+        if (message.length <= maxErrorChars) throw error;
+        throw new Error(truncatePageText(message, maxErrorChars));
+      }
+    });
   }
 
   async function actNow(
@@ -89,19 +107,26 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
   ): Promise<PageSummary> {
     let record = await readPageRecord(context);
     let live = pool.live(context.runId);
+    let inCall: LivePage | undefined;
     const run = async () => {
-      if (!live) {
-        live = await pool.open(context.runId);
+      if (live) {
+        inCall = live;
+        await pool.enterCall(live);
+      } else {
+        live = await pool.open(context.runId, context.logger);
+        inCall = live;
         const url = currentUrl(record);
         if (reopen && url !== undefined) {
           await navigate(live, url);
           live.restoredFor = context.toolCallId;
         }
       }
+      await leaveStrayPage(live);
       const done = await action(live, record);
       record = done.record ?? record;
       await settle(live);
       await followRedirect(live);
+      await leaveStrayPage(live);
       const url = live.page.url();
       if (/^https?:/.test(url)) record = visited(record, url);
       return { ...(await summaryOf(live)), ...done.result };
@@ -121,6 +146,9 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
       // A page that timed out may be stuck in a script: it is closed so its renderer stops.
       if ((error as Error).name === 'TimeoutError') throw await overrun();
       throw error;
+    } finally {
+      // Between calls the page loads nothing and its scripts wait (browser-load-limits.ts, CallGate).
+      if (inCall) await pool.leaveCall(inCall);
     }
     await writePageRecord(context, record);
     if (live?.restoredFor === context.toolCallId) {
@@ -130,9 +158,29 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
     return summary;
   }
 
-  /** Opens a URL, following its redirects one at a time (each hop goes through the guard again). */
-  async function navigate(live: LivePage, url: string): Promise<void> {
-    let target = url;
+  /**
+   * A page that navigated itself somewhere only http(s) pages may not be (a data: or blob: document, which
+   * the worker never sees as a request) is left for about:blank, and the model is told.
+   */
+  async function leaveStrayPage(live: LivePage): Promise<void> {
+    const stray = live.strayNavigation;
+    if (stray === undefined) return;
+    live.strayNavigation = undefined;
+    live.blocked.push({
+      url: truncatePageText(stray),
+      reason: 'the page navigated itself to a URL that is not http(s); it was left for about:blank',
+    });
+    await live.page.goto('about:blank', { timeout: timeoutMs });
+    live.strayNavigation = undefined;
+  }
+
+  /**
+   * Opens a URL, following its redirects one at a time (each hop goes through the guard again). Every URL it
+   * opens is checked as the model's own is (only http and https: a redirect to chrome: or data: is refused),
+   * `subject` naming where it came from in the error.
+   */
+  async function navigate(live: LivePage, url: string, subject = 'url:'): Promise<void> {
+    let target = httpUrl(url, subject);
     for (let redirects = 0; ; redirects += 1) {
       live.redirect = undefined;
       // An error page still due (a navigation the page itself made and was refused) would interrupt this one.
@@ -152,18 +200,25 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
           throw new Error(`${refusal.url} was refused: ${refusal.reason}`);
         }
       }
+      // Taken, so that no later call follows it again (followRedirect) whatever happens to this one.
       const next = live.redirect as string | undefined;
+      live.redirect = undefined;
       if (next === undefined) return;
       if (redirects >= maxRedirects)
-        throw new Error(`too many redirects: more than ${maxRedirects}, the last to ${next}`);
-      target = next;
+        throw new Error(
+          `too many redirects: more than ${maxRedirects}, the last to ${truncatePageText(next)}`,
+        );
+      target = httpUrl(next, `${truncatePageText(target)} redirected to ${truncatePageText(next)}:`);
     }
   }
 
   /** A navigation the page started (a link, a form) that was redirected goes on to its target. */
   async function followRedirect(live: LivePage): Promise<void> {
     const target = live.redirect;
-    if (target !== undefined) await navigate(live, target);
+    live.redirect = undefined;
+    if (target !== undefined) {
+      await navigate(live, target, `the page was redirected to ${truncatePageText(target)}:`);
+    }
   }
 
   const open = defineTool({
@@ -234,7 +289,8 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
           .locator(input.selector)
           .first()
           .selectOption(input.values, { timeout: timeoutMs });
-        return { result: { selected: chosen } };
+        // The values are the page's: an option's value may be of any length.
+        return { result: { selected: chosen.map((value) => truncatePageText(value)) } };
       }),
   });
 
@@ -341,12 +397,42 @@ async function settle(live: LivePage): Promise<void> {
 }
 
 async function summaryOf(live: LivePage): Promise<PageSummary> {
-  const summary: PageSummary = { url: live.page.url(), title: await live.page.title() };
+  const summary: PageSummary = {
+    url: truncatePageText(live.page.url(), maxAnswerUrlChars),
+    title: await titleOf(live),
+  };
   if (live.blocked.length > 0) {
     summary.blocked = live.blocked.map((blocked) => ({ url: blocked.url, reason: blocked.reason }));
     live.blocked.length = 0;
   }
   return summary;
+}
+
+/**
+ * The page's title, cut inside the page, in a JavaScript world of the worker's own: the page's scripts
+ * cannot redefine what it runs (document.title's getter, String.prototype.slice), so a title of any size
+ * never crosses to the worker whole.
+ */
+async function titleOf(live: LivePage): Promise<string> {
+  const title = await evaluateIsolated(live, `document.title.slice(0, ${maxPageTextChars + 1})`);
+  return truncatePageText(typeof title === 'string' ? title : '');
+}
+
+/** Evaluates an expression in the main frame, in an isolated world (the page shares its DOM, not its JS). */
+async function evaluateIsolated(live: LivePage, expression: string): Promise<unknown> {
+  const { frameTree } = await live.devtools.send('Page.getFrameTree');
+  const { executionContextId } = await live.devtools.send('Page.createIsolatedWorld', {
+    frameId: frameTree.frame.id,
+    worldName: 'ratchet-browser',
+  });
+  const evaluated = await live.devtools.send('Runtime.evaluate', {
+    expression,
+    contextId: executionContextId,
+    returnByValue: true,
+  });
+  if (evaluated.exceptionDetails)
+    throw new Error(`reading the page failed: ${evaluated.exceptionDetails.text}`);
+  return evaluated.result.value;
 }
 
 async function screenshotOf(
@@ -365,19 +451,24 @@ async function screenshotOf(
   );
 }
 
-/** Only http(s): file://, chrome://, data:, javascript: and the like are refused before anything opens. */
-function httpUrl(text: string): string {
+/**
+ * Only http(s): file://, chrome://, data:, javascript: and the like are refused before anything opens, be it
+ * the model's URL or one a page redirected to (`subject` names which in the error).
+ */
+function httpUrl(text: string, subject = 'url:'): string {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`url: "${text.slice(0, 200)}" is not an absolute URL (e.g. https://example.com/path)`);
+    throw new Error(
+      `${subject} "${text.slice(0, 200)}" is not an absolute URL (e.g. https://example.com/path)`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`url: only http and https pages may be opened, not ${url.protocol}`);
+    throw new Error(`${subject} only http and https pages may be opened, not ${url.protocol}`);
   }
   if (url.username !== '' || url.password !== '')
-    throw new Error('url: credentials in the URL are not allowed');
+    throw new Error(`${subject} credentials in the URL are not allowed`);
   return url.href;
 }
 

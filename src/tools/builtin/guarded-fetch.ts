@@ -27,6 +27,11 @@ export interface GuardedFetchOptions {
    */
   forwardHeadersOnRedirect: readonly string[];
   signal: AbortSignal;
+  /**
+   * Called before the body holds `total` bytes (the browser's bytes in flight): a promise pauses the body
+   * until it resolves; a rejection, or a throw, fails the request with that error.
+   */
+  holdBody?: (total: number) => Promise<void> | undefined;
 }
 
 export interface GuardedResponse {
@@ -130,7 +135,7 @@ export async function guardedHop(
 
 function sendOnce(
   hop: Hop,
-  options: Pick<GuardedFetchOptions, 'maxResponseBytes' | 'signal'>,
+  options: Pick<GuardedFetchOptions, 'maxResponseBytes' | 'signal' | 'holdBody'>,
 ): Promise<HopResponse> {
   return new Promise((resolve, reject) => {
     const transport = hop.url.protocol === 'https:' ? https : http;
@@ -163,8 +168,8 @@ function sendOnce(
       const chunks: Buffer[] = [];
       let size = 0;
       const finish = (truncated: boolean) =>
-        resolve({ status, headers, body: Buffer.concat(chunks), truncated });
-      response.on('data', (chunk: Buffer) => {
+        resolve({ status, headers, body: Buffer.concat(chunks, size), truncated });
+      const keep = (chunk: Buffer) => {
         const room = options.maxResponseBytes - size;
         if (chunk.length <= room) {
           chunks.push(chunk);
@@ -175,8 +180,36 @@ function sendOnce(
         size += room;
         finish(true);
         request.destroy();
+      };
+      let pending: Promise<void> | undefined;
+      const fail = (error: unknown) => {
+        reject(error);
+        request.destroy();
+      };
+      response.on('data', (chunk: Buffer) => {
+        let waiting: Promise<void> | undefined;
+        try {
+          waiting = options.holdBody?.(Math.min(size + chunk.length, options.maxResponseBytes));
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (waiting === undefined) {
+          keep(chunk);
+          return;
+        }
+        response.pause();
+        pending = waiting.then(() => {
+          pending = undefined;
+          keep(chunk);
+          response.resume();
+        }, fail);
       });
-      response.once('end', () => finish(false));
+      // The last chunk may still wait for room: the body is whole once it is kept.
+      response.once('end', () => {
+        if (pending === undefined) finish(false);
+        else void pending.then(() => finish(false));
+      });
       response.once('error', reject);
     });
     request.end(hop.body);
