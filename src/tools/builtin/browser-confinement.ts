@@ -21,6 +21,8 @@ export interface ConfinementOptions {
    * commits its error page (chrome-error://) a little later.
    */
   onBlocked(blocked: BlockedRequest, pageNavigation?: boolean): void;
+  /** A window the page opened asked for its first document, which was refused (onBlocked says which). */
+  onWindowRefused(): void;
   /**
    * Called when a navigation of the page's main frame is redirected: the navigation is stopped there, and the
    * toolbox opens the target itself (Chromium does not let an intercepted redirect be intercepted again).
@@ -124,6 +126,7 @@ async function forward(
       url: truncate(url),
       reason: 'the page opened a new window, which was closed: open its URL with browser_open',
     });
+    options.onWindowRefused();
     await route.abort('blockedbyclient');
     return;
   }

@@ -45,6 +45,11 @@ export interface LivePage {
   devtools: CDPSession;
   /** A navigation the page made by itself to a URL that is not http(s) (a data: page, ...): it is left. */
   strayNavigation: string | undefined;
+  /**
+   * Windows the page opened, and those whose document was refused (reported in `blocked`): a call waits,
+   * within a bound, until each window it opened is reported, so the model hears of it in that call's answer.
+   */
+  windows: { opened: number; refused: number };
 }
 
 export interface BrowserPoolOptions {
@@ -137,6 +142,7 @@ export class BrowserPool {
       gate,
       devtools: undefined as unknown as CDPSession,
       strayNavigation: undefined,
+      windows: { opened: 0, refused: 0 },
     };
     const report = (blocked: BlockedRequest) => {
       if (entry.blocked.length < maxBlockedReported) entry.blocked.push(blocked);
@@ -153,6 +159,9 @@ export class BrowserPool {
           report(blocked);
           if (pageNavigation) entry.errorPages.due += 1;
         },
+        onWindowRefused: () => {
+          entry.windows.refused += 1;
+        },
         onRedirect: (target) => {
           entry.redirect = target;
         },
@@ -165,7 +174,11 @@ export class BrowserPool {
       context.on(
         'page',
         containedHandler(
-          (page: Page) => (page === entry.page ? undefined : page.close()),
+          (page: Page) => {
+            if (page === entry.page) return undefined;
+            entry.windows.opened += 1;
+            return page.close();
+          },
           () => {},
         ),
       );

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ToolsConfig } from '../../config/index.js';
 import type { JsonValue, ToolContext } from '../tool.js';
@@ -391,9 +392,23 @@ export function browserToolbox(options: BrowserToolboxOptions): BrowserToolBox {
   };
 }
 
-/** Lets a navigation the action started reach its document (a click on a link), within a short bound. */
+/** How long a call waits for a window its action may still open (a form's submission is a task of its own). */
+const windowGraceMs = 150;
+/** The most a call waits for the windows it opened to be reported. */
+const windowWaitMs = 2_000;
+
+/**
+ * Lets a navigation the action started reach its document (a click on a link), within a short bound, and a
+ * window it opened (window.open, a target=_blank link or form) be refused and reported in this call's answer:
+ * a window appears a little after the action that opens it, and asks for its document a little later still.
+ * A window that asks for none (window.open() of nothing) is given up on after the bound.
+ */
 async function settle(live: LivePage): Promise<void> {
   await live.page.waitForLoadState('domcontentloaded', { timeout: 2_000 }).catch(() => {});
+  await delay(windowGraceMs);
+  const until = Date.now() + windowWaitMs;
+  while (live.windows.refused < live.windows.opened && Date.now() < until) await delay(25);
+  live.windows.refused = Math.max(live.windows.refused, live.windows.opened);
 }
 
 async function summaryOf(live: LivePage): Promise<PageSummary> {
