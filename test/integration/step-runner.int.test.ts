@@ -12,7 +12,13 @@ import {
   type StepContext,
 } from '../../src/workflows/index.js';
 import { iterationAfterTools } from '../../src/workflows/job-data.js';
-import { commit, done, enqueue, park, type StepAction } from '../../src/workflows/steps/step-action.js';
+import {
+  commit,
+  done,
+  enqueue,
+  park,
+  type StepAction,
+} from '../../src/workflows/steps/runner/step-action.js';
 import { deleteKeys } from '../helpers/harness.js';
 
 // The one runner, on real Redis and BullMQ: what it does with each decision a step returns.
