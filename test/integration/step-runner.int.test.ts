@@ -4,13 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { jobLockKey, type KeySpace, runKeys } from '../../src/redis/keys.js';
-import {
-  Engine,
-  journalField,
-  redisStepStores,
-  runStep,
-  type StepContext,
-} from '../../src/workflows/index.js';
+import { redisStepStores } from '../../src/redis/step-store.js';
+import { Engine, journalField, runStep, type StepContext } from '../../src/workflows/index.js';
 import { iterationAfterTools } from '../../src/workflows/job-data.js';
 import {
   commit,
@@ -53,13 +48,15 @@ async function stepOfNewRun(jobId: string, heldBy = 'token-a') {
   const context = {
     services: { scheduler: engine.scheduler(), now: () => new Date() },
     jobId,
+    sessionId,
+    lockToken: 'token-a',
     write: store.write,
     store,
     attempt: 1,
     started: 1,
     signal: new AbortController().signal,
     logger: silentLogger(),
-  } as unknown as StepContext;
+  } as unknown as StepContext & { write: typeof store.write };
   return { context, job, runId, sessionId };
 }
 

@@ -4,33 +4,31 @@ import { costOf } from '../../../models/pricing.js';
 import { budgetExceeded } from '../../core/budget.js';
 import { journalField } from '../../journal.js';
 import type { RunRecord } from '../../run-record.js';
-import { commit, isPark, type StepAction } from '../runner/step-action.js';
+import { isPark } from '../runner/step-action.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import { raiseBudget } from '../tool/tool-interaction.js';
 import { estimateInputTokens } from './model-call.js';
-import type { RequestState } from './turn.js';
+import { commitThen, next, type StageResult } from './stage-pipeline.js';
+import type { Turn } from './turn.js';
 
 /**
- * The budget stage: a request that would go over the run's or the agent's budget fails the run, or (when the
- * budget says `ask`) waits for a person to raise it; a raise is recorded once per question
- * (`budget-raise:<k>`), then `next` sends the request.
+ * The budget stage: a planned request that would go over the run's or the agent's budget fails the run, or
+ * (when the budget says `ask`) waits for a person to raise it; a raise is recorded once per question
+ * (`budget-raise:<k>`), then the request is sent.
  */
-export async function budgetStage(
-  request: RequestState,
-  messages: readonly Message[],
-  next: (request: RequestState) => Promise<StepAction>,
-): Promise<StepAction> {
-  const { context, data, agent, stored } = request;
+export async function budgetStage(turn: Turn): Promise<StageResult<Turn>> {
+  const { context, data, agent, stored, plan } = turn;
+  if (!agent || !plan || turn.withinBudget) return next(turn);
   const { record } = stored;
-  const exceeded = await budgetCheck(context, agent, record, messages);
-  if (!exceeded) return next(request);
+  const exceeded = await budgetCheck(context, agent, record, plan.messages);
+  if (!exceeded) return next({ ...turn, withinBudget: true });
   const raised = exceeded.ask && (await raiseBudget(context, data, exceeded.message, record.budget_raises));
   if (isPark(raised)) return raised;
   if (!raised) throw new RatchetError('budget_exceeded', exceeded.message);
   // The user raised the budget: recorded once per question (a retried step finds it done).
   const now = context.services.now().toISOString();
   const raisedRecord: RunRecord = { ...record, budget_raises: record.budget_raises + 1, updated_at: now };
-  return commit(
+  return commitThen(
     {
       op: 'run',
       request: {
@@ -42,8 +40,13 @@ export async function budgetStage(
     {
       what: 'raising the budget',
       andThen: (result) => {
-        if (result.status === 'ok')
-          return next({ ...request, stored: { record: raisedRecord, rev: stored.rev + 1 } });
+        if (result.status === 'ok') {
+          return next({
+            ...turn,
+            stored: { record: raisedRecord, rev: stored.rev + 1 },
+            withinBudget: true,
+          });
+        }
         // Raised by an earlier attempt, or the run moved on: read it again on the next attempt.
         throw new RatchetError(
           'internal',

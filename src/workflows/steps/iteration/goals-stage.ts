@@ -13,24 +13,25 @@ import { crashPoint } from '../../crash-points.js';
 import { messageId } from '../../ids.js';
 import { journalField } from '../../journal.js';
 import type { RunRecord, SubGoal } from '../../run-record.js';
-import { commit, done, type StepAction } from '../runner/step-action.js';
-import { commitReply } from './reply-commit-stage.js';
-import type { Turn } from './turn.js';
+import { done } from '../runner/step-action.js';
+import type { AgentRuntime } from '../runner/step-context.js';
+import { commitThen, next, type StageResult } from './stage-pipeline.js';
+import type { ReplyOfTurn, Turn } from './turn.js';
 
 /**
  * The sub-goal stage of a supervisor's iteration: the results of its previous delegations move its
  * sub-goals (recorded once, in `goals:<n>`, before the model is asked what next), and when all are
- * completed the run finishes with their summary and no model call. `next` asks the model.
+ * completed the run finishes with their summary and no model call.
  */
-export function goalsStage(turn: Turn, next: (turn: Turn) => Promise<StepAction>): Promise<StepAction> {
+export function goalsStage(turn: Turn): StageResult<Turn> {
   const { agent, stored, chat, data } = turn;
   const { record } = stored;
-  if (!agent.supervisor || !record.sub_goals) return next(turn);
+  if (!agent || turn.reply || !agent.supervisor || !record.sub_goals) return next(turn);
   const moved = movedGoals(record, chat, data.iteration);
-  if (moved) return Promise.resolve(commitMovedGoals(turn, moved, next));
+  if (moved) return commitMovedGoals(turn, agent, moved);
   // Its own update_sub_goal completed the last one.
   if (allCompleted(record.sub_goals) && !agent.outputSchema)
-    return Promise.resolve(finishSupervisor(turn, false));
+    return next({ ...turn, reply: supervisorSummary(agent, record, false) });
   return next(turn);
 }
 
@@ -47,19 +48,20 @@ function movedGoals(record: RunRecord, chat: readonly Message[], iteration: numb
  * their summary and no model call; otherwise the move is recorded (with its progress event) once, before the
  * model is asked what next.
  */
-function commitMovedGoals(
-  turn: Turn,
-  goals: SubGoal[],
-  next: (turn: Turn) => Promise<StepAction>,
-): StepAction {
+function commitMovedGoals(turn: Turn, agent: AgentRuntime, goals: SubGoal[]): StageResult<Turn> {
   const { context, data, stored } = turn;
   const now = context.services.now().toISOString();
   const record: RunRecord = { ...stored.record, sub_goals: goals, updated_at: now };
   // A summary of its own is no structured answer: a supervisor with an output_schema is asked for one.
-  if (allCompleted(goals) && !turn.agent.outputSchema)
-    return finishSupervisor({ ...turn, stored: { record, rev: stored.rev } }, true);
+  if (allCompleted(goals) && !agent.outputSchema) {
+    return next({
+      ...turn,
+      stored: { record, rev: stored.rev },
+      reply: supervisorSummary(agent, record, true),
+    });
+  }
   crashPoint('iteration.before_goals_commit');
-  return commit(
+  return commitThen(
     {
       op: 'run',
       request: {
@@ -94,15 +96,14 @@ function commitMovedGoals(
 }
 
 /** Every sub-goal is completed: the run finishes with their summary, and no model call. */
-function finishSupervisor(turn: Turn, goalsMoved: boolean): StepAction {
-  const { agent, stored } = turn;
-  return commitReply(turn, agent.name, {
-    parts: [{ type: 'text', text: autoCompleteAnswer(stored.record.sub_goals ?? []) }],
+function supervisorSummary(agent: AgentRuntime, record: RunRecord, goalsMoved: boolean): ReplyOfTurn {
+  return {
+    parts: [{ type: 'text', text: autoCompleteAnswer(record.sub_goals ?? []) }],
     usage: { ...zeroUsage },
     costUsd: 0,
     maxIterations: Number.POSITIVE_INFINITY,
     ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
     goalsMoved,
     noModelCall: true,
-  });
+  };
 }

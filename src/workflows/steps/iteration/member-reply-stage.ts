@@ -1,35 +1,20 @@
-import type { Message, Part } from '../../../chat/index.js';
+import type { Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
-import { type Usage, zeroUsage } from '../../../models/usage.js';
-import type { AnswerCheckFailure } from '../../core/reply-decision.js';
-import type { replyCommit } from '../../core/run-commits.js';
-import type { SupervisorLimits } from '../../core/supervisor.js';
+import { zeroUsage } from '../../../models/usage.js';
 import type { RunRecord } from '../../run-record.js';
 import { awaitChildRuns } from '../runner/child-wait.js';
-import type { Park } from '../runner/step-action.js';
+import { isPark, type Park } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
+import { next, type StageResult } from './stage-pipeline.js';
+import type { ReplyOfTurn, Turn } from './turn.js';
 
-/** What an iteration records as its reply, from a model or from a child run. */
-export interface ReplyOfTurn {
-  parts: Part[];
-  usage: Usage;
-  costUsd: number;
-  /** The max_iterations of whoever replied. */
-  maxIterations: number;
-  /** A check (the output guardrail, the output schema, a middleware) rejected this final answer. */
-  rejection?: AnswerCheckFailure;
-  /** The provider and model that made the reply (a model reply of an agent only). */
-  model?: { provider: string; model: string };
-  /** What the effects added to and recorded of the request (a model reply of an agent only). */
-  effects?: Parameters<typeof replyCommit>[0]['effects'];
-  /** The sub-goal limits of a supervisor that replied (its calls move its sub-goals). */
-  supervisor?: SupervisorLimits;
-  /** The run's sub-goals moved before this reply (the finishing reply of a supervisor): report the change. */
-  goalsMoved?: boolean;
-  /** Made without a model call (a supervisor's finishing reply): no call of the iteration was wasted. */
-  noModelCall?: boolean;
-  /** What the agent's middleware decided around the model call (a model reply of an agent only). */
-  middleware?: Parameters<typeof replyCommit>[0]['middleware'];
+/** The member reply stage: when a team or group in control of a handoff group replies, its child run's answer. */
+export async function memberReplyStage(turn: Turn): Promise<StageResult<Turn>> {
+  const { context, stored, member, agent, chat } = turn;
+  if (member === undefined || agent || turn.recorded) return next(turn);
+  const reply = await compositeReply(context, stored.record, member, chat);
+  if (isPark(reply)) return reply;
+  return next({ ...turn, reply });
 }
 
 /**
@@ -38,7 +23,7 @@ export interface ReplyOfTurn {
  * answer is the member's reply. It has no transfer tools, so its answer ends the group's run. Until it
  * finishes the step parks (no worker held).
  */
-export async function compositeReply(
+async function compositeReply(
   context: StepContext,
   record: RunRecord,
   member: string,

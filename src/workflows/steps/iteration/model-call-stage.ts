@@ -1,29 +1,25 @@
 import { RatchetError } from '../../../errors/index.js';
 import type { CompletionRequest } from '../../../models/completer.js';
 import { costOf } from '../../../models/pricing.js';
-import { isContextLengthError, type ModelCallPlan, planAfterContextError } from '../../core/effects/index.js';
+import { isContextLengthError, planAfterContextError } from '../../core/effects/index.js';
 import { crashPoint } from '../../crash-points.js';
 import { journalField } from '../../journal.js';
-import { isPark, type StepAction } from '../runner/step-action.js';
-import type { CompactionDecision } from './context-effects.js';
+import { isPark } from '../runner/step-action.js';
 import { requestContext } from './model-call.js';
 import { modelCallThroughMiddleware } from './model-call-middleware.js';
-import { commitReply } from './reply-commit-stage.js';
+import { next, type StageResult } from './stage-pipeline.js';
 import { streamTextDeltas } from './text-deltas.js';
-import type { RequestState } from './turn.js';
+import type { Turn } from './turn.js';
 
 /**
- * The model call stage: the planned request through the agent's middleware to the model, then the reply's
- * commit. A provider that refuses the request as longer than its context window gets a compaction of
- * everything not yet summarised and the request again (`compactThen`: reactive compaction); when nothing is
- * left to summarise, the run fails with context_exceeded.
+ * The model call stage: the planned request, within the budget, through the agent's middleware to the model;
+ * its reply is what the iteration records. A provider that refuses the request as longer than its context
+ * window gets a compaction of everything not yet summarised and the request planned again (reactive
+ * compaction); when nothing is left to summarise, the run fails with context_exceeded.
  */
-export async function modelCallStage(
-  request: RequestState,
-  plan: Extract<ModelCallPlan, { kind: 'send' }>,
-  compactThen: (decision: CompactionDecision) => Promise<StepAction>,
-): Promise<StepAction> {
-  const { context, data, agent, stored, input } = request;
+export async function modelCallStage(turn: Turn): Promise<StageResult<Turn>> {
+  const { context, data, agent, stored, input, plan } = turn;
+  if (!agent || !input || !plan || !turn.withinBudget || turn.reply) return next(turn);
   const n = data.iteration;
   const deltas = agent.stream
     ? streamTextDeltas(context, {
@@ -60,29 +56,32 @@ export async function modelCallStage(
       { tokens: completion.tokens },
       'the provider refused the request as too long: compacting',
     );
-    return compactThen(completion);
+    return next({ ...turn, compaction: completion, plan: undefined, withinBudget: undefined });
   }
   await deltas?.flush();
   crashPoint('iteration.after_model_call');
-  return commitReply({ ...request, chat: input.chat }, agent.name, {
-    parts: completion.parts,
-    usage: completion.usage,
-    costUsd: costOf(completion.usage, completion.route.price),
-    // A run may have asked for fewer iterations than its agent allows (POST /v1/runs max_iterations).
-    maxIterations: Math.min(agent.maxIterations, stored.record.max_iterations ?? Number.POSITIVE_INFINITY),
-    ...(completion.rejection ? { rejection: completion.rejection } : {}),
-    model: { provider: completion.route.name, model: completion.route.model },
-    ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
-    ...(completion.middleware ? { middleware: completion.middleware } : {}),
-    effects: {
-      inject: plan.inject,
-      events: plan.events,
-      context: {
-        tokens: plan.tokens,
-        sent_estimate: plan.sent_estimate,
-        input_tokens: completion.usage.input_tokens,
-        applied: plan.applied,
-        summary_up_to: input.view.summary?.up_to ?? null,
+  return next({
+    ...turn,
+    reply: {
+      parts: completion.parts,
+      usage: completion.usage,
+      costUsd: costOf(completion.usage, completion.route.price),
+      // A run may have asked for fewer iterations than its agent allows (POST /v1/runs max_iterations).
+      maxIterations: Math.min(agent.maxIterations, stored.record.max_iterations ?? Number.POSITIVE_INFINITY),
+      ...(completion.rejection ? { rejection: completion.rejection } : {}),
+      model: { provider: completion.route.name, model: completion.route.model },
+      ...(agent.supervisor ? { supervisor: agent.supervisor } : {}),
+      ...(completion.middleware ? { middleware: completion.middleware } : {}),
+      effects: {
+        inject: plan.inject,
+        events: plan.events,
+        context: {
+          tokens: plan.tokens,
+          sent_estimate: plan.sent_estimate,
+          input_tokens: completion.usage.input_tokens,
+          applied: plan.applied,
+          summary_up_to: input.view.summary?.up_to ?? null,
+        },
       },
     },
   });

@@ -4,19 +4,26 @@ import { checkedFinalAnswer } from '../../core/contracts.js';
 import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
 import { replyCommit } from '../../core/run-commits.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
-import { commit, done, type StepAction } from '../runner/step-action.js';
-import type { ReplyOfTurn } from './member-reply-stage.js';
-import { afterReply } from './schedule-stage.js';
+import { treeRootOf } from '../../run-record.js';
+import { done } from '../runner/step-action.js';
+import { commitThen, next, type StageResult } from './stage-pipeline.js';
 import { supervisedDecision } from './supervised-decision.js';
-import type { ReplyTurn } from './turn.js';
+import type { Turn } from './turn.js';
 
 /**
- * Decides what the reply means (tool calls, a final answer checked by the guardrail and the contracts, a
- * supervisor's moves) and records it in the iteration's last commit (`reply:<n>`): once, an earlier attempt's
- * record wins. Then what the recorded reply asks for comes next.
+ * The reply stage: decides what the reply means (tool calls, a final answer checked by the guardrail and the
+ * contracts, a supervisor's moves) and records it in the iteration's last commit (`reply:<n>`): once, an
+ * earlier attempt's record wins. The iteration goes on with the reply as recorded.
  */
-export function commitReply(turn: ReplyTurn, member: string, reply: ReplyOfTurn): StepAction {
-  const { context, data, loaded, stored, chat } = turn;
+export function replyCommitStage(turn: Turn): StageResult<Turn> {
+  const { context, data, loaded, stored, chat, reply, member } = turn;
+  if (turn.recorded) return next(turn);
+  if (!reply || member === undefined) {
+    throw new RatchetError(
+      'internal',
+      `iteration ${data.iteration} of ${data.run_id} made no reply to record`,
+    );
+  }
   const { services } = context;
   const n = data.iteration;
   const { record } = stored;
@@ -50,14 +57,16 @@ export function commitReply(turn: ReplyTurn, member: string, reply: ReplyOfTurn)
     ...(reply.middleware ? { middleware: reply.middleware } : {}),
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
   });
-  return commit(
+  return commitThen(
     {
       op: 'run',
       request: {
         journalField: journalField.reply(n),
         plan,
-        ...(services.agents.has(member) ? { agentUsageKey: context.store.agentUsageKey(member) } : {}),
-        treeUsageKey: context.store.treeUsageKey(record),
+        usageSums: {
+          ...(services.agents.has(member) ? { agent: member } : {}),
+          treeRoot: treeRootOf(record),
+        },
         expectedRev: stored.rev,
         expectedChatLength: chat.length,
       },
@@ -76,7 +85,7 @@ export function commitReply(turn: ReplyTurn, member: string, reply: ReplyOfTurn)
           { decision: entry.decision, tool_calls: entry.tool_calls.length },
           'iteration committed',
         );
-        return afterReply(context, data, record, entry, member);
+        return next({ ...turn, recorded: { entry, sender: member } });
       },
     },
   );

@@ -1,26 +1,19 @@
 import type { Message } from '../../../chat/index.js';
 import type { ModelCallInput } from '../../core/effects/index.js';
-import { crashPoint } from '../../crash-points.js';
 import { journalField } from '../../journal.js';
-import type { StepAction } from '../runner/step-action.js';
-import { budgetStage } from './budget-stage.js';
-import {
-  type CompactionDecision,
-  compact,
-  planRequest,
-  previousRequestOf,
-  runStartOf,
-} from './context-effects.js';
-import { modelCallStage } from './model-call-stage.js';
+import { previousRequestOf, runStartOf } from './context-effects.js';
 import { instructionsWithContext, runContextText } from './run-context.js';
-import type { RequestState, Turn } from './turn.js';
+import { next, type StageResult } from './stage-pipeline.js';
+import type { Turn } from './turn.js';
 
 /**
- * The request stage: what the model is sent, planned by the agent's effects from persisted data (decision
- * 0013); a compaction first when one is due (a commit of its own), then the budget stage and the model call.
+ * The request stage: what the agent's model is asked from (decision 0013): its instructions with what the
+ * run was given at its start, the chat, the chat's context view, the numbers the previous reply recorded and
+ * the agent's effects. The plan stage plans the request from it (again after each compaction).
  */
-export async function requestStage(turn: Turn): Promise<StepAction> {
+export async function requestStage(turn: Turn): Promise<StageResult<Turn>> {
   const { context, data, loaded, stored, chat, agent } = turn;
+  if (!agent || turn.reply) return next(turn);
   const { record } = stored;
   // What the run was given at its start (project context, memory), recorded once: the same on every request.
   const runContext = await runContextText(context, agent, record.id);
@@ -45,7 +38,7 @@ export async function requestStage(turn: Turn): Promise<StepAction> {
     ),
     effects: agent.effects,
   };
-  return sendRequest({ context, data, loaded, agent, stored, input });
+  return next({ ...turn, input });
 }
 
 function systemMessage(instructions: string, runId: string, createdAt: string): Message[] {
@@ -60,25 +53,4 @@ function systemMessage(instructions: string, runId: string, createdAt: string): 
       created_at: createdAt,
     },
   ];
-}
-
-/**
- * The request the agent's effects plan (a compaction first when one is due), within the budget, then the
- * model call. Called again with the new view after each compaction.
- */
-function sendRequest(request: RequestState): Promise<StepAction> {
-  const plan = planRequest(request.input);
-  if (plan.kind === 'compact') return compactThenSend(request, plan);
-  crashPoint('iteration.before_model_call');
-  return budgetStage(request, plan.messages, (within) =>
-    modelCallStage(within, plan, (decision) => compactThenSend(within, decision)),
-  );
-}
-
-/** A compaction, then the request planned again from the new view. */
-function compactThenSend(request: RequestState, decision: CompactionDecision): Promise<StepAction> {
-  const { context, data, agent, stored, input } = request;
-  return compact(context, data, agent, stored, input, decision, (after, view) =>
-    sendRequest({ ...request, stored: after, input: { ...input, view } }),
-  );
 }

@@ -1,21 +1,21 @@
-import { type IterationJobData, toolJobsOf } from '../../job-data.js';
-import type { ReplyEntry } from '../../journal.js';
-import type { RunRecord } from '../../run-record.js';
+import { RatchetError } from '../../../errors/index.js';
+import { toolJobsOf } from '../../job-data.js';
 import { enqueue, type StepAction, wakeParent } from '../runner/step-action.js';
-import type { StepContext } from '../runner/step-context.js';
+import type { Turn } from './turn.js';
 
 /**
  * The last stage: what a recorded reply asks for — its tool calls, another answer (sent back by the output
  * guardrail), or (a final answer or a failure) the parent run's wake-up. Read from the recorded entry, so a
  * repeated step schedules what the first one decided.
  */
-export function afterReply(
-  context: StepContext,
-  data: IterationJobData,
-  record: RunRecord,
-  entry: ReplyEntry,
-  sender: string,
-): StepAction {
+export function scheduleStage(turn: Turn): StepAction {
+  const { context, data, recorded } = turn;
+  if (!recorded) {
+    throw new RatchetError('internal', `iteration ${data.iteration} of ${data.run_id} has no recorded reply`);
+  }
+  const { entry, sender } = recorded;
+  // Where the run stands (its agent, chat, lineage, deadline, root): the reply's commit does not move it.
+  const { record } = turn.stored;
   if (entry.decision === 'retry') {
     // The answer was sent back (the feedback is in the chat): the next iteration answers again.
     return enqueue(

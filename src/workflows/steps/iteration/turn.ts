@@ -1,14 +1,14 @@
-import type { Message } from '../../../chat/index.js';
+import type { Message, Part } from '../../../chat/index.js';
+import type { Usage } from '../../../models/usage.js';
 import type { ContextView, ModelCallInput } from '../../core/effects/index.js';
+import type { AnswerCheckFailure } from '../../core/reply-decision.js';
+import type { replyCommit } from '../../core/run-commits.js';
+import type { SupervisorLimits } from '../../core/supervisor.js';
 import type { IterationJobData } from '../../job-data.js';
 import type { ReplyEntry } from '../../journal.js';
-import type { RunRecord, StoredRun } from '../../run-record.js';
+import type { StoredRun } from '../../run-record.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
-
-/**
- * What an iteration carries from stage to stage (iteration-step.ts composes them): what it loaded, the run as
- * its last commit left it, the chat, the agent that replies and the request in the making.
- */
+import type { CompactionDecision, SendPlan } from './context-effects.js';
 
 /** What one round trip read for the iteration: the run, the journal fields it needs, and the chat. */
 export interface LoadedIteration {
@@ -26,23 +26,55 @@ export interface LoadedIteration {
   view: ContextView;
 }
 
-/** The run as the iteration's last commit left it, and its revision (what the next commit builds on). */
-export type Stored = { record: RunRecord; rev: number };
-
-/** An iteration about to ask its agent for a reply: the step, what it loaded, the run, the chat, the agent. */
-export interface Turn {
-  context: StepContext;
-  data: IterationJobData;
-  loaded: LoadedIteration;
-  stored: Stored;
-  chat: Message[];
-  agent: AgentRuntime;
+/** What an iteration records as its reply, from a model or from a child run. */
+export interface ReplyOfTurn {
+  parts: Part[];
+  usage: Usage;
+  costUsd: number;
+  /** The max_iterations of whoever replied. */
+  maxIterations: number;
+  /** A check (the output guardrail, the output schema, a middleware) rejected this final answer. */
+  rejection?: AnswerCheckFailure;
+  /** The provider and model that made the reply (a model reply of an agent only). */
+  model?: { provider: string; model: string };
+  /** What the effects added to and recorded of the request (a model reply of an agent only). */
+  effects?: Parameters<typeof replyCommit>[0]['effects'];
+  /** The sub-goal limits of a supervisor that replied (its calls move its sub-goals). */
+  supervisor?: SupervisorLimits;
+  /** The run's sub-goals moved before this reply (the finishing reply of a supervisor): report the change. */
+  goalsMoved?: boolean;
+  /** Made without a model call (a supervisor's finishing reply): no call of the iteration was wasted. */
+  noModelCall?: boolean;
+  /** What the agent's middleware decided around the model call (a model reply of an agent only). */
+  middleware?: Parameters<typeof replyCommit>[0]['middleware'];
 }
 
-/** An iteration whose reply is about to be recorded: the turn, whoever made the reply. */
-export type ReplyTurn = Omit<Turn, 'agent' | 'chat'> & { chat: readonly Message[] };
-
-/** An iteration's model request in the making: the turn, and what the request is planned from. */
-export interface RequestState extends Omit<Turn, 'chat'> {
-  input: ModelCallInput;
+/**
+ * The one record an iteration carries from stage to stage (iteration-step.ts lists them). It is born from the
+ * load; each stage reads what earlier ones filled in and adds its own part, so a field that is set says how
+ * far the iteration got: who replies, what the request is planned from, the reply, the reply as recorded.
+ */
+export interface Turn {
+  readonly context: StepContext;
+  readonly data: IterationJobData;
+  readonly loaded: LoadedIteration;
+  /** The run as the iteration's last commit left it, and its revision (what the next commit builds on). */
+  stored: StoredRun;
+  /** The chat, with the previous iteration's results (results stage). */
+  chat: readonly Message[];
+  /** Who replies: the run's agent, or the member of a handoff group in control (replier stage). */
+  member?: string;
+  /** The agent whose model replies (replier stage); absent when a child run replies. */
+  agent?: AgentRuntime;
+  /** What the request is planned from (request stage); the view changes with each compaction. */
+  input?: ModelCallInput;
+  /** A compaction to make before the request is planned again (plan stage, or a refusal as too long). */
+  compaction?: CompactionDecision;
+  /** The request the effects planned (plan stage), and whether it is within the budget (budget stage). */
+  plan?: SendPlan;
+  withinBudget?: boolean;
+  /** The reply to record (a child run's, a supervisor's summary, or the model's). */
+  reply?: ReplyOfTurn;
+  /** The reply as recorded (by an earlier execution, or by the reply's commit) and who made it. */
+  recorded?: { entry: ReplyEntry; sender: string };
 }

@@ -67,7 +67,7 @@ async function ensureChildRuns(
       now: context.services.now().toISOString(),
       prefix: input.prefixOf(task.agent),
       team: input.isTeam(task.agent),
-      // The tree shares its root's run budget: every run's usage is summed on the root (RunKeys.treeUsage).
+      // The tree shares its root's run budget: every run's usage is summed on the root too.
       ...withBudget(parent.budget),
       budgetRaises: parent.budget_raises,
       rootRunId: parent.root_run_id ?? parent.id,

@@ -1,23 +1,25 @@
+import type { CrashPointName } from '../../crash-points.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../../job-data.js';
+import type { RunRecord } from '../../run-record.js';
 import type {
   BeginToolCall,
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
   ToolOutcomeCommit,
-} from '../../../redis/run-store.js';
-import type { OwnPart } from '../../../redis/step-store.js';
-import type { CrashPointName } from '../../crash-points.js';
-import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../../job-data.js';
-import type { RunRecord } from '../../run-record.js';
+} from './step-commit.js';
 
 /** A fenced write a step asks the runner to make, and what it says about the result. */
 export type StepCommit =
   /** A run commit (commit-step.lua): journal field, record, messages, events. */
-  | { op: 'run'; request: OwnPart<CommitRequest<unknown>> }
+  | { op: 'run'; request: CommitRequest<unknown> }
   /** A tool call's intent and start event, or what an earlier attempt left (begin-tool-call.lua). */
-  | { op: 'begin_tool'; request: OwnPart<BeginToolCall> }
+  | { op: 'begin_tool'; request: BeginToolCall }
   /** A tool call's outcome; the one that completes its batch appends the results (commit-tool-outcome.lua). */
-  | { op: 'tool_outcome'; request: OwnPart<ToolOutcomeCommit> };
+  | { op: 'tool_outcome'; request: ToolOutcomeCommit };
+
+/** What the runner hands the step after a commit (never `lock_lost`: then the runner throws). */
+export type CommitOutcome<Commit extends StepCommit> = Exclude<ResultOf<Commit>, { status: 'lock_lost' }>;
 
 type ResultOf<Commit extends StepCommit> = Commit extends { op: 'begin_tool' }
   ? BeginToolCallResult
@@ -81,7 +83,7 @@ export function commit<Commit extends StepCommit>(
     what: string;
     before?: CrashPointName;
     after?: CrashPointName;
-    andThen: (result: Exclude<ResultOf<Commit>, { status: 'lock_lost' }>) => StepAction | Promise<StepAction>;
+    andThen: (result: CommitOutcome<Commit>) => StepAction | Promise<StepAction>;
   },
 ): StepAction {
   return {

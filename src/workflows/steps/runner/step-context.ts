@@ -4,9 +4,6 @@ import type { Logger } from '../../../log/index.js';
 import type { Completer, ToolDefinition } from '../../../models/completer.js';
 import type { Price } from '../../../models/pricing.js';
 import type { BaseProviderConfig } from '../../../models/provider-registry.js';
-import type { RateLimiter } from '../../../redis/rate-limiter.js';
-import type { StepWrite } from '../../../redis/run-store.js';
-import type { StepStore, StepStores } from '../../../redis/step-store.js';
 import type { ToolBox } from '../../../tools/index.js';
 import type { ContractCheck } from '../../core/contracts.js';
 import type { ResolvedEffect } from '../../core/effects/index.js';
@@ -15,7 +12,9 @@ import type { TeamRuntime } from '../../core/team.js';
 import type { HandoffGroup } from '../../handoff-toolbox.js';
 import type { Budget } from '../../run-record.js';
 import type { StepScheduler } from '../../step-scheduler.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { StepObserver } from './step-observer.js';
+import type { StepStore, StepStores } from './step-store.js';
 
 /** What a worker knows about an agent: its settings, its model and its tools. */
 export interface AgentRuntime {
@@ -107,12 +106,14 @@ export interface StepServices {
 export interface StepContext {
   services: StepServices;
   jobId: string;
+  /** The session of the step's run (every step job names it). */
+  sessionId: string;
   /**
-   * Where this execution writes (its run's keys, its chat, its job's lock key and token: commits check the
-   * token, so a worker that lost the job writes nothing). Built once from the job.
+   * The job's lock token this execution holds: the store fences every commit with it (a worker that lost the
+   * job writes nothing), and a tool call's intent records it, to tell this execution's intent from another's.
    */
-  write: StepWrite;
-  /** The reads and commits of this execution on its run, through `write`. */
+  lockToken: string;
+  /** The reads and commits of this execution on its run (opened once from the job). */
   store: StepStore;
   /** 1-based number of this attempt (stalls do not count, failures do). */
   attempt: number;

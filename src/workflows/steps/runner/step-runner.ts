@@ -1,10 +1,10 @@
 import { RatchetError } from '../../../errors/index.js';
-import type { CommitResult } from '../../../redis/run-store.js';
 import { type CommitPlan, runDurationMs } from '../../core/run-commits.js';
 import { crashPoint } from '../../crash-points.js';
 import { journalField } from '../../journal.js';
 import type { RunRecord } from '../../run-record.js';
 import type { NextStep, StepAction, StepCommit } from './step-action.js';
+import type { CommitResult } from './step-commit.js';
 import type { StepContext } from './step-context.js';
 
 /** How a step's execution ended, for the worker: nothing more to do, or parked (moved to the delayed set). */
@@ -97,17 +97,16 @@ function write(context: StepContext, commit: StepCommit): Promise<CommitResult |
 
 async function addSteps(context: StepContext, next: readonly NextStep[]): Promise<void> {
   const { scheduler } = context.services;
-  const { shard } = context.write.keys;
   for (const step of next) {
     switch (step.kind) {
       case 'iteration':
-        await scheduler.addIteration(shard, step.data);
+        await scheduler.addIteration(step.data);
         break;
       case 'tools':
-        await scheduler.addToolCalls(shard, step.calls);
+        await scheduler.addToolCalls(step.calls);
         break;
       case 'team_turn':
-        await scheduler.addTeamTurn(shard, step.data);
+        await scheduler.addTeamTurn(step.data);
         break;
       case 'wake_parent':
         await scheduler.wakeParent(step.run);
@@ -132,6 +131,6 @@ async function parkStep(
   if (!marked) throw new RatchetError('lock_lost', 'lost the job lock while parking the step');
   await parkJob(wakeAt);
   if (recheck && (await recheck().catch(() => false))) {
-    await context.services.scheduler.wake(context.write.keys.shard, context.jobId);
+    await context.services.scheduler.wake(context.sessionId, context.jobId);
   }
 }

@@ -7,7 +7,7 @@ import { coordinatorSelection } from '../../core/coordinators.js';
 import type { Selection } from '../../core/team.js';
 import type { TeamTurnJobData } from '../../job-data.js';
 import { journalField, type TeamSelectionEntry, teamSelectionSchema } from '../../journal.js';
-import type { RunRecord } from '../../run-record.js';
+import { type RunRecord, treeRootOf } from '../../run-record.js';
 import { commit, isPark, type StepAction } from '../runner/step-action.js';
 import type { StepContext, TeamService } from '../runner/step-context.js';
 import { chooseMembers } from './team-coordinator.js';
@@ -85,8 +85,7 @@ export async function decide(
           finished: false,
           ...(agent ? { usage: { ...choice.usage, cost_usd: costUsd } } : {}),
         },
-        ...(agent ? { agentUsageKey: context.store.agentUsageKey(agent.name) } : {}),
-        treeUsageKey: context.store.treeUsageKey(loaded.record),
+        usageSums: { ...(agent ? { agent: agent.name } : {}), treeRoot: treeRootOf(loaded.record) },
         expectedRev: loaded.rev,
       },
     },

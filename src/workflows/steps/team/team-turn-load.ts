@@ -1,4 +1,4 @@
-import { decodeChatEntries, type Message } from '../../../chat/index.js';
+import type { Message } from '../../../chat/index.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
 import { initialTeamState, type Selection, type TeamState } from '../../core/team.js';
 import type { TeamTurnJobData } from '../../job-data.js';
@@ -26,12 +26,11 @@ export async function loadTurn(
   data: TeamTurnJobData,
   team: TeamService,
 ): Promise<LoadedTurn | undefined> {
-  const chat = context.write.chatKey;
   const n = data.iteration;
   const {
     run: stored,
     journal,
-    entries,
+    chat,
   } = await context.store.loadWithChat([
     journalField.teamTurn(n - 1),
     journalField.teamTurn(n),
@@ -50,7 +49,7 @@ export async function loadTurn(
     selection: selection
       ? parseJsonRecord(teamSelectionSchema, selection, `journal team-select:${n} of ${data.run_id}`)
       : undefined,
-    shared: decodeChatEntries(entries, chat),
+    shared: chat,
   };
 }
 

@@ -1,4 +1,4 @@
-import { decodeChatEntry, type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../../chat/index.js';
+import { type ToolCallPart, toolCallPartSchema, toolCallsOf } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
 import { stepJobId } from '../../ids.js';
@@ -24,19 +24,20 @@ export interface LoadedCall {
 
 /** For the failure path: the run, the call (from the recorded reply in the chat) and its ledger entries. */
 export async function loadCall(context: StepContext, data: ToolJobData): Promise<LoadedCall | undefined> {
-  const chat = context.write.chatKey;
   const intentField = journalField.toolIntent(data.iteration, data.index);
   const outcomeField = journalField.toolOutcome(data.iteration, data.index);
   const loaded = await context.store.loadWithChatEntry([intentField, outcomeField], data.reply_index);
   if (!loaded.run) return undefined;
   const run = loaded.run.record;
-  const replyText = loaded.entry;
+  const reply = loaded.entry;
   const ledger = loaded.journal;
-  if (!replyText)
-    throw new RatchetError('record_invalid', `chat entry ${data.reply_index} of ${chat} is missing`);
-  const call = toolCallsOf(decodeChatEntry(replyText, `chat entry ${data.reply_index} of ${chat}`))[
-    data.index
-  ];
+  if (!reply) {
+    throw new RatchetError(
+      'record_invalid',
+      `chat entry ${data.reply_index} of chat ${data.chat_id} of ${data.run_id} is missing`,
+    );
+  }
+  const call = toolCallsOf(reply)[data.index];
   if (!call)
     throw new RatchetError('record_invalid', `chat entry ${data.reply_index} has no tool call ${data.index}`);
   const [intentText, outcomeText] = ledger;

@@ -5,9 +5,8 @@ import type { StepContext } from '../runner/step-context.js';
 import { suspensionOf } from './tool-interaction.js';
 
 /** ToolContext.session for one execution of a tool handler. */
-export function sessionAccess(context: StepContext, _data: ToolJobData): SessionAccess {
+export function sessionAccess(context: StepContext, data: ToolJobData): SessionAccess {
   const { services } = context;
-  const { shard } = context.write.keys;
   return {
     // Built on first use: most tools never touch the session's data.
     get data() {
@@ -17,6 +16,6 @@ export function sessionAccess(context: StepContext, _data: ToolJobData): Session
     now: services.now,
     recheckMs: services.questionRecheckMs,
     park: async (wakeAt, waitingFor, recheck) => suspensionOf(park(wakeAt, recheck), waitingFor),
-    wake: (jobId) => services.scheduler.wake(shard, jobId),
+    wake: (jobId) => services.scheduler.wake(data.session_id, jobId),
   };
 }

@@ -1,6 +1,5 @@
 import { RatchetError } from '../../../errors/index.js';
 import { lazyChild } from '../../../log/index.js';
-import type { BeginToolCallResult } from '../../../redis/run-store.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
 import {
   fileChangeCollector,
@@ -18,6 +17,7 @@ import type { ApprovalAnswer } from '../../question-record.js';
 import { isFinished } from '../../run-record.js';
 import { runAgent } from '../runner/agent-runtime.js';
 import { commit, done, isPark, type StepAction } from '../runner/step-action.js';
+import type { BeginToolCallResult } from '../runner/step-commit.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import { defineStepKind, type StepKind } from '../runner/step-kind.js';
 import { repeatCauseOf } from '../runner/step-observer.js';
@@ -59,7 +59,7 @@ async function execute(context: StepContext, data: ToolJobData): Promise<StepAct
         iteration: data.iteration,
         index: data.index,
         replyIndex: data.reply_index,
-        intent: { v: 1, token: context.write.token, idempotency_key: idempotencyKey(data), at: now },
+        intent: { v: 1, token: context.lockToken, idempotency_key: idempotencyKey(data), at: now },
         runId: data.run_id,
         agent: data.agent,
         time: now,
@@ -115,12 +115,7 @@ async function callTool(
     const began = beganIfObserved(context, beganAtMs, tool !== undefined);
     return commitOutcome(context, data, call, prepared.outcome, false, {}, began);
   }
-  const decision = decideToolStart(
-    intent,
-    undefined,
-    interruptedPolicyOf(prepared.tool),
-    context.write.token,
-  );
+  const decision = decideToolStart(intent, undefined, interruptedPolicyOf(prepared.tool), context.lockToken);
   if (decision.kind === 'outcome_unknown') {
     const content = outcomeUnknownMessage(prepared.tool.name);
     const outcome = { content, isError: true, interrupted: 'outcome_unknown' as const };
@@ -130,7 +125,7 @@ async function callTool(
   // Another attempt's intent: a crash cut it short, unless that attempt was parked waiting for an answer.
   const interrupted =
     decision.kind === 'rerun' &&
-    decision.intent.token !== context.write.token &&
+    decision.intent.token !== context.lockToken &&
     !(await parkedBefore(context));
   const files = fileChangeCollector();
   const handlerContext: ToolContext = {
