@@ -58,7 +58,6 @@ export {
 export type { ListedRunStatus, RunFilter, SessionFilter } from './run-listing.js';
 export type { RunRecord } from './run-record.js';
 export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
-export type { RateLimiter } from './steps/runner/rate-limiter.js';
 export type { StepAction } from './steps/runner/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/runner/step-context.js';
 export type { StepKind } from './steps/runner/step-kind.js';
