@@ -2,6 +2,7 @@ import { RatchetError } from '../errors/index.js';
 import { buildEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import {
+  type AnswerResult,
   type QuestionRecord,
   type QuestionResponse,
   questionRecordSchema,
@@ -63,8 +64,6 @@ export async function closeQuestionsOfRun(
     open.flatMap((question) => [question.id, JSON.stringify({ ...question, status: 'cancelled' })]),
   );
 }
-
-export type AnswerResult = 'answered' | 'not_found' | 'closed' | 'run_finished';
 
 /** Answers a pending question once (compare-and-set on the question as read). */
 export async function answerQuestion(

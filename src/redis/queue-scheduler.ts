@@ -2,7 +2,7 @@ import type { RunCreation } from '../workflows/core/run-creation.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
 import type { RunRecord } from '../workflows/run-record.js';
 import type { StepScheduler } from '../workflows/step-scheduler.js';
-import { type KeySpace, runKeys } from './keys.js';
+import { type KeySpace, runKeys, shardOf } from './keys.js';
 import type { RunWriter } from './run-writer.js';
 import type { StepQueues } from './step-queues.js';
 
@@ -15,20 +15,22 @@ export class QueueScheduler implements StepScheduler {
     private readonly cancel: (runId: string, reason: string) => Promise<unknown>,
   ) {}
 
-  addIteration(shard: number, data: IterationJobData): Promise<void> {
-    return this.queues.addIteration(shard, data);
+  addIteration(data: IterationJobData): Promise<void> {
+    return this.queues.addIteration(shardOf(this.space, data.session_id), data);
   }
 
-  addToolCalls(shard: number, calls: readonly ToolJobData[]): Promise<void> {
-    return this.queues.addToolCalls(shard, calls);
+  async addToolCalls(calls: readonly ToolJobData[]): Promise<void> {
+    // The calls of one reply, of one session; none to add when the reply made none.
+    const [first] = calls;
+    if (first) await this.queues.addToolCalls(shardOf(this.space, first.session_id), calls);
   }
 
-  addTeamTurn(shard: number, data: TeamTurnJobData): Promise<void> {
-    return this.queues.addTeamTurn(shard, data);
+  addTeamTurn(data: TeamTurnJobData): Promise<void> {
+    return this.queues.addTeamTurn(shardOf(this.space, data.session_id), data);
   }
 
-  wake(shard: number, jobId: string): Promise<void> {
-    return this.queues.wake(shard, jobId);
+  wake(sessionId: string, jobId: string): Promise<void> {
+    return this.queues.wake(shardOf(this.space, sessionId), jobId);
   }
 
   wakeParent(run: Pick<RunRecord, 'session_id' | 'parent'>): Promise<void> {

@@ -1,29 +1,19 @@
+import type { Admission, RateLimiter, RateLimits } from '../workflows/steps/runner/rate-limiter.js';
 import type { RedisClient } from './connection.js';
 import { type KeySpace, rateLimitKeys } from './keys.js';
 import { runScript } from './scripts.js';
-
-export interface RateLimits {
-  rpm: number;
-  inputTpm: number;
-  outputTpm: number;
-  /** Length of the sliding window the limits apply to (a minute unless a test or a provider says otherwise). */
-  windowMs?: number;
-}
-
-export type Admission = { admitted: true } | { admitted: false; waitMs: number };
 
 /**
  * Limits shared by every worker process and machine, per provider (one API key and model): requests and
  * input/output tokens per sliding minute, and a cool-down that holds everyone back after a 429. The limits
  * are kept by the rate-limit Lua scripts beside this file.
  */
-export class RateLimiter {
+export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: RedisClient,
     private readonly space: KeySpace,
   ) {}
 
-  /** Reserves room for one request (idempotent per reservation id), or says how long to wait. */
   async admit(
     provider: string,
     limits: RateLimits,
@@ -49,18 +39,7 @@ export class RateLimiter {
     return code === 'OK' ? { admitted: true } : { admitted: false, waitMs: Number(wait) };
   }
 
-  /** Reconciles a reservation with the reported usage, and/or holds every worker back until `holdUntil`. */
-  async settle(
-    provider: string,
-    settlement: {
-      reservationId?: string;
-      inputTokens?: number;
-      outputTokens?: number;
-      holdUntil?: number;
-      /** When the request completed (the reservation counts from then on). */
-      now?: number;
-    },
-  ): Promise<void> {
+  async settle(provider: string, settlement: Parameters<RateLimiter['settle']>[1]): Promise<void> {
     const keys = rateLimitKeys(this.space, provider);
     await runScript(
       this.redis,

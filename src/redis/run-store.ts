@@ -3,15 +3,15 @@ import { decodeChatEntries, encodeChatEntry, type Message } from '../chat/index.
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import type { CommitPlan } from '../workflows/core/run-commits.js';
-import {
-  type AttemptStart,
-  attemptsKept,
-  journalField,
-  type ToolIntent,
-  type ToolOutcomeEntry,
-} from '../workflows/journal.js';
+import { type AttemptStart, attemptsKept, journalField } from '../workflows/journal.js';
 import { type RunStatus, runRecordSchema, type StoredRun } from '../workflows/run-record.js';
+import type {
+  BeginToolCall,
+  BeginToolCallResult,
+  CommitRequest,
+  CommitResult,
+  ToolOutcomeCommit,
+} from '../workflows/steps/runner/step-commit.js';
 import type { RedisClient } from './connection.js';
 import {
   chatKey,
@@ -24,14 +24,6 @@ import {
   runKeys,
 } from './keys.js';
 import { runScript } from './scripts.js';
-
-export type CommitResult =
-  | { status: 'ok'; eventIds: string[]; completedBatch?: boolean }
-  | { status: 'done'; value: string }
-  | { status: 'lock_lost' }
-  | { status: 'no_run' }
-  | { status: 'run_finished'; runStatus: RunStatus }
-  | { status: 'conflict'; what: string };
 
 /** Maps the commit script's reply codes to a result, in one place. */
 export function toCommitResult(reply: readonly string[]): CommitResult {
@@ -98,20 +90,12 @@ export function stepWriteOf(input: {
   };
 }
 
-export interface CommitRequest<JournalValue> extends StepWrite {
-  journalField: string;
-  plan: CommitPlan<JournalValue>;
-  /** Run revision the plan was computed from; omitted when the commit does not depend on it. */
-  expectedRev?: number;
-  /** Chat length the plan's message indexes were computed from. */
-  expectedChatLength?: number;
-  /** The agent's usage sums on this shard, when the plan adds usage. */
-  agentUsageKey?: string;
-  /** The usage sums of the run's tree (RunKeys.treeUsage of its root), when the plan adds usage. */
-  treeUsageKey?: string;
-  /** The chat's new context view (JSON), written with the commit (a compaction); absent: unchanged. */
-  view?: string;
-}
+/**
+ * A run commit as commit-step writes it: the step's request, where the step writes, and the keys of the usage
+ * sums the request names (absent: the session's and the run's own keys stand in, which the script skips).
+ */
+export type RunCommit<JournalValue> = CommitRequest<JournalValue> &
+  StepWrite & { agentUsageKey?: string; treeUsageKey?: string };
 
 /** `field=amount,...` for the commit script's usage sums. */
 export function encodeIncrements(usage: Readonly<Record<string, number>> | undefined): string {
@@ -124,7 +108,7 @@ export function encodeIncrements(usage: Readonly<Record<string, number>> | undef
 
 export async function commitStep<JournalValue>(
   redis: RedisClient,
-  request: CommitRequest<JournalValue>,
+  request: RunCommit<JournalValue>,
 ): Promise<CommitResult> {
   const { keys, plan } = request;
   const reply = await runScript(
@@ -165,19 +149,6 @@ export async function commitStep<JournalValue>(
   return toCommitResult(reply);
 }
 
-export interface ToolOutcomeCommit extends StepWrite {
-  iteration: number;
-  index: number;
-  calls: number;
-  replyIndex: number;
-  outcome: ToolOutcomeEntry;
-  /** The call's result message and its message_added event, appended when the batch is complete. */
-  message: Message;
-  messageAdded: StoredEvent;
-  /** Added at once: tool_call_end (and tool_call_start when the call never started). */
-  events: StoredEvent[];
-}
-
 /** KEYS of the tool-call scripts (begin-tool-call, commit-tool-outcome): lock, run, journal, chat, events. */
 function toolCallScriptKeys(write: StepWrite): string[] {
   return [write.lockKey, write.keys.run, write.keys.journal, write.chatKey, write.keys.events];
@@ -195,7 +166,7 @@ function batchFields(
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
 export async function commitToolOutcome(
   redis: RedisClient,
-  commit: ToolOutcomeCommit,
+  commit: ToolOutcomeCommit & StepWrite,
 ): Promise<CommitResult> {
   const reply = await runScript(redis, 'commit-tool-outcome', toolCallScriptKeys(commit), [
     commit.token,
@@ -217,25 +188,11 @@ export async function commitToolOutcome(
   return { status: 'ok', completedBatch: reply[1] !== '0', eventIds: reply.slice(2) };
 }
 
-export type BeginToolCallResult =
-  | Exclude<CommitResult, { status: 'ok' } | { status: 'conflict' }>
-  | { status: 'no_reply' }
-  | { status: 'interrupted'; intent: string; call: string }
-  | { status: 'started'; call: string };
-
-export interface BeginToolCall extends StepWrite {
-  iteration: number;
-  index: number;
-  replyIndex: number;
-  intent: ToolIntent;
-  /** Envelope of the tool_call_start event the script builds from the call. */
-  runId: string;
-  agent: string;
-  time: string;
-}
-
 /** Reads a tool call's state and, when it never started, records its intent and start event (one round trip). */
-export async function beginToolCall(redis: RedisClient, begin: BeginToolCall): Promise<BeginToolCallResult> {
+export async function beginToolCall(
+  redis: RedisClient,
+  begin: BeginToolCall & StepWrite,
+): Promise<BeginToolCallResult> {
   const reply = await runScript(redis, 'begin-tool-call', toolCallScriptKeys(begin), [
     begin.token,
     journalField.toolIntent(begin.iteration, begin.index),

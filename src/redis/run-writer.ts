@@ -1,19 +1,12 @@
 import { encodeChatEntry } from '../chat/index.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
+import type { RunWriteCode } from '../workflows/step-scheduler.js';
 import { CheckedWriter } from './checked-writer.js';
 import type { RedisClient } from './connection.js';
 import { chatKey, type KeySpace, type RunKeys, retentionKeys, runKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 import type { StepQueues } from './step-queues.js';
-
-export type RunWriteCode =
-  | 'OK'
-  | 'NO_SESSION'
-  | 'SESSION_BUSY'
-  | 'RUN_EXISTS'
-  | 'CONFLICT'
-  | 'PARENT_FINISHED';
 
 export interface RunWrite {
   plan: RunCreation;

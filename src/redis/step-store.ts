@@ -1,19 +1,26 @@
 import type { ChainableCommander } from 'ioredis';
-import type { Message } from '../chat/index.js';
+import { decodeChatEntries, decodeChatEntry, type Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
-import { type AttemptStart, attemptsKept } from '../workflows/journal.js';
+import { parseJsonRecord } from '../schemas/parse.js';
+import { type ContextView, contextViewSchema, emptyContextView } from '../workflows/core/effects/index.js';
+import { attemptsKept } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
-import type { RunRecord, StoredRun } from '../workflows/run-record.js';
+import { type RunRecord, type StoredRun, treeRootOf } from '../workflows/run-record.js';
+import type {
+  BeginToolCall,
+  BeginToolCallResult,
+  CommitRequest,
+  CommitResult,
+  ToolOutcomeCommit,
+} from '../workflows/steps/runner/step-commit.js';
+import type { StepAnswer, StepStore, StepStores } from '../workflows/steps/runner/step-store.js';
+import { extendChat, knownChatLength } from './chat-cache.js';
 import type { RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys, sessionDataKeys } from './keys.js';
 import { type MemoryStore, redisMemory } from './memory-store.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
-  type BeginToolCall,
-  type BeginToolCallResult,
   beginToolCall,
-  type CommitRequest,
-  type CommitResult,
   commitStep,
   commitToolOutcome,
   encodeEvent,
@@ -23,118 +30,28 @@ import {
   readChat,
   type StepWrite,
   stepWriteOf,
-  type ToolOutcomeCommit,
 } from './run-store.js';
 import { runScript } from './scripts.js';
 import { redisSessionData, type SessionDataStore } from './session-data-store.js';
 
-/** A request of one step, without where it writes (the step store adds that). */
-export type OwnPart<Request> = Omit<Request, keyof StepWrite>;
-
-/**
- * The reads and commits one execution of a step makes on its own run, built once per execution from the job
- * (`write`: the run's keys, its chat, the job's lock key and token). Every commit is fenced by that token.
- */
-export interface StepStore {
+/** The store of one execution as src/redis opens it: the port, and where it writes (for tests and the shell). */
+export interface RedisStepStore extends StepStore {
   readonly write: StepWrite;
-  loadRun(): Promise<StoredRun | undefined>;
-  commit<JournalValue>(request: OwnPart<CommitRequest<JournalValue>>): Promise<CommitResult>;
-  beginToolCall(begin: OwnPart<BeginToolCall>): Promise<BeginToolCallResult>;
-  commitToolOutcome(commit: OwnPart<ToolOutcomeCommit>): Promise<CommitResult>;
-  /**
-   * One round trip (load-iteration.lua): the run, journal fields, the chat's entries from position `from` on,
-   * the chat's length and its context view.
-   */
-  loadIteration(
-    from: number,
-    fields: readonly string[],
-  ): Promise<{
-    run: StoredRun | undefined;
-    journal: (string | null)[];
-    entries: string[];
-    chatLength: number;
-    /** The chat's context view (JSON), null when nothing was summarised yet. */
-    view: string | null;
-  }>;
-  /** One round trip: the run, journal fields and every entry of the chat (a team turn's shared chat). */
-  loadWithChat(
-    fields: readonly string[],
-  ): Promise<{ run: StoredRun | undefined; journal: (string | null)[]; entries: string[] }>;
-  /** One round trip: the run, journal fields and one chat entry (the reply that made a tool call). */
-  loadWithChatEntry(
-    fields: readonly string[],
-    index: number,
-  ): Promise<{ run: StoredRun | undefined; journal: (string | null)[]; entry: string | null }>;
-  /** Runs of this run's session by id, in the order asked (undefined where a run does not exist). */
-  loadRuns(runIds: readonly string[]): Promise<(StoredRun | undefined)[]>;
-  /** The length of a chat of this run's session. */
-  chatLength(chatId: string): Promise<number>;
-  /** Where the usage of a run's whole tree is summed (a commit adds the reply's usage there too). */
-  treeUsageKey(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>): string;
-  /** The key of an agent's usage sums on this run's shard (a commit adds the reply's usage there too). */
-  agentUsageKey(agent: string): string;
-  /** The data the session's agents share (state, tasks, notes): a tool call's `session.data`. */
-  readonly sessionData: SessionDataStore;
-  /** Memory that outlives sessions (the `memory` toolbox): a tool call's `memory`. */
-  readonly memory: MemoryStore;
-  /** A question of the session, as stored. */
-  readQuestion(questionId: string): Promise<{ record: QuestionRecord; text: string } | undefined>;
-  /** Answers a question of the session once (answer-question.lua). */
-  answerQuestion(
-    answer: Omit<Parameters<typeof answerQuestion>[2], 'sessionId' | 'eventsMaxLength'>,
-  ): ReturnType<typeof answerQuestion>;
-  /** Closes the pending questions of this (finished) run. */
-  closeQuestionsOfRun(): Promise<void>;
-  /** Records the step's question and its ask_user event, fenced (ask-question.lua). */
-  askQuestion(
-    record: QuestionRecord,
-    event: StoredEvent,
-  ): Promise<'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED'>;
-  /** Records a progress report of the step and its event, fenced, once per field (report-progress.lua). */
-  reportProgress(field: string, valueJson: string, event: StoredEvent): Promise<'OK' | 'LOCK_LOST' | string>;
-  /** Appends an event that is not a state change (a text delta), unfenced: its attempt tells clients apart. */
-  appendTransientEvent(event: StoredEvent): Promise<unknown>;
-  /** The run's chat from position `from` on. */
-  readChat(from?: number): Promise<Message[]>;
-  /** Journal fields of the run, in the order asked (null where a field is not written). */
-  journalFields(fields: readonly string[]): Promise<(string | null)[]>;
-  hasJournalField(field: string): Promise<boolean>;
-  /**
-   * Sets a journal field unless it is set, and returns what it holds: the first execution's value wins, every
-   * later one reads it. Not fenced: for values any execution of the step would compute alike.
-   */
-  recordJournalOnce(field: string, value: string): Promise<string>;
-  /** The latest run that worked on a thread chat of this session (a delegation's `thread`), or null. */
-  threadRun(chatId: string): Promise<string | null>;
-  /** Notes the run that works on a thread chat now (the thread's chat then goes with the session). */
-  recordThreadRun(chatId: string, runId: string): Promise<void>;
-  /** Marks the step parked until `wakeAt` in its journal field `field`, fenced (mark-parked.lua); false: lock lost. */
-  markParked(field: string, wakeAt: number): Promise<boolean>;
-  /** Adds `by` to a counter in the run's journal (model calls started), without a fence: it only counts. */
-  countInJournal(field: string, by: number): Promise<number>;
-  /** What the run's whole tree has used so far (kept on its root run, for the root's run budget). */
-  treeUsage(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>): Promise<{
-    tokens: number;
-    costUsd: number;
-  }>;
 }
 
-/** Opens the store of one execution of a step job: where it writes is built once, from the job. */
-export interface StepStores {
-  /** `attempt`: this execution, noted in the step's attempts record by the first script it runs. */
-  open(
-    job: { session_id: string; run_id: string; chat_id: string },
-    jobId: string,
-    token: string,
-    attempt?: AttemptStart,
-  ): StepStore;
+export interface RedisStepStores extends StepStores {
+  open(...args: Parameters<StepStores['open']>): RedisStepStore;
 }
 
 /** The step stores of a worker, on its command connection. */
-export function redisStepStores(redis: RedisClient, space: KeySpace, eventsMaxLength: number): StepStores {
+export function redisStepStores(
+  redis: RedisClient,
+  space: KeySpace,
+  eventsMaxLength: number,
+): RedisStepStores {
   return {
     open: (job, jobId, token, attempt) =>
-      new RedisStepStore(
+      new StepStoreOnRedis(
         redis,
         space,
         stepWriteOf({ space, job, jobId, token, eventsMaxLength, attempt }),
@@ -148,7 +65,7 @@ export function redisStepStores(redis: RedisClient, space: KeySpace, eventsMaxLe
  * A class, not an object of closures: one is built for every execution of every step, and its methods are
  * shared on the prototype. What only some steps need (the session data store) is built on first use.
  */
-class RedisStepStore implements StepStore {
+class StepStoreOnRedis implements RedisStepStore {
   private sessionDataStore: SessionDataStore | undefined;
 
   constructor(
@@ -172,41 +89,68 @@ class RedisStepStore implements StepStore {
     return loadRun(this.redis, this.write.keys, this.runId);
   }
 
-  commit<JournalValue>(request: OwnPart<CommitRequest<JournalValue>>): Promise<CommitResult> {
-    return commitStep(this.redis, { ...this.write, ...request });
+  commit<JournalValue>(request: CommitRequest<JournalValue>): Promise<CommitResult> {
+    const sums = request.usageSums;
+    return commitStep(this.redis, {
+      ...this.write,
+      ...request,
+      ...(sums?.agent === undefined
+        ? {}
+        : { agentUsageKey: agentUsageKey(this.space, this.write.keys.shard, sums.agent) }),
+      ...(sums ? { treeUsageKey: runKeys(this.space, this.sessionId, sums.treeRoot).treeUsage } : {}),
+    });
   }
 
-  beginToolCall(begin: OwnPart<BeginToolCall>): Promise<BeginToolCallResult> {
+  beginToolCall(begin: BeginToolCall): Promise<BeginToolCallResult> {
     return beginToolCall(this.redis, { ...this.write, ...begin });
   }
 
-  commitToolOutcome(commit: OwnPart<ToolOutcomeCommit>): Promise<CommitResult> {
+  commitToolOutcome(commit: ToolOutcomeCommit): Promise<CommitResult> {
     return commitToolOutcome(this.redis, { ...this.write, ...commit });
   }
 
-  async loadIteration(from: number, fields: readonly string[]) {
+  async loadIteration(fields: readonly string[]) {
     const { keys, chatKey } = this.write;
+    // A chat only grows: only the entries after the ones this process holds are read (chat-cache.ts).
+    const from = knownChatLength(chatKey);
     const [runFields, journal, entries, chatLength, view] = (await runScript(
       this.redis,
       'load-iteration',
       [keys.run, keys.journal, chatKey, chatViewKey(chatKey)],
       [from, this.write.attempt?.field ?? '', this.write.attempt?.note ?? '', attemptsKept, ...fields],
     )) as unknown as [(string | null)[], (string | null)[], string[], number, string | null];
-    return { run: this.runOf(runFields), journal, entries, chatLength, view };
+    const run = this.runOf(runFields);
+    return {
+      run,
+      journal,
+      chat: run ? await this.wholeChat(from, entries, chatLength) : [],
+      view: decodeView(view, `the context view of ${chatKey}`),
+    };
+  }
+
+  /** The whole chat: what this process holds of it, and the entries read after that. */
+  private async wholeChat(from: number, entries: readonly string[], length: number): Promise<Message[]> {
+    const { chatKey } = this.write;
+    const extended = extendChat(chatKey, from, decodeChatEntries(entries, chatKey, from), length);
+    if (extended) return extended;
+    // What this process held does not fit the chat any more: read it whole.
+    const whole = await this.readChat();
+    return extendChat(chatKey, 0, whole, whole.length) ?? whole;
   }
 
   async loadWithChat(fields: readonly string[]) {
     const [run, journal, entries] = await this.loadWith(fields, (pipeline, chatKey) =>
       pipeline.lrange(chatKey, 0, -1),
     );
-    return { run, journal, entries: entries as string[] };
+    return { run, journal, chat: decodeChatEntries(entries as string[], this.write.chatKey) };
   }
 
   async loadWithChatEntry(fields: readonly string[], index: number) {
     const [run, journal, entry] = await this.loadWith(fields, (pipeline, chatKey) =>
       pipeline.lindex(chatKey, index),
     );
-    return { run, journal, entry: entry as string | null };
+    const where = `chat entry ${index} of ${this.write.chatKey}`;
+    return { run, journal, entry: entry ? decodeChatEntry(entry as string, where) : undefined };
   }
 
   /** One round trip: the run, journal fields, and what `readChat` adds to the pipeline. */
@@ -236,19 +180,11 @@ class RedisStepStore implements StepStore {
     return this.redis.llen(chatKey(this.space, this.sessionId, chatId));
   }
 
-  treeUsageKey(record: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>): string {
-    return treeUsageKeyOf(this.space, record);
-  }
-
-  agentUsageKey(agent: string): string {
-    return agentUsageKey(this.space, this.write.keys.shard, agent);
-  }
-
   readQuestion(questionId: string) {
     return readQuestion(this.redis, this.space, this.sessionId, questionId);
   }
 
-  answerQuestion(answer: Omit<Parameters<typeof answerQuestion>[2], 'sessionId' | 'eventsMaxLength'>) {
+  answerQuestion(answer: StepAnswer) {
     return answerQuestion(this.redis, this.space, {
       ...answer,
       sessionId: this.sessionId,
@@ -365,5 +301,10 @@ export function treeUsageKeyOf(
   space: KeySpace,
   run: Pick<RunRecord, 'session_id' | 'id' | 'root_run_id'>,
 ): string {
-  return runKeys(space, run.session_id, run.root_run_id ?? run.id).treeUsage;
+  return runKeys(space, run.session_id, treeRootOf(run)).treeUsage;
+}
+
+/** The chat's context view as stored beside it (none: nothing summarised yet). */
+function decodeView(json: string | null, where: string): ContextView {
+  return json === null ? emptyContextView : parseJsonRecord(contextViewSchema, json, where);
 }

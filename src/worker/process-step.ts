@@ -1,11 +1,11 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError } from 'bullmq';
 import { RatchetError, toRatchetError, untilAborted, withoutSecrets } from '../errors/index.js';
 import { type Logger, lazyChild } from '../log/index.js';
+import { finalFailureHeadroom } from '../redis/step-queues.js';
 import { parseRecord } from '../schemas/parse.js';
 import {
   backoffDelay,
   decideRetry,
-  finalFailureHeadroom,
   type ParkJob,
   type RetrySettings,
   runStep,
@@ -40,6 +40,8 @@ export interface StepProcessorOptions {
   isShuttingDown: () => boolean;
   /** `worker.max_stalled_count`: a step taken over more often than this fails, recorded (see stallHeadroom). */
   maxStalledCount: number;
+  /** The shard whose queue holds a session's steps (a label of the step metrics). */
+  shardOf: (sessionId: string) => number;
 }
 
 /**
@@ -94,7 +96,8 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     const context: StepContext = {
       services,
       jobId: job.id,
-      write: store.write,
+      sessionId: data.session_id,
+      lockToken: token,
       store,
       attempt: job.attemptsMade + 1,
       started: job.attemptsStarted,
@@ -147,7 +150,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
         if (end === 'parked') throw new DelayedError();
       } catch (thrown) {
         if (thrown instanceof DelayedError) throw thrown;
-        await handleStepError(kind, context, data, job, thrown, options, parkJob);
+        await handleStepError(kind, context, data, thrown, options, parkJob);
         return;
       }
     } finally {
@@ -155,7 +158,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
       release();
       services.observer?.stepEnded({
         kind: kind.name,
-        shard: context.write.keys.shard,
+        shard: options.shardOf(data.session_id),
         durationMs: Date.now() - startMs,
         outcome,
         queueWaitMs:
@@ -226,7 +229,6 @@ async function handleStepError(
   kind: StepKind<never>,
   context: StepContext,
   data: unknown,
-  job: Job,
   thrown: unknown,
   options: StepProcessorOptions,
   parkJob: ParkJob,
@@ -252,7 +254,7 @@ async function handleStepError(
   }
   if (options.isShuttingDown() && context.signal.aborted) {
     // Hand the job back without spending an attempt; another worker takes it at once.
-    await job.moveToDelayed(Date.now(), context.write.token);
+    await parkJob(Date.now());
     context.logger.info('worker shutting down: step handed back to the queue');
     throw new DelayedError();
   }

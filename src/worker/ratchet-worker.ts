@@ -8,9 +8,10 @@ import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { listenForCancellations } from '../redis/cancel-run.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
-import { type KeySpace, shardPrefix, stepQueueName } from '../redis/keys.js';
-import { RateLimiter } from '../redis/rate-limiter.js';
+import { type KeySpace, shardOf, shardPrefix, stepQueueName } from '../redis/keys.js';
+import { RedisRateLimiter } from '../redis/rate-limiter.js';
 import { redisOutageLog } from '../redis/redis-outage.js';
+import { redisStepStores } from '../redis/step-store.js';
 import { createTelemetry, type Telemetry, telemetrySettings } from '../telemetry/index.js';
 import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
@@ -19,7 +20,6 @@ import {
   type Engine,
   engineFromConfig,
   type RetrySettings,
-  redisStepStores,
   type StepServices,
 } from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
@@ -147,7 +147,7 @@ export class RatchetWorker {
       questionRecheckMs: config.worker.question_recheck_ms,
       maxDelegationDepth: config.max_delegation_depth,
       contracts: compileContracts(config.contracts),
-      limiter: new RateLimiter(commands, space),
+      limiter: new RedisRateLimiter(commands, space),
       now: () => new Date(),
       workerId: this.workerId,
       keyPrefix: config.redis.prefix,
@@ -187,6 +187,7 @@ export class RatchetWorker {
       logger,
       isShuttingDown: () => this.shuttingDown,
       maxStalledCount: config.worker.max_stalled_count,
+      shardOf: (sessionId) => shardOf(space, sessionId),
     });
     // Traces on: each step runs in its run's span, so BullMQ's spans join the run's trace (decision 0024).
     const processor: typeof processSteps = queueTelemetry

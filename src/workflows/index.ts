@@ -2,8 +2,6 @@
 // and cancel through `Engine`, with the records and views below; the worker runs `stepKinds` with their
 // context and the retry policy. Everything else in src/workflows is the engine's own.
 
-export { finalFailureHeadroom } from '../redis/step-queues.js';
-export { redisStepStores, type StepStore, type StepStores } from '../redis/step-store.js';
 export {
   builtinMiddleware,
   type OutputSchemaCheck,
@@ -60,10 +58,9 @@ export {
 export type { ListedRunStatus, RunFilter, SessionFilter } from './run-listing.js';
 export type { RunRecord } from './run-record.js';
 export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
-export type { StepAction } from './steps/step-action.js';
-export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/step-context.js';
-export type { StepKind } from './steps/step-kind.js';
-export { stepKinds } from './steps/step-kinds.js';
+export type { StepAction } from './steps/runner/step-action.js';
+export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/runner/step-context.js';
+export type { StepKind } from './steps/runner/step-kind.js';
 export type {
   ModelCallReport,
   ObservedRun,
@@ -71,7 +68,9 @@ export type {
   StepObserver,
   StepReport,
   ToolCallReport,
-} from './steps/step-observer.js';
-export { type ParkJob, runStep, type StepEnd } from './steps/step-runner.js';
+} from './steps/runner/step-observer.js';
+export { type ParkJob, runStep, type StepEnd } from './steps/runner/step-runner.js';
+export type { StepStore, StepStores } from './steps/runner/step-store.js';
+export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
 export type { RunView, SessionView } from './views.js';

@@ -45,3 +45,6 @@ export const questionRecordSchema = z.strictObject({
   answered_at: z.iso.datetime().nullable(),
 });
 export type QuestionRecord = z.infer<typeof questionRecordSchema>;
+
+/** How answering a question ended: answered now, unknown, answered or closed before, or its run is finished. */
+export type AnswerResult = 'answered' | 'not_found' | 'closed' | 'run_finished';

@@ -17,6 +17,11 @@ export function isFinished(status: RunStatus): boolean {
   return finishedStatuses.includes(status);
 }
 
+/** The root of a run's tree (the run itself when it is a root run): its run budget covers the tree. */
+export function treeRootOf(run: { id: string; root_run_id?: string | null | undefined }): string {
+  return run.root_run_id ?? run.id;
+}
+
 export const runErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
 export type RunError = z.infer<typeof runErrorSchema>;
 

@@ -1,7 +1,15 @@
-import type { RunWriteCode } from '../redis/run-writer.js';
 import type { RunCreation } from './core/run-creation.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from './job-data.js';
 import type { RunRecord } from './run-record.js';
+
+/** How writing a new run ended: written, or refused (and why). */
+export type RunWriteCode =
+  | 'OK'
+  | 'NO_SESSION'
+  | 'SESSION_BUSY'
+  | 'RUN_EXISTS'
+  | 'CONFLICT'
+  | 'PARENT_FINISHED';
 
 /**
  * The narrow port through which steps move runs on: add the next iteration, a reply's tool calls, a team
@@ -9,12 +17,13 @@ import type { RunRecord } from './run-record.js';
  * the client face of the engine (start, read, answer, delete), nor the queues behind this port.
  */
 export interface StepScheduler {
-  addIteration(shard: number, data: IterationJobData): Promise<void>;
+  /** Each step goes to the queue of its session's shard (the scheduler's business, not the step's). */
+  addIteration(data: IterationJobData): Promise<void>;
   /** One job per tool call of a reply; they run in parallel. */
-  addToolCalls(shard: number, calls: readonly ToolJobData[]): Promise<void>;
-  addTeamTurn(shard: number, data: TeamTurnJobData): Promise<void>;
-  /** Wakes a step parked in the delayed set; a step not parked is left alone. */
-  wake(shard: number, jobId: string): Promise<void>;
+  addToolCalls(calls: readonly ToolJobData[]): Promise<void>;
+  addTeamTurn(data: TeamTurnJobData): Promise<void>;
+  /** Wakes a step of the session parked in the delayed set; a step not parked is left alone. */
+  wake(sessionId: string, jobId: string): Promise<void>;
   /** Wakes the step that waits for this run, when it is a child run; nothing for a root run. */
   wakeParent(run: Pick<RunRecord, 'session_id' | 'parent'>): Promise<void>;
   /** Writes a child run and adds its first step in one transaction, or neither when refused (see RunWriter). */

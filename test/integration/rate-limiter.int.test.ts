@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
-import { RateLimiter } from '../../src/redis/rate-limiter.js';
+import { RedisRateLimiter as RateLimiter } from '../../src/redis/rate-limiter.js';
 import { defineScripts } from '../../src/redis/scripts.js';
 import { deleteKeys } from '../helpers/harness.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
 import { runKeys } from '../../src/redis/keys.js';
-import { runContextField } from '../../src/workflows/steps/run-context.js';
+import { runContextField } from '../../src/workflows/steps/iteration/run-context.js';
 import { crashAndTakeOver } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions } from '../helpers/harness.js';
 

@@ -4,15 +4,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { jobLockKey, type KeySpace, runKeys } from '../../src/redis/keys.js';
-import {
-  Engine,
-  journalField,
-  redisStepStores,
-  runStep,
-  type StepContext,
-} from '../../src/workflows/index.js';
+import { redisStepStores } from '../../src/redis/step-store.js';
+import { Engine, journalField, runStep, type StepContext } from '../../src/workflows/index.js';
 import { iterationAfterTools } from '../../src/workflows/job-data.js';
-import { commit, done, enqueue, park, type StepAction } from '../../src/workflows/steps/step-action.js';
+import {
+  commit,
+  done,
+  enqueue,
+  park,
+  type StepAction,
+} from '../../src/workflows/steps/runner/step-action.js';
 import { deleteKeys } from '../helpers/harness.js';
 
 // The one runner, on real Redis and BullMQ: what it does with each decision a step returns.
@@ -47,13 +48,15 @@ async function stepOfNewRun(jobId: string, heldBy = 'token-a') {
   const context = {
     services: { scheduler: engine.scheduler(), now: () => new Date() },
     jobId,
+    sessionId,
+    lockToken: 'token-a',
     write: store.write,
     store,
     attempt: 1,
     started: 1,
     signal: new AbortController().signal,
     logger: silentLogger(),
-  } as unknown as StepContext;
+  } as unknown as StepContext & { write: typeof store.write };
   return { context, job, runId, sessionId };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/chat/index.js';
-import { extendChat, knownChatLength } from '../../src/workflows/steps/chat-cache.js';
+import { extendChat, knownChatLength } from '../../src/redis/chat-cache.js';
 
 function message(id: string): Message {
   return {

@@ -40,6 +40,13 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+/** The ports the steps declare and src/redis implements (the shell may import these, and no other step file). */
+const stepPorts = [
+  'workflows/steps/runner/step-store.ts',
+  'workflows/steps/runner/step-commit.ts',
+  'workflows/steps/runner/rate-limiter.ts',
+];
+
 describe('the import graph of src', () => {
   const graph = importGraph();
 
@@ -66,10 +73,11 @@ describe('the import graph of src', () => {
   });
 
   it('lets code outside src/workflows reach the engine only through its public face (workflows/index.ts)', () => {
-    // The shell (src/redis) stores the engine's records, so it reads their schemas and the pure core; it
-    // never reaches the engine's logic (engine.ts, the steps), which talks to it.
+    // The shell (src/redis) stores the engine's records, so it reads their schemas and the pure core, and it
+    // implements the ports the steps declare; it never reaches the engine's logic (engine.ts, the steps).
     const shellMayRead = (target: string) =>
-      !target.startsWith('workflows/steps/') && target !== 'workflows/engine.ts';
+      (!target.startsWith('workflows/steps/') || stepPorts.includes(target)) &&
+      target !== 'workflows/engine.ts';
     // The persisted records' schemas (pure zod) are shapes, not engine: the API's wire schemas read them
     // directly, since those are shared with the typed client, which must not load the engine in a browser.
     const isRecordSchema = (target: string) => /^workflows\/[a-z-]+-record\.ts$/.test(target);
@@ -92,17 +100,48 @@ describe('the import graph of src', () => {
     expect(deep).toEqual([]);
   });
 
-  it('keeps Redis out of the step kinds: they read and commit through their step store (type imports aside)', () => {
-    const stepsDir = join(srcRoot, 'workflows/steps');
-    const valueImports = readdirSync(stepsDir)
-      .filter((file) => file.endsWith('.ts'))
+  it('keeps Redis out of src/workflows, type imports included: the steps and the core call ports they declare', () => {
+    // The client face of the engine composes the Redis stores; it is on its way out of src/workflows.
+    const engineFiles = [
+      'workflows/engine.ts',
+      'workflows/engine-from-config.ts',
+      'workflows/run-steering.ts',
+      'workflows/session-data-view.ts',
+    ];
+    const toRedis = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('workflows/') && !engineFiles.includes(file)
+        ? targets.filter((target) => target.startsWith('redis/')).map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(toRedis).toEqual([]);
+    const ioredis = [...graph.keys()].filter(
+      (file) =>
+        file.startsWith('workflows/') && /from 'ioredis'/.test(readFileSync(join(srcRoot, file), 'utf8')),
+    );
+    expect(ioredis).toEqual([]);
+  });
+
+  it('composes the iteration in one place: no stage of it imports another stage', () => {
+    const isStage = (file: string) => /^workflows\/steps\/iteration\/[a-z-]+-stage\.ts$/.test(file);
+    const stages = [...graph.keys()].filter(isStage);
+    expect(stages.length).toBeGreaterThan(8);
+    const stageToStage = stages.flatMap((file) =>
+      (graph.get(file) ?? []).filter(isStage).map((target) => `${file} → ${target}`),
+    );
+    expect(stageToStage).toEqual([]);
+  });
+
+  it('keeps Redis keys out of the steps: a step names what it reads and writes, its store decides where', () => {
+    // A tool call's idempotency key is the tool API's (ToolContext.idempotencyKey), not a Redis key.
+    const keyNames = [...graph.keys()]
+      .filter((file) => file.startsWith('workflows/steps/'))
       .flatMap((file) =>
-        [...readFileSync(join(stepsDir, file), 'utf8').matchAll(/^import (?!type )[^;]*?from '([^']+)'/gm)]
-          .map(([, specifier]) => specifier ?? '')
-          .filter((specifier) => /(^|\/)redis\//.test(specifier) || specifier === 'ioredis')
-          .map((specifier) => `${file} → ${specifier}`),
+        [...readFileSync(join(srcRoot, file), 'utf8').matchAll(/\b\w*Keys?\b|\bkeys\.\w+/g)]
+          .map(([name]) => name)
+          .filter((name) => name !== 'idempotencyKey')
+          .map((name) => `${file}: ${name}`),
       );
-    expect(valueImports).toEqual([]);
+    expect(keyNames).toEqual([]);
   });
 
   it('keeps every Redis command in src/redis: nothing else imports ioredis or the Lua runner as a value', () => {

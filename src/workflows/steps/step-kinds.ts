@@ -1,7 +1,7 @@
-import { iterationStep } from './iteration-step.js';
-import type { StepKind } from './step-kind.js';
-import { teamTurnStep } from './team-step.js';
-import { toolStep } from './tool-step.js';
+import { iterationStep } from './iteration/iteration-step.js';
+import type { StepKind } from './runner/step-kind.js';
+import { teamTurnStep } from './team/team-step.js';
+import { toolStep } from './tool/tool-step.js';
 
 /** The one table of step kinds, by BullMQ job name. */
 export const stepKinds: ReadonlyMap<string, StepKind<never>> = new Map<string, StepKind<never>>([

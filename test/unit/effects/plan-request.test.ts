@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { RatchetError } from '../../../src/errors/index.js';
 import { emptyContextView, type ModelCallInput } from '../../../src/workflows/core/effects/index.js';
-import { planRequest, previousRequestOf, runStartOf } from '../../../src/workflows/steps/context-effects.js';
+import {
+  planRequest,
+  previousRequestOf,
+  runStartOf,
+} from '../../../src/workflows/steps/iteration/context-effects.js';
 
 const now = '2026-11-24T00:00:00.000Z';
 const user = (id: string, text: string) => ({

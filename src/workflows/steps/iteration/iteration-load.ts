@@ -1,0 +1,31 @@
+import { parseJsonRecord } from '../../../schemas/parse.js';
+import type { IterationJobData } from '../../job-data.js';
+import { journalField, replyEntrySchema } from '../../journal.js';
+import type { StepContext } from '../runner/step-context.js';
+import type { LoadedIteration } from './turn.js';
+
+/** One round trip: the run, the journal fields this iteration needs, and the chat. */
+export async function loadIteration(context: StepContext, data: IterationJobData): Promise<LoadedIteration> {
+  const n = data.iteration;
+  const fields = [
+    journalField.reply(n),
+    journalField.reply(n - 1),
+    journalField.results(n - 1),
+    journalField.modelCalls(n),
+  ];
+  for (let index = 0; index < data.previous_calls; index += 1)
+    fields.push(journalField.toolEntry(n - 1, index));
+  const { run, journal, chat, view } = await context.store.loadIteration(fields);
+  const [reply, previousReply, results, modelCalls, ...pendingResults] = journal;
+  const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
+  return {
+    run,
+    reply: reply ? parseJsonRecord(replyEntrySchema, reply, where(fields[0])) : undefined,
+    previousReply: previousReply ?? null,
+    resultsDone: results !== null && results !== undefined,
+    modelCalls: Number(modelCalls ?? 0),
+    pendingResults,
+    chat,
+    view,
+  };
+}

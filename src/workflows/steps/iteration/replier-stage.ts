@@ -1,0 +1,25 @@
+import { handoffState } from '../../core/handoff.js';
+import { runAgent } from '../runner/agent-runtime.js';
+import { next, type StageResult } from './stage-pipeline.js';
+import type { Turn } from './turn.js';
+
+/**
+ * The replier stage: who makes the iteration's reply. An earlier execution may have recorded it (then only
+ * what it asks for is scheduled); otherwise the run's agent replies, or, in a handoff group, the member in
+ * control: an agent replies through its model, a team or group in control through a child run.
+ */
+export function replierStage(turn: Turn): StageResult<Turn> {
+  const { context, loaded, stored, chat } = turn;
+  const { services } = context;
+  const { record } = stored;
+  if (loaded.reply) {
+    // Who made the reply: the run's agent, or the member of a handoff group in control then.
+    const sender = chat[loaded.reply.index]?.sender ?? record.agent;
+    return next({ ...turn, recorded: { entry: loaded.reply, sender } });
+  }
+  const group = services.handoffs.get(record.agent);
+  const member = group ? handoffState(chat, record.id, group.members).active : record.agent;
+  // A team or group in control of a handoff group answers as one member: a child run of its own.
+  if (group && !services.agents.has(member)) return next({ ...turn, member });
+  return next({ ...turn, member, agent: runAgent(services, member, record.lineage, group?.name) });
+}

@@ -1,0 +1,92 @@
+import { RatchetError } from '../../../errors/index.js';
+import { parseJsonRecord } from '../../../schemas/parse.js';
+import { checkedFinalAnswer } from '../../core/contracts.js';
+import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
+import { replyCommit } from '../../core/run-commits.js';
+import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
+import { treeRootOf } from '../../run-record.js';
+import { done } from '../runner/step-action.js';
+import { commitThen, next, type StageResult } from './stage-pipeline.js';
+import { supervisedDecision } from './supervised-decision.js';
+import type { Turn } from './turn.js';
+
+/**
+ * The reply stage: decides what the reply means (tool calls, a final answer checked by the guardrail and the
+ * contracts, a supervisor's moves) and records it in the iteration's last commit (`reply:<n>`): once, an
+ * earlier attempt's record wins. The iteration goes on with the reply as recorded.
+ */
+export function replyCommitStage(turn: Turn): StageResult<Turn> {
+  const { context, data, loaded, stored, chat, reply, member } = turn;
+  if (turn.recorded) return next(turn);
+  if (!reply || member === undefined) {
+    throw new RatchetError(
+      'internal',
+      `iteration ${data.iteration} of ${data.run_id} made no reply to record`,
+    );
+  }
+  const { services } = context;
+  const n = data.iteration;
+  const { record } = stored;
+  const parts = assignToolCallIds(reply.parts, n);
+  const decided = decideReply(
+    parts,
+    n,
+    reply.maxIterations,
+    reply.rejection ? { failure: reply.rejection, retriesSoFar: record.guardrail_retries } : undefined,
+  );
+  const supervised = reply.supervisor
+    ? supervisedDecision(record, decided, reply.supervisor, reply.goalsMoved === true)
+    : undefined;
+  const now = services.now().toISOString();
+  const decision = supervised?.decision ?? decided;
+  const plan = replyCommit({
+    run: record,
+    sender: member,
+    iteration: n,
+    parts,
+    usage: reply.usage,
+    costUsd: reply.costUsd,
+    // The finishing reply of a supervisor made no model call: none of this iteration's was wasted.
+    wastedCalls: reply.noModelCall ? 0 : loaded.modelCalls,
+    decision:
+      decision.kind === 'final' ? checkedFinalAnswer(services.contracts, record, decision, now) : decision,
+    chatLength: chat.length,
+    now,
+    ...(reply.model ? { model: reply.model } : {}),
+    ...(reply.effects ? { effects: reply.effects } : {}),
+    ...(reply.middleware ? { middleware: reply.middleware } : {}),
+    ...(supervised ? { supervisor: supervised.supervisor } : {}),
+  });
+  return commitThen(
+    {
+      op: 'run',
+      request: {
+        journalField: journalField.reply(n),
+        plan,
+        usageSums: {
+          ...(services.agents.has(member) ? { agent: member } : {}),
+          treeRoot: treeRootOf(record),
+        },
+        expectedRev: stored.rev,
+        expectedChatLength: chat.length,
+      },
+    },
+    {
+      what: 'recording the model reply',
+      after: 'iteration.after_commit',
+      andThen: (result) => {
+        if (result.status === 'run_finished') return done;
+        let entry: ReplyEntry;
+        if (result.status === 'ok') entry = plan.journal;
+        else if (result.status === 'done')
+          entry = parseJsonRecord(replyEntrySchema, result.value, `journal reply:${n}`);
+        else throw new RatchetError('internal', `recording the model reply: ${JSON.stringify(result)}`);
+        context.logger.info(
+          { decision: entry.decision, tool_calls: entry.tool_calls.length },
+          'iteration committed',
+        );
+        return next({ ...turn, recorded: { entry, sender: member } });
+      },
+    },
+  );
+}

@@ -1,0 +1,101 @@
+import { RatchetError } from '../../../errors/index.js';
+import { type ToolBox, toolDefinitions } from '../../../tools/index.js';
+import { handoffToolbox } from '../../handoff-toolbox.js';
+import type { AgentRuntime, StepServices } from './step-context.js';
+
+const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
+
+type Registry = Pick<StepServices, 'agents' | 'handoffs' | 'teams'>;
+type WorkerRegistry = Registry & Pick<StepServices, 'keyPrefix'>;
+
+function configured(services: WorkerRegistry, name: string): AgentRuntime {
+  const agent = services.agents.get(name);
+  if (!agent) throw notOnThisWorker(services, `agent "${name}"`);
+  return agent;
+}
+
+/**
+ * A step for an agent, handoff group or team this worker's config does not have. A run's steps go to every
+ * worker on its Redis and key prefix, so the likely cause is another config's workers there (`ratchet dev`
+ * with the demo config while `ratchet run --config team.yaml` runs, both on one prefix): the error says so.
+ */
+export function notOnThisWorker(services: WorkerRegistry, what: string): RatchetError {
+  const names = runnableNames(services);
+  const known = names.length > 8 ? `${names.slice(0, 8).join(', ')}, …` : names.join(', ');
+  return new RatchetError(
+    'agent_not_found',
+    `${what} is not configured on this worker (its config has ${known}): the step was taken by a worker ` +
+      `whose config lacks it, most likely because another config's workers share this Redis and key prefix ` +
+      `"${services.keyPrefix}". Give each config its own redis.prefix, or run the run's own config on its workers`,
+  );
+}
+
+/** Whether a run can be started with this name: an agent, a handoff group or a team. */
+export function isRunnable(services: Registry, name: string): boolean {
+  return services.agents.has(name) || services.handoffs.has(name) || services.teams.has(name);
+}
+
+/** The display prefix of an agent, handoff group or team. */
+export function prefixOf(services: Registry, name: string): string {
+  return (
+    services.agents.get(name)?.prefix ??
+    services.handoffs.get(name)?.prefix ??
+    services.teams.get(name)?.prefix ??
+    '🤖'
+  );
+}
+
+/** What an agent, handoff group or team does (its config `description`). */
+export function descriptionOf(services: Registry, name: string): string {
+  return (
+    services.agents.get(name)?.description ??
+    services.handoffs.get(name)?.describe(name) ??
+    services.teams.get(name)?.description ??
+    ''
+  );
+}
+
+/** Every name a run can be started with. */
+export function runnableNames(services: Registry): string[] {
+  return [...services.agents.keys(), ...services.handoffs.keys(), ...services.teams.keys()];
+}
+
+/**
+ * The agent a run works as. A child run's tools are its agent's own toolboxes followed by those of the agents
+ * above it, nearest first (its own win on a name clash); a member of a handoff group gets its transfer tools
+ * first. Built once per combination and worker.
+ */
+export function runAgent(
+  services: WorkerRegistry,
+  name: string,
+  lineage: readonly string[] = [],
+  group?: string,
+): AgentRuntime {
+  const own = configured(services, name);
+  const ancestors = lineage.filter((ancestor) => services.agents.has(ancestor));
+  if (ancestors.length === 0 && group === undefined) return own;
+  let cache = derived.get(services.agents);
+  if (!cache) {
+    cache = new Map();
+    derived.set(services.agents, cache);
+  }
+  const key = [group ?? '', name, ...ancestors].join('\u0000');
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const handoff = group === undefined ? undefined : services.handoffs.get(group);
+  if (group !== undefined && !handoff) throw notOnThisWorker(services, `handoff group "${group}"`);
+  const toolboxes: ToolBox[] = handoff ? [handoffToolbox(handoff, name)] : [];
+  for (const toolbox of [name, ...ancestors].flatMap((agent) => configured(services, agent).toolboxes)) {
+    if (!toolboxes.some((known) => known.name === toolbox.name)) toolboxes.push(toolbox);
+  }
+  const runtime: AgentRuntime = {
+    ...own,
+    toolboxes,
+    // A getter, as for the agent itself: an MCP server's toolbox changes when its tool list does.
+    get tools() {
+      return toolDefinitions(toolboxes);
+    },
+  };
+  cache.set(key, runtime);
+  return runtime;
+}

@@ -1,0 +1,182 @@
+import type { Message } from '../../../chat/index.js';
+import { RatchetError } from '../../../errors/index.js';
+import { type ResultMetadata, resultMetadataOf } from '../../core/result-metadata.js';
+import { planRunCreation, runDeadline } from '../../core/run-creation.js';
+import { childRunId } from '../../ids.js';
+import { isFinished, type RunRecord, type RunStatus } from '../../run-record.js';
+import { prefixOf } from './agent-runtime.js';
+import { type Park, park } from './step-action.js';
+import type { StepContext } from './step-context.js';
+
+export interface ChildTask {
+  agent: string;
+  /** The child's input, on a chat of its own. */
+  task: string;
+  /** A team member's turn instead: the chat it continues (its private chat) and its input messages. */
+  turn?: { chatId?: string; messages: (childRunId: string) => Message[] };
+}
+
+/** Where one child run stands. */
+export interface ChildState {
+  agent: string;
+  runId: string;
+  status: RunStatus;
+  result: string | null;
+  error: string | null;
+  /** What the child's result says about itself (time, iterations, tool calls, tokens, cost). */
+  metadata: ResultMetadata;
+}
+
+/**
+ * Starts the children of one step job (once: their ids derive from the job, and a child that exists is left
+ * as it is) and returns where each stands, in the order of the tasks. A child works on a chat of its own
+ * holding its task, shares its tree root's run budget, and wakes `parentJobId` when it finishes.
+ */
+async function ensureChildRuns(
+  context: StepContext,
+  input: {
+    parent: RunRecord;
+    parentJobId: string;
+    /** The agents above the children, nearest first (see RunRecord.lineage). */
+    lineage: readonly string[];
+    tasks: readonly ChildTask[];
+    prefixOf: (agent: string) => string;
+    /** Whether an agent name is a team's (its run is a chain of team turns). */
+    isTeam: (agent: string) => boolean;
+  },
+): Promise<ChildState[]> {
+  const { parent } = input;
+  const ids = input.tasks.map((_task, index) => childRunId(parent.session_id, input.parentJobId, index));
+  let states = await readChildRuns(context, ids, input.tasks);
+  const missing = states.flatMap((state, index) => (state ? [] : [index]));
+  if (missing.length === 0) return states as ChildState[];
+  for (const index of missing) {
+    const task = input.tasks[index] as ChildTask;
+    const runId = ids[index] as string;
+    const chatId = task.turn?.chatId ?? runId;
+    const chatLength = task.turn ? await context.store.chatLength(chatId) : 0;
+    const plan = planRunCreation({
+      sessionId: parent.session_id,
+      runId,
+      agent: task.agent,
+      chatId,
+      parts: [{ type: 'text', text: task.task }],
+      ...(task.turn ? { messages: task.turn.messages(runId) } : {}),
+      newSession: undefined,
+      chatLength,
+      now: context.services.now().toISOString(),
+      prefix: input.prefixOf(task.agent),
+      team: input.isTeam(task.agent),
+      // The tree shares its root's run budget: every run's usage is summed on the root too.
+      ...withBudget(parent.budget),
+      budgetRaises: parent.budget_raises,
+      rootRunId: parent.root_run_id ?? parent.id,
+      parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
+      lineage: [...input.lineage],
+      // Its own agent's (or team's) timeout from now, or its parent's deadline when that is sooner.
+      deadlineAt: runDeadline(
+        context.services.now(),
+        context.services.agents.get(task.agent)?.timeoutS ?? context.services.teams.get(task.agent)?.timeoutS,
+        parent.deadline_at,
+      ),
+    });
+    const { code, detail } = await context.services.scheduler.startChildRun({
+      plan,
+      chatLength,
+      parentRunId: parent.id,
+    });
+    if (code === 'PARENT_FINISHED')
+      throw new RatchetError('cancelled', `run ${parent.id} is ${detail}: no child run is started`);
+    // CONFLICT: the private chat grew meanwhile, which only another execution of this step can do: read again.
+    if (code === 'CONFLICT') throw new RatchetError('internal', `child run ${runId}: its chat changed`);
+    if (code !== 'OK' && code !== 'RUN_EXISTS')
+      throw new RatchetError('internal', `starting child run ${runId}: create-run returned ${code}`);
+  }
+  states = await readChildRuns(context, ids, input.tasks);
+  return states.map((state, index) => {
+    if (!state) throw new RatchetError('internal', `child run ${ids[index]} was not recorded`);
+    return state;
+  });
+}
+
+/** Where each child run stands (undefined: not created yet), in the order of the tasks. */
+async function readChildRuns(
+  context: StepContext,
+  ids: readonly string[],
+  tasks: readonly ChildTask[],
+): Promise<(ChildState | undefined)[]> {
+  const runs = await context.store.loadRuns(ids);
+  return runs.map((stored, index) => {
+    if (!stored) return undefined;
+    const run = stored.record;
+    return {
+      agent: (tasks[index] as ChildTask).agent,
+      runId: run.id,
+      status: run.status,
+      result: run.result,
+      error: run.error ? run.error.message : null,
+      metadata: resultMetadataOf(run, context.services.now().toISOString()),
+    };
+  });
+}
+
+function withBudget(budget: RunRecord['budget']) {
+  return budget ? { budget } : {};
+}
+
+/** Where a step's children stand once it may go on. */
+export type ChildOutcome =
+  | { kind: 'done'; states: ChildState[] }
+  /** One failed or was cancelled; the others, still running, were cancelled with a reason naming it. */
+  | { kind: 'failed'; failed: ChildState; states: ChildState[] }
+  /** Some still run: the step parks until a child's end wakes it. */
+  | { kind: 'waiting'; running: string[]; park: Park };
+
+/**
+ * The one way a step waits for child runs (a delegation, a team turn, a team or group in control of a
+ * handoff group): starts them once (their ids derive from the step's job), and returns when all have
+ * finished or one has failed. Otherwise the step is to park, holding no worker, until a child's end wakes it;
+ * the recheck right after parking catches a child that finished while the step was still looking.
+ */
+export async function awaitChildRuns(
+  context: StepContext,
+  input: { parent: RunRecord; lineage: readonly string[]; tasks: readonly ChildTask[] },
+): Promise<ChildOutcome> {
+  const { services } = context;
+  const read = () =>
+    ensureChildRuns(context, {
+      parent: input.parent,
+      parentJobId: context.jobId,
+      lineage: input.lineage,
+      tasks: input.tasks,
+      prefixOf: (agent) => prefixOf(services, agent),
+      isTeam: (agent) => services.teams.has(agent),
+    });
+  const states = await read();
+  const failed = states.find((state) => state.status === 'failed' || state.status === 'cancelled');
+  if (failed) {
+    for (const state of states.filter((candidate) => !isFinished(candidate.status))) {
+      try {
+        await services.scheduler.cancelRun(
+          state.runId,
+          `cancelled because child run ${failed.runId} (${failed.agent}) ${failed.status}`,
+        );
+      } catch (error) {
+        if (!(error instanceof RatchetError && ['run_finished', 'run_not_found'].includes(error.code)))
+          throw error;
+      }
+    }
+    return { kind: 'failed', failed, states: await read() };
+  }
+  const finished = states.filter((state) => isFinished(state.status)).length;
+  if (finished === states.length) return { kind: 'done', states };
+  const running = states.filter((state) => !isFinished(state.status)).map((state) => state.runId);
+  return {
+    kind: 'waiting',
+    running,
+    park: park(
+      services.now().getTime() + services.questionRecheckMs,
+      async () => (await read()).filter((state) => isFinished(state.status)).length > finished,
+    ),
+  };
+}

@@ -1,0 +1,127 @@
+import type { JsonSchemaSubset } from '../../../config/index.js';
+import type { ConfiguredMiddleware } from '../../../extensions/middleware.js';
+import type { Logger } from '../../../log/index.js';
+import type { Completer, ToolDefinition } from '../../../models/completer.js';
+import type { Price } from '../../../models/pricing.js';
+import type { BaseProviderConfig } from '../../../models/provider-registry.js';
+import type { ToolBox } from '../../../tools/index.js';
+import type { ContractCheck } from '../../core/contracts.js';
+import type { ResolvedEffect } from '../../core/effects/index.js';
+import type { SupervisorLimits } from '../../core/supervisor.js';
+import type { TeamRuntime } from '../../core/team.js';
+import type { HandoffGroup } from '../../handoff-toolbox.js';
+import type { Budget } from '../../run-record.js';
+import type { StepScheduler } from '../../step-scheduler.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { StepObserver } from './step-observer.js';
+import type { StepStore, StepStores } from './step-store.js';
+
+/** What a worker knows about an agent: its settings, its model and its tools. */
+export interface AgentRuntime {
+  name: string;
+  /** What the agent does, for other agents choosing whom to delegate to. */
+  description: string;
+  /** Display prefix in clients. */
+  prefix: string;
+  instructions: string;
+  maxIterations: number;
+  /** Stream the model's text as text_delta events. */
+  stream: boolean;
+  /** Limits of each run of the agent. */
+  budget: Budget | undefined;
+  /** How long a run of the agent may take, its child runs included (`options.timeout_s`); none when absent. */
+  timeoutS: number | undefined;
+  /** How deep its delegations may go (`options.max_delegation_depth`); the global limit applies too. */
+  maxDelegationDepth: number | undefined;
+  /** What runs around each of its model requests (`effects`, defaults filled in), in the order they run. */
+  effects: readonly ResolvedEffect[];
+  /** Its sub-goal limits when it supervises (`options.supervisor`); none when it does not. */
+  supervisor: SupervisorLimits | undefined;
+  /** The JSON Schema its final answers match (`options.output_schema`), asked of the provider; none when absent. */
+  outputSchema: JsonSchemaSubset | undefined;
+  completer: Completer;
+  toolboxes: readonly ToolBox[];
+  /** What the model is offered: one definition per tool name, first toolbox wins. */
+  tools: readonly ToolDefinition[];
+  /** The provider the agent calls, with its shared limits and the context window of its model (0 = unknown). */
+  provider: {
+    name: string;
+    /** The provider's kind (`openai`, `scripted` …): `gen_ai.provider.name` of its spans. */
+    kind?: string;
+    model: string;
+    rateLimit: BaseProviderConfig['rate_limit'];
+    contextWindow: number;
+    /** The model's price (config `pricing`), when it has one. */
+    price: Price | undefined;
+  };
+  /** Tools whose calls wait for a person's approval. */
+  approvalTools: ReadonlySet<string>;
+  /** What runs around each of its model and tool calls (`middleware`), the first outermost; none when absent. */
+  middleware?: readonly ConfiguredMiddleware[] | undefined;
+  /** The providers a middleware may route its requests to, by name (only for agents with middleware). */
+  providerRoutes?: ReadonlyMap<string, ProviderRoute> | undefined;
+}
+
+/** A provider a model request may be sent to: its completer and what the engine knows of it. */
+export interface ProviderRoute {
+  completer: Completer;
+  provider: AgentRuntime['provider'];
+}
+
+/** A team, with the model its `llm` coordinator calls (an agent of its own, without tools). */
+export interface TeamService extends TeamRuntime {
+  coordinatorAgent: AgentRuntime | undefined;
+  /** The team's `options.timeout_s`: how long its runs may take, its members' runs included. */
+  timeoutS: number | undefined;
+}
+
+/** Long-lived parts every step uses, built once per worker process. */
+export interface StepServices {
+  /** Opens each execution's store (its reads and fenced commits): the steps' only way to Redis. */
+  stores: StepStores;
+  /** Adds the next steps, wakes parked ones, cancels runs: the engine's face for steps. */
+  scheduler: StepScheduler;
+  agents: ReadonlyMap<string, AgentRuntime>;
+  /** Handoff groups by name (run like agents). */
+  handoffs: ReadonlyMap<string, HandoffGroup>;
+  /** Teams by name (run like agents). */
+  teams: ReadonlyMap<string, TeamService>;
+  limiter: RateLimiter;
+  /** How often a step waiting for an answer wakes to check (a safety net: an answer promotes it at once). */
+  questionRecheckMs: number;
+  /** How deep delegations may nest (a root run is depth 0, its children depth 1). */
+  maxDelegationDepth: number;
+  /** The handoff contracts (`contracts:`), compiled once. */
+  contracts: readonly ContractCheck[];
+  now: () => Date;
+  /** This worker's `redis.prefix`: named when it takes a step its config cannot run (another config's). */
+  keyPrefix: string;
+  /** This worker process's id in the worker registry: each step's attempts record names it (decision 0019). */
+  workerId: string;
+  /** Traces and metrics (decision 0024); absent when telemetry is off. */
+  observer?: StepObserver | undefined;
+}
+
+/** One execution of one step job. */
+export interface StepContext {
+  services: StepServices;
+  jobId: string;
+  /** The session of the step's run (every step job names it). */
+  sessionId: string;
+  /**
+   * The job's lock token this execution holds: the store fences every commit with it (a worker that lost the
+   * job writes nothing), and a tool call's intent records it, to tell this execution's intent from another's.
+   */
+  lockToken: string;
+  /** The reads and commits of this execution on its run (opened once from the job). */
+  store: StepStore;
+  /** 1-based number of this attempt (stalls do not count, failures do). */
+  attempt: number;
+  /** How many times the job has been started (stalls and parking included). */
+  started: number;
+  /** Aborted on shutdown, on the run's cancellation, and at the run's deadline. */
+  signal: AbortSignal;
+  /** The run's deadline (ms since the epoch), from the job: no step parks past it. */
+  deadlineMs: number | undefined;
+  logger: Logger;
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import type { Message } from '../../../chat/index.js';
+import { RatchetError } from '../../../errors/index.js';
+import { addUsage, type Usage, zeroUsage } from '../../../models/usage.js';
+import { messageText } from '../../core/team.js';
+import type { TeamTurnJobData } from '../../job-data.js';
+import { journalField, type TeamSelectionEntry } from '../../journal.js';
+import { callModel, requestContext } from '../iteration/model-call.js';
+import { descriptionOf } from '../runner/agent-runtime.js';
+import { isPark, type Park } from '../runner/step-action.js';
+import type { StepContext, TeamService } from '../runner/step-context.js';
+import type { ObservedRun } from '../runner/step-observer.js';
+
+/** How many of the latest shared messages the coordinator model sees. */
+export const coordinatorWindow = 20;
+
+const choiceSchema = z.strictObject({
+  members: z.array(z.string()),
+  done: z.boolean(),
+});
+
+/**
+ * The `llm` coordinator: a model reads the team and the latest shared messages and answers
+ * {"members": [...], "done": bool}. An answer that is not that JSON (or names no member of the team) gets
+ * one retry with the reason; a second bad answer fails the team run with a clear error.
+ */
+export async function chooseMembers(
+  context: StepContext,
+  data: TeamTurnJobData,
+  team: TeamService,
+  shared: readonly Message[],
+  run: ObservedRun,
+): Promise<{ entry: TeamSelectionEntry; usage: Usage } | Park> {
+  const agent = team.coordinatorAgent;
+  if (!agent) throw new RatchetError('config_invalid', `team ${team.name} has no coordinator model`);
+  const now = context.services.now().toISOString();
+  const message = (id: string, role: 'system' | 'user' | 'assistant', text: string): Message => ({
+    id: `${data.run_id}-t${data.iteration}-${id}`,
+    sender: role === 'assistant' ? agent.name : role,
+    role,
+    parts: [{ type: 'text', text }],
+    metadata: {},
+    created_at: now,
+  });
+  const messages: Message[] = [
+    message('coord-system', 'system', systemPrompt(context, team, agent.instructions)),
+    message('coord-window', 'user', conversationWindow(shared)),
+  ];
+  let usage: Usage = { ...zeroUsage };
+  let problem = '';
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const completion = await callModel(
+      context,
+      agent,
+      {
+        messages,
+        tools: [],
+        options: {},
+        context: requestContext(context, data, agent.name),
+      },
+      journalField.teamCoordinatorCalls(data.iteration, attempt),
+      run,
+      'coordinator',
+    );
+    if (isPark(completion)) return completion;
+    usage = addUsage(usage, completion.usage);
+    const text = completion.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    const parsed = parseChoice(text, team);
+    if (parsed.ok) return { entry: { v: 1, ...parsed.choice }, usage };
+    problem = parsed.problem;
+    messages.push(
+      message(`coord-reply-${attempt}`, 'assistant', text === '' ? '(empty)' : text),
+      message(
+        `coord-retry-${attempt}`,
+        'user',
+        `That answer could not be used: ${problem}. Reply with only the JSON object, e.g. {"members": ["${team.members[0]?.agent}"], "done": false}.`,
+      ),
+    );
+  }
+  throw new RatchetError(
+    'coordinator_invalid',
+    `the coordinator of team "${team.name}" did not answer with valid JSON twice: ${problem}`,
+  );
+}
+
+function systemPrompt(context: StepContext, team: TeamService, instructions: string): string {
+  const members = team.members
+    .map((member) => {
+      const description = descriptionOf(context.services, member.agent);
+      return `- ${member.agent} (role: ${member.role})${description ? `: ${description}` : ''}`;
+    })
+    .join('\n');
+  return [
+    instructions.trim(),
+    `You coordinate the team "${team.name}". Its members:`,
+    members,
+    'Decide who acts next. Members you name act at the same time; their answers are added to the ' +
+      'conversation in the order you name them. When the last message of the conversation is the ' +
+      "team's finished answer, say done.",
+    'Reply with only a JSON object: {"members": ["<member name>", ...], "done": <true|false>}.',
+  ]
+    .filter((line) => line !== '')
+    .join('\n\n');
+}
+
+function conversationWindow(shared: readonly Message[]): string {
+  const window = shared.slice(-coordinatorWindow);
+  const lines = window.map((message) => `[${message.sender}] ${messageText(message)}`);
+  return `The conversation so far (latest ${window.length} of ${shared.length} messages):\n\n${lines.join('\n\n')}`;
+}
+
+type Parsed = { ok: true; choice: { members: number[]; done: boolean } } | { ok: false; problem: string };
+
+function parseChoice(text: string, team: TeamService): Parsed {
+  const json = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return { ok: false, problem: 'it is not JSON' };
+  }
+  const result = choiceSchema.safeParse(value);
+  if (!result.success)
+    return {
+      ok: false,
+      problem: 'it needs exactly the fields "members" (a list of names) and "done" (true or false)',
+    };
+  const names = team.members.map((member) => member.agent);
+  const unknown = result.data.members.filter((name) => !names.includes(name));
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      problem: `${unknown.map((name) => `"${name}"`).join(', ')} is not a member (members: ${names.join(', ')})`,
+    };
+  if (!result.data.done && result.data.members.length === 0)
+    return { ok: false, problem: 'name at least one member, or say done' };
+  return {
+    ok: true,
+    choice: { members: result.data.members.map((name) => names.indexOf(name)), done: result.data.done },
+  };
+}

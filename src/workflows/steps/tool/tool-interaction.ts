@@ -1,0 +1,209 @@
+import type { ToolCallPart } from '../../../chat/index.js';
+import { RatchetError, Suspension } from '../../../errors/index.js';
+import { buildEvent } from '../../../events/event.js';
+import { type AskOptions, askProblem, progressProblem } from '../../../tools/index.js';
+import { questionIdOf } from '../../ids.js';
+import type { ToolJobData } from '../../job-data.js';
+import { journalField } from '../../journal.js';
+import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../../question-record.js';
+import { isPark, type Park, park } from '../runner/step-action.js';
+import type { StepContext } from '../runner/step-context.js';
+
+/**
+ * The one place a wait becomes a throw: inside a tool handler (`ctx.ask()`, `ctx.delegate()`,
+ * `ctx.session.park()`), which cannot return it and is unwound instead. The tool step catches it at the
+ * handler's boundary and returns it to the runner as data (see `parkOf`).
+ */
+export function suspensionOf(parked: Park, waitingFor: string): Suspension {
+  return new Suspension(parked.wakeAt, waitingFor, parked.recheck);
+}
+
+/** A Suspension that unwound a tool handler, as the park it stands for; anything else is thrown on. */
+export function parkOf(error: unknown): Park {
+  if (error instanceof Suspension) return park(error.wakeAt, error.recheck);
+  throw error;
+}
+
+type NewQuestion = Pick<
+  QuestionRecord,
+  'id' | 'kind' | 'question' | 'options' | 'tool' | 'default_answer'
+> & {
+  timeoutMs: number | undefined;
+};
+
+/**
+ * The answer to a question this step asks; when there is none yet, the question is recorded (once) and the
+ * step is suspended. A timed-out question gets its default answer here.
+ */
+/** Who asks: the run of the step (tool and iteration steps alike). */
+type Asker = Pick<ToolJobData, 'session_id' | 'run_id' | 'agent'>;
+
+async function answerOf(
+  context: StepContext,
+  data: Asker,
+  asked: NewQuestion,
+): Promise<QuestionResponse | Park> {
+  const { services } = context;
+  const nowMs = services.now().getTime();
+  const existing = await context.store.readQuestion(asked.id);
+  if (existing) {
+    const question = existing.record;
+    if (question.status === 'answered' || question.status === 'timed_out') return question.answer ?? '';
+    if (question.status === 'cancelled')
+      throw new RatchetError('cancelled', `question ${question.id} was cancelled`);
+    const timeoutAt = question.timeout_at ? Date.parse(question.timeout_at) : undefined;
+    if (timeoutAt !== undefined && timeoutAt <= nowMs && question.default_answer !== null) {
+      const closedAt = services.now().toISOString();
+      const { result, question: after } = await context.store.answerQuestion({
+        questionId: question.id,
+        response: question.default_answer,
+        by: 'timeout',
+        now: closedAt,
+      });
+      if (result === 'run_finished')
+        throw new RatchetError('cancelled', `the run of ${question.id} is finished`);
+      if (result === 'answered' && after)
+        services.observer?.questionTimedOut(after, after.answered_at ?? closedAt);
+      if (result === 'answered' || result === 'closed') return after?.answer ?? question.default_answer;
+    }
+    return park(Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs));
+  }
+  const now = services.now().toISOString();
+  const { timeoutMs, ...fields } = asked;
+  const timeoutAt = timeoutMs === undefined ? null : new Date(nowMs + timeoutMs).toISOString();
+  const record: QuestionRecord = {
+    v: 1,
+    ...fields,
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: data.agent,
+    status: 'pending',
+    answer: null,
+    answered_by: null,
+    timeout_at: timeoutAt,
+    job_id: context.jobId,
+    created_at: now,
+    answered_at: null,
+  };
+  const event = buildEvent(
+    'ask_user',
+    { id: data.run_id, agent: data.agent },
+    {
+      question_id: record.id,
+      kind: record.kind,
+      question: record.question,
+      options: record.options,
+      tool: record.tool,
+      timeout_at: timeoutAt,
+    },
+    now,
+  );
+  const code = await context.store.askQuestion(record, event);
+  if (code === 'LOCK_LOST')
+    throw new RatchetError('lock_lost', `asking ${record.id}: the job's lock was lost`);
+  if (code === 'NO_RUN' || code === 'RUN_FINISHED')
+    throw new RatchetError('cancelled', `the run of ${record.id} is finished`);
+  const wakeAt = timeoutAt
+    ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
+    : nowMs + services.questionRecheckMs;
+  return park(wakeAt);
+}
+
+/** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */
+export function askFunction(
+  context: StepContext,
+  data: ToolJobData,
+): (options: AskOptions) => Promise<string> {
+  let sequence = 0;
+  return async (options) => {
+    if (options.timeoutMs !== undefined && options.defaultAnswer === undefined) {
+      throw new Error('ask: a timeout needs a defaultAnswer');
+    }
+    // Any tool may ask with text a model chose: the built-in ask_user's bounds hold for every one.
+    const problem = askProblem(options);
+    if (problem !== undefined) throw new Error(`ask: ${problem}`);
+    const id = questionIdOf.ask(context.jobId, sequence++);
+    const answer = await answerOf(context, data, {
+      id,
+      kind: 'ask_user',
+      question: options.question,
+      options: options.options ?? [],
+      tool: null,
+      default_answer: options.defaultAnswer ?? null,
+      timeoutMs: options.timeoutMs,
+    });
+    if (isPark(answer)) throw suspensionOf(answer, `an answer to ${id}`);
+    return typeof answer === 'string' ? answer : JSON.stringify(answer);
+  };
+}
+
+/** A person's decision on a call of a tool that requires approval (asked once; the step waits for it). */
+export async function approvalOf(
+  context: StepContext,
+  data: ToolJobData,
+  call: ToolCallPart,
+): Promise<ApprovalAnswer | Park> {
+  const answer = await answerOf(context, data, {
+    id: questionIdOf.approval(context.jobId),
+    kind: 'approval',
+    question: `Allow ${call.name}(${call.arguments})?`,
+    options: ['approve', 'reject'],
+    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
+    default_answer: null,
+    timeoutMs: undefined,
+  });
+  if (isPark(answer)) return answer;
+  if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
+  return answer;
+}
+
+/**
+ * The run went over a budget that says `on_exceeded: ask`: the user raises it (true) or stops the run (false).
+ * The step waits for the answer like any question; `raises` numbers the question.
+ */
+export async function raiseBudget(
+  context: StepContext,
+  data: Asker,
+  message: string,
+  raises: number,
+): Promise<boolean | Park> {
+  const answer = await answerOf(context, data, {
+    id: questionIdOf.budget(context.jobId, raises),
+    kind: 'budget',
+    question: `${message}. Raise the budget (once more the same amount) and go on, or stop the run?`,
+    options: ['raise', 'stop'],
+    tool: null,
+    default_answer: null,
+    timeoutMs: undefined,
+  });
+  if (isPark(answer)) return answer;
+  return answer === 'raise';
+}
+
+/** ToolContext.reportProgress: once per report (the n-th report of this step), fenced. */
+export function progressFunction(
+  context: StepContext,
+  data: ToolJobData,
+): (progress: { message: string; fraction?: number }) => Promise<void> {
+  let sequence = 0;
+  return async ({ message, fraction }) => {
+    const problem = progressProblem({ message });
+    if (problem !== undefined) throw new Error(`reportProgress: ${problem}`);
+    const { services } = context;
+    const now = services.now().toISOString();
+    const value = { fraction: fraction ?? null, message, at: now };
+    const event = buildEvent(
+      'progress',
+      { id: data.run_id, agent: data.agent },
+      { fraction: value.fraction, message },
+      now,
+    );
+    const code = await context.store.reportProgress(
+      journalField.progress(context.jobId, sequence++),
+      JSON.stringify(value),
+      event,
+    );
+    if (code === 'LOCK_LOST')
+      throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');
+  };
+}
