@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Engine } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { jobLockKey, type KeySpace, runKeys } from '../../src/redis/keys.js';
-import {
-  Engine,
-  journalField,
-  redisStepStores,
-  runStep,
-  type StepContext,
-} from '../../src/workflows/index.js';
+import { journalField, redisStepStores, runStep, type StepContext } from '../../src/workflows/index.js';
 import { iterationAfterTools } from '../../src/workflows/job-data.js';
 import { commit, done, enqueue, park, type StepAction } from '../../src/workflows/steps/step-action.js';
 import { deleteKeys } from '../helpers/harness.js';

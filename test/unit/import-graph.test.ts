@@ -65,11 +65,10 @@ describe('the import graph of src', () => {
     expect(fromApi).toEqual([]);
   });
 
-  it('lets code outside src/workflows reach the engine only through its public face (workflows/index.ts)', () => {
-    // The shell (src/redis) stores the engine's records, so it reads their schemas and the pure core; it
-    // never reaches the engine's logic (engine.ts, the steps), which talks to it.
-    const shellMayRead = (target: string) =>
-      !target.startsWith('workflows/steps/') && target !== 'workflows/engine.ts';
+  it('lets code outside src/workflows reach it only through its public face (workflows/index.ts)', () => {
+    // The shell (src/redis) stores the records of src/workflows, so it reads their schemas and the pure core;
+    // it never reaches the steps, which talk to it through their ports.
+    const shellMayRead = (target: string) => !target.startsWith('workflows/steps/');
     // The persisted records' schemas (pure zod) are shapes, not engine: the API's wire schemas read them
     // directly, since those are shared with the typed client, which must not load the engine in a browser.
     const isRecordSchema = (target: string) => /^workflows\/[a-z-]+-record\.ts$/.test(target);
@@ -90,6 +89,55 @@ describe('the import graph of src', () => {
               .map((target) => `${file} → ${target}`),
     );
     expect(deep).toEqual([]);
+  });
+
+  it('lets code outside src/engine reach the client face only through its public face (engine/index.ts)', () => {
+    const deep = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('engine/')
+        ? []
+        : targets
+            .filter((target) => target.startsWith('engine/') && target !== 'engine/index.ts')
+            .map((target) => `${file} → ${target}`),
+    );
+    expect(deep).toEqual([]);
+  });
+
+  it('builds the client face above the shell: nothing it composes imports src/engine, types included', () => {
+    // The folders below the client face (the pure core, the steps, the shell, telemetry …) never reach up
+    // into it; what they need of it is a port declared beside them (telemetry's ScrapedSystemState).
+    const below = [
+      'secrets',
+      'errors',
+      'log',
+      'schemas',
+      'http',
+      'chat',
+      'models',
+      'config',
+      'events',
+      'extensions',
+      'tools',
+      'skills',
+      'workflows',
+      'redis',
+      'telemetry',
+    ];
+    const upward = [...graph].flatMap(([file, targets]) =>
+      below.includes(file.split('/')[0] ?? '')
+        ? targets.filter((target) => target.startsWith('engine/')).map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
+    // And the client face reaches none of the folders built on it.
+    const above = ['wire', 'client', 'api', 'mcp', 'worker', 'server', 'testing', 'cli', 'console'];
+    const fromEngine = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('engine/')
+        ? targets
+            .filter((target) => above.includes(target.split('/')[0] ?? '') || target === 'index.ts')
+            .map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(fromEngine).toEqual([]);
   });
 
   it('keeps Redis out of the step kinds: they read and commit through their step store (type imports aside)', () => {
