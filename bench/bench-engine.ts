@@ -1,8 +1,7 @@
 import type { LoadedConfig } from '../src/config/index.js';
+import { type Engine, engineFromConfig } from '../src/engine/index.js';
 import { silentLogger } from '../src/log/index.js';
 import type { RedisClient } from '../src/redis/connection.js';
-import type { Engine } from '../src/workflows/engine.js';
-import { engineFromConfig } from '../src/workflows/engine-from-config.js';
 
 /** The engine a client uses to start runs, with the same job settings as the RatchetWorker of `loaded`. */
 export function createBenchEngine(loaded: LoadedConfig, redis: RedisClient): Engine {

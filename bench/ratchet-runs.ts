@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
+import type { Engine } from '../src/engine/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { closeRedis, createRedis } from '../src/redis/connection.js';
 import { shardPrefix, stepQueueName } from '../src/redis/keys.js';
 import { RatchetWorker } from '../src/worker/index.js';
-import type { Engine } from '../src/workflows/engine.js';
 import { stepJobId } from '../src/workflows/ids.js';
 import { benchConfig, toolLoopReplies } from './bench-config.js';
 import { createBenchEngine } from './bench-engine.js';

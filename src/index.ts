@@ -18,6 +18,7 @@ export {
   loadConfig,
   parseConfigText,
 } from './config/index.js';
+export { type Engine, engineFromConfig } from './engine/index.js';
 export type { ExtensionContext } from './extensions/context.js';
 export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
 export { defineEffect } from './extensions/effects.js';
@@ -71,4 +72,3 @@ export type {
   StopConditionView,
   TeamView,
 } from './workflows/index.js';
-export { type Engine, engineFromConfig } from './workflows/index.js';

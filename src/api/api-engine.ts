@@ -1,4 +1,4 @@
-import type { Engine } from '../workflows/index.js';
+import type { Engine } from '../engine/index.js';
 
 /** What the API asks of the engine: it records, enqueues and reads; workers do the work. */
 export type ApiEngine = Pick<

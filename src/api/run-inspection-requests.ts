@@ -1,6 +1,7 @@
 import type { Message } from '../chat/index.js';
+import type { SystemState } from '../engine/index.js';
 import { RatchetError } from '../errors/index.js';
-import type { RunTimeline, RunTreeNode, SystemState } from '../workflows/index.js';
+import type { RunTimeline, RunTreeNode } from '../workflows/index.js';
 import { toWireMessage } from './wire-views.js';
 
 /**

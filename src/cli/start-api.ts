@@ -1,11 +1,11 @@
 import type { LoadedConfig } from '../config/index.js';
+import { type Engine, engineFromConfig } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
 import { createHttpServer } from '../server/index.js';
 import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
-import { type Engine, engineFromConfig } from '../workflows/index.js';
 import { CliError } from './cli-error.js';
 
 export interface ApiProcess {

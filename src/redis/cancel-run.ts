@@ -6,7 +6,7 @@ import { journalField, replyEntrySchema } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import { isFinished } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
-import { type EngineContext, notify } from './engine-context.js';
+import type { EngineContext } from './engine-context.js';
 import { cancelChannel, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { pendingQuestions } from './question-store.js';
 import { encodeEvent, loadRun } from './run-store.js';
@@ -66,9 +66,8 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
         details: { status: detail },
       });
     // This call's write finished the run (a second cancel gets RUN_FINISHED above): report it, once.
-    notify(context, context.runCancelled, (listener) => listener(plan.record));
-    for (const question of closed)
-      notify(context, context.questionClosed, (listener) => listener(question, now));
+    context.runCancelled?.(plan.record);
+    for (const question of closed) context.questionClosed?.(question, now);
     await context.redis.publish(cancelChannel(context.space), runId);
     await removeQueuedSteps(context, keys.shard, keys.journal, runId, stored.record.iteration);
     await cancelChildren(context, keys.children, runId);

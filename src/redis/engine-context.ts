@@ -16,23 +16,9 @@ export interface EngineContext {
   /**
    * Told of each run a cancellation of this engine finished (the record as written), once: only the call
    * whose write changed the status reports it (telemetry: the run's span and its count, decision 0024).
+   * It must not throw: the cancellation is written already.
    */
-  runCancelled?: Set<(record: RunRecord) => void>;
+  runCancelled?: (record: RunRecord) => void;
   /** Told of each question this engine closed (answered, or cancelled with its run), once, with when. */
-  questionClosed?: Set<(question: QuestionRecord, at: string) => void>;
-}
-
-/** Calls each listener; one that throws is logged, never fails the cancellation already written. */
-export function notify<Listener>(
-  context: EngineContext,
-  listeners: Set<Listener> | undefined,
-  call: (listener: Listener) => void,
-): void {
-  for (const listener of listeners ?? []) {
-    try {
-      call(listener);
-    } catch (error) {
-      context.logger.warn({ err: error }, 'a telemetry listener failed');
-    }
-  }
+  questionClosed?: (question: QuestionRecord, at: string) => void;
 }

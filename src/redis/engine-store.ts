@@ -1,119 +1,41 @@
-import type { Telemetry } from 'bullmq';
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import type { RunCreation } from '../workflows/core/run-creation.js';
 import { parseEntries } from '../workflows/event-entries.js';
 import type { AnswerResult, QuestionRecord, QuestionResponse } from '../workflows/question-record.js';
 import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from '../workflows/run-listing.js';
 import type { StoredRun } from '../workflows/run-record.js';
 import { type SessionRecord, sessionRecordSchema } from '../workflows/session-record.js';
-import type { RunWriteCode } from '../workflows/step-scheduler.js';
 import { largestStreamId } from '../workflows/stream-ids.js';
-import type { SessionView } from '../workflows/views.js';
-import { cancelRun } from './cancel-run.js';
-import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
-import type { EngineContext } from './engine-context.js';
-import { followEvents } from './event-follower.js';
-import { EventHub } from './event-hub.js';
+import { duplicateClient, type RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, type KeySpace, runKeys, sessionKeys } from './keys.js';
 import { answerQuestion, pendingQuestions, readQuestion } from './question-store.js';
-import { QueueScheduler } from './queue-scheduler.js';
 import { countRuns, listRuns, listSessions } from './run-index.js';
 import { loadRun, readChat } from './run-store.js';
-import { RunWriter } from './run-writer.js';
 import { defineScripts } from './scripts.js';
 import { redisSessionData, type SessionDataStore } from './session-data-store.js';
-import { createSession, deleteSession, getSession } from './session-store.js';
-import { type StepJobSettings, StepQueues } from './step-queues.js';
 
 export interface EngineStoreOptions {
   /** A connection for commands (not blocking); the store does not close it. */
   redis: RedisClient;
   space: KeySpace;
-  jobs: StepJobSettings;
   eventsMaxLength: number;
   logger: Logger;
-  /** Event followers served at once (config `api.max_followers`). */
-  maxFollowers: number;
-  now: () => Date;
-  /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on. */
-  queueTelemetry?: Telemetry;
 }
 
 /**
- * Every read and write the engine's client face makes (start, read, answer, cancel, follow), so the engine
- * holds its rules and none of Redis: its connections, queues and event hub live here.
+ * The Redis commands of the engine's client face (src/engine) that name keys: a session's records, chats,
+ * questions, events and usage, and the run index. The engine holds the rules and composes this store with
+ * the queues, the run writer and the event hub; none of them is owned here.
  */
 export class EngineStore {
-  readonly queues: StepQueues;
-  readonly context: EngineContext;
-
-  /**
-   * BullMQ defines its ~60 scripts on the connection its queues use, and ioredis copies every defined script
-   * into each pipeline it creates: the queues get a connection of their own, so the steps' pipelines stay cheap.
-   */
-  private readonly queueConnection: RedisClient;
-
-  /** Wakes every event follower of this process from a few blocking connections (opened on first use). */
-  private readonly eventHub: EventHub;
-
-  /** Writes new runs with their first steps, on a connection of its own (it WATCHes). */
-  private readonly runWriter: RunWriter;
-
   constructor(private readonly options: EngineStoreOptions) {
     defineScripts(options.redis);
-    this.queueConnection = duplicateClient(options.redis, { connectionName: 'ratchet-queues' });
-    this.queueConnection.on('error', () => {
-      // Reported by the queues' own error listeners.
-    });
-    defineScripts(this.queueConnection);
-    this.queues = new StepQueues(
-      this.queueConnection,
-      options.space,
-      options.jobs,
-      options.logger,
-      options.queueTelemetry,
-    );
-    this.runWriter = new RunWriter({
-      redis: options.redis,
-      space: options.space,
-      queues: this.queues,
-      eventsMaxLength: options.eventsMaxLength,
-    });
-    this.eventHub = new EventHub({
-      redis: options.redis,
-      maxFollowers: options.maxFollowers,
-      logger: options.logger,
-    });
-    this.context = {
-      redis: options.redis,
-      space: options.space,
-      queues: this.queues,
-      eventsMaxLength: options.eventsMaxLength,
-      logger: options.logger,
-      now: options.now,
-      runCancelled: new Set(),
-      questionClosed: new Set(),
-    };
-  }
-
-  /** The scheduler port of the steps a worker runs, with the engine's cancellation. */
-  scheduler(cancel: (runId: string, reason: string) => Promise<unknown>): QueueScheduler {
-    return new QueueScheduler(this.queues, this.runWriter, this.options.space, cancel);
   }
 
   chatLength(sessionId: string, chatId: string): Promise<number> {
     return this.options.redis.llen(chatKey(this.options.space, sessionId, chatId));
-  }
-
-  /** Writes a planned run and adds its first step, in one transaction. */
-  writeRun(
-    plan: RunCreation,
-    chatLength: number,
-  ): Promise<{ code: RunWriteCode; detail: string | undefined }> {
-    return this.runWriter.write({ plan, chatLength });
   }
 
   loadRun(sessionId: string, runId: string): Promise<StoredRun | undefined> {
@@ -147,25 +69,9 @@ export class EngineStore {
     return result;
   }
 
-  /** Wakes a parked step of the session (its question was answered). */
-  wakeStep(sessionId: string, jobId: string): Promise<void> {
-    return this.queues.wake(sessionKeys(this.options.space, sessionId).shard, jobId);
-  }
-
-  cancelRun(runId: string, reason: string): Promise<void> {
-    return cancelRun(this.context, runId, reason);
-  }
-
-  createSession(input: { agent: string; metadata?: Record<string, unknown> }): Promise<SessionView> {
-    return createSession(this.context, input);
-  }
-
-  getSession(sessionId: string): Promise<SessionView | undefined> {
-    return getSession(this.context, sessionId);
-  }
-
-  deleteSession(sessionId: string): Promise<boolean> {
-    return deleteSession(this.context, sessionId);
+  /** The shard of a session: the step queue that runs its steps. */
+  shardOf(sessionId: string): number {
+    return sessionKeys(this.options.space, sessionId).shard;
   }
 
   async sessionRecord(sessionId: string): Promise<SessionRecord | undefined> {
@@ -201,13 +107,6 @@ export class EngineStore {
     return listSessions(this.options.redis, this.options.space, filter);
   }
 
-  followEvents(
-    sessionId: string,
-    options: { after?: string; signal: AbortSignal },
-  ): AsyncGenerator<RatchetEvent> {
-    return followEvents(this.eventHub, this.options.redis, this.options.space, sessionId, options);
-  }
-
   /** What a session's agents wrote (state, tasks, notes), for reading from outside. */
   sessionData(sessionId: string): SessionDataStore {
     return redisSessionData(this.options.redis, this.options.space, sessionId);
@@ -233,14 +132,18 @@ export class EngineStore {
     const [newest] = await this.options.redis.xrevrange(key, '+', '-', 'COUNT', 1);
     return newest?.[0];
   }
+}
 
-  async close(): Promise<void> {
-    try {
-      await this.eventHub.close();
-      await this.runWriter.close();
-      await this.queues.close();
-    } finally {
-      await closeRedis(this.queueConnection);
-    }
-  }
+/**
+ * A connection of its own for the step queues, with our scripts defined on it. BullMQ defines its ~60
+ * scripts on the connection its queues use, and ioredis copies every defined script into each pipeline it
+ * creates: on a connection of their own, the steps' pipelines stay cheap. Closed with `closeRedis`.
+ */
+export function openQueueConnection(redis: RedisClient): RedisClient {
+  const connection = duplicateClient(redis, { connectionName: 'ratchet-queues' });
+  connection.on('error', () => {
+    // Reported by the queues' own error listeners.
+  });
+  defineScripts(connection);
+  return connection;
 }

@@ -1,13 +1,17 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import {
-  type QuestionKind,
-  type QuestionRecord,
-  questionKinds,
-  type RunRecord,
-  type SystemState,
-} from '../workflows/index.js';
+import { type QuestionKind, type QuestionRecord, questionKinds, type RunRecord } from '../workflows/index.js';
 // The workers' buckets: the API's series of the same name must sum with theirs.
 import { questionWaitBuckets, runBuckets } from './worker-metrics.js';
+
+/**
+ * What a scrape reads of the whole deployment: the engine's `systemState` (src/engine) gives it, the same
+ * shape as GET /v1/system. Declared here, where it is read, since the engine is built above telemetry.
+ */
+export interface ScrapedSystemState {
+  workers: readonly { alive: boolean }[];
+  queues: readonly { shard: number; counts: Readonly<Record<string, number>> }[];
+  runs_by_status: Readonly<Record<string, number>>;
+}
 
 /**
  * The API's Prometheus metrics (decision 0024): the state of the whole deployment, read from Redis at each
@@ -70,7 +74,7 @@ export class ApiMetrics {
 
   constructor(
     private readonly options: {
-      systemState: () => Promise<SystemState>;
+      systemState: () => Promise<ScrapedSystemState>;
       followers: () => number;
       /** When the oldest pending question of each kind was asked (ms; absent: none pending), no record read. */
       oldestPendingQuestions: () => Promise<Partial<Record<QuestionKind, number>>>;

@@ -1,8 +1,9 @@
 import type { Message } from '../chat/index.js';
+import type { Engine } from '../engine/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { RedisClient } from '../redis/connection.js';
 import { runKeys } from '../redis/keys.js';
-import type { Engine, RunView } from '../workflows/index.js';
+import type { RunView } from '../workflows/index.js';
 
 /**
  * A run and every run below it (delegations, team members), as data two executions of one scenario can be

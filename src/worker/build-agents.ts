@@ -6,6 +6,7 @@ import {
   type RatchetConfig,
   type ToolboxReference,
 } from '../config/index.js';
+import { iterationLimit } from '../engine/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { Extensions } from '../extensions/extensions.js';
 import type { AnyMiddleware, ConfiguredMiddleware } from '../extensions/middleware.js';
@@ -25,7 +26,6 @@ import {
   builtinMiddleware,
   effectRegistry,
   type HandoffGroup,
-  iterationLimit,
   type OutputSchemaCheck,
   outputGuardrailMiddleware,
   outputSchemaMiddleware,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import { type LoadedConfig, registerConfigSecrets } from '../config/index.js';
+import { type Engine, engineFromConfig } from '../engine/index.js';
 import type { Extensions } from '../extensions/extensions.js';
 import type { Logger } from '../log/index.js';
 import { McpServers, redisToolListings } from '../mcp/client/index.js';
@@ -17,8 +18,6 @@ import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
 import {
   compileContracts,
-  type Engine,
-  engineFromConfig,
   type RetrySettings,
   type StepServices,
 } from '../workflows/index.js';

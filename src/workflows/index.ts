@@ -1,6 +1,6 @@
-// The durable engine's public face. Clients (API, MCP server, CLI) start runs, read them, answer questions
-// and cancel through `Engine`, with the records and views below; the worker runs `stepKinds` with their
-// context and the retry policy. Everything else in src/workflows is the engine's own.
+// The durable engine's public face. The client face (src/engine) starts, reads, answers and cancels runs with
+// the records, views and pure plans below; the worker runs `stepKinds` with their context and the retry
+// policy. Everything else in src/workflows is the engine's own.
 
 export {
   builtinMiddleware,
@@ -19,6 +19,7 @@ export type {
   TeamView,
 } from './core/coordinator-definition.js';
 export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
+export { contextViewSchema } from './core/effects/context-view.js';
 export type {
   EffectContext,
   EffectDefinition,
@@ -30,6 +31,15 @@ export { effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export {
+  type ContinuationLimits,
+  forkLength,
+  planFork,
+  planRetry,
+  recorderOf,
+  retryRefusal,
+} from './core/run-continuation.js';
+export { planRunCreation, runDeadline } from './core/run-creation.js';
 export { runDurationMs } from './core/run-duration.js';
 export type {
   AttemptView,
@@ -39,14 +49,13 @@ export type {
   ToolCallView,
   WaitView,
 } from './core/run-timeline.js';
-export { type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
-export { type CrashPointName, crashPointNames } from './crash-points.js';
-export { Engine, type SystemState } from './engine.js';
-export { engineFromConfig, iterationLimit } from './engine-from-config.js';
+export { shownStatus } from './core/shown-status.js';
+export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
+export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
-export { isSessionId, sessionIdOfRun } from './ids.js';
+export { isSessionId, newRunId, newSessionId, sessionIdOfRun } from './ids.js';
 export { journalField } from './journal.js';
-export { sessionOfQuestion } from './question-answers.js';
+export { normalizeResponse, sessionOfQuestion } from './question-answers.js';
 export {
   type QuestionKind,
   type QuestionRecord,
@@ -55,9 +64,17 @@ export {
   questionRecordSchema,
   questionResponseSchema,
 } from './question-record.js';
-export type { ListedRunStatus, RunFilter, SessionFilter } from './run-listing.js';
-export type { RunRecord } from './run-record.js';
+export type {
+  ListedRunStatus,
+  RunCounts,
+  RunFilter,
+  RunPage,
+  SessionFilter,
+  SessionPage,
+} from './run-listing.js';
+export type { Budget, RunRecord, SubGoal } from './run-record.js';
 export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
+export type { StepScheduler } from './step-scheduler.js';
 export type { StepAction } from './steps/runner/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/runner/step-context.js';
 export type { StepKind } from './steps/runner/step-kind.js';
@@ -73,4 +90,4 @@ export { type ParkJob, runStep, type StepEnd } from './steps/runner/step-runner.
 export type { StepStore, StepStores } from './steps/runner/step-store.js';
 export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
-export type { RunView, SessionView } from './views.js';
+export { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';

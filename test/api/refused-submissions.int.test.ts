@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { engineFromConfig } from '../../src/engine/index.js';
 import type { RatchetError } from '../../src/errors/index.js';
 import { createLogger, silentLogger } from '../../src/log/index.js';
 import { sessionKeys } from '../../src/redis/keys.js';
-import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 

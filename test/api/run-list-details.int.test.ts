@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
+import { engineFromConfig } from '../../src/engine/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { runKeys } from '../../src/redis/keys.js';
-import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 

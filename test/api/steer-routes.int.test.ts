@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { engineFromConfig } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { runKeys } from '../../src/redis/keys.js';
-import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { ApiHarness } from './api-harness.js';
 

@@ -7,10 +7,10 @@ import { loadConfig } from '../../src/config/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { silentLogger } from '../../src/log/index.js';
 import '../../src/models/index.js';
+import { engineFromConfig } from '../../src/engine/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { jobLockKey, shardPrefix, stepQueueName } from '../../src/redis/keys.js';
 import { RatchetWorker } from '../../src/worker/index.js';
-import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { freePort, type OwnRedis, startRedisServer } from '../helpers/find-redis.js';
 import { type Scenario, scenarioAgents, writeChaosConfig } from './chaos-config.js';
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
+import { type Engine, engineFromConfig } from '../../src/engine/index.js';
 import type { Extensions } from '../../src/extensions/extensions.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../src/redis/connection.js';
@@ -11,7 +12,6 @@ import { deleteKeys } from '../../src/testing/test-engine.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
-import { type Engine, engineFromConfig } from '../../src/workflows/index.js';
 import { testToolbox } from '../fixtures/test-tools.js';
 
 /**

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import '../../src/models/index.js';
 import type { Message } from '../../src/chat/index.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
+import { type Engine, engineFromConfig } from '../../src/engine/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
@@ -15,8 +16,6 @@ import { deleteKeys, readJsonLines, testWorkerSettings } from '../../src/testing
 import { spawnNodeProcess, type WorkerProcess } from '../../src/testing/worker-process.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
-import type { Engine } from '../../src/workflows/engine.js';
-import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { altToolbox, testToolbox } from '../fixtures/test-tools.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');

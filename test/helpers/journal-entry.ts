@@ -1,6 +1,6 @@
+import type { Engine } from '../../src/engine/index.js';
 import type { RedisClient } from '../../src/redis/connection.js';
 import { runKeys } from '../../src/redis/keys.js';
-import type { Engine } from '../../src/workflows/index.js';
 
 /** One field of a run's journal, parsed (the test fails when it is missing). */
 export async function journalEntry(

@@ -5,13 +5,13 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type Message, toolResultsOf } from '../../src/chat/index.js';
 import { loadConfig } from '../../src/config/index.js';
+import { engineFromConfig } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Script } from '../../src/models/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import { RatchetWorker } from '../../src/worker/index.js';
-import { engineFromConfig } from '../../src/workflows/engine-from-config.js';
 import { type McpHttpServer, startMcpHttpServer } from '../fixtures/mcp-http-server.js';
 import { deleteKeys, Harness } from '../helpers/harness.js';
 

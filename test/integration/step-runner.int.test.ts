@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Engine } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import { jobLockKey, type KeySpace, runKeys } from '../../src/redis/keys.js';
 import { redisStepStores } from '../../src/redis/step-store.js';
-import { Engine, journalField, runStep, type StepContext } from '../../src/workflows/index.js';
+import { journalField, runStep, type StepContext } from '../../src/workflows/index.js';
 import { iterationAfterTools } from '../../src/workflows/job-data.js';
 import {
   commit,

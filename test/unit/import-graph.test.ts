@@ -74,10 +74,9 @@ describe('the import graph of src', () => {
 
   it('lets code outside src/workflows reach the engine only through its public face (workflows/index.ts)', () => {
     // The shell (src/redis) stores the engine's records, so it reads their schemas and the pure core, and it
-    // implements the ports the steps declare; it never reaches the engine's logic (engine.ts, the steps).
+    // implements the ports the steps declare; it never reaches the engine's logic (the steps).
     const shellMayRead = (target: string) =>
-      (!target.startsWith('workflows/steps/') || stepPorts.includes(target)) &&
-      target !== 'workflows/engine.ts';
+      !target.startsWith('workflows/steps/') || stepPorts.includes(target);
     // The persisted records' schemas (pure zod) are shapes, not engine: the API's wire schemas read them
     // directly, since those are shared with the typed client, which must not load the engine in a browser.
     const isRecordSchema = (target: string) => /^workflows\/[a-z-]+-record\.ts$/.test(target);
@@ -100,16 +99,58 @@ describe('the import graph of src', () => {
     expect(deep).toEqual([]);
   });
 
-  it('keeps Redis out of src/workflows, type imports included: the steps and the core call ports they declare', () => {
-    // The client face of the engine composes the Redis stores; it is on its way out of src/workflows.
-    const engineFiles = [
-      'workflows/engine.ts',
-      'workflows/engine-from-config.ts',
-      'workflows/run-steering.ts',
-      'workflows/session-data-view.ts',
+  it('lets code outside src/engine reach the client face only through its public face (engine/index.ts)', () => {
+    const deep = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('engine/')
+        ? []
+        : targets
+            .filter((target) => target.startsWith('engine/') && target !== 'engine/index.ts')
+            .map((target) => `${file} → ${target}`),
+    );
+    expect(deep).toEqual([]);
+  });
+
+  it('builds the client face above the shell: nothing it composes imports src/engine, types included', () => {
+    // The folders below the client face (the pure core, the steps, the shell, telemetry …) never reach up
+    // into it; what they need of it is a port declared beside them (telemetry's ScrapedSystemState).
+    const below = [
+      'secrets',
+      'errors',
+      'log',
+      'schemas',
+      'http',
+      'chat',
+      'models',
+      'config',
+      'events',
+      'extensions',
+      'tools',
+      'skills',
+      'workflows',
+      'redis',
+      'telemetry',
     ];
+    const upward = [...graph].flatMap(([file, targets]) =>
+      below.includes(file.split('/')[0] ?? '')
+        ? targets.filter((target) => target.startsWith('engine/')).map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
+    // And the client face reaches none of the folders built on it.
+    const above = ['wire', 'client', 'api', 'mcp', 'worker', 'server', 'testing', 'cli', 'console'];
+    const fromEngine = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('engine/')
+        ? targets
+            .filter((target) => above.includes(target.split('/')[0] ?? '') || target === 'index.ts')
+            .map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(fromEngine).toEqual([]);
+  });
+
+  it('keeps Redis out of src/workflows, type imports included: the steps and the core call ports they declare', () => {
     const toRedis = [...graph].flatMap(([file, targets]) =>
-      file.startsWith('workflows/') && !engineFiles.includes(file)
+      file.startsWith('workflows/')
         ? targets.filter((target) => target.startsWith('redis/')).map((target) => `${file} → ${target}`)
         : [],
     );

@@ -3,18 +3,21 @@ import { RatchetError } from '../errors/index.js';
 import type { ContinuationStore } from '../redis/continuation-store.js';
 import { type KeySpace, mainChatId, shardOf } from '../redis/keys.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import { contextViewSchema } from './core/effects/context-view.js';
 import {
+  type Budget,
   type ContinuationLimits,
+  contextViewSchema,
+  crashPoint,
   forkLength,
+  newRunId,
+  newSessionId,
   planFork,
   planRetry,
+  type RunRecord,
   recorderOf,
   retryRefusal,
-} from './core/run-continuation.js';
-import { crashPoint } from './crash-points.js';
-import { newRunId, newSessionId, sessionIdOfRun } from './ids.js';
-import type { Budget, RunRecord } from './run-record.js';
+  sessionIdOfRun,
+} from '../workflows/index.js';
 
 /** New limits a retry or a fork may ask for: each at most what its agent allows. */
 export interface SteerLimits {

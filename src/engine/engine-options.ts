@@ -1,0 +1,59 @@
+import type { Telemetry } from 'bullmq';
+import type { Part } from '../chat/index.js';
+import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/connection.js';
+import type { KeySpace } from '../redis/keys.js';
+import type { StepJobSettings } from '../redis/step-queues.js';
+import type { Tool } from '../tools/index.js';
+import type { Budget } from '../workflows/index.js';
+
+export interface EngineOptions {
+  /** A connection for commands (not blocking); the engine does not close it. */
+  redis: RedisClient;
+  space: KeySpace;
+  jobs: StepJobSettings;
+  eventsMaxLength: number;
+  /** Agent names a run may be started with; the first is the default. */
+  agents: readonly string[];
+  defaultAgent: string;
+  logger: Logger;
+  now?: () => Date;
+  /** The names among `agents` that are teams (their runs are chains of team turns). */
+  teams?: readonly string[];
+  /** Display prefix of each agent in clients (config `prefix`). */
+  prefixes?: Readonly<Record<string, string>>;
+  /** The tool an agent would call by that name: lets `respond` check edited arguments of an approval. */
+  findTool?: (agent: string, toolName: string) => Tool | undefined;
+  /** Event followers served at once (config `api.max_followers`); default 1000. */
+  maxFollowers?: number;
+  /** The most a session's metadata may hold, as JSON bytes (config `api.max_metadata_bytes`); default 16384. */
+  maxMetadataBytes?: number;
+  /** Each agent's (and team's) `options.timeout_s`, where it has one: how long its runs may take. */
+  timeouts?: Readonly<Record<string, number>>;
+  /** Each agent's `options.max_iterations` (a run may ask for fewer, never more). */
+  maxIterations?: Readonly<Record<string, number>>;
+  /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
+  budgets?: Readonly<Record<string, Budget>>;
+  /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
+  queueTelemetry?: Telemetry;
+}
+
+export interface StartRunInput {
+  input: string | Part[];
+  agent?: string;
+  /** Continue this session's chat; a new session is created when omitted. */
+  sessionId?: string;
+  /** Stored on a new session. */
+  metadata?: Record<string, unknown>;
+  /** Limits of the run's model usage (the agent's budget applies too). */
+  budget?: Budget;
+  /** Seconds the run may take, its children included: at most the agent's `options.timeout_s`. */
+  timeoutS?: number;
+  /** Model calls the run may make: at most the agent's `options.max_iterations`. */
+  maxIterations?: number;
+}
+
+export interface StartedRun {
+  runId: string;
+  sessionId: string;
+}

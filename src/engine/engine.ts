@@ -1,0 +1,269 @@
+import type { Queue } from 'bullmq';
+import type { Message } from '../chat/index.js';
+import type { RatchetEvent } from '../events/event.js';
+import type { KeySpace } from '../redis/keys.js';
+import type { Inbox } from '../redis/pending-inbox.js';
+import type { StepsPage } from '../redis/run-inspection.js';
+import { deleteSession, getSession } from '../redis/session-store.js';
+import type { StepQueues } from '../redis/step-queues.js';
+import type { MemoryNote } from '../tools/builtin/memory-notes.js';
+import type { TaskRecord } from '../tools/builtin/task-record.js';
+import type {
+  QuestionKind,
+  QuestionRecord,
+  QuestionResponse,
+  RunCounts,
+  RunFilter,
+  RunPage,
+  RunRecord,
+  RunTimeline,
+  RunTreeNode,
+  RunView,
+  SessionFilter,
+  SessionPage,
+  SessionView,
+  StepScheduler,
+  UsageTotals,
+} from '../workflows/index.js';
+import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
+import { EngineParts } from './engine-parts.js';
+import { agentUsage, runSteps, runTree, type SystemState, systemState } from './inspection.js';
+import { inbox, listQuestions, oldestPendingQuestions, respond } from './questions.js';
+import type { ForkInput, SteerLimits } from './run-steering.js';
+import { cancelRun, fork, getRun, retry, startRun, waitForRun } from './runs.js';
+import type { SessionNote } from './session-data-view.js';
+import {
+  agentMemory,
+  createSession,
+  followEvents,
+  readChat,
+  runChat,
+  sessionNotes,
+  sessionState,
+  sessionTasks,
+} from './sessions.js';
+
+/**
+ * The programmatic face of the durable engine: start runs, read them, wait for them, read chats and events.
+ * It records and enqueues; it never runs a model or a tool (workers do). Each concern has its own module
+ * (runs.ts, sessions.ts, inspection.ts, questions.ts) over the parts the engine composes (engine-parts.ts).
+ */
+export class Engine {
+  private readonly parts: EngineParts;
+
+  constructor(options: EngineOptions) {
+    this.parts = new EngineParts(options);
+  }
+
+  get space(): KeySpace {
+    return this.parts.space;
+  }
+
+  /** The step queues (tests and benchmarks look into them). */
+  get queues(): StepQueues {
+    return this.parts.queues;
+  }
+
+  /** The engine's other face, for the steps a worker runs: add steps, wake them, cancel runs. */
+  scheduler(): StepScheduler {
+    return this.parts.scheduler((runId, reason) => this.cancelRun(runId, reason));
+  }
+
+  // Runs (runs.ts).
+
+  startRun(input: StartRunInput): Promise<StartedRun> {
+    return startRun(this.parts, input);
+  }
+
+  /**
+   * Continues a failed or cancelled run from its last recorded iteration, as a new run of the same session
+   * that names it (decision 0022); optionally with new limits, each within the agent's. Returns the new run.
+   */
+  retryRun(runId: string, limits: SteerLimits = {}): Promise<StartedRun> {
+    return retry(this.parts, runId, limits);
+  }
+
+  /**
+   * A new session whose chat is the run's up to iteration `atIteration`'s recorded reply (copied, not asked
+   * again), and a run that continues it, with a new message or another agent (decision 0022).
+   */
+  forkRun(runId: string, input: ForkInput): Promise<StartedRun> {
+    return fork(this.parts, runId, input);
+  }
+
+  getRun(runId: string): Promise<RunView | undefined> {
+    return getRun(this.parts, runId);
+  }
+
+  /** Resolves when the run is finished, or with its current state when the timeout passes. */
+  waitForRun(
+    runId: string,
+    options: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
+  ): Promise<RunView> {
+    return waitForRun(this.parts, runId, options);
+  }
+
+  cancelRun(runId: string, reason = 'cancelled by request'): Promise<RunView> {
+    return cancelRun(this.parts, runId, reason);
+  }
+
+  /**
+   * Calls `listener` with the record of each run a cancellation through this engine finishes (its children
+   * too), once per run however often cancel is called; returns a function that removes it.
+   */
+  onRunCancelled(listener: (record: RunRecord) => void): () => void {
+    this.parts.runCancelled.add(listener);
+    return () => this.parts.runCancelled.delete(listener);
+  }
+
+  /** Calls `listener` with each question this engine closes (answered, or cancelled with its run), once. */
+  onQuestionClosed(listener: (question: QuestionRecord, at: string) => void): () => void {
+    this.parts.questionClosed.add(listener);
+    return () => this.parts.questionClosed.delete(listener);
+  }
+
+  // Sessions and their data (sessions.ts).
+
+  createSession(input: { agent?: string; metadata?: Record<string, unknown> } = {}): Promise<SessionView> {
+    return createSession(this.parts, input);
+  }
+
+  getSession(sessionId: string): Promise<SessionView | undefined> {
+    return getSession(this.parts.context, sessionId);
+  }
+
+  /** Cancels the session's active run, then deletes everything of the session; false when there is none. */
+  deleteSession(sessionId: string): Promise<boolean> {
+    return deleteSession(this.parts.context, sessionId);
+  }
+
+  /** Sessions by last activity, newest first: a page and where the next one starts. */
+  listSessions(filter: SessionFilter): Promise<SessionPage> {
+    return this.parts.store.listSessions(filter);
+  }
+
+  /** The state blackboard of a session (key -> value); undefined when there is no such session. */
+  sessionState(sessionId: string): Promise<Record<string, unknown> | undefined> {
+    return sessionState(this.parts, sessionId);
+  }
+
+  /** The task board of a session; undefined when there is no such session. */
+  sessionTasks(sessionId: string): Promise<TaskRecord[] | undefined> {
+    return sessionTasks(this.parts, sessionId);
+  }
+
+  /** The notes of a session (shared ones and each agent's); undefined when there is no such session. */
+  sessionNotes(sessionId: string): Promise<SessionNote[] | undefined> {
+    return sessionNotes(this.parts, sessionId);
+  }
+
+  /**
+   * What an agent remembers across sessions (the `memory` toolbox): its own notes, then the deployment's,
+   * without those past their expiry.
+   */
+  agentMemory(agent: string): Promise<MemoryNote[]> {
+    return agentMemory(this.parts, agent);
+  }
+
+  readChat(sessionId: string, options: { chatId?: string; from?: number } = {}): Promise<Message[]> {
+    return readChat(this.parts, sessionId, options);
+  }
+
+  /**
+   * The chat a run works on, from index `from` (GET /v1/runs/:id/messages): a child run's or team member's
+   * own chat, a root run's session chat. Undefined when the run does not exist.
+   */
+  runChat(runId: string, from = 0): Promise<{ chatId: string; messages: Message[] } | undefined> {
+    return runChat(this.parts, runId, from);
+  }
+
+  /**
+   * Every event after `after`, then each new one, until the signal aborts. Throws `too_many_followers` at
+   * once (not on the first read) when this process serves `maxFollowers` already.
+   */
+  followEvents(
+    sessionId: string,
+    options: { after?: string; signal: AbortSignal },
+  ): AsyncGenerator<RatchetEvent> {
+    return followEvents(this.parts, sessionId, options);
+  }
+
+  /** Events after the given stream id (exclusive), oldest first. */
+  readEvents(sessionId: string, options: { after?: string; count?: number } = {}): Promise<RatchetEvent[]> {
+    return this.parts.store.readEvents(sessionId, options);
+  }
+
+  /** The id of the session's newest event (undefined when it has none): follow from it to get only new ones. */
+  lastEventId(sessionId: string): Promise<string | undefined> {
+    return this.parts.store.lastEventId(sessionId);
+  }
+
+  // Inspection (inspection.ts).
+
+  /** Runs newest first, filtered, from the run index: a page and where the next one starts. */
+  listRuns(filter: RunFilter): Promise<RunPage> {
+    return this.parts.store.listRuns(filter);
+  }
+
+  /** How many runs are listed with each status (created since `sinceMs` when given). */
+  countRuns(sinceMs?: number): Promise<RunCounts> {
+    return this.parts.store.countRuns(sinceMs);
+  }
+
+  /** An agent's usage summed over all its runs (every shard). */
+  agentUsage(agent: string): Promise<UsageTotals> {
+    return agentUsage(this.parts, agent);
+  }
+
+  /** The run and every run below it (GET /v1/runs/:id/tree); undefined when the run does not exist. */
+  runTree(runId: string): Promise<{ runs: RunTreeNode[]; truncated: boolean } | undefined> {
+    return runTree(this.parts, runId);
+  }
+
+  /** A page of the run's timeline from its journal (GET /v1/runs/:id/steps); undefined when it does not exist. */
+  runSteps(runId: string, page: StepsPage): Promise<RunTimeline | undefined> {
+    return runSteps(this.parts, runId, page);
+  }
+
+  /** The step queue of every shard, in shard order (bull-board at /admin/queues shows them). */
+  stepQueues(): readonly Queue[] {
+    return this.parts.queues.queues;
+  }
+
+  /** Live workers, the step queues per shard, runs by status (GET /v1/system). */
+  systemState(): Promise<SystemState> {
+    return systemState(this.parts);
+  }
+
+  // Questions (questions.ts).
+
+  /** The pending questions of a session. */
+  listQuestions(sessionId: string): Promise<QuestionRecord[]> {
+    return listQuestions(this.parts, sessionId);
+  }
+
+  /** Answers a pending question, once, and wakes the step that waits for it. */
+  respond(sessionId: string, questionId: string, response: QuestionResponse): Promise<void> {
+    return respond(this.parts, sessionId, questionId, response);
+  }
+
+  /**
+   * Every pending question and approval across sessions, newest first, at most `limit` (GET /v1/questions).
+   * A question record that does not parse is left out and logged.
+   */
+  inbox(limit: number): Promise<Inbox> {
+    return inbox(this.parts, limit);
+  }
+
+  /**
+   * When the oldest pending question of each kind was asked (ms since the epoch; a kind with none is absent),
+   * for GET /metrics, from the run index.
+   */
+  oldestPendingQuestions(): Promise<Partial<Record<QuestionKind, number>>> {
+    return oldestPendingQuestions(this.parts);
+  }
+
+  close(): Promise<void> {
+    return this.parts.close();
+  }
+}

@@ -1,0 +1,167 @@
+import type { Part } from '../chat/index.js';
+import { RatchetError } from '../errors/index.js';
+import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
+import { mainChatId } from '../redis/keys.js';
+import {
+  goalsProgress,
+  isFinished,
+  newRunId,
+  newSessionId,
+  type Progress,
+  planRunCreation,
+  type RunView,
+  type SubGoal,
+  sessionIdOfRun,
+  shownStatus,
+} from '../workflows/index.js';
+import type { StartedRun, StartRunInput } from './engine-options.js';
+import type { EngineParts } from './engine-parts.js';
+import { questionsOfTree } from './questions.js';
+import { assertAgent, checkMetadata, checkRunLimits, deadlineOf, isTeam, prefixOf } from './run-limits.js';
+import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
+
+/** The runs of the client face: start, retry, fork, cancel, read and wait for them. */
+
+export async function startRun(parts: EngineParts, input: StartRunInput): Promise<StartedRun> {
+  const { options, store } = parts;
+  const sessionId = input.sessionId ?? newSessionId();
+  const sessionAgent =
+    input.sessionId === undefined ? undefined : (await store.sessionRecord(sessionId))?.agent;
+  if (input.sessionId !== undefined && sessionAgent === undefined) {
+    throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+  }
+  const agent = input.agent ?? sessionAgent ?? options.defaultAgent;
+  assertAgent(options, agent);
+  checkMetadata(options, input.metadata);
+  const deadlineAt = deadlineOf(options, parts.now(), agent, input.timeoutS);
+  checkRunLimits(options, agent, input);
+  const inputParts: Part[] =
+    typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
+
+  for (let tries = 0; tries < 5; tries += 1) {
+    // A fresh run id on every try, so a try refused as CONFLICT leaves nothing another try could collide with.
+    const runId = newRunId(sessionId);
+    const chatLength = await store.chatLength(sessionId, mainChatId);
+    const plan = planRunCreation({
+      sessionId,
+      runId,
+      agent,
+      chatId: mainChatId,
+      parts: inputParts,
+      newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
+      ...(input.budget ? { budget: input.budget } : {}),
+      ...(deadlineAt ? { deadlineAt } : {}),
+      ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
+      prefix: prefixOf(options, agent),
+      team: isTeam(options, agent),
+      chatLength,
+      now: parts.now().toISOString(),
+    });
+    const { code, detail } = await parts.runWriter.write({ plan, chatLength });
+    if (code === 'OK') return { runId, sessionId };
+    if (code === 'CONFLICT') continue;
+    if (code === 'SESSION_BUSY') {
+      throw new RatchetError('session_busy', `session ${sessionId} already has an active run: ${detail}`, {
+        details: { active_run_id: detail },
+      });
+    }
+    if (code === 'NO_SESSION') throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+    throw new RatchetError('internal', `create-run returned ${code}`);
+  }
+  throw new RatchetError('internal', `could not start a run on session ${sessionId}: its chat kept changing`);
+}
+
+/**
+ * Continues a failed or cancelled run from its last recorded iteration, as a new run of the same session
+ * that names it (decision 0022); optionally with new limits, each within the agent's. Returns the new run.
+ */
+export async function retry(parts: EngineParts, runId: string, limits: SteerLimits): Promise<StartedRun> {
+  const retryId = await retryRun(steerContext(parts), runId, limits);
+  return { runId: retryId, sessionId: sessionIdOfRun(retryId) ?? '' };
+}
+
+/**
+ * A new session whose chat is the run's up to iteration `atIteration`'s recorded reply (copied, not asked
+ * again), and a run that continues it, with a new message or another agent (decision 0022).
+ */
+export async function fork(parts: EngineParts, runId: string, input: ForkInput): Promise<StartedRun> {
+  checkMetadata(parts.options, input.metadata);
+  return forkRun(steerContext(parts), runId, input);
+}
+
+function steerContext(parts: EngineParts): SteerContext {
+  const { options } = parts;
+  return {
+    store: parts.continuations(),
+    space: parts.space,
+    now: parts.now,
+    limitsOf: (agent, limits) => {
+      assertAgent(options, agent);
+      const deadlineAt = deadlineOf(options, parts.now(), agent, limits.timeoutS);
+      checkRunLimits(options, agent, limits);
+      return {
+        ...(limits.budget ? { budget: limits.budget } : {}),
+        ...(deadlineAt ? { deadlineAt } : {}),
+        ...(limits.maxIterations === undefined ? {} : { maxIterations: limits.maxIterations }),
+      };
+    },
+    isTeam: (agent) => isTeam(options, agent),
+    prefixOf: (agent) => prefixOf(options, agent),
+  };
+}
+
+export async function getRun(parts: EngineParts, runId: string): Promise<RunView | undefined> {
+  const sessionId = sessionIdOfRun(runId);
+  if (!sessionId) return undefined;
+  const [stored, progress] = await Promise.all([
+    parts.store.loadRun(sessionId, runId),
+    parts.store.runProgress(sessionId, runId),
+  ]);
+  if (!stored) return undefined;
+  const record = stored.record;
+  const pending =
+    record.status === 'running' || record.status === 'queued'
+      ? await questionsOfTree(parts, sessionId, record)
+      : [];
+  return {
+    ...record,
+    status: shownStatus(record.status, pending.length),
+    pending_question: pending[0] ?? null,
+    progress: record.sub_goals
+      ? supervisorProgress(record.sub_goals, record.updated_at)
+      : progress
+        ? (JSON.parse(progress) as Progress)
+        : null,
+  };
+}
+
+/** Resolves when the run is finished, or with its current state when the timeout passes. */
+export async function waitForRun(
+  parts: EngineParts,
+  runId: string,
+  options: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal },
+): Promise<RunView> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const pollMs = options.pollMs ?? 50;
+  for (;;) {
+    const run = await getRun(parts, runId);
+    if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+    const finished = run.status !== 'waiting_input' && isFinished(run.status);
+    // A waiter that went away (a long-poll client disconnected) stops polling.
+    if (finished || Date.now() >= deadline || options.signal?.aborted) return run;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+export async function cancelRun(parts: EngineParts, runId: string, reason: string): Promise<RunView> {
+  await cancelStoredRun(parts.context, runId, reason);
+  const run = await getRun(parts, runId);
+  if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  return run;
+}
+
+/** A supervisor's progress is its sub-goals'. */
+function supervisorProgress(goals: SubGoal[], at: string): Progress {
+  const { fraction, message } = goalsProgress(goals);
+  return { fraction, message, at, sub_goals: goals };
+}
