@@ -16,11 +16,7 @@ import { redisStepStores } from '../redis/step-store.js';
 import { createTelemetry, type Telemetry, telemetrySettings } from '../telemetry/index.js';
 import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
-import {
-  compileContracts,
-  type RetrySettings,
-  type StepServices,
-} from '../workflows/index.js';
+import { compileContracts, type RetrySettings, type StepServices } from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
 import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
