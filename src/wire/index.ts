@@ -33,7 +33,27 @@ export {
   stepsQuerySchema,
 } from './inspection.js';
 export { decodeCursor, encodeCursor, type ListKind } from './list-cursor.js';
-export { maxListLimit } from './list-paging.js';
+export {
+  maxListLimit,
+  type RunListFilters,
+  type RunListItem,
+  type RunListStatus,
+  type RunPage,
+  type RunSummary,
+  runListInputSchema,
+  runListItemSchema,
+  runListQuerySchema,
+  runListSchema,
+  runListStatuses,
+  runSummaryQuerySchema,
+  runSummarySchema,
+  type SessionListFilters,
+  type SessionListItem,
+  type SessionPage,
+  sessionListInputSchema,
+  sessionListQuerySchema,
+  sessionListSchema,
+} from './lists.js';
 export {
   type ChatMessage,
   messageListSchema,
@@ -58,20 +78,6 @@ export {
   respondBodySchema,
 } from './questions.js';
 export {
-  type RunListFilters,
-  type RunListItem,
-  type RunListStatus,
-  type RunPage,
-  type RunSummary,
-  runListInputSchema,
-  runListItemSchema,
-  runListQuerySchema,
-  runListSchema,
-  runListStatuses,
-  runSummaryQuerySchema,
-  runSummarySchema,
-} from './run-list.js';
-export {
   type AcceptedRun,
   acceptedRunSchema,
   cancelRunBodySchema,
@@ -88,14 +94,6 @@ export {
   type SubmitRunInput,
   waitQuerySchema,
 } from './runs.js';
-export {
-  type SessionListFilters,
-  type SessionListItem,
-  type SessionPage,
-  sessionListInputSchema,
-  sessionListQuerySchema,
-  sessionListSchema,
-} from './session-list.js';
 export {
   createSessionBodySchema,
   type Session,

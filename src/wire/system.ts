@@ -3,12 +3,12 @@ import { z } from 'zod';
 /** The service itself on the wire: health checks (/healthz, /readyz) and its state (GET /v1/system). */
 
 export const healthSchema = z.strictObject({ status: z.literal('ok') });
+export type Health = z.output<typeof healthSchema>;
 
 export const readinessSchema = z.strictObject({
   status: z.literal('ready'),
   checks: z.strictObject({ redis: z.literal('ok'), config: z.literal('ok') }),
 });
-export type Health = z.output<typeof healthSchema>;
 
 const isoTime = z.iso.datetime();
 const queueCount = z.number().int().nonnegative();

@@ -1,17 +1,26 @@
 import type { ChatMessage, RatchetClientEvent } from '../../client/index.js';
 
+/** The events marked in the transcript between its messages. */
+type NoteEvent = Extract<
+  RatchetClientEvent,
+  {
+    kind:
+      | 'compaction'
+      | 'loop_detected'
+      | 'reflection'
+      | 'answer_rejected'
+      | 'error'
+      | 'file_change'
+      | 'run_retried'
+      | 'run_forked';
+  }
+>;
+
 /** A marked moment of the run between its messages: a compaction, a loop, a reflection, a rejected answer… */
 export interface TranscriptNote {
   id: string;
-  kind:
-    | 'compaction'
-    | 'loop_detected'
-    | 'reflection'
-    | 'answer_rejected'
-    | 'error'
-    | 'retried'
-    | 'forked'
-    | 'file_change';
+  /** Its event's kind; `retried` and `forked` for a run_retried and a run_forked. */
+  kind: Exclude<NoteEvent['kind'], 'run_retried' | 'run_forked'> | 'retried' | 'forked';
   time: string;
   text: string;
 }
@@ -160,22 +169,6 @@ export function transcriptOf(state: TranscriptState): Transcript {
     error: state.error,
   };
 }
-
-/** The events marked in the transcript between its messages. */
-type NoteEvent = Extract<
-  RatchetClientEvent,
-  {
-    kind:
-      | 'compaction'
-      | 'loop_detected'
-      | 'reflection'
-      | 'answer_rejected'
-      | 'error'
-      | 'file_change'
-      | 'run_retried'
-      | 'run_forked';
-  }
->;
 
 /** The words that mark an event in the transcript. */
 function noteText(event: NoteEvent): { kind: TranscriptNote['kind']; text: string } {

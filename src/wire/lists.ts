@@ -2,18 +2,69 @@ import { z } from 'zod';
 import { usageSchema } from '../models/usage.js';
 // The record module itself, not the workflows index (see questions.ts).
 import { inputLineMaxChars, type ListedRunStatus, listedRunStatusSchema } from '../workflows/run-record.js';
-import {
-  idPrefixSchema,
-  listCursorSchema,
-  listLimitSchema,
-  listTimeSchema,
-  maxListLimit,
-  nextCursorSchema,
-} from './list-paging.js';
+import { decodeCursor, type ListKind } from './list-cursor.js';
 import { sessionIdPattern } from './sessions.js';
 import { usageTotalsSchema } from './usage-totals.js';
 
-/** The run index on the wire (GET /v1/runs, /v1/runs/summary, and MCP list_runs). */
+/**
+ * The lists on the wire, paged with a cursor: the run index (GET /v1/runs, /v1/runs/summary) and the session
+ * index (GET /v1/sessions), as queries and as the MCP list tools' arguments.
+ */
+
+// ── paging, shared by the lists ──────────────────────────────────────────────────────────────────────
+
+/** The most items one page of a list endpoint holds. */
+export const maxListLimit = 500;
+
+/** A time as a list filter of the client takes it: a Date, or an ISO 8601 time in UTC. */
+export type ListTime = string | Date;
+
+export const listTimeSchema = (what: string) =>
+  z.iso
+    .datetime({ error: 'must be an ISO 8601 date and time in UTC, such as 2026-01-31T12:00:00Z' })
+    .optional()
+    .describe(what);
+
+export const listLimitSchema = z.coerce
+  .number({ error: `must be a whole number from 1 to ${maxListLimit}` })
+  .int({ error: `must be a whole number from 1 to ${maxListLimit}` })
+  .min(1, { error: `must be a whole number from 1 to ${maxListLimit}` })
+  .max(maxListLimit, { error: `must be at most ${maxListLimit}` })
+  .default(50)
+  .describe(`How many items a page holds (1 to ${maxListLimit}, 50 when omitted).`);
+
+/** `limit` as a tool's JSON argument (the MCP list tools): a number, where a query gives a string. */
+export const listInputLimitSchema = (items: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(maxListLimit)
+    .default(50)
+    .describe(`How many ${items} a page holds (1 to ${maxListLimit}).`);
+
+export const listCursorSchema = (kind: ListKind) =>
+  z
+    .string()
+    .refine((cursor) => decodeCursor(kind, cursor) !== undefined, {
+      error: `must be a next_cursor returned by GET /v1/${kind}, unchanged`,
+    })
+    .optional()
+    .describe(`The next_cursor of the previous page: the page goes on strictly after its last item.`);
+
+export const idPrefixSchema = z
+  .string()
+  .regex(/^[0-9a-z_]{1,64}$/, { error: 'must be 1 to 64 lowercase letters, digits or "_" (an id prefix)' })
+  .optional();
+
+export const nextCursorSchema = z
+  .string()
+  .nullable()
+  .describe(
+    'Pass it as cursor= for the next page; null when there is nothing more. A page may hold fewer than limit items and still have a next_cursor (a rare filter looks at a bounded number of runs per page).',
+  );
+
+// ── runs ─────────────────────────────────────────────────────────────────────────────────────────────
 
 const statusNames = listedRunStatusSchema.options.join('|');
 const statusListPattern = new RegExp(`^(${statusNames})(,(${statusNames}))*$`);
@@ -138,13 +189,7 @@ export const runListInputSchema = z.strictObject({
     .optional()
     .describe('Only runs with one of these statuses (waiting_input: a run with a pending question).'),
   root: z.boolean().optional().describe('true: only runs started by a client; false: only child runs.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(maxListLimit)
-    .default(50)
-    .describe(`How many runs a page holds (1 to ${maxListLimit}).`),
+  limit: listInputLimitSchema('runs'),
 });
 
 /** One page of GET /v1/runs: `next_cursor` is null on the last page. */
@@ -155,8 +200,6 @@ export type RunListItem = RunPage['runs'][number];
 export type RunListStatus = RunListItem['status'];
 /** Every status GET /v1/runs lists and filters by, in the order lists show them. */
 export const runListStatuses: readonly RunListStatus[] = listedRunStatusSchema.options;
-/** A time as a list filter takes it: a Date, or an ISO 8601 time in UTC. */
-export type ListTime = string | Date;
 /**
  * GET /v1/runs's filters; all optional, and they combine. `since`/`until` take a Date or an ISO 8601 time
  * in UTC; `status` one status or several.
@@ -168,3 +211,50 @@ export type RunListFilters = Omit<z.input<typeof runListInputSchema>, 'status' |
 };
 /** GET /v1/runs/summary: how many runs have each status. */
 export type RunSummary = z.output<typeof runSummarySchema>;
+
+// ── sessions ─────────────────────────────────────────────────────────────────────────────────────────
+
+export const sessionListQuerySchema = z.strictObject({
+  status: z
+    .enum(['idle', 'active'], { error: 'must be idle or active' })
+    .optional()
+    .describe('active: a run of it is not finished.'),
+  agent: z.string().min(1).max(200).optional().describe('Only sessions with this agent.'),
+  since: listTimeSchema('Only sessions last active at or after this time.'),
+  until: listTimeSchema('Only sessions last active at or before this time.'),
+  q: idPrefixSchema.describe('Only sessions whose id starts with this.'),
+  limit: listLimitSchema,
+  cursor: listCursorSchema('sessions'),
+});
+
+export const sessionListItemSchema = z
+  .strictObject({
+    id: z.string(),
+    agent: z.string(),
+    status: z.enum(['idle', 'active']),
+    active_run_id: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    last_active_at: z.iso
+      .datetime()
+      .describe('When a run of it was last created or finished (its creation, before its first run).'),
+  })
+  .meta({ id: 'SessionListItem' });
+
+export const sessionListSchema = z
+  .strictObject({ sessions: z.array(sessionListItemSchema), next_cursor: nextCursorSchema })
+  .meta({ id: 'SessionList' });
+
+/** GET /v1/sessions's filters as a tool's JSON arguments (MCP list_sessions). */
+export const sessionListInputSchema = z.strictObject({
+  ...sessionListQuerySchema.shape,
+  limit: listInputLimitSchema('sessions'),
+});
+
+/** One page of GET /v1/sessions, most recently active first. */
+export type SessionPage = z.output<typeof sessionListSchema>;
+export type SessionListItem = SessionPage['sessions'][number];
+/** GET /v1/sessions's filters; all optional. */
+export type SessionListFilters = Omit<z.input<typeof sessionListInputSchema>, 'since' | 'until'> & {
+  since?: ListTime;
+  until?: ListTime;
+};
