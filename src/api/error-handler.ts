@@ -1,8 +1,8 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody } from '../wire/index.js';
 import { ApiError, internalError, toApiError, unavailableRetryAfterSeconds } from './api-error.js';
-import type { ErrorBody } from './schemas.js';
 
 /**
  * Every error answer goes through here: mapped once (toApiError), logged by its kind, sent in the one

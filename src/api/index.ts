@@ -1,12 +1,6 @@
 export { answersWithin } from './answers-within.js';
 export type { ApiEngine } from './api-engine.js';
-export {
-  ApiError,
-  toApiError,
-  unavailableRetryAfterSeconds,
-  type WireErrorCode,
-  wireErrorCodes,
-} from './api-error.js';
+export { ApiError, toApiError, unavailableRetryAfterSeconds } from './api-error.js';
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
 export { listPendingQuestions } from './routes/inbox-routes.js';
@@ -22,29 +16,4 @@ export {
   submitRun,
   waitForRun,
 } from './run-requests.js';
-export {
-  acceptedRunSchema,
-  agentListSchema,
-  createRunBodySchema,
-  type ErrorBody,
-  errorBodySchema,
-  forkRunBodySchema,
-  inboxSchema,
-  maxInboxLimit,
-  maxWaitSeconds,
-  respondAcceptedSchema,
-  retryRunBodySchema,
-  runListInputSchema,
-  runListSchema,
-  runSchema,
-  runStepsSchema,
-  runTreeSchema,
-  sessionListInputSchema,
-  sessionListSchema,
-  sessionNoteListSchema,
-  sessionStateSchema,
-  sessionTaskListSchema,
-  stepsQuerySchema,
-  wireEventSchema,
-} from './schemas.js';
 export { sessionNotesOf, sessionStateOf, sessionTasksOf } from './session-data-reads.js';

@@ -1,8 +1,13 @@
 import type { z } from 'zod';
+import {
+  decodeCursor,
+  encodeCursor,
+  type runListSchema,
+  type runSummarySchema,
+  type sessionListSchema,
+} from '../wire/index.js';
 import type { ListedRunStatus, RunFilter, SessionFilter } from '../workflows/index.js';
 import type { ApiEngine } from './api-engine.js';
-import { decodeCursor, encodeCursor } from './list-cursor.js';
-import type { runListSchema, runSummarySchema, sessionListSchema } from './schemas.js';
 
 /**
  * The run index's requests, shared by the HTTP routes and the MCP tools: a validated query (from a query

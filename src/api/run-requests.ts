@@ -1,15 +1,15 @@
 import type { z } from 'zod';
 import { RatchetError } from '../errors/index.js';
-import { isFinished, type QuestionResponse, sessionOfQuestion } from '../workflows/index.js';
-import type { ApiEngine } from './api-engine.js';
 import type {
   acceptedRunSchema,
   createRunBodySchema,
   forkRunBodySchema,
   respondAcceptedSchema,
   retryRunBodySchema,
-  WireRun,
-} from './schemas.js';
+  Run as WireRun,
+} from '../wire/index.js';
+import { isFinished, type QuestionResponse, sessionOfQuestion } from '../workflows/index.js';
+import type { ApiEngine } from './api-engine.js';
 import { toWireRun } from './wire-views.js';
 
 /**

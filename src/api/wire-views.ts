@@ -1,5 +1,11 @@
 import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
+import type {
+  WireEvent,
+  Question as WireQuestion,
+  Run as WireRun,
+  Session as WireSession,
+} from '../wire/index.js';
 import {
   type QuestionRecord,
   type RunView,
@@ -7,7 +13,6 @@ import {
   runDurationMs,
   type SessionView,
 } from '../workflows/index.js';
-import type { WireQuestion, WireRun, WireSession } from './schemas.js';
 
 /** Engine views as the API shows them: field by field, so nothing internal leaks by accident. */
 
@@ -76,7 +81,7 @@ export function toWireMessage(message: Message, index: number): Message & { inde
 }
 
 /** An event as sent in an SSE frame: without the record version. */
-export function toWireEvent(event: RatchetEvent): Omit<RatchetEvent, 'v'> {
+export function toWireEvent(event: RatchetEvent): WireEvent {
   return {
     id: event.id,
     kind: event.kind,
@@ -84,5 +89,5 @@ export function toWireEvent(event: RatchetEvent): Omit<RatchetEvent, 'v'> {
     agent: event.agent,
     time: event.time,
     data: event.data,
-  } as Omit<RatchetEvent, 'v'>;
+  } as WireEvent;
 }

@@ -1,8 +1,8 @@
 // What each option of `ratchet` means, for the usage texts of command-line.ts.
-import { runListItemSchema } from '../api/schemas.js';
+import { runListStatuses } from '../wire/index.js';
 
 /** The statuses `ratchet runs --status` takes. */
-export const listedStatuses = runListItemSchema.shape.status.options;
+export const listedStatuses = runListStatuses;
 /** How many runs `ratchet runs` shows without --limit or --all. */
 export const defaultRunsShown = 20;
 

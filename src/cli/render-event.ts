@@ -85,7 +85,18 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       return `✘ failed (${event.data.error.code}): ${event.data.error.message}`;
     case 'run_cancelled':
       return `✘ cancelled: ${event.data.reason}`;
+    // createTreeRenderer prints a child run's start when its agent_start comes; the run's end is its
+    // run_completed, run_failed or run_cancelled; a reply in progress is printed once recorded (message_added).
+    case 'agent_start':
+    case 'agent_end':
+    case 'text_delta':
+    case 'attempt_retried':
+    case 'run_retried':
+    case 'run_forked':
+      return undefined;
     default:
+      // Every kind has its case above, so a new kind is a compile error here until it is rendered (or not).
+      event satisfies never;
       return undefined;
   }
 }

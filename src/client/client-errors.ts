@@ -1,5 +1,4 @@
-import { errorBodySchema } from '../api/schemas.js';
-import type { WireErrorCode } from './wire-schemas.js';
+import { errorBodySchema, type WireErrorCode } from '../wire/index.js';
 
 /** What an error answer of the API carries: `{error: {code, message, details}}`. */
 export interface RatchetErrorEnvelope {

@@ -1,9 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { wireEventSchema } from '../api/schemas.js';
 import { runEndKinds } from '../events/event.js';
+import { isEventKind, type WireEvent, wireEventSchema } from '../wire/index.js';
 import { apiErrorOf, RatchetApiError, RatchetResponseError } from './client-errors.js';
 import { parseLenient } from './lenient-parse.js';
-import { isEventKind, type RatchetClientEvent } from './wire-schemas.js';
 
 export interface EventsOptions {
   /** Start after this event id (exclusive); from the start of the log when omitted. */
@@ -64,7 +63,7 @@ interface Reconnect {
 export async function* followEvents(
   request: EventStreamRequest,
   options: EventsOptions = {},
-): AsyncGenerator<RatchetClientEvent, void, undefined> {
+): AsyncGenerator<WireEvent, void, undefined> {
   const maxRetries = options.maxRetries ?? 10;
   const maxDelayMs = options.maxRetryDelayMs ?? 30_000;
   const state: FollowState = {
@@ -106,7 +105,7 @@ async function* followConnection(
   options: EventsOptions,
   state: FollowState,
   connection: AbortController,
-): AsyncGenerator<RatchetClientEvent, Reconnect | 'done', undefined> {
+): AsyncGenerator<WireEvent, Reconnect | 'done', undefined> {
   const url = new URL(request.url);
   if (options.follow === false) url.searchParams.set('follow', 'false');
   const response = await request.fetch(url, {
@@ -180,7 +179,7 @@ async function* framesOf(
 }
 
 /** One SSE frame as a typed event; undefined for a kind this client does not know (a newer server's). */
-function readEvent(message: EventSourceMessage, url: string, status: number): RatchetClientEvent | undefined {
+function readEvent(message: EventSourceMessage, url: string, status: number): WireEvent | undefined {
   const kind = message.event ?? 'message';
   if (!isEventKind(kind)) return undefined;
   let json: unknown;
@@ -196,7 +195,7 @@ function readEvent(message: EventSourceMessage, url: string, status: number): Ra
       { status, url, cause: parsed.error },
     );
   }
-  return parsed.data as RatchetClientEvent;
+  return parsed.data as WireEvent;
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -2,20 +2,7 @@
  * `ratchet/client`: a typed client of Ratchet's HTTP API for Node and browsers (fetch, no Node built-ins).
  * docs/client.md describes it.
  */
-export type { EventKind } from '../events/event.js';
-export {
-  RatchetApiError,
-  type RatchetErrorEnvelope,
-  RatchetResponseError,
-} from './client-errors.js';
-export type { EventsOptions } from './event-stream.js';
-export {
-  type ApprovalDecision,
-  RatchetClient,
-  type RatchetClientOptions,
-  type RequestOptions,
-  type WaitOptions,
-} from './ratchet-client.js';
+
 export type {
   AcceptedRun,
   AgentMemory,
@@ -23,6 +10,7 @@ export type {
   AnswerAccepted,
   ApprovalAnswer,
   ChatMessage,
+  EventKind,
   ForkRunInput,
   Health,
   Inbox,
@@ -31,7 +19,6 @@ export type {
   MemoryNote,
   Question,
   QuestionResponse,
-  RatchetClientEvent,
   RetryRunInput,
   Run,
   RunListFilters,
@@ -55,4 +42,20 @@ export type {
   SystemState,
   UsageTotals,
   WireErrorCode,
-} from './wire-schemas.js';
+  /** One event as the SSE route sends it in a frame's `data`, typed by kind. */
+  WireEvent as RatchetClientEvent,
+} from '../wire/index.js';
+export { runListStatuses } from '../wire/index.js';
+export {
+  RatchetApiError,
+  type RatchetErrorEnvelope,
+  RatchetResponseError,
+} from './client-errors.js';
+export type { EventsOptions } from './event-stream.js';
+export {
+  type ApprovalDecision,
+  RatchetClient,
+  type RatchetClientOptions,
+  type RequestOptions,
+  type WaitOptions,
+} from './ratchet-client.js';

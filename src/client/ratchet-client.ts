@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type * as Wire from '../wire/index.js';
 import {
   acceptedRunSchema,
   agentListSchema,
@@ -20,44 +21,11 @@ import {
   sessionStateSchema,
   sessionTaskListSchema,
   systemStateSchema,
-} from '../api/schemas.js';
+} from '../wire/index.js';
 import { apiErrorOf, RatchetResponseError } from './client-errors.js';
 import { type EventsOptions, followEvents } from './event-stream.js';
 import { parseLenient } from './lenient-parse.js';
 import { queryString } from './query-string.js';
-import type {
-  AcceptedRun,
-  AgentMemory,
-  AgentSummary,
-  AnswerAccepted,
-  ApprovalAnswer,
-  ChatMessage,
-  ForkRunInput,
-  Health,
-  Inbox,
-  IterationStep,
-  Question,
-  QuestionResponse,
-  RatchetClientEvent,
-  RetryRunInput,
-  Run,
-  RunListFilters,
-  RunListItem,
-  RunMessages,
-  RunPage,
-  RunSteps,
-  RunSummary,
-  RunTree,
-  Session,
-  SessionListFilters,
-  SessionListItem,
-  SessionNote,
-  SessionPage,
-  SessionTask,
-  StepsQuery,
-  SubmitRunInput,
-  SystemState,
-} from './wire-schemas.js';
 
 export interface RatchetClientOptions {
   /** Where the API listens, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
@@ -84,7 +52,7 @@ export interface WaitOptions extends RequestOptions {
 }
 
 /** What the server takes as an approval: a decision, or the shorthand `"approve"` / `"reject"`. */
-export type ApprovalDecision = 'approve' | 'reject' | ApprovalAnswer;
+export type ApprovalDecision = 'approve' | 'reject' | Wire.ApprovalAnswer;
 
 /**
  * A typed client of Ratchet's HTTP API. It needs only `fetch`, so it runs in Node and in browsers; answers
@@ -116,17 +84,17 @@ export class RatchetClient {
   }
 
   /** Starts a run (POST /v1/runs), on a new session unless `session_id` is given. */
-  submit(input: SubmitRunInput, options?: RequestOptions): Promise<AcceptedRun> {
+  submit(input: Wire.SubmitRunInput, options?: RequestOptions): Promise<Wire.AcceptedRun> {
     return this.request('POST', '/v1/runs', acceptedRunSchema, { ...options, body: input });
   }
 
   /** A run: status, result or error, usage, progress, pending question. */
-  get(runId: string, options?: RequestOptions): Promise<Run> {
+  get(runId: string, options?: RequestOptions): Promise<Wire.Run> {
     return this.request('GET', `/v1/runs/${encode(runId)}`, runSchema, options);
   }
 
   /** The run once it is finished, or as it is when `timeoutS` (default 30) passed first. */
-  wait(runId: string, options: WaitOptions = {}): Promise<Run> {
+  wait(runId: string, options: WaitOptions = {}): Promise<Wire.Run> {
     const timeoutS = options.timeoutS ?? 30;
     const query = `?timeout_s=${encodeURIComponent(String(timeoutS))}`;
     // The server holds the request for up to timeoutS: the request's own timeout comes on top.
@@ -138,7 +106,7 @@ export class RatchetClient {
   }
 
   /** Cancels a run and its child runs (409 `conflict` when it is already finished). */
-  cancel(runId: string, options: RequestOptions & { reason?: string } = {}): Promise<Run> {
+  cancel(runId: string, options: RequestOptions & { reason?: string } = {}): Promise<Wire.Run> {
     const body = options.reason === undefined ? {} : { reason: options.reason };
     return this.request('POST', `/v1/runs/${encode(runId)}/cancel`, runSchema, { ...options, body });
   }
@@ -147,9 +115,9 @@ export class RatchetClient {
   answer(
     sessionId: string,
     questionId: string,
-    response: QuestionResponse,
+    response: Wire.QuestionResponse,
     options?: RequestOptions,
-  ): Promise<AnswerAccepted> {
+  ): Promise<Wire.AnswerAccepted> {
     return this.request('POST', `/v1/sessions/${encode(sessionId)}/respond`, respondAcceptedSchema, {
       ...options,
       body: { question_id: questionId, response },
@@ -166,12 +134,12 @@ export class RatchetClient {
     questionId: string,
     decision: ApprovalDecision,
     options?: RequestOptions,
-  ): Promise<AnswerAccepted> {
+  ): Promise<Wire.AnswerAccepted> {
     return this.answer(sessionId, questionId, decision, options);
   }
 
   /** The session's pending questions (ask_user, tool approvals, budgets). */
-  async questions(sessionId: string, options?: RequestOptions): Promise<Question[]> {
+  async questions(sessionId: string, options?: RequestOptions): Promise<Wire.Question[]> {
     const path = `/v1/sessions/${encode(sessionId)}/questions`;
     return (await this.request('GET', path, questionListSchema, options)).questions;
   }
@@ -181,7 +149,7 @@ export class RatchetClient {
    * `limit` (default 100, at most 500), `truncated` when more are pending. Answer one with `answer` or
    * `approve` and its `session_id` and `id`.
    */
-  inbox(query: { limit?: number } = {}, options?: RequestOptions): Promise<Inbox> {
+  inbox(query: { limit?: number } = {}, options?: RequestOptions): Promise<Wire.Inbox> {
     return this.request('GET', `/v1/questions${queryString(query)}`, inboxSchema, options);
   }
 
@@ -190,7 +158,7 @@ export class RatchetClient {
     sessionId: string,
     query: { after?: number } = {},
     options?: RequestOptions,
-  ): Promise<ChatMessage[]> {
+  ): Promise<Wire.ChatMessage[]> {
     const path = `/v1/sessions/${encode(sessionId)}/messages${queryString(query)}`;
     return (await this.request('GET', path, messageListSchema, options)).messages;
   }
@@ -199,13 +167,17 @@ export class RatchetClient {
    * The chat a run works on, oldest first, each message with its index (`after`: only newer ones): a child
    * run's or team member's own chat (`chat_id` its run id), a root run's session chat (`main`).
    */
-  runMessages(runId: string, query: { after?: number } = {}, options?: RequestOptions): Promise<RunMessages> {
+  runMessages(
+    runId: string,
+    query: { after?: number } = {},
+    options?: RequestOptions,
+  ): Promise<Wire.RunMessages> {
     const path = `/v1/runs/${encode(runId)}/messages${queryString(query)}`;
     return this.request('GET', path, runMessageListSchema, options);
   }
 
   /** A session: its agent, status, active run and usage. */
-  session(sessionId: string, options?: RequestOptions): Promise<Session> {
+  session(sessionId: string, options?: RequestOptions): Promise<Wire.Session> {
     return this.request('GET', `/v1/sessions/${encode(sessionId)}`, sessionSchema, options);
   }
 
@@ -221,24 +193,24 @@ export class RatchetClient {
   }
 
   /** The session's task board. */
-  async tasks(sessionId: string, options?: RequestOptions): Promise<SessionTask[]> {
+  async tasks(sessionId: string, options?: RequestOptions): Promise<Wire.SessionTask[]> {
     const path = `/v1/sessions/${encode(sessionId)}/tasks`;
     return (await this.request('GET', path, sessionTaskListSchema, options)).tasks;
   }
 
   /** The session's notes: shared ones and each agent's. */
-  async notes(sessionId: string, options?: RequestOptions): Promise<SessionNote[]> {
+  async notes(sessionId: string, options?: RequestOptions): Promise<Wire.SessionNote[]> {
     const path = `/v1/sessions/${encode(sessionId)}/notes`;
     return (await this.request('GET', path, sessionNoteListSchema, options)).notes;
   }
 
   /** The agents, handoff groups and teams a run may be started with, and their usage. */
-  async agents(options?: RequestOptions): Promise<AgentSummary[]> {
+  async agents(options?: RequestOptions): Promise<Wire.AgentSummary[]> {
     return (await this.request('GET', '/v1/agents', agentListSchema, options)).agents;
   }
 
   /** What an agent remembers across sessions: its own notes, then the deployment's (GET /v1/agents/:name/memory). */
-  async agentMemory(agent: string, options?: RequestOptions): Promise<AgentMemory> {
+  async agentMemory(agent: string, options?: RequestOptions): Promise<Wire.AgentMemory> {
     return this.request('GET', `/v1/agents/${encode(agent)}/memory`, agentMemorySchema, options);
   }
 
@@ -246,7 +218,7 @@ export class RatchetClient {
    * One page of runs, newest first, with the filters given (GET /v1/runs); pass its `next_cursor` as
    * `cursor` for the next page (null: the last). `eachRun` follows the pages for you.
    */
-  list(filters: RunListFilters = {}, options?: RequestOptions): Promise<RunPage> {
+  list(filters: Wire.RunListFilters = {}, options?: RequestOptions): Promise<Wire.RunPage> {
     return this.request('GET', `/v1/runs${queryString(filters)}`, runListSchema, options);
   }
 
@@ -255,9 +227,9 @@ export class RatchetClient {
    * for them; a run that existed when the first page was read comes exactly once. `break` stops fetching.
    */
   async *eachRun(
-    filters: Omit<RunListFilters, 'cursor'> = {},
+    filters: Omit<Wire.RunListFilters, 'cursor'> = {},
     options?: RequestOptions,
-  ): AsyncGenerator<RunListItem, void, undefined> {
+  ): AsyncGenerator<Wire.RunListItem, void, undefined> {
     let cursor: string | undefined;
     do {
       const page = await this.list({ ...filters, ...(cursor === undefined ? {} : { cursor }) }, options);
@@ -267,20 +239,20 @@ export class RatchetClient {
   }
 
   /** How many runs have each status, all of them or those created since a time (GET /v1/runs/summary). */
-  summary(filters: { since?: string | Date } = {}, options?: RequestOptions): Promise<RunSummary> {
+  summary(filters: { since?: string | Date } = {}, options?: RequestOptions): Promise<Wire.RunSummary> {
     return this.request('GET', `/v1/runs/summary${queryString(filters)}`, runSummarySchema, options);
   }
 
   /** One page of sessions, most recently active first (GET /v1/sessions); `eachSession` follows the pages. */
-  sessions(filters: SessionListFilters = {}, options?: RequestOptions): Promise<SessionPage> {
+  sessions(filters: Wire.SessionListFilters = {}, options?: RequestOptions): Promise<Wire.SessionPage> {
     return this.request('GET', `/v1/sessions${queryString(filters)}`, sessionListSchema, options);
   }
 
   /** Every session the filters keep, most recently active first, page after page. */
   async *eachSession(
-    filters: Omit<SessionListFilters, 'cursor'> = {},
+    filters: Omit<Wire.SessionListFilters, 'cursor'> = {},
     options?: RequestOptions,
-  ): AsyncGenerator<SessionListItem, void, undefined> {
+  ): AsyncGenerator<Wire.SessionListItem, void, undefined> {
     let cursor: string | undefined;
     do {
       const page = await this.sessions({ ...filters, ...(cursor === undefined ? {} : { cursor }) }, options);
@@ -290,7 +262,7 @@ export class RatchetClient {
   }
 
   /** The run and every run below it (delegations, spawns, team turns), depth first, with their lineage. */
-  tree(runId: string, options?: RequestOptions): Promise<RunTree> {
+  tree(runId: string, options?: RequestOptions): Promise<Wire.RunTree> {
     return this.request('GET', `/v1/runs/${encode(runId)}/tree`, runTreeSchema, options);
   }
 
@@ -298,7 +270,7 @@ export class RatchetClient {
    * One page of the run's timeline from its journal: iterations `from` on (default 1), `limit` a page
    * (default 20, at most 100), texts cut at `cut_at` characters (default 2000). `next_from` starts the next.
    */
-  steps(runId: string, query: StepsQuery = {}, options?: RequestOptions): Promise<RunSteps> {
+  steps(runId: string, query: Wire.StepsQuery = {}, options?: RequestOptions): Promise<Wire.RunSteps> {
     const path = `/v1/runs/${encode(runId)}/steps${queryString(query)}`;
     return this.request('GET', path, runStepsSchema, options);
   }
@@ -306,9 +278,9 @@ export class RatchetClient {
   /** Every iteration of the run's timeline from `from` on, page after page (`limit` iterations each). */
   async *eachStep(
     runId: string,
-    query: StepsQuery = {},
+    query: Wire.StepsQuery = {},
     options?: RequestOptions,
-  ): AsyncGenerator<IterationStep, void, undefined> {
+  ): AsyncGenerator<Wire.IterationStep, void, undefined> {
     let from: number | undefined = query.from;
     do {
       const page = await this.steps(runId, { ...query, ...(from === undefined ? {} : { from }) }, options);
@@ -318,7 +290,7 @@ export class RatchetClient {
   }
 
   /** The system: live workers, step queues per shard and kind, runs by status, version, config hash. */
-  system(options?: RequestOptions): Promise<SystemState> {
+  system(options?: RequestOptions): Promise<Wire.SystemState> {
     return this.request('GET', '/v1/system', systemStateSchema, options);
   }
 
@@ -327,7 +299,7 @@ export class RatchetClient {
    * iteration, with the run's limits unless `limits` gives new ones. 409 `conflict` with
    * `details.reason: 'run_not_retryable'` (and `retry_run_id` when it was retried already) otherwise.
    */
-  retry(runId: string, limits: RetryRunInput = {}, options?: RequestOptions): Promise<AcceptedRun> {
+  retry(runId: string, limits: Wire.RetryRunInput = {}, options?: RequestOptions): Promise<Wire.AcceptedRun> {
     return this.request('POST', `/v1/runs/${encode(runId)}/retry`, acceptedRunSchema, {
       ...options,
       body: limits,
@@ -338,7 +310,7 @@ export class RatchetClient {
    * Forks a run at an iteration whose reply is recorded: a new session with the chat up to there, and a
    * run that continues it (with `input` as a new message, `agent` instead of the run's, new limits).
    */
-  fork(runId: string, input: ForkRunInput, options?: RequestOptions): Promise<AcceptedRun> {
+  fork(runId: string, input: Wire.ForkRunInput, options?: RequestOptions): Promise<Wire.AcceptedRun> {
     return this.request('POST', `/v1/runs/${encode(runId)}/fork`, acceptedRunSchema, {
       ...options,
       body: input,
@@ -346,7 +318,7 @@ export class RatchetClient {
   }
 
   /** Liveness: the API process answers (`/healthz`, no token needed). */
-  health(options?: RequestOptions): Promise<Health> {
+  health(options?: RequestOptions): Promise<Wire.Health> {
     return this.request('GET', '/healthz', healthSchema, options);
   }
 
@@ -354,10 +326,7 @@ export class RatchetClient {
    * The session's events as typed objects, each with its id in the log. A dropped connection is resumed
    * with `Last-Event-ID`, so every event comes once, in order. `break` closes the connection.
    */
-  events(
-    sessionId: string,
-    options: EventsOptions = {},
-  ): AsyncGenerator<RatchetClientEvent, void, undefined> {
+  events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<Wire.WireEvent, void, undefined> {
     return followEvents(
       {
         fetch: this.fetchImplementation,

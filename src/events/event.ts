@@ -172,24 +172,12 @@ export const eventKinds = Object.keys(eventDataSchemas) as EventKind[];
 
 export type EventData<Kind extends EventKind> = z.infer<(typeof eventDataSchemas)[Kind]>;
 
-/** What is stored in the stream entry's `event` field. Version 1. */
-export const storedEventSchema = z.discriminatedUnion(
-  'kind',
-  eventKinds.map((kind) =>
-    z.strictObject({
-      v: z.literal(1),
-      kind: z.literal(kind),
-      run_id: z.string(),
-      agent: z.string(),
-      time: z.iso.datetime(),
-      data: eventDataSchemas[kind],
-    }),
-  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-);
-
-export type StoredEvent = {
-  [Kind in EventKind]: {
-    v: 1;
+/**
+ * One event of any kind, typed by its kind: the fields of `Head` (what the record or the wire puts first),
+ * then the kind, the run, the agent, the time and the kind's data.
+ */
+export type EventEnvelope<Head extends object> = {
+  [Kind in EventKind]: Head & {
     kind: Kind;
     run_id: string;
     agent: string;
@@ -197,6 +185,32 @@ export type StoredEvent = {
     data: EventData<Kind>;
   };
 }[EventKind];
+
+/**
+ * The schema of `EventEnvelope<Head>`: one strict object per kind, discriminated by `kind`. The one place
+ * the envelope is written, for the stored event and the wire's alike.
+ */
+export function eventUnionSchema(head: Record<string, z.ZodType>) {
+  return z.discriminatedUnion(
+    'kind',
+    // zod cannot type a union built from a list of kinds; EventEnvelope is its type.
+    eventKinds.map((kind) =>
+      z.strictObject({
+        ...head,
+        kind: z.literal(kind),
+        run_id: z.string(),
+        agent: z.string(),
+        time: z.iso.datetime(),
+        data: eventDataSchemas[kind],
+      }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  );
+}
+
+/** What is stored in the stream entry's `event` field. Version 1. */
+export const storedEventSchema = eventUnionSchema({ v: z.literal(1) });
+
+export type StoredEvent = EventEnvelope<{ v: 1 }>;
 
 /** An event as read back: the stored event and its stream id. */
 export type RatchetEvent = StoredEvent & { id: string };

@@ -1,22 +1,14 @@
 import type { Usage } from '../models/usage.js';
-import type { RunStatus } from './run-record.js';
+import { type ListedRunStatus, listedRunStatusSchema } from './run-record.js';
+
+export type { ListedRunStatus };
 
 /**
  * What the run index lists (GET /v1/runs): a run's identity and listed status, from the index, so which runs
  * a page holds costs the same whatever the runs hold. `waiting_input` is listed for a queued or running run
  * with a pending question (its own, or for a root run one of its tree's), as a run's own view shows it.
  */
-export type ListedRunStatus = RunStatus | 'waiting_input';
-
-export const listedRunStatuses: readonly ListedRunStatus[] = [
-  'queued',
-  'running',
-  'waiting',
-  'waiting_input',
-  'completed',
-  'failed',
-  'cancelled',
-];
+export const listedRunStatuses: readonly ListedRunStatus[] = listedRunStatusSchema.options;
 
 export interface RunListing {
   id: string;

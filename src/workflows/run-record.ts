@@ -8,7 +8,24 @@ export type { ContractError, ContractResult };
 /** The most characters of a run's input line (RunRecord.input_line). */
 export const inputLineMaxChars = 200;
 
-export const runStatusSchema = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
+/**
+ * The one list of run statuses, in the order lists show them: what a client sees a run in. `waiting_input`
+ * is a queued or running run with a pending question (its own, or for a root run one of its tree's),
+ * computed when the run is read: the record stores the others.
+ */
+export const listedRunStatusSchema = z.enum([
+  'queued',
+  'running',
+  'waiting',
+  'waiting_input',
+  'completed',
+  'failed',
+  'cancelled',
+]);
+export type ListedRunStatus = z.infer<typeof listedRunStatusSchema>;
+
+/** The statuses a run record stores. */
+export const runStatusSchema = listedRunStatusSchema.exclude(['waiting_input']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export const finishedStatuses: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, toApiError, wireErrorCodes } from '../../src/api/index.js';
+import { ApiError, toApiError } from '../../src/api/index.js';
 import { formatSseEvent } from '../../src/api/sse-connection.js';
 import { type ErrorCode, errorCodes, RatchetError } from '../../src/errors/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
+import { wireErrorCodes } from '../../src/wire/index.js';
 
 describe('toApiError', () => {
   it('maps each engine error a client causes to its wire code, keeping message and details', () => {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { toApiError } from '../../src/api/api-error.js';
 import { type HostGuardOptions, hostGuard } from '../../src/api/host-guard.js';
 import { nestsDeeperThan } from '../../src/api/json-body-parser.js';
-import { isStreamId } from '../../src/api/stream-id.js';
 import { allowedHostNames, hostNameOf, originOf } from '../../src/http/index.js';
+import { isStreamId } from '../../src/wire/stream-id.js';
 
 describe('nestsDeeperThan', () => {
   it('counts objects and arrays inside one another, without recursion', () => {

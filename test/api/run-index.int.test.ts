@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../src/api/list-cursor.js';
 import { listRuns, listSessions } from '../../src/redis/run-index.js';
+import { encodeCursor } from '../../src/wire/list-cursor.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { ApiHarness } from './api-harness.js';
 

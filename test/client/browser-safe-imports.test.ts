@@ -82,7 +82,7 @@ describe('the import graph of ratchet/client', () => {
       expect.arrayContaining([
         'client/ratchet-client.ts',
         'client/event-stream.ts',
-        'api/schemas.ts',
+        'wire/index.ts',
         'events/event.ts',
       ]),
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { questionSchema, wireEventSchema } from '../../src/api/schemas.js';
 import { parseLenient } from '../../src/client/lenient-parse.js';
+import { questionSchema, wireEventSchema } from '../../src/wire/index.js';
 
 // The client reads answers and events with the server's strict wire schemas, leniently in one way only: a
 // field a newer server added is dropped, anything else that does not fit still fails.

@@ -47,6 +47,17 @@ const stepPorts = [
   'workflows/steps/runner/rate-limiter.ts',
 ];
 
+/** The imports of files under `from` (a folder of src) into any of the folders `into`, as `file → target`. */
+function importsInto(graph: Map<string, string[]>, from: string, into: readonly string[]): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    file.startsWith(from)
+      ? targets
+          .filter((target) => into.some((folder) => target.startsWith(folder)))
+          .map((target) => `${file} → ${target}`)
+      : [],
+  );
+}
+
 describe('the import graph of src', () => {
   const graph = importGraph();
 
@@ -61,6 +72,24 @@ describe('the import graph of src', () => {
       ['c.ts', ['a.ts']],
     ]);
     expect(cyclesOf(planted)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+  });
+
+  it('keeps the client off the server: it speaks the wire contract (src/wire), never src/api', () => {
+    expect(importsInto(graph, 'client/', ['api/'])).toEqual([]);
+  });
+
+  it('keeps the wire contract below all that speak it: no API, client, MCP, engine or Redis in src/wire', () => {
+    expect(importsInto(graph, 'wire/', ['api/', 'client/', 'mcp/', 'engine/', 'redis/'])).toEqual([]);
+  });
+
+  it('finds an import into a forbidden folder, type-only ones included (the check can fail)', () => {
+    const planted = new Map([
+      ['client/a.ts', ['wire/index.ts', 'api/b.ts']],
+      ['wire/c.ts', ['events/event.ts', 'redis/keys.ts']],
+      ['api/b.ts', ['client/a.ts']],
+    ]);
+    expect(importsInto(planted, 'client/', ['api/'])).toEqual(['client/a.ts → api/b.ts']);
+    expect(importsInto(planted, 'wire/', ['api/', 'redis/'])).toEqual(['wire/c.ts → redis/keys.ts']);
   });
 
   it('keeps the API free of the MCP server that is built on it (both are mounted by src/server)', () => {

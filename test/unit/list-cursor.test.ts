@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../src/api/list-cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/wire/list-cursor.js';
 
 describe('list cursors', () => {
   const runPlace = '1764089689123:run_0123456789abcdef_0123456789';

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { RatchetError } from '../../errors/index.js';
+import { agentListSchema, agentMemorySchema, agentParamsSchema } from '../../wire/index.js';
 import type { ApiEngine } from '../api-engine.js';
-import { agentListSchema, agentMemorySchema, agentParamsSchema, errorResponses } from '../schemas.js';
+import { errorResponses } from '../error-responses.js';
 
 export interface AgentSummary {
   name: string;

@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RatchetEvent } from '../../events/event.js';
-import type { ApiEngine } from '../api-engine.js';
-import { ApiError } from '../api-error.js';
-import { readBacklogPage, sessionEvents } from '../event-sources.js';
 import {
-  errorResponses,
   eventsQuerySchema,
   sessionParamsSchema,
+  streamIdForm,
   streamIdSchema,
   wireEventSchema,
-} from '../schemas.js';
+} from '../../wire/index.js';
+import type { ApiEngine } from '../api-engine.js';
+import { ApiError } from '../api-error.js';
+import { errorResponses } from '../error-responses.js';
+import { readBacklogPage, sessionEvents } from '../event-sources.js';
 import { SseConnection } from '../sse-connection.js';
-import { streamIdForm } from '../stream-id.js';
 import { describeValidationIssues } from '../validation-issues.js';
 import { requireSession } from './session-routes.js';
 

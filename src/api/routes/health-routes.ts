@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { healthSchema, readinessSchema } from '../../wire/index.js';
 import { answersWithin } from '../answers-within.js';
 import { ApiError } from '../api-error.js';
-import { errorResponses, healthSchema, readinessSchema } from '../schemas.js';
+import { errorResponses } from '../error-responses.js';
 
 export interface HealthRoutesOptions {
   /** Resolves when Redis answers a PING. */

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { inboxQuerySchema, inboxSchema } from '../../wire/index.js';
 import type { ApiEngine } from '../api-engine.js';
-import { errorResponses, inboxQuerySchema, inboxSchema } from '../schemas.js';
+import { errorResponses } from '../error-responses.js';
 import { toWireQuestion } from '../wire-views.js';
 
 /**

@@ -1,15 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { configHash, type RatchetConfig } from '../../config/index.js';
-import { adminQueuesPath } from '../admin-queues.js';
 import {
-  type RunInspection,
-  requireRunMessages,
-  requireRunSteps,
-  requireRunTree,
-} from '../run-inspection-requests.js';
-import {
-  errorResponses,
   messagesQuerySchema,
   runMessageListSchema,
   runParamsSchema,
@@ -17,7 +9,15 @@ import {
   runTreeSchema,
   stepsQuerySchema,
   systemStateSchema,
-} from '../schemas.js';
+} from '../../wire/index.js';
+import { adminQueuesPath } from '../admin-queues.js';
+import { errorResponses } from '../error-responses.js';
+import {
+  type RunInspection,
+  requireRunMessages,
+  requireRunSteps,
+  requireRunTree,
+} from '../run-inspection-requests.js';
 
 /** The version in the package.json beside src/ (or dist/) of this build. */
 function ratchetVersion(): string {

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ApiEngine } from '../api-engine.js';
-import { listRunsPage, listSessionsPage, runSummary } from '../run-index-requests.js';
 import {
-  errorResponses,
   runListQuerySchema,
   runListSchema,
   runSummaryQuerySchema,
   runSummarySchema,
   sessionListQuerySchema,
   sessionListSchema,
-} from '../schemas.js';
+} from '../../wire/index.js';
+import type { ApiEngine } from '../api-engine.js';
+import { errorResponses } from '../error-responses.js';
+import { listRunsPage, listSessionsPage, runSummary } from '../run-index-requests.js';
 
 /**
  * Finding runs and sessions without knowing their ids: the run index, newest first, with filters and a

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ApiEngine } from '../api-engine.js';
-import { cancelRun, requireRun, submitRun, waitForRun } from '../run-requests.js';
 import {
   acceptedRunSchema,
   cancelRunBodySchema,
   createRunBodySchema,
-  errorResponses,
   runParamsSchema,
   runSchema,
   waitQuerySchema,
-} from '../schemas.js';
+} from '../../wire/index.js';
+import type { ApiEngine } from '../api-engine.js';
+import { errorResponses } from '../error-responses.js';
+import { cancelRun, requireRun, submitRun, waitForRun } from '../run-requests.js';
 
 const tags = ['runs'];
 

@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isSessionId, type SessionView } from '../../workflows/index.js';
-import type { ApiEngine } from '../api-engine.js';
 import {
   acceptedRunSchema,
   createSessionBodySchema,
-  errorResponses,
   messageListSchema,
   messagesQuerySchema,
   questionListSchema,
@@ -17,7 +14,10 @@ import {
   sessionSchema,
   sessionStateSchema,
   sessionTaskListSchema,
-} from '../schemas.js';
+} from '../../wire/index.js';
+import { isSessionId, type SessionView } from '../../workflows/index.js';
+import type { ApiEngine } from '../api-engine.js';
+import { errorResponses } from '../error-responses.js';
 import { sessionNotesOf, sessionNotFound, sessionStateOf, sessionTasksOf } from '../session-data-reads.js';
 import { toWireMessage, toWireQuestion, toWireSession } from '../wire-views.js';
 

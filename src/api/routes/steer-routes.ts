@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ApiEngine } from '../api-engine.js';
-import { forkRun, retryRun } from '../run-requests.js';
 import {
   acceptedRunSchema,
-  errorResponses,
   forkRunBodySchema,
   retryRunBodySchema,
   runParamsSchema,
-} from '../schemas.js';
+} from '../../wire/index.js';
+import type { ApiEngine } from '../api-engine.js';
+import { errorResponses } from '../error-responses.js';
+import { forkRun, retryRun } from '../run-requests.js';
 
 const tags = ['runs'];
 

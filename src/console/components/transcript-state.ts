@@ -1,17 +1,26 @@
 import type { ChatMessage, RatchetClientEvent } from '../../client/index.js';
 
+/** The events marked in the transcript between its messages. */
+type NoteEvent = Extract<
+  RatchetClientEvent,
+  {
+    kind:
+      | 'compaction'
+      | 'loop_detected'
+      | 'reflection'
+      | 'answer_rejected'
+      | 'error'
+      | 'file_change'
+      | 'run_retried'
+      | 'run_forked';
+  }
+>;
+
 /** A marked moment of the run between its messages: a compaction, a loop, a reflection, a rejected answer… */
 export interface TranscriptNote {
   id: string;
-  kind:
-    | 'compaction'
-    | 'loop_detected'
-    | 'reflection'
-    | 'answer_rejected'
-    | 'error'
-    | 'retried'
-    | 'forked'
-    | 'file_change';
+  /** Its event's kind; `retried` and `forked` for a run_retried and a run_forked. */
+  kind: Exclude<NoteEvent['kind'], 'run_retried' | 'run_forked'> | 'retried' | 'forked';
   time: string;
   text: string;
 }
@@ -120,12 +129,30 @@ export function applyEvent(state: TranscriptState, event: RatchetClientEvent): b
       state.running.clear();
       state.streaming.clear();
       return true;
-    default: {
+    case 'compaction':
+    case 'loop_detected':
+    case 'reflection':
+    case 'answer_rejected':
+    case 'error':
+    case 'file_change':
+    case 'run_retried':
+    case 'run_forked': {
       const text = noteText(event);
-      if (text === undefined) return false;
       state.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
       return true;
     }
+    // The run page shows these from the run itself (its status, progress and questions), not the transcript.
+    case 'run_started':
+    case 'agent_start':
+    case 'agent_end':
+    case 'ask_user':
+    case 'question_answered':
+    case 'progress':
+      return false;
+    default:
+      // Every kind has its case above, so a new kind is a compile error here until it is shown (or not).
+      event satisfies never;
+      return false;
   }
 }
 
@@ -143,8 +170,8 @@ export function transcriptOf(state: TranscriptState): Transcript {
   };
 }
 
-/** The words of an event worth marking in the transcript, or undefined. */
-function noteText(event: RatchetClientEvent): { kind: TranscriptNote['kind']; text: string } | undefined {
+/** The words that mark an event in the transcript. */
+function noteText(event: NoteEvent): { kind: TranscriptNote['kind']; text: string } {
   switch (event.kind) {
     case 'compaction': {
       const { iteration, up_to: upTo, tokens_before: before, tokens_after: after, reason } = event.data;
@@ -198,7 +225,5 @@ function noteText(event: RatchetClientEvent): { kind: TranscriptNote['kind']; te
         kind: 'forked',
         text: `Forked from ${event.data.from_run_id} at iteration ${event.data.at_iteration} into session ${event.data.fork_session_id}.`,
       };
-    default:
-      return undefined;
   }
 }

@@ -7,7 +7,12 @@
 // filter-agent, filter-since, filter-q, search-submit, clear-filters, runs-table, run-row-<id> (data-status),
 // run-row-status, run-link, run-task, run-tokens, run-cost, next-page, previous-page, page-number, runs-empty.
 import { useEffect, useState } from 'preact/hooks';
-import type { RunListItem, RunListStatus, RunSummary } from '../../client/index.js';
+import {
+  type RunListItem,
+  type RunListStatus,
+  type RunSummary,
+  runListStatuses,
+} from '../../client/index.js';
 import { ErrorNote } from '../components/error-note.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TableHead } from '../components/table-head.js';
@@ -17,14 +22,8 @@ import { formatCost, formatCount, formatDuration, formatTime, none } from '../fo
 import type { PageProps } from '../page-props.js';
 import { href, runHref, sessionHref } from '../router.js';
 
-const statuses: readonly RunListStatus[] = [
-  'queued',
-  'running',
-  'waiting_input',
-  'completed',
-  'failed',
-  'cancelled',
-];
+/** The statuses the page counts and filters by: those the API lists but `waiting` (docs/console.md). */
+const statuses = runListStatuses.filter((status) => status !== 'waiting');
 
 const sinceChoices: ReadonlyArray<{ value: string; label: string; ms: number }> = [
   { value: '15m', label: 'the last 15 minutes', ms: 15 * 60_000 },

@@ -3,25 +3,32 @@ import { z } from 'zod';
 import {
   type AgentSummary,
   type ApiEngine,
-  acceptedRunSchema,
-  agentListSchema,
   cancelRun,
-  createRunBodySchema,
   forkRun,
-  forkRunBodySchema,
-  inboxSchema,
   listAgents,
   listPendingQuestions,
   listRunsPage,
   listSessionsPage,
-  maxInboxLimit,
-  maxWaitSeconds,
   requireRun,
   requireRunSteps,
   requireRunTree,
-  respondAcceptedSchema,
   respondToQuestion,
   retryRun,
+  sessionNotesOf,
+  sessionStateOf,
+  sessionTasksOf,
+  submitRun,
+} from '../../api/index.js';
+import type { Logger } from '../../log/index.js';
+import {
+  acceptedRunSchema,
+  agentListSchema,
+  createRunBodySchema,
+  forkRunBodySchema,
+  inboxSchema,
+  maxInboxLimit,
+  maxWaitSeconds,
+  respondAcceptedSchema,
   retryRunBodySchema,
   runListInputSchema,
   runListSchema,
@@ -31,15 +38,10 @@ import {
   sessionListInputSchema,
   sessionListSchema,
   sessionNoteListSchema,
-  sessionNotesOf,
-  sessionStateOf,
   sessionStateSchema,
   sessionTaskListSchema,
-  sessionTasksOf,
   stepsQuerySchema,
-  submitRun,
-} from '../../api/index.js';
-import type { Logger } from '../../log/index.js';
+} from '../../wire/index.js';
 import { questionResponseSchema } from '../../workflows/index.js';
 import { toolAnswer } from './tool-answer.js';
 import { waitWithProgress } from './wait-with-progress.js';

@@ -129,7 +129,24 @@ export function describeEvent(event: RatchetEvent): string | undefined {
       return `${event.agent}: ${event.data.message}`;
     case 'error':
       return `${event.agent}: ${event.data.step} attempt ${event.data.attempt} failed (${event.data.code})`;
-    default:
+    case 'run_started':
+    case 'agent_start':
+    case 'agent_end':
+    case 'file_change':
+    case 'question_answered':
+    case 'compaction':
+    case 'loop_detected':
+    case 'answer_rejected':
+    case 'reflection':
+    case 'run_completed':
+    case 'run_failed':
+    case 'run_cancelled':
+    case 'run_retried':
+    case 'run_forked':
       return `${event.agent}: ${event.kind.replaceAll('_', ' ')}`;
+    default:
+      // Every kind has its case above, so a new kind is a compile error here until it is described (or not).
+      event satisfies never;
+      return undefined;
   }
 }
