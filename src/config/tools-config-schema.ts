@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxDayMs } from '../schemas/index.js';
-import { harmlessRequestHeaders } from '../tools/builtin/guarded-fetch.js';
+import { harmlessRequestHeaders } from '../tools/builtin/http/guarded-fetch.js';
 import { memorySchema, projectContextSchema } from './memory-config-schema.js';
 import { duration, integer, withDefault } from './schema-helpers.js';
 

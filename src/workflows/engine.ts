@@ -25,8 +25,8 @@ import {
 import type { StepJobSettings, StepQueues } from '../redis/step-queues.js';
 import { type RegisteredWorker, readWorkers } from '../redis/worker-registry.js';
 import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
-import { type MemoryNote, readMemory } from '../tools/builtin/memory-notes.js';
-import type { TaskRecord } from '../tools/builtin/task-record.js';
+import { type MemoryNote, readMemory } from '../tools/builtin/memory/memory-notes.js';
+import type { TaskRecord } from '../tools/builtin/session-data/task-record.js';
 import type { Tool } from '../tools/index.js';
 import { planRunCreation, runDeadline } from './core/run-creation.js';
 import type { RunTimeline, RunTreeNode } from './core/run-timeline.js';

@@ -1,10 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import type { ToolsConfig } from '../../config/index.js';
-import type { JsonValue, ToolContext } from '../tool.js';
-import { defineTool } from '../tool.js';
-import { type ToolOutput, withImages } from '../tool-result.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import type { JsonValue, ToolContext } from '../../tool.js';
+import { defineTool } from '../../tool.js';
+import { type ToolOutput, withImages } from '../../tool-result.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
+import { type Resolver, systemResolver } from '../http/ssrf-guard.js';
 import { maxPageTextChars, truncatePageText } from './browser-confinement.js';
 import {
   currentUrl,
@@ -16,7 +17,6 @@ import {
 } from './browser-page-record.js';
 import { BrowserPool, type LivePage } from './browser-pool.js';
 import { messageOf } from './contained-handler.js';
-import { type Resolver, systemResolver } from './ssrf-guard.js';
 
 export interface BrowserToolboxOptions {
   settings: ToolsConfig['browser'];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ToolsConfig } from '../../config/index.js';
-import { defineTool } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import { defineTool } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { guardedFetch } from './guarded-fetch.js';
 import { decodeResponseBody } from './response-body.js';
 import { type Resolver, systemResolver } from './ssrf-guard.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineTool } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import { defineTool } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { evaluateArithmetic } from './arithmetic.js';
 
 const calculate = defineTool({

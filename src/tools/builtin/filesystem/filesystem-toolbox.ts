@@ -2,11 +2,11 @@ import { constants } from 'node:fs';
 import { type FileHandle, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { ToolsConfig } from '../../config/index.js';
-import { lineStat } from '../file-change.js';
-import { defineTool, type JsonValue } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
-import { openInWorkspace, resolveInWorkspace, type WorkspacePath } from './workspace-path.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import { lineStat } from '../../file-change.js';
+import { defineTool, type JsonValue } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
+import { openInWorkspace, resolveInWorkspace, type WorkspacePath } from '../workspace/workspace-path.js';
 
 export interface FilesystemToolboxOptions {
   /** Absolute path of the workspace root. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import type { ToolsConfig } from '../../config/index.js';
-import { defineTool, type JsonValue } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import { defineTool, type JsonValue } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
+import { minimalEnv, type ProcessResult, runProcess } from '../exec/run-process.js';
+import { resolveInWorkspace, workspaceRoot } from '../workspace/workspace-path.js';
 import {
   checkConfigKeys,
   checkRepository,
@@ -9,8 +11,6 @@ import {
   gitGlobalOptions,
   ignoreSubmodules,
 } from './git-environment.js';
-import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
-import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
 export interface GitToolboxOptions {
   /** Absolute path of the repository's top directory. */

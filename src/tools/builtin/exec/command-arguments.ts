@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { resolveInWorkspace } from './workspace-path.js';
+import { resolveInWorkspace } from '../workspace/workspace-path.js';
 
 /**
  * Refuses a command's arguments that name something outside the workspace, with an error naming `args[i]`.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseJsonRecord } from '../../schemas/parse.js';
+import { parseJsonRecord } from '../../../schemas/parse.js';
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];

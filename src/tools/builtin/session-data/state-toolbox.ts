@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseJsonRecord } from '../../schemas/parse.js';
-import { defineTool, type JsonValue } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineTool, type JsonValue } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { boundedJson, nameSchema, sessionDataLimits } from './session-data.js';
 
 const keyInput = nameSchema('state key').describe('the key');

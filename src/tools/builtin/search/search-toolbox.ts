@@ -1,12 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createContext, Script } from 'node:vm';
 import { z } from 'zod';
-import type { ToolsConfig } from '../../config/index.js';
-import { defineTool, type JsonValue } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import { defineTool, type JsonValue } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
+import { type WalkedFile, walkWorkspace } from '../workspace/walk-workspace.js';
+import { relativeInside, resolveInWorkspace, workspaceRoot } from '../workspace/workspace-path.js';
 import { compileGlob, maxGlobLength } from './glob-pattern.js';
-import { type WalkedFile, walkWorkspace } from './walk-workspace.js';
-import { relativeInside, resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 
 export interface SearchToolboxOptions {
   /** Absolute path of the workspace root. */

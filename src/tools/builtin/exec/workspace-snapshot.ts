@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
-import type { FileChange } from '../file-change.js';
-import { walkWorkspace } from './walk-workspace.js';
+import type { FileChange } from '../../file-change.js';
+import { walkWorkspace } from '../workspace/walk-workspace.js';
 
 /** What is compared of a file: a write changes its ctime (in nanoseconds) even when size and mtime stay. */
 interface FileState {

@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { ToolsConfig } from '../../config/index.js';
-import { defineTool } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import { defineTool } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
+import { resolveInWorkspace, workspaceRoot } from '../workspace/workspace-path.js';
 import { confineArguments } from './command-arguments.js';
 import { type Invocation, sandboxEnv, sandboxInvocation, sandboxUnavailable } from './exec-sandbox.js';
 import { minimalEnv, type ProcessResult, runProcess } from './run-process.js';
-import { resolveInWorkspace, workspaceRoot } from './workspace-path.js';
 import { changesBetween, maxSnapshotFiles, snapshotWorkspace } from './workspace-snapshot.js';
 
 export interface ExecToolboxOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import { defineTool, type ToolContext } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { actorOf, sessionDataLimits } from './session-data.js';
 import { parseTask, type TaskRecord, taskStatuses, taskView } from './task-record.js';
 

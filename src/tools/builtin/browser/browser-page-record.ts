@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseJsonRecord } from '../../schemas/parse.js';
-import type { ToolContext } from '../tool.js';
+import { parseJsonRecord } from '../../../schemas/parse.js';
+import type { ToolContext } from '../../tool.js';
 
 /** The most URLs a run's record keeps (older ones drop off the start: back cannot go further). */
 export const maxRecordedPages = 50;

@@ -3,8 +3,8 @@ import { accessSync, constants } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import type { ToolsConfig } from '../../config/index.js';
-import type { Logger } from '../../log/index.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import type { Logger } from '../../../log/index.js';
 
 /** What the pool launches: Chromium itself, or a script that starts it in a network namespace of its own. */
 export interface ChromiumCommand {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseJsonRecord } from '../../schemas/parse.js';
-import { defineTool, type JsonValue, type ToolContext } from '../tool.js';
-import { createToolBox, type ToolBox } from '../toolbox.js';
+import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineTool, type JsonValue, type ToolContext } from '../../tool.js';
+import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { nameSchema, sessionDataLimits } from './session-data.js';
 
 type Scope = 'session' | 'agent';

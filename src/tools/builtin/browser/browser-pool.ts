@@ -3,8 +3,11 @@ import { accessSync, constants } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Frame, LaunchOptions, Page } from 'playwright-core';
-import type { ToolsConfig } from '../../config/index.js';
-import type { Logger } from '../../log/index.js';
+import type { ToolsConfig } from '../../../config/index.js';
+import type { Logger } from '../../../log/index.js';
+import { guardedFetch, harmlessRequestHeaders } from '../http/guarded-fetch.js';
+import type { Resolver } from '../http/ssrf-guard.js';
+import { openInWorkspace, resolveInWorkspace } from '../workspace/workspace-path.js';
 import {
   type BlockedRequest,
   confineContext,
@@ -14,9 +17,6 @@ import {
 import { BytesInFlight, CallGate } from './browser-load-limits.js';
 import { type ChromiumCommand, chromiumCommand } from './browser-network-namespace.js';
 import { containedHandler, messageOf } from './contained-handler.js';
-import { guardedFetch, harmlessRequestHeaders } from './guarded-fetch.js';
-import type { Resolver } from './ssrf-guard.js';
-import { openInWorkspace, resolveInWorkspace } from './workspace-path.js';
 
 /** One run's page in this worker, with what its page was refused since the model last heard. */
 export interface LivePage {

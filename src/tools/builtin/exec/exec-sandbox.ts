@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync } from 'node:fs';
-import type { ToolsConfig } from '../../config/index.js';
+import type { ToolsConfig } from '../../../config/index.js';
 
 /** A program and its arguments, ready to spawn. */
 export interface Invocation {

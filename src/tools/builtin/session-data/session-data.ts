@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolContext } from '../tool.js';
+import type { ToolContext } from '../../tool.js';
 
 /**
  * Bounds of what the session toolboxes (state, tasks, notes) keep per session, so no model can grow Redis
