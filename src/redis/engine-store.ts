@@ -3,6 +3,7 @@ import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import type { SessionDataStore } from '../tools/index.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { parseEntries } from '../workflows/event-entries.js';
 import type { QuestionRecord, QuestionResponse } from '../workflows/question-record.js';
@@ -23,7 +24,7 @@ import { countRuns, listRuns, listSessions } from './run-index.js';
 import { loadRun, readChat } from './run-store.js';
 import { type RunWriteCode, RunWriter } from './run-writer.js';
 import { defineScripts } from './scripts.js';
-import { redisSessionData, type SessionDataStore } from './session-data-store.js';
+import { redisSessionData } from './session-data-store.js';
 import { createSession, deleteSession, getSession } from './session-store.js';
 import { type StepJobSettings, StepQueues } from './step-queues.js';
 

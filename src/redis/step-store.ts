@@ -1,12 +1,13 @@
 import type { ChainableCommander } from 'ioredis';
 import type { Message } from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
+import type { MemoryStore, SessionDataStore } from '../tools/index.js';
 import { type AttemptStart, attemptsKept } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord, StoredRun } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys, sessionDataKeys } from './keys.js';
-import { type MemoryStore, redisMemory } from './memory-store.js';
+import { redisMemory } from './memory-store.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
   type BeginToolCall,
@@ -26,7 +27,7 @@ import {
   type ToolOutcomeCommit,
 } from './run-store.js';
 import { runScript } from './scripts.js';
-import { redisSessionData, type SessionDataStore } from './session-data-store.js';
+import { redisSessionData } from './session-data-store.js';
 
 /** A request of one step, without where it writes (the step store adds that). */
 export type OwnPart<Request> = Omit<Request, keyof StepWrite>;

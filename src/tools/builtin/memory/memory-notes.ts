@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { MemoryScope, MemoryStore } from '../../../redis/memory-store.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
+import type { MemoryScope, MemoryStore } from './memory-store.js';
 
 /** A note of an agent's or the deployment's memory, as Redis keeps it. Version 1. */
 export const memoryNoteRecordSchema = z.strictObject({

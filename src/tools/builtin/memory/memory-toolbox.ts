@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ToolsConfig } from '../../../config/index.js';
-import type { MemoryLimits, MemoryScope } from '../../../redis/memory-store.js';
 import { redactSecrets } from '../../../secrets/index.js';
 import { defineTool, type JsonValue, type ToolContext } from '../../tool.js';
 import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { nameSchema } from '../session-data/session-data.js';
 import { type MemoryNoteRecord, memoryInstructions, readMemory } from './memory-notes.js';
+import type { MemoryLimits, MemoryScope } from './memory-store.js';
 
 export interface MemoryToolboxOptions {
   settings: ToolsConfig['memory'];
