@@ -17,6 +17,7 @@ export {
   maxFileChangesPerCall,
 } from './file-change.js';
 export { askProblem, interactionLimits, progressProblem } from './interaction-limits.js';
+export { type ListedTool, listedToolSchema, type McpToolListings } from './mcp-tool-listings.js';
 export type { SessionDataStore } from './session-data-store.js';
 export {
   type AskOptions,

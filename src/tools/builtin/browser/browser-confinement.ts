@@ -1,7 +1,7 @@
 import type { BrowserContext, Frame, Request, Route, WebSocketRoute } from 'playwright-core';
 import { WebSocket as UpstreamSocket } from 'ws';
-import type { ToolsConfig } from '../../../config/index.js';
-import { guardedFetch, guardedHop, type HopResponse, harmlessRequestHeaders } from '../http/guarded-fetch.js';
+import { harmlessRequestHeaders, type ToolsConfig } from '../../../config/index.js';
+import { guardedFetch, guardedHop, type HopResponse } from '../http/guarded-fetch.js';
 import { checkDestination, type DestinationPolicy, pinnedLookup, type Resolver } from '../http/ssrf-guard.js';
 import { type BodyHold, type BytesInFlight, type CallGate, RequestSlots } from './browser-load-limits.js';
 import { containedHandler, messageOf } from './contained-handler.js';

@@ -3,9 +3,9 @@ import { accessSync, constants } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Frame, LaunchOptions, Page } from 'playwright-core';
-import type { ToolsConfig } from '../../../config/index.js';
+import { harmlessRequestHeaders, type ToolsConfig } from '../../../config/index.js';
 import type { Logger } from '../../../log/index.js';
-import { guardedFetch, harmlessRequestHeaders } from '../http/guarded-fetch.js';
+import { guardedFetch } from '../http/guarded-fetch.js';
 import type { Resolver } from '../http/ssrf-guard.js';
 import { openInWorkspace, resolveInWorkspace } from '../workspace/workspace-path.js';
 import {

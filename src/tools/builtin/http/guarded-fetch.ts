@@ -47,15 +47,6 @@ export interface GuardedResponse {
   redirects: string[];
 }
 
-/** Headers that describe what the client accepts or sends, never who it is: safe to send to another origin. */
-export const harmlessRequestHeaders: readonly string[] = [
-  'accept',
-  'accept-language',
-  'content-language',
-  'content-type',
-  'user-agent',
-];
-
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 /** Sent only to the origin the model addressed, whatever forwardHeadersOnRedirect says. */
 const credentialHeaders = new Set(['authorization', 'cookie', 'proxy-authorization']);
