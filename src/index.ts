@@ -18,14 +18,24 @@ export {
   loadConfig,
   parseConfigText,
 } from './config/index.js';
-export type { ExtensionContext } from './extensions/context.js';
-export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
-export { defineEffect } from './extensions/effects.js';
-export type { Extensions } from './extensions/extensions.js';
 export {
   type AnswerRejection,
   type AnyMiddleware,
+  type CoordinatorChoice,
+  type CoordinatorContext,
+  type CoordinatorDefinition,
+  type CoordinatorView,
+  defineCoordinator,
+  defineEffect,
   defineMiddleware,
+  defineStopCondition,
+  type EffectContext,
+  type EffectDefinition,
+  type EffectEvent,
+  type EffectPlan,
+  type EffectView,
+  type ExtensionContext,
+  type Extensions,
   isAnswerRejection,
   isRefusal,
   type JsonValue,
@@ -40,10 +50,13 @@ export {
   type Refusal,
   refuse,
   rejectAnswer,
+  type StopConditionDefinition,
+  type StopConditionView,
+  type TeamView,
   type ToolCall,
   type ToolRequest,
   type ToolResult,
-} from './extensions/middleware.js';
+} from './extensions/index.js';
 export { createLogger, type Logger } from './log/index.js';
 export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';
@@ -57,18 +70,4 @@ export {
   withImages,
 } from './tools/index.js';
 export { RatchetWorker, type RatchetWorkerOptions } from './worker/ratchet-worker.js';
-export type {
-  CoordinatorChoice,
-  CoordinatorContext,
-  CoordinatorDefinition,
-  CoordinatorView,
-  EffectContext,
-  EffectDefinition,
-  EffectEvent,
-  EffectPlan,
-  EffectView,
-  StopConditionDefinition,
-  StopConditionView,
-  TeamView,
-} from './workflows/index.js';
 export { type Engine, engineFromConfig } from './workflows/index.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import { type LoadedConfig, registerConfigSecrets } from '../config/index.js';
-import type { Extensions } from '../extensions/extensions.js';
+import type { Extensions } from '../extensions/index.js';
 import type { Logger } from '../log/index.js';
 import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { listenForCancellations } from '../redis/cancel-run.js';

@@ -1,9 +1,8 @@
-import { type Part, toolCallsOf } from '../chat/index.js';
+import { contextViewSchema, type Part, toolCallsOf } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { ContinuationStore } from '../redis/continuation-store.js';
 import { type KeySpace, mainChatId, shardOf } from '../redis/keys.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import { contextViewSchema } from './core/effects/context-view.js';
 import {
   type ContinuationLimits,
   forkLength,

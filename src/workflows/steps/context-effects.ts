@@ -1,4 +1,10 @@
-import { type Message, textOf } from '../../chat/index.js';
+import {
+  type ContextView,
+  contextViewSchema,
+  emptyContextView,
+  type Message,
+  textOf,
+} from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import type { Completion } from '../../models/completer.js';
 import { costOf } from '../../models/pricing.js';
@@ -9,9 +15,6 @@ import {
   buildSummaryRequest,
   type CompactionEntry,
   type ContextErrorPlan,
-  type ContextView,
-  contextViewSchema,
-  emptyContextView,
   isContextLengthError,
   type ModelCallInput,
   type ModelCallPlan,

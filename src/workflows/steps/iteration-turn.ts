@@ -1,5 +1,5 @@
-import type { Message } from '../../chat/index.js';
-import type { ContextView, ModelCallInput } from '../core/effects/index.js';
+import type { ContextView, Message } from '../../chat/index.js';
+import type { ModelCallInput } from '../core/effects/index.js';
 import type { IterationJobData } from '../job-data.js';
 import type { ReplyEntry } from '../journal.js';
 import type { RunRecord, StoredRun } from '../run-record.js';

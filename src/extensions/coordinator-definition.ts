@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Message } from '../../chat/index.js';
-import type { ExtensionContext } from '../../extensions/context.js';
+import type { Message } from '../chat/index.js';
+import type { ExtensionContext } from './context.js';
 
 /** A team as a coordinator or a stop condition sees it. */
 export interface TeamView {

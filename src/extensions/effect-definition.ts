@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import type { Message } from '../../../chat/index.js';
-import type { EventData } from '../../../events/event.js';
-import type { ExtensionContext } from '../../../extensions/context.js';
-import type { ContextView } from './context-view.js';
+import type { ContextView, Message } from '../chat/index.js';
+import type { EventData } from '../events/event.js';
+import type { ExtensionContext } from './context.js';
 
 /**
  * What an effect sees of the request being planned (docs/extending.md, "Effects"). Everything here comes
