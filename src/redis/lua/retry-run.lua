@@ -40,8 +40,7 @@
 local rcall = redis.call
 
 --- @include "append-entries"
---- @include "retention-index"
---- @include "run-index"
+--- @include "new-run"
 
 local check = ARGV[1] == 'check'
 
@@ -52,15 +51,9 @@ end
 if rev ~= ARGV[3] then
   return {'CONFLICT', 'run'}
 end
-if rcall('EXISTS', KEYS[6]) == 1 then
-  return {'RUN_EXISTS'}
-end
-local active = rcall('HGET', KEYS[1], 'active_run')
-if active then
-  return {'SESSION_BUSY', active}
-end
-if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[7]) then
-  return {'CONFLICT', 'chat'}
+local refusal = newRunRefusal(KEYS[6], KEYS[1], KEYS[2], tonumber(ARGV[7]), nil)
+if refusal then
+  return refusal
 end
 if check then
   return {'OK'}
@@ -68,11 +61,8 @@ end
 
 rcall('HSET', KEYS[4], 'record', ARGV[4], 'rev', tonumber(rev) + 1)
 indexRun(KEYS[10], ARGV[2], ARGV[4])
-rcall('HSET', KEYS[6], 'record', ARGV[6], 'rev', 1)
-rcall('SADD', KEYS[8], ARGV[5])
+startRun(KEYS[6], ARGV[6], KEYS[8], ARGV[5], KEYS[9], KEYS[1], KEYS[10])
 rcall('HSET', KEYS[1], 'active_run', ARGV[5])
-markActive(KEYS[9], KEYS[1])
-indexRun(KEYS[10], ARGV[5], ARGV[6])
 local carried = cjson.decode(ARGV[6])
 for _, field in ipairs({'input_tokens', 'output_tokens', 'cached_input_tokens', 'requests'}) do
   local amount = carried['usage'][field]
