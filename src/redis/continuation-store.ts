@@ -5,7 +5,7 @@ import { stepJobId } from '../workflows/ids.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../workflows/journal.js';
 import type { StoredRun } from '../workflows/run-record.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
-import { chatKey, chatViewKey, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
+import { chatKey, chatViewKey, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent, loadRun, readChat } from './run-store.js';
 
 export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' | 'SESSION_BUSY';

@@ -2,7 +2,7 @@ import { encodeChatEntry } from '../chat/index.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
-import { chatKey, type KeySpace, type RunKeys, retentionKeys, runKeys } from './keys.js';
+import { chatKey, type RunKeys, retentionKeys, runKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 
 export type RunWriteCode =
