@@ -18,24 +18,30 @@ export {
   loadConfig,
   parseConfigText,
 } from './config/index.js';
+export type { ExtensionContext } from './extensions/context.js';
+export type {
+  CoordinatorChoice,
+  CoordinatorContext,
+  CoordinatorDefinition,
+  CoordinatorView,
+  StopConditionDefinition,
+  StopConditionView,
+  TeamView,
+} from './extensions/coordinator-definition.js';
+export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
+export type {
+  EffectContext,
+  EffectDefinition,
+  EffectEvent,
+  EffectPlan,
+  EffectView,
+} from './extensions/effect-definition.js';
+export { defineEffect } from './extensions/effects.js';
+export type { Extensions } from './extensions/extensions.js';
 export {
   type AnswerRejection,
   type AnyMiddleware,
-  type CoordinatorChoice,
-  type CoordinatorContext,
-  type CoordinatorDefinition,
-  type CoordinatorView,
-  defineCoordinator,
-  defineEffect,
   defineMiddleware,
-  defineStopCondition,
-  type EffectContext,
-  type EffectDefinition,
-  type EffectEvent,
-  type EffectPlan,
-  type EffectView,
-  type ExtensionContext,
-  type Extensions,
   isAnswerRejection,
   isRefusal,
   type JsonValue,
@@ -50,13 +56,10 @@ export {
   type Refusal,
   refuse,
   rejectAnswer,
-  type StopConditionDefinition,
-  type StopConditionView,
-  type TeamView,
   type ToolCall,
   type ToolRequest,
   type ToolResult,
-} from './extensions/index.js';
+} from './extensions/middleware.js';
 export { createLogger, type Logger } from './log/index.js';
 export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';

@@ -39,7 +39,6 @@ local rcall = redis.call
 --- @include "append-entries"
 --- @include "new-run"
 
-local check = ARGV[1] == 'check'
 local newSession = rcall('HEXISTS', KEYS[1], 'record') == 0
 if newSession and ARGV[2] == '' then
   return {'NO_SESSION'}
@@ -47,13 +46,9 @@ end
 
 local child = KEYS[6] ~= KEYS[4]
 
-local refusal = newRunRefusal(KEYS[4], KEYS[1], KEYS[2], tonumber(ARGV[5]), child and KEYS[6] or nil)
-if refusal then
-  return refusal
-end
-
-if check then
-  return {'OK'}
+local answer = newRunAnswer(ARGV[1], KEYS[4], KEYS[1], KEYS[2], tonumber(ARGV[5]), child and KEYS[6] or nil)
+if answer then
+  return answer
 end
 
 if newSession then

@@ -42,8 +42,6 @@ local rcall = redis.call
 --- @include "append-entries"
 --- @include "new-run"
 
-local check = ARGV[1] == 'check'
-
 local rev = rcall('HGET', KEYS[4], 'rev')
 if not rev then
   return {'NO_RUN'}
@@ -51,12 +49,9 @@ end
 if rev ~= ARGV[3] then
   return {'CONFLICT', 'run'}
 end
-local refusal = newRunRefusal(KEYS[6], KEYS[1], KEYS[2], tonumber(ARGV[7]), nil)
-if refusal then
-  return refusal
-end
-if check then
-  return {'OK'}
+local answer = newRunAnswer(ARGV[1], KEYS[6], KEYS[1], KEYS[2], tonumber(ARGV[7]), nil)
+if answer then
+  return answer
 end
 
 rcall('HSET', KEYS[4], 'record', ARGV[4], 'rev', tonumber(rev) + 1)
