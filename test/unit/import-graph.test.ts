@@ -40,6 +40,17 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+/** The imports (type-only included) from files under `from` to files under any of `to`, as "file → target". */
+function importsBetween(graph: Map<string, string[]>, from: string, to: readonly string[]): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    file.startsWith(`${from}/`)
+      ? targets
+          .filter((target) => to.some((folder) => target.startsWith(`${folder}/`)))
+          .map((target) => `${file} → ${target}`)
+      : [],
+  );
+}
+
 describe('the import graph of src', () => {
   const graph = importGraph();
 
@@ -54,6 +65,32 @@ describe('the import graph of src', () => {
       ['c.ts', ['a.ts']],
     ]);
     expect(cyclesOf(planted)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+  });
+
+  it('finds an import that runs back up the layers when there is one (the check can fail)', () => {
+    const planted = new Map([
+      ['tools/tool.ts', ['tools/toolbox.ts', 'redis/memory-store.ts']],
+      ['redis/memory-store.ts', ['tools/index.ts']],
+    ]);
+    expect(importsBetween(planted, 'tools', ['redis'])).toEqual(['tools/tool.ts → redis/memory-store.ts']);
+    expect(importsBetween(planted, 'redis', ['mcp', 'cli'])).toEqual([]);
+  });
+
+  it('keeps src/tools free of src/redis, type imports included: the toolboxes own their ports', () => {
+    expect(importsBetween(graph, 'tools', ['redis'])).toEqual([]);
+  });
+
+  it('keeps the extension contracts (src/extensions) free of the engine (src/workflows)', () => {
+    expect(importsBetween(graph, 'extensions', ['workflows'])).toEqual([]);
+  });
+
+  it('keeps src/config free of src/tools, and src/models free of src/config', () => {
+    expect(importsBetween(graph, 'config', ['tools'])).toEqual([]);
+    expect(importsBetween(graph, 'models', ['config'])).toEqual([]);
+  });
+
+  it('keeps the shell (src/redis) free of the CLI and MCP that sit above it', () => {
+    expect(importsBetween(graph, 'redis', ['cli', 'mcp'])).toEqual([]);
   });
 
   it('keeps the API free of the MCP server that is built on it (both are mounted by src/server)', () => {
