@@ -20,7 +20,23 @@ export {
 } from './config/index.js';
 export { type Engine, engineFromConfig } from './engine/index.js';
 export type { ExtensionContext } from './extensions/context.js';
+export type {
+  CoordinatorChoice,
+  CoordinatorContext,
+  CoordinatorDefinition,
+  CoordinatorView,
+  StopConditionDefinition,
+  StopConditionView,
+  TeamView,
+} from './extensions/coordinator-definition.js';
 export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
+export type {
+  EffectContext,
+  EffectDefinition,
+  EffectEvent,
+  EffectPlan,
+  EffectView,
+} from './extensions/effect-definition.js';
 export { defineEffect } from './extensions/effects.js';
 export type { Extensions } from './extensions/extensions.js';
 export {
@@ -58,17 +74,3 @@ export {
   withImages,
 } from './tools/index.js';
 export { RatchetWorker, type RatchetWorkerOptions } from './worker/ratchet-worker.js';
-export type {
-  CoordinatorChoice,
-  CoordinatorContext,
-  CoordinatorDefinition,
-  CoordinatorView,
-  EffectContext,
-  EffectDefinition,
-  EffectEvent,
-  EffectPlan,
-  EffectView,
-  StopConditionDefinition,
-  StopConditionView,
-  TeamView,
-} from './workflows/index.js';

@@ -1,5 +1,5 @@
 import { RatchetError } from '../errors/index.js';
-import type { TaskRecord } from '../tools/builtin/task-record.js';
+import type { TaskRecord } from '../tools/builtin/session-data/task-record.js';
 import { isSessionId } from '../workflows/index.js';
 import type { ApiEngine } from './api-engine.js';
 

@@ -1,5 +1,11 @@
 export { decodeChatEntries, decodeChatEntry, encodeChatEntry, maxChatEntryChars } from './chat-entry.js';
 export {
+  type ContextSummary,
+  type ContextView,
+  contextViewSchema,
+  emptyContextView,
+} from './context-view.js';
+export {
   type ImagePart,
   imagePartSchema,
   type Message,

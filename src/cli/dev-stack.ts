@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { ensureRedis, type LocalRedis } from '../redis/local-redis.js';
+import { ensureRedis, type LocalRedis, LocalRedisError } from '../redis/local-redis.js';
 import type { ToolBox } from '../tools/index.js';
 import { RatchetWorker } from '../worker/index.js';
+import { CliError } from './cli-error.js';
 import { type ApiProcess, startApi } from './start-api.js';
 
 export interface DevStackOptions {
@@ -39,6 +40,9 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         url: loaded.config.redis.url,
         dataDir: options.redisDataDir ?? resolve('.ratchet/redis'),
         say: options.say,
+      }).catch((error: unknown) => {
+        // Its message says how to start Redis: the CLI prints it alone.
+        throw error instanceof LocalRedisError ? new CliError(error.message) : error;
       });
   let worker: RatchetWorker | undefined;
   let api: ApiProcess | undefined;

@@ -24,7 +24,7 @@ export const loggerMiddlewareSchema = z.strictObject({
 
 /**
  * The built-in middleware kinds an agent may list (`middleware: [{kind, ...options}]`) and the schemas of
- * their options. Their definitions are in src/workflows/core/builtin-middleware.ts; a middleware registered
+ * their options. Their definitions are in src/workflows/core/middleware/; a middleware registered
  * in code may not take one of these names.
  */
 export const builtinMiddlewareOptions: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([

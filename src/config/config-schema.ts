@@ -2,7 +2,16 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { originOf } from '../http/index.js';
 import { logFormatSettings } from '../log/index.js';
-import { maxDayMs, maxHourMs, maxRetentionS, maxRunTimeoutS } from '../schemas/index.js';
+import {
+  duration,
+  integer,
+  maxDayMs,
+  maxHourMs,
+  maxRetentionS,
+  maxRunTimeoutS,
+  nullAsMissing,
+  withDefault,
+} from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
 import {
   type BuiltinCoordinatorKind,
@@ -14,7 +23,6 @@ import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-confi
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { middlewareConfigSchema } from './middleware-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
-import { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
 import { telemetryConfigSchema } from './telemetry-config-schema.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { maxRunTimeoutS } from '../schemas/index.js';
+import { duration, integer, maxRunTimeoutS, nullAsMissing } from '../schemas/index.js';
 import { jsonSchemaSubsetSchema, jsonTypeSchema, safePattern } from './guardrail-config-schema.js';
-import { duration, integer, nullAsMissing } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
 
 const fieldName = z.string().min(1);

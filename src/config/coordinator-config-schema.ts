@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { integer, withDefault } from '../schemas/index.js';
 import { registeredKinds } from './config-extensions.js';
 import { describeValue } from './config-issues.js';
 import { parseOptions, readKindEntry } from './kind-entry.js';
-import { integer, withDefault } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
 
 /**

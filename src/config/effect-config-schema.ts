@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { integer } from '../schemas/index.js';
 import { registeredKinds } from './config-extensions.js';
 import { unknownKeyMessage } from './config-issues.js';
 import { parseOptions, readKindEntry } from './kind-entry.js';
-import { integer } from './schema-helpers.js';
 
 /** A fraction of the context window: more than 0, at most 1. */
 const fraction = z.number().gt(0).lte(1);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { integer } from '../schemas/index.js';
 import { patternProblem } from './regex-safety.js';
-import { integer } from './schema-helpers.js';
 
 /**
  * A regular expression from the config: it must compile and pass the checks of regex-safety.ts. It is

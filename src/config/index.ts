@@ -69,4 +69,4 @@ export {
 } from './regex-safety.js';
 export { resolveEntryAgent } from './resolve-entry-agent.js';
 export { didYouMean, suggest } from './suggest.js';
-export type { ToolsConfig } from './tools-config-schema.js';
+export { harmlessRequestHeaders, type ToolsConfig } from './tools-config-schema.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { maxDayMs, maxHourMs } from '../schemas/index.js';
-import { duration } from './schema-helpers.js';
+import { duration, maxDayMs, maxHourMs } from '../schemas/index.js';
 
 const serverNamePattern = /^[a-zA-Z][\w-]*$/;
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);

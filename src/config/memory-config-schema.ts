@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer, withDefault } from './schema-helpers.js';
+import { integer, withDefault } from '../schemas/index.js';
 
 /** The most days a memory note may be kept after its last write (ten years: the timer stays in range). */
 export const maxMemoryRetentionDays = 3650;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { type BaseProviderConfig, knownProviderKinds, providerKind } from '../models/provider-registry.js';
 import { MAX_MAX_REPLY_CHARS, MIN_MAX_REPLY_CHARS } from '../models/reply-limit.js';
-import { maxDayMs } from '../schemas/index.js';
+import { duration, maxDayMs } from '../schemas/index.js';
 import { allowedKeys, configErrorMap, unknownKeyMessage } from './config-issues.js';
-import { duration } from './schema-helpers.js';
 import { didYouMean } from './suggest.js';
 
 /** A provider entry: the base fields plus the kind's own fields, as its `fieldsSchema` parsed them. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
+import { duration, integer, nullAsMissing, withDefault } from '../schemas/index.js';
 
 /**
  * Traces (OTLP over HTTP) and Prometheus metrics (docs/config.md, `telemetry`; decision 0024). Both are off

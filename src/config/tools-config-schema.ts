@@ -1,8 +1,16 @@
 import { z } from 'zod';
-import { maxDayMs } from '../schemas/index.js';
-import { harmlessRequestHeaders } from '../tools/builtin/guarded-fetch.js';
+import { duration, integer, maxDayMs, withDefault } from '../schemas/index.js';
 import { memorySchema, projectContextSchema } from './memory-config-schema.js';
-import { duration, integer, withDefault } from './schema-helpers.js';
+
+/** Headers that describe what the client accepts or sends, never who it is: safe to send to another origin
+ * (the default of `forward_headers_on_redirect`, and what the browser toolbox forwards). */
+export const harmlessRequestHeaders: readonly string[] = [
+  'accept',
+  'accept-language',
+  'content-language',
+  'content-type',
+  'user-agent',
+];
 
 /** A host name, an IP address (IPv6 without brackets), or `*.domain` for every subdomain of a domain. */
 const hostPattern = /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^[0-9a-f:.]+$/i;

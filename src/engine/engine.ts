@@ -6,8 +6,8 @@ import type { Inbox } from '../redis/pending-inbox.js';
 import type { StepsPage } from '../redis/run-inspection.js';
 import { deleteSession, getSession } from '../redis/session-store.js';
 import type { StepQueues } from '../redis/step-queues.js';
-import type { MemoryNote } from '../tools/builtin/memory-notes.js';
-import type { TaskRecord } from '../tools/builtin/task-record.js';
+import type { MemoryNote } from '../tools/builtin/memory/memory-notes.js';
+import type { TaskRecord } from '../tools/builtin/session-data/task-record.js';
 import type {
   QuestionKind,
   QuestionRecord,

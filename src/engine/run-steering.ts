@@ -1,4 +1,4 @@
-import { type Part, toolCallsOf } from '../chat/index.js';
+import { contextViewSchema, type Part, toolCallsOf } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { ContinuationStore } from '../redis/continuation-store.js';
 import { type KeySpace, mainChatId, shardOf } from '../redis/keys.js';
@@ -6,7 +6,6 @@ import { parseJsonRecord } from '../schemas/parse.js';
 import {
   type Budget,
   type ContinuationLimits,
-  contextViewSchema,
   crashPoint,
   forkLength,
   newRunId,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { SessionDataStore } from '../redis/session-data-store.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import { parseTask, type TaskRecord } from '../tools/builtin/task-record.js';
+import { parseTask, type TaskRecord } from '../tools/builtin/session-data/task-record.js';
+import type { SessionDataStore } from '../tools/index.js';
 
 /** A note as stored by the notes toolbox. */
 const storedNoteSchema = z.strictObject({

@@ -4,8 +4,8 @@ import { followEvents as followSessionEvents } from '../redis/event-follower.js'
 import { mainChatId } from '../redis/keys.js';
 import { redisMemory } from '../redis/memory-store.js';
 import { createSession as createStoredSession, getSession } from '../redis/session-store.js';
-import { type MemoryNote, readMemory } from '../tools/builtin/memory-notes.js';
-import type { TaskRecord } from '../tools/builtin/task-record.js';
+import { type MemoryNote, readMemory } from '../tools/builtin/memory/memory-notes.js';
+import type { TaskRecord } from '../tools/builtin/session-data/task-record.js';
 import { type SessionView, sessionIdOfRun } from '../workflows/index.js';
 import type { EngineParts } from './engine-parts.js';
 import { assertAgent, checkMetadata } from './run-limits.js';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ExtensionContext } from './context.js';
 import type {
   CoordinatorChoice,
   CoordinatorContext,
@@ -6,8 +7,7 @@ import type {
   CoordinatorView,
   StopConditionDefinition,
   StopConditionView,
-} from '../workflows/index.js';
-import type { ExtensionContext } from './context.js';
+} from './coordinator-definition.js';
 
 /**
  * Defines a coordinator kind for teams (docs/extending.md, "Coordinators"): register it in

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { EffectContext, EffectDefinition, EffectPlan, EffectView } from '../workflows/index.js';
+import type { EffectContext, EffectDefinition, EffectPlan, EffectView } from './effect-definition.js';
 
 /** The default priority of an effect: after the built-ins that shrink the request, before those that add. */
 export const defaultEffectPriority = 50;

@@ -1,4 +1,5 @@
-import type { CoordinatorDefinition, EffectDefinition, StopConditionDefinition } from '../workflows/index.js';
+import type { CoordinatorDefinition, StopConditionDefinition } from './coordinator-definition.js';
+import type { EffectDefinition } from './effect-definition.js';
 import type { AnyMiddleware } from './middleware.js';
 
 /**

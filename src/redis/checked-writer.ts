@@ -1,7 +1,8 @@
-import { Job, type JobsOptions, Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
 import { type KeySpace, shardPrefix, stepQueueName } from './keys.js';
-import { defineScripts } from './scripts.js';
+import { defineScripts, type ScriptName, scriptCommand } from './scripts.js';
+import type { StepQueues } from './step-queues.js';
 
 /**
  * A write of a run with its first step (a new run, a child run, a retry or a fork): the script runs first as
@@ -12,12 +13,12 @@ import { defineScripts } from './scripts.js';
 export interface CheckedWrite {
   /** Keys whose change between the check and the MULTI makes the check stale. */
   watch: readonly string[];
-  /** The script's command name (as defineScripts registers it); its ARGV[1] is the mode. */
-  command: string;
+  /** The script (create-run, retry-run, fork-run); its ARGV[1] is the mode. */
+  script: ScriptName;
   keys: readonly string[];
   args: (mode: 'check' | 'create') => readonly (string | number)[];
-  /** The step added with the write. */
-  step: { queue: Queue; name: string; data: unknown; options: JobsOptions; jobId: string };
+  /** The run's first step, added with the write to the step queue of its shard. */
+  step: { shard: number; kind: string; data: unknown; jobId: string };
   /**
    * false when the script cannot refuse this write (a run in a session it creates under a new random id):
    * the MULTI is then sent at once, in one round trip, with no WATCH and no check.
@@ -49,9 +50,19 @@ interface Lane {
   commandQueue: Queue;
 }
 
+/** What a writer of runs with their first steps (RunWriter, ContinuationStore) is made from. */
+export interface RunWriterOptions {
+  redis: RedisClient;
+  space: KeySpace;
+  queues: StepQueues;
+  eventsMaxLength: number;
+}
+
 export interface CheckedWriterOptions {
   redis: RedisClient;
   space: KeySpace;
+  /** The step queues the first steps are added to (their job options too). */
+  queues: StepQueues;
   /** The connections' client name. */
   name: string;
   /**
@@ -103,7 +114,7 @@ export class CheckedWriter {
   private async writeUnchecked(write: CheckedWrite): Promise<CheckedWriteResult> {
     this.unwatched ??= this.openLane();
     const written = await this.commit(await this.unwatched.commandQueue.backend.client, write);
-    if (!written) throw new Error(`${write.command}: EXEC ran nothing although nothing was watched`);
+    if (!written) throw new Error(`${write.script}: EXEC ran nothing although nothing was watched`);
     return written;
   }
 
@@ -138,8 +149,8 @@ export class CheckedWriter {
   private async writeOn(lane: Lane, write: CheckedWrite): Promise<CheckedWriteResult> {
     const client = await lane.commandQueue.backend.client;
     const commands = client as unknown as WatchCommands & Record<string, (...args: unknown[]) => unknown>;
-    const script = commands[write.command];
-    if (!script) throw new Error(`${write.command} is not defined on the writer's connection`);
+    const script = commands[scriptCommand(write.script)];
+    if (!script) throw new Error(`${write.script} is not defined on the writer's connection`);
     for (let tries = 0; tries < watchedChangeTries; tries += 1) {
       let watching = false;
       try {
@@ -165,12 +176,13 @@ export class CheckedWriter {
   /** The MULTI of the script (create mode) and the step's add; undefined when EXEC ran nothing. */
   private async commit(client: LaneClient, write: CheckedWrite): Promise<CheckedWriteResult | undefined> {
     const { step } = write;
+    const { queues } = this.options;
     const transaction = client.multi();
-    (transaction as unknown as Record<string, (...args: unknown[]) => unknown>)[write.command]?.(
-      ...write.keys,
-      ...write.args('create'),
-    );
-    await new Job(step.queue, step.name, step.data, step.options, step.jobId).addJob(transaction);
+    (transaction as unknown as Record<string, (...args: unknown[]) => unknown>)[
+      scriptCommand(write.script)
+    ]?.(...write.keys, ...write.args('create'));
+    const queue = queues.queue(step.shard);
+    await new Job(queue, step.kind, step.data, queues.jobOptions(step.jobId), step.jobId).addJob(transaction);
     const results = await transaction.exec();
     if (!results) return undefined;
     const [error, reply] = results[0] ?? [];

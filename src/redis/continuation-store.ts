@@ -4,11 +4,9 @@ import type { ForkPlan, RetryPlan, RetryPoint, RunContinuation } from '../workfl
 import { stepJobId } from '../workflows/ids.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../workflows/journal.js';
 import type { StoredRun } from '../workflows/run-record.js';
-import { CheckedWriter } from './checked-writer.js';
-import type { RedisClient } from './connection.js';
-import { chatKey, chatViewKey, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
+import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
+import { chatKey, chatViewKey, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent, loadRun, readChat } from './run-store.js';
-import type { StepQueues } from './step-queues.js';
 
 export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' | 'SESSION_BUSY';
 
@@ -21,21 +19,9 @@ export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' 
 export class ContinuationStore {
   private readonly writer: CheckedWriter;
 
-  constructor(
-    private readonly options: {
-      redis: RedisClient;
-      space: KeySpace;
-      queues: StepQueues;
-      eventsMaxLength: number;
-    },
-  ) {
+  constructor(private readonly options: RunWriterOptions) {
     // Retries and forks are rare: two connections at most.
-    this.writer = new CheckedWriter({
-      redis: options.redis,
-      space: options.space,
-      name: 'ratchet-continuations',
-      maxConcurrent: 2,
-    });
+    this.writer = new CheckedWriter({ ...options, name: 'ratchet-continuations', maxConcurrent: 2 });
   }
 
   loadRun(sessionId: string, runId: string): Promise<StoredRun | undefined> {
@@ -116,7 +102,7 @@ export class ContinuationStore {
     const keys = runKeys(space, record.session_id, record.id);
     const chat = chatKey(space, record.session_id, record.chat_id);
     return this.checkedWrite({
-      command: 'ratchetRetryRun',
+      script: 'retry-run',
       watch: [keys.session, chat, old.run, keys.run],
       keys: [
         keys.session,
@@ -162,7 +148,7 @@ export class ContinuationStore {
     const keys = runKeys(space, record.session_id, record.id);
     const chat = chatKey(space, record.session_id, record.chat_id);
     return this.checkedWrite({
-      command: 'ratchetForkRun',
+      script: 'fork-run',
       watch: [keys.session, keys.run, chat],
       keys: [
         original.events,
@@ -199,17 +185,11 @@ export class ContinuationStore {
     const jobId = stepJobId.iteration(first.data.run_id, first.data.iteration);
     const { code, detail } = await this.writer.write({
       watch: write.watch,
-      command: write.command,
+      script: write.script,
       refusable: true,
       keys: write.keys,
       args: write.args,
-      step: {
-        queue: this.options.queues.queue(write.shard),
-        name: first.kind,
-        data: first.data,
-        options: this.options.queues.jobOptions(jobId),
-        jobId,
-      },
+      step: { shard: write.shard, kind: first.kind, data: first.data, jobId },
     });
     return { code: code as ContinuationWriteCode, detail };
   }
@@ -220,7 +200,7 @@ export class ContinuationStore {
 }
 
 interface ContinuationWrite {
-  command: string;
+  script: 'retry-run' | 'fork-run';
   watch: string[];
   keys: string[];
   args: (mode: 'check' | 'create') => (string | number)[];

@@ -2,6 +2,7 @@ import type { Message } from '../chat/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type { Logger } from '../log/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import type { SessionDataStore } from '../tools/index.js';
 import { parseEntries } from '../workflows/event-entries.js';
 import type { AnswerResult, QuestionRecord, QuestionResponse } from '../workflows/question-record.js';
 import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from '../workflows/run-listing.js';
@@ -14,7 +15,7 @@ import { answerQuestion, pendingQuestions, readQuestion } from './question-store
 import { countRuns, listRuns, listSessions } from './run-index.js';
 import { loadRun, readChat } from './run-store.js';
 import { defineScripts } from './scripts.js';
-import { redisSessionData, type SessionDataStore } from './session-data-store.js';
+import { redisSessionData } from './session-data-store.js';
 
 export interface EngineStoreOptions {
   /** A connection for commands (not blocking); the store does not close it. */

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { CliError } from '../cli/cli-error.js';
 import { redactUrl } from '../config/index.js';
 
 /** A Redis the CLI uses: one that already answered, or a redis-server it started (stopped by `stop`). */
@@ -20,6 +19,17 @@ export interface EnsureRedisOptions {
   /** PATH to look for redis-server in; defaults to process.env.PATH. */
   path?: string | undefined;
   say?: (line: string) => void;
+}
+
+/**
+ * Redis is not there and cannot be started here: the message says why and how to start one (the CLI prints
+ * it as it is, without a stack trace).
+ */
+export class LocalRedisError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalRedisError';
+  }
 }
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -132,7 +142,7 @@ export async function probeRedis(url: string): Promise<RedisProbe> {
 
 /**
  * Uses the Redis at `url` when it answers. Otherwise, when the URL points at this machine and redis-server
- * is on the PATH, starts one for it (data under `dataDir`) and stops it in `stop`. Else a CliError saying
+ * is on the PATH, starts one for it (data under `dataDir`) and stops it in `stop`. Else a LocalRedisError saying
  * how to start Redis.
  */
 export async function ensureRedis(options: EnsureRedisOptions): Promise<LocalRedis> {
@@ -140,13 +150,15 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<LocalRed
   const probe = await probeRedis(url);
   if (probe.status === 'ok') return { url, started: undefined, stop: async () => {} };
   if (probe.status === 'refusing') {
-    throw new CliError(`Redis at ${redactUrl(url)} answers but refuses commands: ${probe.message}`);
+    throw new LocalRedisError(`Redis at ${redactUrl(url)} answers but refuses commands: ${probe.message}`);
   }
   const plan = localServerPlan(url);
   if ('refused' in plan)
-    throw new CliError(howToStartRedis(url, `the CLI starts one only for this machine (${plan.refused})`));
+    throw new LocalRedisError(
+      howToStartRedis(url, `the CLI starts one only for this machine (${plan.refused})`),
+    );
   const binary = findExecutable('redis-server', options.path ?? process.env.PATH);
-  if (!binary) throw new CliError(howToStartRedis(url, 'redis-server is not on the PATH'));
+  if (!binary) throw new LocalRedisError(howToStartRedis(url, 'redis-server is not on the PATH'));
   mkdirSync(options.dataDir, { recursive: true });
   // Its own process group: a Ctrl-C at the terminal must not stop Redis under a run that is asking whether
   // to cancel. The exit hook stops it when this process ends without calling stop().
@@ -162,7 +174,7 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<LocalRed
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       process.removeListener('exit', stopOnExit);
-      throw new CliError(
+      throw new LocalRedisError(
         `redis-server (port ${plan.port}) did not start${logTail(options.dataDir)}\n` +
           howToStartRedis(url, 'starting redis-server failed'),
       );

@@ -1,16 +1,6 @@
-import { type ListedTool, listedToolSchema } from '../mcp/client/mcp-tool.js';
+import { listedToolSchema, type McpToolListings } from '../tools/index.js';
 import type { RedisClient } from './connection.js';
 import { type KeySpace, mcpToolListingsKey } from './keys.js';
-
-/**
- * Where a server's tool list is kept between workers: a worker that starts while a server is down offers
- * the tools some worker listed last (their calls get an error result until the server is back), instead of
- * none, which would leave the model calling tools it was never told of.
- */
-export interface McpToolListings {
-  load(server: string): Promise<ListedTool[] | undefined>;
-  save(server: string, tools: readonly ListedTool[]): Promise<void>;
-}
 
 /** Tool listings in Redis, shared by every worker of the key space. Entries that do not parse are skipped. */
 export function redisToolListings(redis: RedisClient, space: KeySpace): McpToolListings {

@@ -14,11 +14,10 @@ import {
   mainChatId,
   retentionKeys,
   runKeys,
-  sessionDataKeys,
   sessionKeys,
 } from './keys.js';
 import { runScript } from './scripts.js';
-import { sessionChatKeys } from './session-store.js';
+import { sessionContentKeys } from './session-store.js';
 
 /**
  * Retention: what a long-lived deployment stops keeping. Every shard has two indexes, written by the same
@@ -208,13 +207,7 @@ async function expireSession(
 ): Promise<void> {
   const sessionId = member.slice(member.lastIndexOf(':session:') + ':session:'.length);
   const session = sessionKeys(space, sessionId);
-  const data = sessionDataKeys(space, sessionId);
   const runIds = await redis.smembers(session.runs);
-  const runKeyList = runIds.flatMap((runId) => {
-    const keys = runKeys(space, sessionId, runId);
-    return [keys.run, keys.journal, keys.children, keys.treeUsage];
-  });
-  const chats = await sessionChatKeys(redis, space, sessionId, runIds);
   const outcome = await runScript(
     redis,
     'expire-session',
@@ -224,12 +217,7 @@ async function expireSession(
       retentionKeys(space, shard).sessions,
       session.runIndex,
       session.runs,
-      session.usage,
-      session.events,
-      session.questions,
-      ...Object.values(data),
-      ...chats,
-      ...runKeyList,
+      ...(await sessionContentKeys(redis, space, sessionId, runIds)),
     ],
     [cutoff],
   );

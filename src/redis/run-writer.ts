@@ -2,11 +2,9 @@ import { encodeChatEntry } from '../chat/index.js';
 import type { RunCreation } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
 import type { RunWriteCode } from '../workflows/step-scheduler.js';
-import { CheckedWriter } from './checked-writer.js';
-import type { RedisClient } from './connection.js';
-import { chatKey, type KeySpace, type RunKeys, retentionKeys, runKeys } from './keys.js';
+import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
+import { chatKey, type RunKeys, retentionKeys, runKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
-import type { StepQueues } from './step-queues.js';
 
 export interface RunWrite {
   plan: RunCreation;
@@ -24,19 +22,8 @@ export interface RunWrite {
 export class RunWriter {
   private readonly writer: CheckedWriter;
 
-  constructor(
-    private readonly options: {
-      redis: RedisClient;
-      space: KeySpace;
-      queues: StepQueues;
-      eventsMaxLength: number;
-    },
-  ) {
-    this.writer = new CheckedWriter({
-      redis: options.redis,
-      space: options.space,
-      name: 'ratchet-run-writer',
-    });
+  constructor(private readonly options: RunWriterOptions) {
+    this.writer = new CheckedWriter({ ...options, name: 'ratchet-run-writer' });
   }
 
   /** Writes the run (and its first step) unless create-run refuses it. */
@@ -74,19 +61,13 @@ export class RunWriter {
       // Everything create-run's answer depends on: the session (record, active run), the chat's length, the
       // run itself and the parent run.
       watch: [keys.session, chat, keys.run, ...(input.parent ? [input.parent.run] : [])],
-      command: 'ratchetCreateRun',
+      script: 'create-run',
       // A run that starts a session under a new random id has nothing to be refused by: no other run, no
       // parent. Any other may be (a busy session, a finished parent).
       refusable: plan.sessionRecord === undefined || input.parent !== undefined,
       keys: scriptKeys,
       args: scriptArgs,
-      step: {
-        queue: this.options.queues.queue(keys.shard),
-        name: plan.first.kind,
-        data: plan.first.data,
-        options: this.options.queues.jobOptions(jobId),
-        jobId,
-      },
+      step: { shard: keys.shard, kind: plan.first.kind, data: plan.first.data, jobId },
     });
     return { code: code as RunWriteCode, detail };
   }

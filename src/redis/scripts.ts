@@ -3,7 +3,9 @@ import type { RedisClient } from './connection.js';
 
 /**
  * The one owner of our Lua scripts. Each script is one atomic operation in src/redis/lua/<name>.lua with a
- * header listing KEYS, ARGV and returns; `--- @include "x"` inlines src/redis/lua/includes/x.lua.
+ * header listing KEYS, ARGV and returns; `--- @include "x"` inlines src/redis/lua/includes/x.lua. This table
+ * is the one place a script is named: its key count (as its header documents them), and its command name on a
+ * client is derived from the name (`commit-step` → `ratchetCommitStep`, scriptCommand).
  */
 const scriptKeyCounts = {
   'answer-question': 5,
@@ -34,7 +36,7 @@ const scriptKeyCounts = {
   'task-create': 2,
   'task-update': 1,
   'unindex-runs': 1,
-} as const;
+} as const satisfies Record<string, number | 'variable'>;
 
 export type ScriptName = keyof typeof scriptKeyCounts;
 
@@ -54,40 +56,15 @@ export function loadScriptSource(name: string, included = new Set<string>()): st
   });
 }
 
-const commandNames: Record<ScriptName, string> = {
-  'answer-question': 'ratchetAnswerQuestion',
-  'ask-question': 'ratchetAskQuestion',
-  'begin-tool-call': 'ratchetBeginToolCall',
-  'cancel-run': 'ratchetCancelRun',
-  'close-questions': 'ratchetCloseQuestions',
-  'commit-step': 'ratchetCommitStep',
-  'commit-tool-outcome': 'ratchetCommitToolOutcome',
-  'create-run': 'ratchetCreateRun',
-  'expire-run': 'ratchetExpireRun',
-  'expire-session': 'ratchetExpireSession',
-  'fork-run': 'ratchetForkRun',
-  'list-runs': 'ratchetListRuns',
-  'load-iteration': 'ratchetLoadIteration',
-  'mark-parked': 'ratchetMarkParked',
-  'memory-write': 'ratchetMemoryWrite',
-  'note-write': 'ratchetNoteWrite',
-  'rate-limit-admit': 'ratchetRateLimitAdmit',
-  'rate-limit-settle': 'ratchetRateLimitSettle',
-  'release-dead-lock': 'ratchetReleaseDeadLock',
-  'report-progress': 'ratchetReportProgress',
-  'retry-run': 'ratchetRetryRun',
-  'state-set': 'ratchetStateSet',
-  'state-watch': 'ratchetStateWatch',
-  'task-claim': 'ratchetTaskClaim',
-  'task-create': 'ratchetTaskCreate',
-  'task-update': 'ratchetTaskUpdate',
-  'unindex-runs': 'ratchetUnindexRuns',
-};
+/** The command a script is registered as on a client (defineScripts): `ratchet` and its name in PascalCase. */
+export function scriptCommand(name: ScriptName): string {
+  return `ratchet${name.replace(/(?:^|-)([a-z])/g, (_match, letter: string) => letter.toUpperCase())}`;
+}
 
 /** Registers every script on a client (EVALSHA with automatic fallback to EVAL). */
 export function defineScripts(redis: RedisClient): void {
   for (const name of Object.keys(scriptKeyCounts) as ScriptName[]) {
-    const command = commandNames[name];
+    const command = scriptCommand(name);
     if (typeof (redis as unknown as Record<string, unknown>)[command] === 'function') continue;
     const keyCount = scriptKeyCounts[name];
     redis.defineCommand(command, {
@@ -111,7 +88,7 @@ export async function runScript(
   if (keyCount !== 'variable' && keys.length !== keyCount) {
     throw new Error(`script ${name} takes ${keyCount} keys, got ${keys.length}`);
   }
-  const command = (redis as ScriptClient)[commandNames[name]];
+  const command = (redis as ScriptClient)[scriptCommand(name)];
   if (!command) throw new Error(`script ${name} is not defined on this client: call defineScripts first`);
   const counted = keyCount === 'variable' ? [keys.length, ...keys] : keys;
   return (await command.call(redis, ...counted, ...args)) as string[];

@@ -1,85 +1,33 @@
+import type { BrowserPageStore, NoteStore, SessionDataStore, StateStore, TaskStore } from '../tools/index.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, sessionDataKeys } from './keys.js';
-import { runScript, type ScriptName } from './scripts.js';
+import { type KeySpace, type SessionDataKeys, sessionDataKeys } from './keys.js';
+import { runScript } from './scripts.js';
 
 /**
- * The data a session's agents share through their toolboxes (state, tasks, notes), as Redis keeps it: every
- * read and write of those toolboxes goes through here, beside the Lua scripts it runs. Values travel as the
- * JSON text the toolboxes wrote; the toolboxes parse and check them.
+ * The data a session's agents share through their toolboxes (state, tasks, notes, the browser's pages), as
+ * Redis keeps it: each toolbox's port implemented beside the Lua scripts it runs, all under the session's
+ * hash tag (so each script touches one slot). Values travel as the JSON text the toolboxes wrote; the
+ * toolboxes parse and check them.
  */
-export interface SessionDataStore {
-  /** The JSON text under a state key, or null. */
-  readState(key: string): Promise<string | null>;
-  stateKeys(): Promise<string[]>;
-  hasState(key: string): Promise<boolean>;
-  /** Sets a key unless the state is full; the watchers it woke come back as JSON text (state-set.lua). */
-  setState(
-    key: string,
-    json: string,
-    maxKeys: number,
-  ): Promise<{ kind: 'set'; watchers: string } | { kind: 'full'; keys: number }>;
-  /**
-   * Looks at a key for a watching call (state-watch.lua): its value when set, a timeout past the deadline, or
-   * the watch is recorded and the call waits until `deadline`.
-   */
-  watchState(watch: {
-    key: string;
-    jobId: string;
-    callKey: string;
-    deadlineMs: number;
-    nowMs: number;
-  }): Promise<
-    { kind: 'found'; json: string } | { kind: 'timed_out' } | { kind: 'waiting'; deadlineMs: number }
-  >;
-  /** Creates a task once per call key (task-create.lua); the stored task's JSON comes back. */
-  createTask(
-    callKey: string,
-    draftJson: string,
-    maxTasks: number,
-  ): Promise<{ kind: 'created'; id: string; json: string } | { kind: 'full'; tasks: number }>;
-  /** Every task's JSON text, by id. */
-  allTasks(): Promise<Record<string, string>>;
-  /** Claims a pending task (task-claim.lua); the task's JSON comes back whatever the outcome. */
-  claimTask(claim: {
-    id: string;
-    callKey: string;
-    actorJson: string;
-    now: string;
-  }): Promise<{ kind: 'claimed' | 'taken' | 'not_pending'; json: string } | { kind: 'not_found' }>;
-  /** Sets a task's status (task-update.lua); the task's JSON comes back whatever the outcome. */
-  updateTask(update: {
-    id: string;
-    status: string;
-    note: string;
-    actorJson: string;
-    runId: string;
-    callKey: string;
-    now: string;
-  }): Promise<{ kind: 'updated' | 'not_yours' | 'not_claimed'; json: string } | { kind: 'not_found' }>;
-  /** Writes a note unless the session is full of them (note-write.lua). */
-  writeNote(
-    field: string,
-    json: string,
-    maxNotes: number,
-  ): Promise<{ kind: 'written' } | { kind: 'full'; notes: number }>;
-  readNote(field: string): Promise<string | null>;
-  noteFields(): Promise<string[]>;
-  /** The JSON text of the page a run's browser shows (the browser toolbox's record), or null. */
-  readBrowserPage(runId: string): Promise<string | null>;
-  writeBrowserPage(runId: string, json: string): Promise<void>;
-}
-
-/** The session data of one session in Redis (under the session's hash tag, so each script touches one slot). */
 export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId: string): SessionDataStore {
   const keys = sessionDataKeys(space, sessionId);
-  const script = (name: ScriptName, scriptKeys: string[], args: (string | number)[]) =>
-    runScript(redis, name, scriptKeys, args);
+  return {
+    ...redisState(redis, keys),
+    ...redisTasks(redis, keys),
+    ...redisNotes(redis, keys),
+    ...redisBrowserPages(redis, keys),
+  };
+}
+
+/** The `state` toolbox's port (state-set.lua, state-watch.lua). */
+function redisState(redis: RedisClient, keys: SessionDataKeys): StateStore {
   return {
     readState: (key) => redis.hget(keys.state, key),
     stateKeys: () => redis.hkeys(keys.state),
     hasState: async (key) => (await redis.hexists(keys.state, key)) === 1,
     async setState(key, json, maxKeys) {
-      const [code, detail] = await script(
+      const [code, detail] = await runScript(
+        redis,
         'state-set',
         [keys.state, keys.stateWatchers],
         [key, json, maxKeys],
@@ -89,7 +37,8 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
         : { kind: 'set', watchers: detail ?? '[]' };
     },
     async watchState(watch) {
-      const [code, detail] = await script(
+      const [code, detail] = await runScript(
+        redis,
         'state-watch',
         [keys.state, keys.stateWatchers, keys.stateWatchDeadlines],
         [watch.key, watch.jobId, watch.callKey, Math.ceil(watch.deadlineMs), watch.nowMs],
@@ -98,8 +47,15 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
       if (code === 'TIMED_OUT') return { kind: 'timed_out' };
       return { kind: 'waiting', deadlineMs: Number(detail) };
     },
+  };
+}
+
+/** The `tasks` toolbox's port (task-create.lua, task-claim.lua, task-update.lua). */
+function redisTasks(redis: RedisClient, keys: SessionDataKeys): TaskStore {
+  return {
     async createTask(callKey, draftJson, maxTasks) {
-      const [code, id, json] = await script(
+      const [code, id, json] = await runScript(
+        redis,
         'task-create',
         [keys.tasks, keys.taskIndex],
         [callKey, draftJson, maxTasks],
@@ -110,7 +66,8 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
     },
     allTasks: () => redis.hgetall(keys.tasks),
     async claimTask(claim) {
-      const [code, json] = await script(
+      const [code, json] = await runScript(
+        redis,
         'task-claim',
         [keys.tasks],
         [claim.id, claim.callKey, claim.actorJson, claim.now],
@@ -120,7 +77,8 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
       return { kind, json: json ?? '' };
     },
     async updateTask(update) {
-      const [code, json] = await script(
+      const [code, json] = await runScript(
+        redis,
         'task-update',
         [keys.tasks],
         [update.id, update.status, update.note, update.actorJson, update.runId, update.callKey, update.now],
@@ -129,12 +87,24 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
       const kind = code === 'NOT_YOURS' ? 'not_yours' : code === 'NOT_CLAIMED' ? 'not_claimed' : 'updated';
       return { kind, json: json ?? '' };
     },
+  };
+}
+
+/** The `notes` toolbox's port (note-write.lua). */
+function redisNotes(redis: RedisClient, keys: SessionDataKeys): NoteStore {
+  return {
     async writeNote(field, json, maxNotes) {
-      const [code, count] = await script('note-write', [keys.notes], [field, json, maxNotes]);
+      const [code, count] = await runScript(redis, 'note-write', [keys.notes], [field, json, maxNotes]);
       return code === 'FULL' ? { kind: 'full', notes: Number(count) } : { kind: 'written' };
     },
     readNote: (field) => redis.hget(keys.notes, field),
     noteFields: () => redis.hkeys(keys.notes),
+  };
+}
+
+/** The browser toolbox's port: each run's page record in one hash of the session. */
+function redisBrowserPages(redis: RedisClient, keys: SessionDataKeys): BrowserPageStore {
+  return {
     readBrowserPage: (runId) => redis.hget(keys.browser, runId),
     async writeBrowserPage(runId, json) {
       await redis.hset(keys.browser, runId, json);

@@ -62,10 +62,37 @@ export async function getSession(
 }
 
 /**
- * Every chat of a session and its context view: the main chat and the chat of each run (a child run's, a team
- * member's), found from the runs' records rather than by SCAN, which a Redis Cluster answers per node.
+ * Every key of a session but its hash, its set of run ids and its pending questions (which deleting and
+ * expiring a session name apart): its events, questions, usage, the toolboxes' data, every chat with its view
+ * and each run's keys. Found from the run ids and the runs' records rather than by SCAN, which a Redis Cluster
+ * answers per node.
  */
-export async function sessionChatKeys(
+export async function sessionContentKeys(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runIds: readonly string[],
+): Promise<string[]> {
+  const session = sessionKeys(space, sessionId);
+  const runKeyList = runIds.flatMap((runId) => {
+    const keys = runKeys(space, sessionId, runId);
+    return [keys.run, keys.journal, keys.children, keys.treeUsage];
+  });
+  return [
+    session.usage,
+    session.events,
+    session.questions,
+    ...Object.values(sessionDataKeys(space, sessionId)),
+    ...(await sessionChatKeys(redis, space, sessionId, runIds)),
+    ...runKeyList,
+  ];
+}
+
+/**
+ * Every chat of a session and its context view: the main chat and the chat of each run (a child run's, a team
+ * member's), found from the runs' records.
+ */
+async function sessionChatKeys(
   redis: RedisClient,
   space: KeySpace,
   sessionId: string,
@@ -100,21 +127,12 @@ export async function deleteSession(context: EngineContext, sessionId: string): 
   }
   const keys = sessionKeys(context.space, sessionId);
   const runIds = await context.redis.smembers(keys.runs);
-  const doomed = [
+  await context.redis.unlink(
     keys.session,
-    keys.events,
     keys.runs,
-    keys.questions,
     keys.pending,
-    keys.usage,
-    ...Object.values(sessionDataKeys(context.space, sessionId)),
-  ];
-  for (const runId of runIds) {
-    const run = runKeys(context.space, sessionId, runId);
-    doomed.push(run.run, run.journal, run.children, run.treeUsage);
-  }
-  doomed.push(...(await sessionChatKeys(context.redis, context.space, sessionId, runIds)));
-  await context.redis.unlink(...doomed);
+    ...(await sessionContentKeys(context.redis, context.space, sessionId, runIds)),
+  );
   await unindexRuns(context.redis, context.space, sessionId, runIds);
   // Its runs leave the finished-runs index when a sweep finds them gone.
   await context.redis.zrem(retentionKeys(context.space, keys.shard).sessions, keys.session);

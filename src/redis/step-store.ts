@@ -1,8 +1,15 @@
 import type { ChainableCommander } from 'ioredis';
-import { decodeChatEntries, decodeChatEntry, type Message } from '../chat/index.js';
+import {
+  type ContextView,
+  contextViewSchema,
+  decodeChatEntries,
+  decodeChatEntry,
+  emptyContextView,
+  type Message,
+} from '../chat/index.js';
 import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
-import { type ContextView, contextViewSchema, emptyContextView } from '../workflows/core/effects/index.js';
+import type { MemoryStore, SessionDataStore } from '../tools/index.js';
 import { attemptsKept } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import { type RunRecord, type StoredRun, treeRootOf } from '../workflows/run-record.js';
@@ -17,7 +24,7 @@ import type { StepAnswer, StepStore, StepStores } from '../workflows/steps/runne
 import { extendChat, knownChatLength } from './chat-cache.js';
 import type { RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys, sessionDataKeys } from './keys.js';
-import { type MemoryStore, redisMemory } from './memory-store.js';
+import { redisMemory } from './memory-store.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
   beginToolCall,
@@ -32,7 +39,7 @@ import {
   stepWriteOf,
 } from './run-store.js';
 import { runScript } from './scripts.js';
-import { redisSessionData, type SessionDataStore } from './session-data-store.js';
+import { redisSessionData } from './session-data-store.js';
 
 /** The store of one execution as src/redis opens it: the port, and where it writes (for tests and the shell). */
 export interface RedisStepStore extends StepStore {

@@ -8,3 +8,4 @@ export {
 } from './duration-limits.js';
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
+export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';

@@ -1,12 +1,7 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TraceSettings } from './telemetry-settings.js';
+import { otlpHttpTarget, traceResource } from './trace-resource.js';
 
 /**
  * A tracer provider for spans that libraries start and end themselves (`@fastify/otel`'s request spans,
@@ -14,21 +9,9 @@ import type { TraceSettings } from './telemetry-settings.js';
  * random ids. Not registered globally.
  */
 export function otlpTracerProvider(settings: TraceSettings, instanceId: string): TracerProvider {
-  const resource = defaultResource()
-    .merge(
-      resourceFromAttributes({
-        'service.name': settings.serviceName,
-        'service.instance.id': instanceId,
-        'process.pid': process.pid,
-      }),
-    )
-    .merge(detectResources({ detectors: [envDetector] }));
-  const exporter = new OTLPTraceExporter({
-    ...(settings.endpoint ? { url: settings.endpoint } : {}),
-    ...(settings.headers ? { headers: settings.headers } : {}),
-  });
+  const exporter = new OTLPTraceExporter(otlpHttpTarget(settings));
   return new TracerProvider({
-    resource,
+    resource: traceResource(settings, instanceId),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: settings.exportDelayMs })],
   });
 }

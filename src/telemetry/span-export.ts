@@ -2,13 +2,8 @@ import {
   convertLegacyHttpOptions,
   createOtlpHttpExportDelegate,
 } from '@opentelemetry/otlp-exporter-base/node-http';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
 import type { TraceSettings } from './telemetry-settings.js';
+import { otlpHttpTarget, traceResource } from './trace-resource.js';
 
 /** An attribute's value, as spans carry it. */
 export type AttributeValue =
@@ -128,31 +123,16 @@ export class SpanExport {
     instanceId: string,
     private readonly spanScope: SpanScope,
   ) {
-    const resource = defaultResource()
-      .merge(
-        resourceFromAttributes({
-          'service.name': settings.serviceName,
-          'service.instance.id': instanceId,
-          'process.pid': process.pid,
-        }),
-      )
-      // OTEL_RESOURCE_ATTRIBUTES on top (OTEL_SERVICE_NAME is in settings.serviceName already).
-      .merge(detectResources({ detectors: [envDetector] }));
+    const resource = traceResource(settings, instanceId);
     this.resource = { attributes: otlpAttributes(resource.attributes as Attributes) };
     this.scope = spanScope.version
       ? { name: spanScope.name, version: spanScope.version }
       : { name: spanScope.name };
     const encoder = new TextEncoder();
     this.delegate = createOtlpHttpExportDelegate(
-      convertLegacyHttpOptions(
-        {
-          ...(settings.endpoint ? { url: settings.endpoint } : {}),
-          ...(settings.headers ? { headers: settings.headers } : {}),
-        },
-        'TRACES',
-        'v1/traces',
-        { 'Content-Type': 'application/json' },
-      ),
+      convertLegacyHttpOptions(otlpHttpTarget(settings), 'TRACES', 'v1/traces', {
+        'Content-Type': 'application/json',
+      }),
       {
         serializeRequest: (spans: OtlpSpan[]) =>
           encoder.encode(

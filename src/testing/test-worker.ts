@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import type { Extensions } from '../extensions/extensions.js';
+import type { Extensions } from '../extensions/index.js';
 import type { ToolBox } from '../tools/index.js';
 import type { Ledger } from './ledger.js';
 

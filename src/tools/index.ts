@@ -1,3 +1,13 @@
+export type { BrowserPageStore } from './builtin/browser/browser-page-store.js';
+export type {
+  MemoryLimits,
+  MemoryScope,
+  MemoryStore,
+  MemoryWriteResult,
+} from './builtin/memory/memory-store.js';
+export type { NoteStore } from './builtin/session-data/note-store.js';
+export type { StateStore } from './builtin/session-data/state-store.js';
+export type { TaskStore } from './builtin/session-data/task-store.js';
 export { isStepControl, type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
 export {
   type FileChange,
@@ -7,6 +17,8 @@ export {
   maxFileChangesPerCall,
 } from './file-change.js';
 export { askProblem, interactionLimits, progressProblem } from './interaction-limits.js';
+export { type ListedTool, listedToolSchema, type McpToolListings } from './mcp-tool-listings.js';
+export type { SessionDataStore } from './session-data-store.js';
 export {
   type AskOptions,
   type DelegatedTask,

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { Message } from '../chat/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from '../models/completer.js';
-import type { MemoryStore } from '../redis/memory-store.js';
-import type { SessionDataStore } from '../redis/session-data-store.js';
+import type { MemoryStore } from './builtin/memory/memory-store.js';
 import type { FileChange } from './file-change.js';
 import type { JsonValue } from './json-value.js';
+import type { SessionDataStore } from './session-data-store.js';
 import type { ToolOutput } from './tool-result.js';
 
 export type { JsonValue };

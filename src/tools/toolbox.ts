@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../models/completer.js';
-import type { MemoryStore } from '../redis/memory-store.js';
+import type { MemoryStore } from './builtin/memory/memory-store.js';
 import { type Tool, toolDefinitionOf } from './tool.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a toolbox holds tools of many input types

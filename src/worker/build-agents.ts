@@ -8,8 +8,7 @@ import {
 } from '../config/index.js';
 import { iterationLimit } from '../engine/index.js';
 import { RatchetError } from '../errors/index.js';
-import type { Extensions } from '../extensions/extensions.js';
-import type { AnyMiddleware, ConfiguredMiddleware } from '../extensions/middleware.js';
+import type { AnyMiddleware, ConfiguredMiddleware, Extensions } from '../extensions/index.js';
 import type { Logger } from '../log/index.js';
 import type { Completer, ToolDefinition } from '../models/completer.js';
 import {

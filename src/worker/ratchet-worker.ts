@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import { type LoadedConfig, registerConfigSecrets } from '../config/index.js';
 import { type Engine, engineFromConfig } from '../engine/index.js';
-import type { Extensions } from '../extensions/extensions.js';
+import type { Extensions } from '../extensions/index.js';
 import type { Logger } from '../log/index.js';
 import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { listenForCancellations } from '../redis/cancel-run.js';

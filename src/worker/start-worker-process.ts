@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
-import type { Extensions } from '../extensions/extensions.js';
+import type { Extensions } from '../extensions/index.js';
 import { createLogger, logFormatProblem } from '../log/index.js';
 import { knownToolboxes } from '../tools/builtin/index.js';
 import type { ToolBox } from '../tools/index.js';

@@ -2,33 +2,16 @@
 // the records, views and pure plans below; the worker runs `stepKinds` with their context and the retry
 // policy. Everything else in src/workflows is the engine's own.
 
+export { type ContractCheck, compileContracts } from './core/contracts.js';
+export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
+export { effectRegistry, resolveEffects } from './core/effects/index.js';
+export { createOutputCheck } from './core/guardrails.js';
 export {
   builtinMiddleware,
   type OutputSchemaCheck,
   outputGuardrailMiddleware,
   outputSchemaMiddleware,
-} from './core/builtin-middleware.js';
-export { type ContractCheck, compileContracts } from './core/contracts.js';
-export type {
-  CoordinatorChoice,
-  CoordinatorContext,
-  CoordinatorDefinition,
-  CoordinatorView,
-  StopConditionDefinition,
-  StopConditionView,
-  TeamView,
-} from './core/coordinator-definition.js';
-export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
-export { contextViewSchema } from './core/effects/context-view.js';
-export type {
-  EffectContext,
-  EffectDefinition,
-  EffectEvent,
-  EffectPlan,
-  EffectView,
-} from './core/effects/effect-definition.js';
-export { effectRegistry, resolveEffects } from './core/effects/index.js';
-export { createOutputCheck } from './core/guardrails.js';
+} from './core/middleware/index.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
 export {

@@ -6,12 +6,13 @@ import { afterEach, beforeEach } from 'vitest';
 import { type ToolsConfig, toolsConfigSchema } from '../../src/config/tools-config-schema.js';
 import { silentLogger } from '../../src/log/index.js';
 import { redisMemory } from '../../src/redis/memory-store.js';
-import { redisSessionData, type SessionDataStore } from '../../src/redis/session-data-store.js';
+import { redisSessionData } from '../../src/redis/session-data-store.js';
 import {
   findTool,
   prepareToolCall,
   runToolHandler,
   type SessionAccess,
+  type SessionDataStore,
   type ToolBox,
   type ToolContext,
   type ToolOutcome,

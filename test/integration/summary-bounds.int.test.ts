@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { contextViewSchema, summaryBound } from '../../src/workflows/core/effects/index.js';
+import { contextViewSchema } from '../../src/chat/index.js';
+import { summaryBound } from '../../src/workflows/core/effects/index.js';
 import { Harness } from '../helpers/harness.js';
 import { limitedModel } from '../helpers/limited-model.js';
 

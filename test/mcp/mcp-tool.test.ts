@@ -3,9 +3,15 @@ import '../../src/models/index.js';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { toolOutputOfMcpResult } from '../../src/mcp/client/mcp-result.js';
-import { type ListedTool, mcpToolOf } from '../../src/mcp/client/mcp-tool.js';
+import { mcpToolOf } from '../../src/mcp/client/mcp-tool.js';
 import { createRedactor } from '../../src/secrets/index.js';
-import { type AnyTool, prepareToolCall, type ToolBox, toolDefinitionOf } from '../../src/tools/index.js';
+import {
+  type AnyTool,
+  type ListedTool,
+  prepareToolCall,
+  type ToolBox,
+  toolDefinitionOf,
+} from '../../src/tools/index.js';
 import { buildAgents } from '../../src/worker/index.js';
 
 /** The echo tool's input schema as the model is offered it: the server's own, less its `$schema`. */

@@ -18,7 +18,7 @@ import { closeRedis, createRedis } from '../../src/redis/connection.js';
 import type { KeySpace } from '../../src/redis/keys.js';
 import { defineScripts } from '../../src/redis/scripts.js';
 import { redisSessionData } from '../../src/redis/session-data-store.js';
-import { type BrowserToolBox, browserToolbox } from '../../src/tools/builtin/browser-toolbox.js';
+import { type BrowserToolBox, browserToolbox } from '../../src/tools/builtin/browser/browser-toolbox.js';
 import { describeWithBrowser } from '../helpers/browser.js';
 import { html, type PageServer, shopSite, startPageServer } from '../helpers/browser-pages.js';
 import { deleteKeys } from '../helpers/harness.js';

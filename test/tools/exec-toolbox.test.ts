@@ -11,7 +11,7 @@ import {
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execToolbox } from '../../src/tools/builtin/exec-toolbox.js';
+import { execToolbox } from '../../src/tools/builtin/exec/exec-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderEvent } from '../../src/cli/render-event.js';
 import { buildEvent, type RatchetEvent } from '../../src/events/event.js';
-import { execToolbox } from '../../src/tools/builtin/exec-toolbox.js';
-import { filesystemToolbox } from '../../src/tools/builtin/filesystem-toolbox.js';
-import { changesBetween, snapshotWorkspace } from '../../src/tools/builtin/workspace-snapshot.js';
+import { execToolbox } from '../../src/tools/builtin/exec/exec-toolbox.js';
+import { changesBetween, snapshotWorkspace } from '../../src/tools/builtin/exec/workspace-snapshot.js';
+import { filesystemToolbox } from '../../src/tools/builtin/filesystem/filesystem-toolbox.js';
 import {
   type FileChange,
   fileChangeCollector,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { filesystemToolbox } from '../../src/tools/builtin/filesystem-toolbox.js';
+import { filesystemToolbox } from '../../src/tools/builtin/filesystem/filesystem-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,

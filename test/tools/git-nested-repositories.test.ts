@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { gitToolbox } from '../../src/tools/builtin/git-toolbox.js';
+import { gitToolbox } from '../../src/tools/builtin/git/git-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { filesystemToolbox } from '../../src/tools/builtin/filesystem-toolbox.js';
-import { gitToolbox } from '../../src/tools/builtin/git-toolbox.js';
+import { filesystemToolbox } from '../../src/tools/builtin/filesystem/filesystem-toolbox.js';
+import { gitToolbox } from '../../src/tools/builtin/git/git-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import {
   callError,

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { httpToolbox } from '../../src/tools/builtin/http-toolbox.js';
-import type { Resolver } from '../../src/tools/builtin/ssrf-guard.js';
+import { httpToolbox } from '../../src/tools/builtin/http/http-toolbox.js';
+import type { Resolver } from '../../src/tools/builtin/http/ssrf-guard.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import { callError, callOk, callTool, toolContext, toolsSettings } from '../helpers/tool-calls.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress } from '../../src/tools/builtin/ip-ranges.js';
+import { classifyAddress } from '../../src/tools/builtin/http/ip-ranges.js';
 
 describe('classifyAddress', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { compileGlob, maxGlobLength } from '../../src/tools/builtin/glob-pattern.js';
-import { searchToolbox } from '../../src/tools/builtin/search-toolbox.js';
+import { compileGlob, maxGlobLength } from '../../src/tools/builtin/search/glob-pattern.js';
+import { searchToolbox } from '../../src/tools/builtin/search/search-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
 import { watchEventLoop } from '../helpers/event-loop-gaps.js';
 import { callError, callOk, toolsSettings, useTemporaryDirectory } from '../helpers/tool-calls.js';

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { walkWorkspace } from '../../src/tools/builtin/walk-workspace.js';
+import { walkWorkspace } from '../../src/tools/builtin/workspace/walk-workspace.js';
 import { useTemporaryDirectory } from '../helpers/tool-calls.js';
 
 describe('walkWorkspace', () => {

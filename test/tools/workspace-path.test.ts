@@ -1,7 +1,7 @@
 import { constants, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInWorkspace, resolveInWorkspace } from '../../src/tools/builtin/workspace-path.js';
+import { openInWorkspace, resolveInWorkspace } from '../../src/tools/builtin/workspace/workspace-path.js';
 import { useTemporaryDirectory } from '../helpers/tool-calls.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateArithmetic } from '../../src/tools/builtin/arithmetic.js';
-import { utilsToolbox } from '../../src/tools/builtin/utils-toolbox.js';
+import { evaluateArithmetic } from '../../src/tools/builtin/utils/arithmetic.js';
+import { utilsToolbox } from '../../src/tools/builtin/utils/utils-toolbox.js';
 import { findTool, prepareToolCall } from '../../src/tools/index.js';
 
 describe('evaluateArithmetic', () => {

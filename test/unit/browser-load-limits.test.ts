@@ -4,7 +4,7 @@ import {
   CallGate,
   LoadLimitError,
   RequestSlots,
-} from '../../src/tools/builtin/browser-load-limits.js';
+} from '../../src/tools/builtin/browser/browser-load-limits.js';
 
 const never = new AbortController().signal;
 const settled = async <T>(promise: Promise<T>) => {

@@ -18,7 +18,7 @@ import {
   outputGuardrailMiddleware,
   recoveryMiddleware,
   timeoutMiddleware,
-} from '../../src/workflows/core/builtin-middleware.js';
+} from '../../src/workflows/core/middleware/index.js';
 
 const step = { sessionId: 's', runId: 'r', agent: 'a', iteration: 0, now: '2026-01-01T00:00:00.000Z' };
 const contextOf = (name: string) => extensionContext(name, step);

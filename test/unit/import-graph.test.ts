@@ -92,6 +92,32 @@ describe('the import graph of src', () => {
     expect(importsInto(planted, 'wire/', ['api/', 'redis/'])).toEqual(['wire/c.ts → redis/keys.ts']);
   });
 
+  it('finds an import that runs back up the layers when there is one (the check can fail)', () => {
+    const planted = new Map([
+      ['tools/tool.ts', ['tools/toolbox.ts', 'redis/memory-store.ts']],
+      ['redis/memory-store.ts', ['tools/index.ts']],
+    ]);
+    expect(importsInto(planted, 'tools/', ['redis/'])).toEqual(['tools/tool.ts → redis/memory-store.ts']);
+    expect(importsInto(planted, 'redis/', ['mcp/', 'cli/'])).toEqual([]);
+  });
+
+  it('keeps src/tools free of src/redis, type imports included: the toolboxes own their ports', () => {
+    expect(importsInto(graph, 'tools/', ['redis/'])).toEqual([]);
+  });
+
+  it('keeps the extension contracts (src/extensions) free of the engine (src/workflows)', () => {
+    expect(importsInto(graph, 'extensions/', ['workflows/'])).toEqual([]);
+  });
+
+  it('keeps src/config free of src/tools, and src/models free of src/config', () => {
+    expect(importsInto(graph, 'config/', ['tools/'])).toEqual([]);
+    expect(importsInto(graph, 'models/', ['config/'])).toEqual([]);
+  });
+
+  it('keeps the shell (src/redis) free of the CLI and MCP that sit above it', () => {
+    expect(importsInto(graph, 'redis/', ['cli/', 'mcp/'])).toEqual([]);
+  });
+
   it('keeps the API free of the MCP server that is built on it (both are mounted by src/server)', () => {
     const fromApi = [...graph].flatMap(([file, targets]) =>
       file.startsWith('api/')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeResponseBody } from '../../src/tools/builtin/response-body.js';
+import { decodeResponseBody } from '../../src/tools/builtin/http/response-body.js';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
 

@@ -2,11 +2,18 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
-import type { McpToolListings } from '../../redis/mcp-tool-listings.js';
 import { createRedactor, type Redactor } from '../../secrets/index.js';
-import type { AnyTool, JsonValue, ToolBox, ToolContext } from '../../tools/index.js';
+import {
+  type AnyTool,
+  type JsonValue,
+  type ListedTool,
+  listedToolSchema,
+  type McpToolListings,
+  type ToolBox,
+  type ToolContext,
+} from '../../tools/index.js';
 import { toolOutputOfMcpResult } from './mcp-result.js';
-import { type ListedTool, listedToolSchema, mcpToolOf } from './mcp-tool.js';
+import { mcpToolOf } from './mcp-tool.js';
 import { type OpenedClient, openMcpClient } from './open-mcp-client.js';
 
 export interface McpConnectionOptions {

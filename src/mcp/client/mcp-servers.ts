@@ -1,7 +1,6 @@
 import type { McpServerConfig } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
-import type { McpToolListings } from '../../redis/mcp-tool-listings.js';
-import type { ToolBox } from '../../tools/index.js';
+import type { McpToolListings, ToolBox } from '../../tools/index.js';
 import { McpConnection } from './mcp-connection.js';
 
 export interface McpServersOptions {

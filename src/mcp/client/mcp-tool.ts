@@ -1,17 +1,5 @@
 import { z } from 'zod';
-import type { AnyTool, JsonValue, ToolContext } from '../../tools/index.js';
-
-/** A tool as a server lists it (read leniently: only what is used here). */
-export const listedToolSchema = z.looseObject({
-  name: z.string().min(1),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  inputSchema: z.looseObject({ type: z.literal('object') }),
-  annotations: z
-    .looseObject({ readOnlyHint: z.boolean().optional(), idempotentHint: z.boolean().optional() })
-    .optional(),
-});
-export type ListedTool = z.output<typeof listedToolSchema>;
+import type { AnyTool, JsonValue, ListedTool, ToolContext } from '../../tools/index.js';
 
 /** Calls a tool on the server; resolves with the tool's output or throws a message for the model. */
 export type McpToolCall = (

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../../config/schema-helpers.js';
-import { maxDayMs } from '../../schemas/index.js';
+import { duration, maxDayMs } from '../../schemas/index.js';
 
 /** 10 minutes, as in the providers' own SDKs: a request that hangs must not hold a worker forever. */
 export const DEFAULT_TIMEOUT_MS = 600_000;

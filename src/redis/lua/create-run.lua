@@ -36,12 +36,9 @@
 ]]
 local rcall = redis.call
 
---- @include "run-status"
 --- @include "append-entries"
---- @include "retention-index"
---- @include "run-index"
+--- @include "new-run"
 
-local check = ARGV[1] == 'check'
 local newSession = rcall('HEXISTS', KEYS[1], 'record') == 0
 if newSession and ARGV[2] == '' then
   return {'NO_SESSION'}
@@ -49,41 +46,15 @@ end
 
 local child = KEYS[6] ~= KEYS[4]
 
-if rcall('EXISTS', KEYS[4]) == 1 then
-  return {'RUN_EXISTS'}
-end
-
-if child then
-  local parent = rcall('HGET', KEYS[6], 'record')
-  if not parent then
-    return {'PARENT_FINISHED', 'deleted'}
-  end
-  local status = runStatus(parent)
-  if isFinished(status) then
-    return {'PARENT_FINISHED', status}
-  end
-else
-  local active = rcall('HGET', KEYS[1], 'active_run')
-  if active then
-    return {'SESSION_BUSY', active}
-  end
-end
-
-if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[5]) then
-  return {'CONFLICT', 'chat'}
-end
-
-if check then
-  return {'OK'}
+local answer = newRunAnswer(ARGV[1], KEYS[4], KEYS[1], KEYS[2], tonumber(ARGV[5]), child and KEYS[6] or nil)
+if answer then
+  return answer
 end
 
 if newSession then
   rcall('HSET', KEYS[1], 'record', ARGV[2])
 end
-rcall('HSET', KEYS[4], 'record', ARGV[4], 'rev', 1)
-rcall('SADD', KEYS[5], ARGV[3])
-markActive(KEYS[8], KEYS[1])
-indexRun(KEYS[9], ARGV[3], ARGV[4])
+startRun(KEYS[4], ARGV[4], KEYS[5], ARGV[3], KEYS[8], KEYS[1], KEYS[9])
 if child then
   rcall('SADD', KEYS[7], ARGV[3])
 else

@@ -26,12 +26,9 @@ local rcall = redis.call
 --- @include "retention-index"
 --- @include "run-index"
 
-local finished = rcall('ZSCORE', KEYS[7], ARGV[1])
-if not finished then
-  return 'GONE'
-end
-if tonumber(finished) > tonumber(ARGV[2]) then
-  return 'NOT_DUE'
+local notDue = retentionDue(KEYS[7], ARGV[1], ARGV[2])
+if notDue then
+  return notDue
 end
 local record = rcall('HGET', KEYS[1], 'record')
 if record and not isFinished(runStatus(record)) then
@@ -42,7 +39,7 @@ end
 if KEYS[5] ~= KEYS[1] then
   local root = rcall('HGET', KEYS[5], 'record')
   if root and not isFinished(runStatus(root)) then
-    rcall('ZADD', KEYS[7], nowMs(), ARGV[1])
+    lookAgainLater(KEYS[7], ARGV[1])
     return 'KEPT'
   end
 end

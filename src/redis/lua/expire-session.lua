@@ -19,15 +19,12 @@ local rcall = redis.call
 --- @include "retention-index"
 --- @include "run-index"
 
-local active = rcall('ZSCORE', KEYS[3], KEYS[1])
-if not active then
-  return 'GONE'
-end
-if tonumber(active) > tonumber(ARGV[1]) then
-  return 'NOT_DUE'
+local notDue = retentionDue(KEYS[3], KEYS[1], ARGV[1])
+if notDue then
+  return notDue
 end
 if rcall('HEXISTS', KEYS[1], 'active_run') == 1 or rcall('SCARD', KEYS[2]) > 0 then
-  rcall('ZADD', KEYS[3], nowMs(), KEYS[1])
+  lookAgainLater(KEYS[3], KEYS[1])
   return 'BUSY'
 end
 local existed = rcall('EXISTS', KEYS[1])

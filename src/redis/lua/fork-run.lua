@@ -34,8 +34,7 @@
 local rcall = redis.call
 
 --- @include "append-entries"
---- @include "retention-index"
---- @include "run-index"
+--- @include "new-run"
 
 local check = ARGV[1] == 'check'
 
@@ -60,10 +59,7 @@ if ARGV[6] ~= '' then
   rcall('SET', KEYS[5], ARGV[6])
 end
 rcall('HSET', KEYS[3], 'record', ARGV[2], 'active_run', ARGV[3])
-rcall('HSET', KEYS[7], 'record', ARGV[4], 'rev', 1)
-rcall('SADD', KEYS[8], ARGV[3])
-markActive(KEYS[9], KEYS[3])
-indexRun(KEYS[10], ARGV[3], ARGV[4])
+startRun(KEYS[7], ARGV[4], KEYS[8], ARGV[3], KEYS[9], KEYS[3], KEYS[10])
 rcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[7], '*', 'event', ARGV[8])
 
 return appendEntries(KEYS[4], KEYS[6], ARGV[7], 9)

@@ -40,10 +40,7 @@
 local rcall = redis.call
 
 --- @include "append-entries"
---- @include "retention-index"
---- @include "run-index"
-
-local check = ARGV[1] == 'check'
+--- @include "new-run"
 
 local rev = rcall('HGET', KEYS[4], 'rev')
 if not rev then
@@ -52,27 +49,15 @@ end
 if rev ~= ARGV[3] then
   return {'CONFLICT', 'run'}
 end
-if rcall('EXISTS', KEYS[6]) == 1 then
-  return {'RUN_EXISTS'}
-end
-local active = rcall('HGET', KEYS[1], 'active_run')
-if active then
-  return {'SESSION_BUSY', active}
-end
-if rcall('LLEN', KEYS[2]) ~= tonumber(ARGV[7]) then
-  return {'CONFLICT', 'chat'}
-end
-if check then
-  return {'OK'}
+local answer = newRunAnswer(ARGV[1], KEYS[6], KEYS[1], KEYS[2], tonumber(ARGV[7]), nil)
+if answer then
+  return answer
 end
 
 rcall('HSET', KEYS[4], 'record', ARGV[4], 'rev', tonumber(rev) + 1)
 indexRun(KEYS[10], ARGV[2], ARGV[4])
-rcall('HSET', KEYS[6], 'record', ARGV[6], 'rev', 1)
-rcall('SADD', KEYS[8], ARGV[5])
+startRun(KEYS[6], ARGV[6], KEYS[8], ARGV[5], KEYS[9], KEYS[1], KEYS[10])
 rcall('HSET', KEYS[1], 'active_run', ARGV[5])
-markActive(KEYS[9], KEYS[1])
-indexRun(KEYS[10], ARGV[5], ARGV[6])
 local carried = cjson.decode(ARGV[6])
 for _, field in ipairs({'input_tokens', 'output_tokens', 'cached_input_tokens', 'requests'}) do
   local amount = carried['usage'][field]

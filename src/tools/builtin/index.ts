@@ -2,18 +2,18 @@ import { resolve } from 'node:path';
 import type { ToolsConfig } from '../../config/index.js';
 import { toolsConfigSchema } from '../../config/tools-config-schema.js';
 import type { ToolBox } from '../toolbox.js';
-import { browserToolbox } from './browser-toolbox.js';
-import { execToolbox } from './exec-toolbox.js';
-import { filesystemToolbox } from './filesystem-toolbox.js';
-import { gitToolbox } from './git-toolbox.js';
-import { httpToolbox } from './http-toolbox.js';
-import { memoryToolbox } from './memory-toolbox.js';
-import { notesToolbox } from './notes-toolbox.js';
+import { browserToolbox } from './browser/browser-toolbox.js';
+import { execToolbox } from './exec/exec-toolbox.js';
+import { filesystemToolbox } from './filesystem/filesystem-toolbox.js';
+import { gitToolbox } from './git/git-toolbox.js';
+import { httpToolbox } from './http/http-toolbox.js';
+import { memoryToolbox } from './memory/memory-toolbox.js';
 import { projectContextSource } from './project-context.js';
-import { searchToolbox } from './search-toolbox.js';
-import { stateToolbox } from './state-toolbox.js';
-import { tasksToolbox } from './tasks-toolbox.js';
-import { utilsToolbox } from './utils-toolbox.js';
+import { searchToolbox } from './search/search-toolbox.js';
+import { notesToolbox } from './session-data/notes-toolbox.js';
+import { stateToolbox } from './session-data/state-toolbox.js';
+import { tasksToolbox } from './session-data/tasks-toolbox.js';
+import { utilsToolbox } from './utils/utils-toolbox.js';
 
 export {
   delegationToolbox,

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import type { ToolsConfig } from '../../config/index.js';
 import { redactSecrets } from '../../secrets/index.js';
 import type { RunContextSource } from '../toolbox.js';
-import { openInWorkspace, resolveInWorkspace } from './workspace-path.js';
+import { openInWorkspace, resolveInWorkspace } from './workspace/workspace-path.js';
 
 /**
  * The project's context files (`tools.project_context.files`, e.g. AGENTS.md), read from the workspace root

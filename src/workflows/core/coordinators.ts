@@ -5,14 +5,15 @@ import {
   stopConditionOptionSchemas,
 } from '../../config/index.js';
 import { RatchetError } from '../../errors/index.js';
-import { type ExtensionStep, extensionContext } from '../../extensions/context.js';
-import type {
-  CoordinatorChoice,
-  CoordinatorContext,
-  CoordinatorDefinition,
-  CoordinatorView,
-  StopConditionDefinition,
-} from './coordinator-definition.js';
+import {
+  type CoordinatorChoice,
+  type CoordinatorContext,
+  type CoordinatorDefinition,
+  type CoordinatorView,
+  type ExtensionStep,
+  extensionContext,
+  type StopConditionDefinition,
+} from '../../extensions/index.js';
 import { type Selection, stateConditionHolds, type TeamRuntime, type TeamState, teamResult } from './team.js';
 
 type Options<Kind extends BuiltinCoordinatorConfig['kind']> = Omit<

@@ -1,4 +1,4 @@
-import type { Message, Part, ToolCallPart } from '../../chat/index.js';
+import type { ContextView, Message, Part, ToolCallPart } from '../../chat/index.js';
 import { buildEvent, type EventData, previewContent, type StoredEvent } from '../../events/event.js';
 
 /** The events effects ask for with a reply. */
@@ -9,7 +9,7 @@ import type { FileChanges } from '../../tools/index.js';
 import { messageId } from '../ids.js';
 import type { ReplyEntry, ResultsEntry, ToolOutcomeEntry } from '../journal.js';
 import type { RunError, RunRecord, SubGoal } from '../run-record.js';
-import type { CompactionEntry, ContextView } from './effects/context-view.js';
+import type { CompactionEntry } from './effects/context-view.js';
 import type { ReplyDecision } from './reply-decision.js';
 import { resultMetadataOf } from './result-metadata.js';
 

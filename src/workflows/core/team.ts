@@ -1,7 +1,7 @@
 import type { Message } from '../../chat/index.js';
 import type { CoordinatorConfig } from '../../config/index.js';
+import type { CoordinatorDefinition, StopConditionDefinition } from '../../extensions/index.js';
 import { canonicalJson } from './canonical-json.js';
-import type { CoordinatorDefinition, StopConditionDefinition } from './coordinator-definition.js';
 
 /** A team as the engine runs it. */
 export interface TeamRuntime {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/chat/index.js';
+import { contextViewSchema, type Message } from '../../../src/chat/index.js';
 import {
   applySummary,
   buildSummaryRequest,
-  contextViewSchema,
   planAfterContextError,
   planModelCall,
   type ResolvedEffect,

@@ -1,5 +1,5 @@
-import type { Message, Part } from '../../../src/chat/index.js';
-import { emptyContextView, type ModelCallInput } from '../../../src/workflows/core/effects/index.js';
+import { emptyContextView, type Message, type Part } from '../../../src/chat/index.js';
+import type { ModelCallInput } from '../../../src/workflows/core/effects/index.js';
 
 export const runId = 'run_abc_123';
 export const now = '2026-01-01T00:00:00.000Z';

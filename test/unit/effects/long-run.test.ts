@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/chat/index.js';
+import { type ContextView, emptyContextView, type Message } from '../../../src/chat/index.js';
 import { estimateMessagesTokens } from '../../../src/models/token-estimate.js';
 import {
   applySummary,
   buildSummaryRequest,
-  type ContextView,
-  emptyContextView,
   type ModelCallInput,
   type PreviousRequest,
   planModelCall,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { emptyContextView } from '../../../src/chat/index.js';
 import { RatchetError } from '../../../src/errors/index.js';
-import { emptyContextView, type ModelCallInput } from '../../../src/workflows/core/effects/index.js';
+import type { ModelCallInput } from '../../../src/workflows/core/effects/index.js';
 import {
   planRequest,
   previousRequestOf,

@@ -1,9 +1,9 @@
-import type { Message } from '../../../chat/index.js';
+import type { ContextView, Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import type { EventData } from '../../../events/event.js';
 import { estimateMessagesTokens } from '../../../models/token-estimate.js';
+
 import { clipText } from './clip-text.js';
-import type { ContextView } from './context-view.js';
 import { viewMessages } from './context-view.js';
 import { type PreviousRequest, requestTokens } from './request-tokens.js';
 

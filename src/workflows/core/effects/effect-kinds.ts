@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { Message } from '../../../chat/index.js';
 import { type EffectKind, type EffectParams, effectParamSchemas } from '../../../config/index.js';
 import { RatchetError } from '../../../errors/index.js';
+import type { EffectContext, EffectDefinition, EffectPlan, EffectView } from '../../../extensions/index.js';
 import { compactionCut, compactionDeclined } from './compaction.js';
-import type { EffectContext, EffectDefinition, EffectPlan, EffectView } from './effect-definition.js';
 import {
   detectLoop,
   type Injection,

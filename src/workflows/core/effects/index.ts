@@ -11,22 +11,7 @@ export {
   summaryInputShare,
 } from './compaction.js';
 export { isContextLengthError } from './context-length-error.js';
-export {
-  type CompactionEntry,
-  type ContextSummary,
-  type ContextView,
-  compactionEntrySchema,
-  contextViewSchema,
-  emptyContextView,
-  summaryMessage,
-  viewMessages,
-} from './context-view.js';
-export type {
-  EffectContext,
-  EffectDefinition,
-  EffectPlan,
-  EffectView,
-} from './effect-definition.js';
+export { type CompactionEntry, compactionEntrySchema, summaryMessage, viewMessages } from './context-view.js';
 export {
   builtinEffectDefinitions,
   builtinEffects,

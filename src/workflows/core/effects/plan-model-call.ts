@@ -1,15 +1,20 @@
-import type { Message } from '../../../chat/index.js';
+import type { ContextView, Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
-import { extensionContext } from '../../../extensions/context.js';
+import {
+  type EffectEvent,
+  type EffectPlan,
+  type EffectView,
+  extensionContext,
+} from '../../../extensions/index.js';
 import { estimateMessagesTokens } from '../../../models/token-estimate.js';
+
 import { sessionIdOfRun } from '../../ids.js';
 import { reactiveCompactionCut } from './compaction.js';
-import { type ContextView, viewMessages } from './context-view.js';
-import type { EffectEvent, EffectPlan, EffectView } from './effect-definition.js';
+import { viewMessages } from './context-view.js';
 import { definitionOf, type ResolvedEffect } from './effect-kinds.js';
 import { type PreviousRequest, requestTokens } from './request-tokens.js';
 
-export type { EffectEvent } from './effect-definition.js';
+export type { EffectEvent } from '../../../extensions/effect-definition.js';
 
 export interface ModelCallInput {
   runId: string;

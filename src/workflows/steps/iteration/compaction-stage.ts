@@ -1,4 +1,4 @@
-import { textOf } from '../../../chat/index.js';
+import { type ContextView, textOf } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import type { Completion } from '../../../models/completer.js';
 import { costOf } from '../../../models/pricing.js';
@@ -7,7 +7,6 @@ import {
   applySummary,
   buildSummaryRequest,
   type CompactionEntry,
-  type ContextView,
   isContextLengthError,
   type ModelCallInput,
   summaryInputShare,

@@ -1,7 +1,10 @@
 import { RatchetError } from '../../../errors/index.js';
-import { extensionContext } from '../../../extensions/context.js';
-import type { ModelReply } from '../../../extensions/middleware.js';
-import { type MiddlewareDecision, runModelChain } from '../../../extensions/middleware-chain.js';
+import {
+  extensionContext,
+  type MiddlewareDecision,
+  type ModelReply,
+  runModelChain,
+} from '../../../extensions/index.js';
 import type { Completion, CompletionRequest } from '../../../models/completer.js';
 import type { Price } from '../../../models/pricing.js';
 import type { AnswerCheckFailure } from '../../core/reply-decision.js';

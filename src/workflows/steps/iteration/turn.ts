@@ -1,6 +1,6 @@
-import type { Message, Part } from '../../../chat/index.js';
+import type { ContextView, Message, Part } from '../../../chat/index.js';
 import type { Usage } from '../../../models/usage.js';
-import type { ContextView, ModelCallInput } from '../../core/effects/index.js';
+import type { ModelCallInput } from '../../core/effects/index.js';
 import type { AnswerCheckFailure } from '../../core/reply-decision.js';
 import type { replyCommit } from '../../core/run-commits.js';
 import type { SupervisorLimits } from '../../core/supervisor.js';

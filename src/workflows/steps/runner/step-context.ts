@@ -1,5 +1,5 @@
 import type { JsonSchemaSubset } from '../../../config/index.js';
-import type { ConfiguredMiddleware } from '../../../extensions/middleware.js';
+import type { ConfiguredMiddleware } from '../../../extensions/index.js';
 import type { Logger } from '../../../log/index.js';
 import type { Completer, ToolDefinition } from '../../../models/completer.js';
 import type { Price } from '../../../models/pricing.js';

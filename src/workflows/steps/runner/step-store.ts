@@ -1,7 +1,6 @@
-import type { Message } from '../../../chat/index.js';
+import type { ContextView, Message } from '../../../chat/index.js';
 import type { StoredEvent } from '../../../events/event.js';
 import type { SessionAccess, ToolContext } from '../../../tools/index.js';
-import type { ContextView } from '../../core/effects/index.js';
 import type { AttemptStart } from '../../journal.js';
 import type { AnswerResult, QuestionRecord, QuestionResponse } from '../../question-record.js';
 import type { RunRecord, StoredRun } from '../../run-record.js';

@@ -1,7 +1,10 @@
 import type { ToolCallPart } from '../../../chat/index.js';
-import { extensionContext } from '../../../extensions/context.js';
-import type { ToolResult } from '../../../extensions/middleware.js';
-import { type MiddlewareDecision, runToolChain } from '../../../extensions/middleware-chain.js';
+import {
+  extensionContext,
+  type MiddlewareDecision,
+  runToolChain,
+  type ToolResult,
+} from '../../../extensions/index.js';
 import type { Logger } from '../../../log/index.js';
 import { findTool, prepareToolCall, type Tool, type ToolOutcome } from '../../../tools/index.js';
 import type { ToolJobData } from '../../job-data.js';
