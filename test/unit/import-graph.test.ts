@@ -58,8 +58,74 @@ function importsInto(graph: Map<string, string[]>, from: string, into: readonly 
   );
 }
 
+/**
+ * The layering of src's top-level folders, bottom first (docs/architecture.md draws the same table): a folder
+ * imports only folders of lower layers, type imports included, so the folders import one another without a
+ * cycle. A new folder takes its place here.
+ */
+const layers: readonly (readonly string[])[] = [
+  ['secrets'],
+  ['errors', 'log'],
+  ['schemas'],
+  ['http'],
+  ['chat'],
+  ['models'],
+  ['config'],
+  ['events'],
+  ['extensions'],
+  ['tools'],
+  ['skills'],
+  ['workflows'],
+  ['redis'],
+  ['telemetry'],
+  ['engine'],
+  ['wire'],
+  ['client'],
+  ['api'],
+  ['mcp'],
+  ['worker', 'server'],
+  ['testing'],
+  ['cli', 'console'],
+  ['index.ts'],
+];
+
+/** The imports that do not go down the layering, as `file → target`, and the folders the table lacks. */
+function layeringBreaches(graph: Map<string, string[]>): { upward: string[]; unplaced: string[] } {
+  const layerOf = new Map(layers.flatMap((folders, layer) => folders.map((folder) => [folder, layer])));
+  const folderOf = (file: string) => file.split('/')[0] ?? file;
+  const unplaced = new Set<string>();
+  const upward: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = layerOf.get(folderOf(file));
+    if (from === undefined) unplaced.add(folderOf(file));
+    for (const target of targets) {
+      if (folderOf(target) === folderOf(file)) continue;
+      const to = layerOf.get(folderOf(target));
+      if (to === undefined) unplaced.add(folderOf(target));
+      else if (from !== undefined && to >= from) upward.push(`${file} → ${target}`);
+    }
+  }
+  return { upward, unplaced: [...unplaced] };
+}
+
 describe('the import graph of src', () => {
   const graph = importGraph();
+
+  it('keeps the top-level folders in their layers: each imports only folders below it, type imports included', () => {
+    expect(layeringBreaches(graph)).toEqual({ upward: [], unplaced: [] });
+  });
+
+  it('finds an import that runs up the layers, or a folder with no layer (the check can fail)', () => {
+    const planted = new Map([
+      ['workflows/a.ts', ['chat/b.ts', 'redis/c.ts']],
+      ['redis/c.ts', ['workflows/a.ts']],
+      ['newroom/d.ts', ['log/e.ts']],
+    ]);
+    expect(layeringBreaches(planted)).toEqual({
+      upward: ['workflows/a.ts → redis/c.ts'],
+      unplaced: ['newroom'],
+    });
+  });
 
   it('has no cycle, type-only imports included', () => {
     expect(cyclesOf(graph)).toEqual([]);

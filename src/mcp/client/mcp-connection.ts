@@ -1,6 +1,7 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/index.js';
+import { untilAborted } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { createRedactor, type Redactor } from '../../secrets/index.js';
 import {
@@ -176,7 +177,8 @@ export class McpConnection {
     if (this.closed) throw new Error(`MCP server "${this.name}" is unavailable: the worker is shutting down`);
     if (this.session) return this.session;
     try {
-      return await abortable(this.connect(), signal);
+      // The connection is shared: the promise settles for its other users.
+      return await untilAborted(this.connect(), signal);
     } catch (error) {
       if (signal.aborted) throw error;
       throw new Error(`MCP server "${this.name}" is unavailable: ${describe(error)}`);
@@ -319,23 +321,4 @@ function describe(error: unknown): string {
   return cause instanceof Error && cause.message !== ''
     ? `${error.message} (${cause.message})`
     : error.message;
-}
-
-/** Rejects as soon as the signal aborts, leaving the shared promise to settle for its other users. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

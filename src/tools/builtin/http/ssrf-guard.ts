@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { untilAborted } from '../../../errors/index.js';
 import { classifyAddress } from './ip-ranges.js';
 
 /** Resolves a host name to every address it has. */
@@ -46,7 +47,9 @@ export async function checkDestination(
   }
   const family = isIP(hostname);
   const addresses =
-    family === 0 ? await abortable(resolveHost(hostname, resolve), signal) : [{ address: hostname, family }];
+    family === 0
+      ? await untilAborted(resolveHost(hostname, resolve), signal) /* a DNS lookup cannot be cancelled */
+      : [{ address: hostname, family }];
   const trusted = policy.allowPrivate || policy.privateHosts.some((host) => normalizeHost(host) === hostname);
   if (!trusted) {
     for (const { address } of addresses) {
@@ -99,14 +102,4 @@ async function resolveHost(hostname: string, resolve: Resolver): Promise<LookupA
   }
   if (addresses.length === 0) throw new Error(`url: host "${hostname}" has no address`);
   return addresses;
-}
-
-/** DNS lookups cannot be cancelled: stop waiting for one when the call is aborted. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
