@@ -6,7 +6,7 @@
 // Test ids: runs-summary, summary-<status> (each holds data-count), runs-filters, filter-status,
 // filter-agent, filter-since, filter-q, search-submit, clear-filters, runs-table, run-row-<id> (data-status),
 // run-row-status, run-link, run-task, run-tokens, run-cost, next-page, previous-page, page-number, runs-empty.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   type RunListItem,
   type RunListStatus,
@@ -229,8 +229,24 @@ function FilterForm({
   const shownSearch = filters.q !== '' ? filters.q : filters.text;
   const [search, setSearch] = useState(shownSearch);
   const [agent, setAgent] = useState(filters.agent);
-  useEffect(() => setSearch(shownSearch), [shownSearch]);
-  useEffect(() => setAgent(filters.agent), [filters.agent]);
+  // The hash's values as the boxes last took them. When the hash changes (back, a summary pick, Clear), a box
+  // takes its new value only if nobody typed in it since: the hash of a click can land after the next words
+  // were typed, and must not wipe them.
+  const taken = useRef({ search: shownSearch, agent: filters.agent });
+  useEffect(() => {
+    setSearch((typed) => (typed === taken.current.search ? shownSearch : typed));
+    taken.current.search = shownSearch;
+  }, [shownSearch]);
+  useEffect(() => {
+    setAgent((typed) => (typed === taken.current.agent ? filters.agent : typed));
+    taken.current.agent = filters.agent;
+  }, [filters.agent]);
+  const clear = () => {
+    setSearch('');
+    setAgent('');
+    taken.current = { search: '', agent: '' };
+    onChange({ status: '', agent: '', since: '', q: '', text: '' });
+  };
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
     onChange({ ...searchOf(search), agent: agent.trim() });
@@ -300,7 +316,7 @@ function FilterForm({
         <button
           type="button"
           class="link-button"
-          onClick={() => onChange({ status: '', agent: '', since: '', q: '', text: '' })}
+          onClick={clear}
           data-testid="clear-filters"
         >
           Clear
