@@ -6,6 +6,7 @@ import { startRedisServer } from '../find-redis.js';
 import { type FixtureSubjects, type RecordScenario, recordScenarios } from './record-scenarios.js';
 import { type DumpedKey, dumpRedis } from './redis-dump.js';
 import { fixturePrefix, ScenarioWorld } from './scenario-world.js';
+import { fingerprintsPath, writeFingerprints } from './schema-fingerprints.js';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 
@@ -83,6 +84,9 @@ export async function recordFixtures(
   const version = options.version ?? packageVersion();
   const say = options.say ?? (() => {});
   const folder = join(recordsRoot, version);
+  // First the shapes: a changed one without a migration stops here, before any fixture is replaced.
+  const fingerprints = await writeFingerprints();
+  say(`fingerprints of ${Object.keys(fingerprints).length} record kinds in ${fingerprintsPath}`);
   const fixtures: RecordFixture[] = [];
   for (const scenario of recordScenarios) {
     say(`recording ${scenario.name} …`);
@@ -97,13 +101,14 @@ export async function recordFixtures(
   }
   writeFileSync(join(folder, 'README.md'), readme(version, fixtures));
   formatJson(folder);
+  formatJson(fingerprintsPath);
   return folder;
 }
 
 /** The files as the repository's formatter writes them, so `npm run lint` passes on a fresh recording. */
-function formatJson(folder: string): void {
+function formatJson(path: string): void {
   const biome = join(repoRoot, 'node_modules/.bin/biome');
-  const formatted = spawnSync(biome, ['format', '--write', folder], { cwd: repoRoot, encoding: 'utf8' });
+  const formatted = spawnSync(biome, ['format', '--write', path], { cwd: repoRoot, encoding: 'utf8' });
   if (formatted.status !== 0) throw new Error(`biome format failed:\n${formatted.stdout}${formatted.stderr}`);
 }
 
