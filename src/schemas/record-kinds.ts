@@ -85,8 +85,9 @@ export function oldestReadableVersion(kind: RecordKind): number {
 
 /**
  * A record as read, brought to the kind's version by its migrations. A value that is not an object with a
- * numeric `v` is returned as it is (its schema then says what is wrong). A record of a newer version, or of
- * an older one without a migration, fails loudly (record_invalid): it is never read as something it is not.
+ * numeric `v` is returned as it is (its schema then says what is wrong). A record of a newer version fails
+ * with record_too_new (retryable: a newer worker takes the step), one of an older version without a
+ * migration with record_invalid: it is never read as something it is not.
  */
 export function migrateRecord(kind: RecordKind, value: unknown, what: string): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
@@ -94,7 +95,7 @@ export function migrateRecord(kind: RecordKind, value: unknown, what: string): u
   if (typeof stored !== 'number' || !Number.isInteger(stored) || stored === kind.version) return value;
   if (stored > kind.version) {
     throw new RatchetError(
-      'record_invalid',
+      'record_too_new',
       `${what} is version ${stored} of record kind "${kind.name}", written by a newer Ratchet; this one reads ` +
         `up to version ${kind.version}. Run the newer version on every worker and API (docs/operations.md, ` +
         '"Upgrading Ratchet")',
