@@ -11,6 +11,7 @@ import {
   declaredRecordKinds,
   fingerprintOf,
   fingerprintProblems,
+  packageVersionOf,
   printsOf,
   readCommittedFingerprints,
   recordFingerprints,
@@ -19,6 +20,9 @@ import {
 } from '../helpers/records/schema-fingerprints.js';
 
 const kinds = await declaredRecordKinds();
+/** The version being made (package.json), and one made after every version that recorded fingerprints. */
+const current = packageVersionOf();
+const later = 'a later version';
 const kindByName = new Map(kinds.map((kind) => [kind.name, kind]));
 
 function kindNamed(name: string): RecordKind {
@@ -53,7 +57,7 @@ describe('persisted record shapes', () => {
   });
 
   it('match the committed fingerprints (a changed shape needs a new version and a migration)', () => {
-    const problems = fingerprintProblems(printsOf(kinds), readCommittedFingerprints());
+    const problems = fingerprintProblems(printsOf(kinds), readCommittedFingerprints(), current);
     expect(problems.map((problem) => problem.message)).toEqual([]);
   });
 
@@ -97,21 +101,47 @@ describe('a record shape changed without a migration', () => {
   // What a change would be: the run record gains a required field.
   const changedSchema = runRecordSchema.extend({ owner: z.string() });
 
-  it('is reported by the fingerprint check, saying what to do', () => {
-    const prints = printsOf(kinds).map((print) =>
+  const changedPrints = () =>
+    printsOf(kinds).map((print) =>
       print.name === 'run' ? { ...print, fingerprint: fingerprintOf(changedSchema) } : print,
     );
-    const problems = fingerprintProblems(prints, readCommittedFingerprints());
+
+  it('is reported by the fingerprint check of the next version, saying what to do', () => {
+    const prints = changedPrints();
+    const problems = fingerprintProblems(prints, readCommittedFingerprints(), later);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ kind: 'run', severity: 'breaking' });
-    expect(problems[0]?.message).toMatch(/record kind "run" changed its shape but is still version 1/);
+    expect(problems[0]?.message).toMatch(
+      new RegExp(
+        `record kind "run" changed its shape but is still version 1, as Ratchet ${current} wrote it`,
+      ),
+    );
     expect(problems[0]?.message).toContain('Give its schema version 2 (`v: z.literal(2)` and `version: 2`');
     expect(problems[0]?.message).toContain('add `migrations: { 1: (record) => … }`');
     expect(problems[0]?.message).toContain('npm run fixtures:record');
     // And the recorder refuses to write the new shape over the old one's fingerprint.
-    expect(() => recordFingerprints(prints, readCommittedFingerprints())).toThrow(
+    expect(() => recordFingerprints(prints, readCommittedFingerprints(), later)).toThrow(
       /changed without a migration/,
     );
+  });
+
+  it('in the version that recorded it, not released yet, fails the check until it is recorded again', () => {
+    const committed = readCommittedFingerprints();
+    expect(committed.run?.['1']?.recorded_in).toBe(current);
+    const problems = fingerprintProblems(changedPrints(), committed, current);
+    expect(problems).toEqual([
+      {
+        kind: 'run',
+        severity: 'unrecorded',
+        message: expect.stringContaining(
+          `changed its shape since it was recorded in ${current}, which is not released`,
+        ),
+      },
+    ]);
+    const recorded = recordFingerprints(changedPrints(), committed, current);
+    expect(recorded.run).toEqual({
+      '1': { fingerprint: fingerprintOf(changedSchema), recorded_in: current },
+    });
   });
 
   it('fails on the records the previous version wrote', () => {
@@ -142,7 +172,7 @@ describe('a record shape changed without a migration', () => {
         : print,
     );
     const committed = readCommittedFingerprints();
-    const problems = fingerprintProblems(prints, committed);
+    const problems = fingerprintProblems(prints, committed, later);
     expect(problems).toEqual([
       {
         kind: 'run',
@@ -152,16 +182,19 @@ describe('a record shape changed without a migration', () => {
         ),
       },
     ]);
-    const recorded = recordFingerprints(prints, committed);
-    expect(recorded.run).toEqual({ '1': committed.run?.['1'], '2': fingerprintOf(bumpedSchema) });
-    expect(fingerprintProblems(prints, recorded)).toEqual([]);
+    const recorded = recordFingerprints(prints, committed, later);
+    expect(recorded.run).toEqual({
+      '1': committed.run?.['1'],
+      '2': { fingerprint: fingerprintOf(bumpedSchema), recorded_in: later },
+    });
+    expect(fingerprintProblems(prints, recorded, later)).toEqual([]);
   });
 
   it('with a new version but no migration, is reported', () => {
     const prints = printsOf(kinds).map((print) =>
       print.name === 'run' ? { ...print, version: 2, oldest: 2, fingerprint: 'f'.repeat(16) } : print,
     );
-    expect(fingerprintProblems(prints, readCommittedFingerprints())).toEqual([
+    expect(fingerprintProblems(prints, readCommittedFingerprints(), later)).toEqual([
       {
         kind: 'run',
         severity: 'breaking',
@@ -174,13 +207,20 @@ describe('a record shape changed without a migration', () => {
 
   it('or a kind removed, is reported', () => {
     const prints = printsOf(kinds).filter((print) => print.name !== 'journal.marker');
-    expect(fingerprintProblems(prints, readCommittedFingerprints())).toMatchObject([
+    expect(fingerprintProblems(prints, readCommittedFingerprints(), later)).toMatchObject([
       {
         kind: 'journal.marker',
         severity: 'breaking',
         message: expect.stringContaining('no longer declared'),
       },
     ]);
+    // Before any release wrote it, it may go: recording again drops it.
+    expect(fingerprintProblems(prints, readCommittedFingerprints(), current)).toMatchObject([
+      { kind: 'journal.marker', severity: 'unrecorded' },
+    ]);
+    expect(recordFingerprints(prints, readCommittedFingerprints(), current)).not.toHaveProperty(
+      'journal.marker',
+    );
   });
 
   it('a record that does not parse still fails loudly with record_invalid', () => {

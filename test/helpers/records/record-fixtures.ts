@@ -6,7 +6,7 @@ import { startRedisServer } from '../find-redis.js';
 import { type FixtureSubjects, type RecordScenario, recordScenarios } from './record-scenarios.js';
 import { type DumpedKey, dumpRedis } from './redis-dump.js';
 import { fixturePrefix, ScenarioWorld } from './scenario-world.js';
-import { fingerprintsPath, writeFingerprints } from './schema-fingerprints.js';
+import { fingerprintsPath, packageVersionOf, writeFingerprints } from './schema-fingerprints.js';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 
@@ -44,10 +44,6 @@ export function readFixture(version: string, file: string): RecordFixture {
   return JSON.parse(readFileSync(join(recordsRoot, version, file), 'utf8')) as RecordFixture;
 }
 
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 /** Runs one scenario on a redis-server of its own and returns what it left there. */
 export async function recordScenario(scenario: RecordScenario, version: string): Promise<RecordFixture> {
   const server = await startRedisServer();
@@ -81,7 +77,7 @@ export async function recordScenario(scenario: RecordScenario, version: string):
 export async function recordFixtures(
   options: { version?: string; say?: (line: string) => void } = {},
 ): Promise<string> {
-  const version = options.version ?? packageVersion();
+  const version = options.version ?? packageVersionOf();
   const say = options.say ?? (() => {});
   const folder = join(recordsRoot, version);
   // First the shapes: a changed one without a migration stops here, before any fixture is replaced.

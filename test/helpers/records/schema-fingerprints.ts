@@ -8,9 +8,16 @@ import { oldestReadableVersion, type RecordKind, recordKinds } from '../../../sr
 const repoRoot = resolve(import.meta.dirname, '../../..');
 const srcRoot = join(repoRoot, 'src');
 
-/** The committed fingerprints: record kind → version → fingerprint of its schema. */
+/**
+ * The committed fingerprints: record kind → version → the fingerprint of its schema, and the package version
+ * that recorded it. A fingerprint recorded by an earlier package version (a release) is frozen: Redis
+ * databases hold records of that shape. One recorded by the version being made may be recorded again.
+ */
 export const fingerprintsPath = join(repoRoot, 'test/fixtures/records/schema-fingerprints.json');
-export type CommittedFingerprints = Record<string, Record<string, string>>;
+export type CommittedFingerprints = Record<
+  string,
+  Record<string, { fingerprint: string; recorded_in: string }>
+>;
 
 /**
  * Files of src whose schemas have a version (`v: z.literal(`) but are not records Ratchet keeps in Redis, and
@@ -80,6 +87,11 @@ export function printsOf(kinds: readonly RecordKind[]): KindPrint[] {
   }));
 }
 
+/** The version in package.json: the one being made (its fixtures and fingerprints may be recorded again). */
+export function packageVersionOf(): string {
+  return (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 export function readCommittedFingerprints(): CommittedFingerprints {
   return JSON.parse(readFileSync(fingerprintsPath, 'utf8')) as CommittedFingerprints;
 }
@@ -94,13 +106,15 @@ export interface FingerprintProblem {
 const record = 'run `npm run fixtures:record` to record it (and commit test/fixtures/records/)';
 
 /**
- * What differs between the kinds as the code declares them and the committed fingerprints. A changed shape
- * under the same version, a version no migration reads, a kind that went away: breaking. A new version or
- * kind not yet recorded: unrecorded.
+ * What differs between the kinds as the code declares them and the committed fingerprints, for the package
+ * version `current`. Breaking: a shape changed under a version an earlier release recorded, a version no
+ * migration reads, a released kind that went away. Unrecorded (`npm run fixtures:record` fixes it): a new
+ * kind or version, or a shape changed while only this unreleased version has recorded it.
  */
 export function fingerprintProblems(
   prints: readonly KindPrint[],
   committed: CommittedFingerprints,
+  current: string,
 ): FingerprintProblem[] {
   const problems: FingerprintProblem[] = [];
   for (const print of prints) {
@@ -110,19 +124,31 @@ export function fingerprintProblems(
       problems.push({ kind: print.name, severity: 'unrecorded', message: `${stated} is new: ${record}` });
       continue;
     }
-    const versions = Object.keys(known).map(Number);
-    const newest = Math.max(...versions);
+    const released = Object.entries(known)
+      .filter(([, entry]) => entry.recorded_in !== current)
+      .map(([version]) => Number(version));
+    const newest = Math.max(0, ...released);
     const same = known[String(print.version)];
-    if (same !== undefined && same !== print.fingerprint) {
+    if (same !== undefined && same.fingerprint !== print.fingerprint) {
+      if (same.recorded_in === current) {
+        problems.push({
+          kind: print.name,
+          severity: 'unrecorded',
+          message:
+            `${stated} version ${print.version} changed its shape since it was recorded in ${current}, ` +
+            `which is not released yet: ${record}`,
+        });
+        continue;
+      }
       problems.push({
         kind: print.name,
         severity: 'breaking',
         message:
-          `${stated} changed its shape but is still version ${print.version} (fingerprint ${same} is now ` +
-          `${print.fingerprint}): records an earlier Ratchet wrote would no longer be read. Give its schema ` +
-          `version ${newest + 1} (\`v: z.literal(${newest + 1})\` and \`version: ${newest + 1}\` in its ` +
-          `defineRecordKind), add \`migrations: { ${newest}: (record) => … }\` turning a version ${newest} ` +
-          `record into the new shape, then ${record}`,
+          `${stated} changed its shape but is still version ${print.version}, as Ratchet ${same.recorded_in} ` +
+          `wrote it (fingerprint ${same.fingerprint} is now ${print.fingerprint}): the records it wrote would ` +
+          `no longer be read. Give its schema version ${newest + 1} (\`v: z.literal(${newest + 1})\` and ` +
+          `\`version: ${newest + 1}\` in its defineRecordKind), add \`migrations: { ${newest}: (record) => … }\` ` +
+          `turning a version ${newest} record into the new shape, then ${record}`,
       });
       continue;
     }
@@ -130,11 +156,11 @@ export function fingerprintProblems(
       problems.push({
         kind: print.name,
         severity: 'breaking',
-        message: `${stated} is version ${print.version}, but version ${newest} was recorded: a version never goes back`,
+        message: `${stated} is version ${print.version}, but version ${newest} was released: a version never goes back`,
       });
       continue;
     }
-    const unread = versions.filter((version) => version < print.oldest);
+    const unread = released.filter((version) => version < print.oldest);
     if (unread.length > 0) {
       problems.push({
         kind: print.name,
@@ -155,28 +181,39 @@ export function fingerprintProblems(
     }
   }
   const declared = new Set(prints.map((print) => print.name));
-  for (const name of Object.keys(committed)) {
+  for (const [name, versions] of Object.entries(committed)) {
     if (declared.has(name)) continue;
-    problems.push({
-      kind: name,
-      severity: 'breaking',
-      message:
-        `record kind "${name}" has fingerprints but is no longer declared: records of it that an earlier ` +
-        'Ratchet wrote would not be read. Keep its defineRecordKind (with a migration to what replaces it)',
-    });
+    const releasedIn = Object.values(versions).find((entry) => entry.recorded_in !== current)?.recorded_in;
+    problems.push(
+      releasedIn
+        ? {
+            kind: name,
+            severity: 'breaking',
+            message:
+              `record kind "${name}" is no longer declared, but Ratchet ${releasedIn} wrote it: those records ` +
+              'would not be read. Keep its defineRecordKind (with a migration to what replaces it)',
+          }
+        : {
+            kind: name,
+            severity: 'unrecorded',
+            message: `record kind "${name}" is no longer declared (only ${current}, unreleased, had it): ${record}`,
+          },
+    );
   }
   return problems;
 }
 
 /**
- * Adds the fingerprints of versions and kinds not recorded yet; refuses (throws, listing them) while any
- * problem is breaking, so a changed shape is never recorded over its old fingerprint.
+ * The fingerprints with those of `current` recorded again (new kinds and versions added, changes of this
+ * unreleased version replaced, its removed kinds dropped); refuses (throws, listing them) while any problem
+ * is breaking, so a released shape is never recorded over.
  */
 export function recordFingerprints(
   prints: readonly KindPrint[],
   committed: CommittedFingerprints,
+  current: string,
 ): CommittedFingerprints {
-  const breaking = fingerprintProblems(prints, committed).filter(
+  const breaking = fingerprintProblems(prints, committed, current).filter(
     (problem) => problem.severity === 'breaking',
   );
   if (breaking.length > 0) {
@@ -184,9 +221,18 @@ export function recordFingerprints(
       `record shapes changed without a migration:\n${breaking.map((problem) => `- ${problem.message}`).join('\n')}`,
     );
   }
-  const next: CommittedFingerprints = structuredClone(committed);
+  const next: CommittedFingerprints = {};
+  for (const [name, versions] of Object.entries(committed)) {
+    const kept = Object.entries(versions).filter(([, entry]) => entry.recorded_in !== current);
+    if (kept.length > 0) next[name] = Object.fromEntries(kept);
+  }
   for (const print of prints) {
-    next[print.name] = { ...next[print.name], [String(print.version)]: print.fingerprint };
+    const known = committed[print.name]?.[String(print.version)];
+    const entry =
+      known?.fingerprint === print.fingerprint
+        ? known
+        : { fingerprint: print.fingerprint, recorded_in: current };
+    next[print.name] = { ...next[print.name], [String(print.version)]: entry };
   }
   return Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
@@ -198,7 +244,7 @@ export async function writeFingerprints(): Promise<CommittedFingerprints> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const next = recordFingerprints(printsOf(await declaredRecordKinds()), committed);
+  const next = recordFingerprints(printsOf(await declaredRecordKinds()), committed, packageVersionOf());
   writeFileSync(fingerprintsPath, `${JSON.stringify(next, null, 2)}\n`);
   return next;
 }
