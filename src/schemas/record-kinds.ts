@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { RatchetError } from '../errors/index.js';
 
 /**
- * Persisted records are versioned (DESIGN rule 12, decision 0032): each kind of record declares the version
+ * Persisted records are versioned (DESIGN rule 12, decision 0037): each kind of record declares the version
  * this code writes and, for every older version a Ratchet once wrote, the migration to the next one. A record
  * is migrated when it is read (`parseRecord` looks its schema up here), so a worker of the next version
  * finishes what the previous one left; it is written back only in the current version.
