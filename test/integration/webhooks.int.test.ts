@@ -223,3 +223,69 @@ describe('webhooks', () => {
     expect(survivor.output()).toContain('webhooks started');
   }, 180_000);
 });
+
+describe('webhook dispatcher crash points', () => {
+  it.each([['webhook.before_enqueue'], ['webhook.after_enqueue']])(
+    'SIGKILL at %s: another worker enqueues the delivery once, and it arrives',
+    async (point) => {
+      const hook = await receiver(() => 200);
+      server = hook.server;
+      const h = new Harness({
+        script: { replies: [{ text: 'done' }] },
+        config: {
+          webhooks: [
+            {
+              id: 'ops',
+              url: hook.url,
+              events: ['run_completed'],
+              secret,
+              allow_private: true,
+              retry_base_ms: 50,
+            },
+          ],
+        },
+      });
+      harness = h;
+      const doomed = h.spawnWorker({ crashAt: point });
+      await waitFor(() => doomed.output().includes('webhooks started'), 60_000, 'the first worker to start');
+      const { runId } = await h.engine.startRun({ input: 'go' });
+      await h.engine.waitForRun(runId, { timeoutMs: 30_000 });
+      await waitFor(
+        () => doomed.output().includes(`crash point ${point} reached`),
+        30_000,
+        'the crash point',
+      );
+      await doomed.kill();
+      h.spawnWorker();
+      // The survivor takes the dead consumer's unacknowledged entry over once it is stale (10 s).
+      const queue = deliveryQueue(h);
+      try {
+        await waitFor(
+          async () => {
+            const pending = (await h.redis.xpending(`${h.prefix}:{0}:webhooks:outbox`, 'webhooks')) as [
+              number,
+            ];
+            const listed = await listDeliveries(
+              queue,
+              h.redis,
+              { prefix: h.prefix, shards: 1 },
+              { limit: 10 },
+            );
+            return pending[0] === 0 && listed.deliveries[0]?.status === 'delivered';
+          },
+          60_000,
+          'the outbox acknowledged and the delivery made',
+        );
+        const listed = await listDeliveries(queue, h.redis, { prefix: h.prefix, shards: 1 }, { limit: 10 });
+        expect(listed.deliveries).toHaveLength(1);
+      } finally {
+        await queue.close();
+      }
+      // At least once on the wire (a kill may cut a delivery in flight), always with the one webhook-id.
+      expect(hook.received.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(hook.received.map((request) => request.id)).size).toBe(1);
+      expect(hook.received.some((request) => request.answered === 200)).toBe(true);
+    },
+    120_000,
+  );
+});

@@ -12,6 +12,7 @@ import {
   readWebhookOutbox,
 } from '../../redis/webhook-outbox.js';
 import { systemResolver } from '../../tools/index.js';
+import { crashPoint } from '../../workflows/index.js';
 import { type ConfiguredWebhook, deliverWebhook } from './deliver-webhook.js';
 import { deliveryAttempts, retryDelayMs, webhookTypeOf } from './webhook-message.js';
 
@@ -134,6 +135,7 @@ export class WebhookService {
       blockMs,
       staleAfterMs: outboxStaleMs,
     });
+    if (entries.length > 0) crashPoint('webhook.before_enqueue');
     for (const entry of entries) {
       const sessionId = /:session:([^:]+):events$/.exec(entry.eventsKey)?.[1];
       const event = sessionId
@@ -161,6 +163,7 @@ export class WebhookService {
         );
       }
     }
+    if (entries.length > 0) crashPoint('webhook.after_enqueue');
     await ackWebhookOutbox(
       commands,
       outboxKey,
