@@ -46,39 +46,39 @@ function urlProblem(text: string): string | undefined {
   return undefined;
 }
 
-export const webhookConfigSchema = z
-  .strictObject({
-    /** Names the webhook in deliveries and logs; default `webhook-<position from 1>`. */
-    id: z
-      .string()
-      .regex(webhookIdPattern, {
-        error: 'must start with a letter and hold at most 64 letters, digits, "_" and "-"',
-      })
-      .optional(),
-    url: z.string().max(2048, { error: 'must be at most 2048 characters' }),
-    events: z
-      .array(z.enum(webhookEventTypes, { error: `must be one of ${webhookEventTypes.join(', ')}` }))
-      .min(1, { error: `name at least one event: ${webhookEventTypes.join(', ')}` }),
-    /** The signing secret (Standard Webhooks): registered as a secret, so it never appears in a log. */
-    secret: z.string(),
-    /** Deliver to a loopback, private or link-local address (refused by default, as for http_request). */
-    allow_private: withDefault(z.boolean(), false),
-    /** The first retry's delay; each further one doubles it, up to an hour, for at least 24 hours. */
-    retry_base_ms: withDefault(duration(10, maxHourMs, '1 hour'), 5_000),
-    /** How long one delivery attempt may take, connection and response included. */
-    timeout_ms: withDefault(duration(100, 60_000, '60 seconds'), 10_000),
-    /** The most bytes of a receiver's response read (for the delivery's record); the rest is dropped. */
-    max_response_bytes: withDefault(integer(0, 65_536), 4_096),
-  })
-  .superRefine((entry, context) => {
-    const url = urlProblem(entry.url);
-    if (url) context.addIssue({ code: 'custom', path: ['url'], message: url });
-    const secret = secretProblem(entry.secret);
-    if (secret) context.addIssue({ code: 'custom', path: ['secret'], message: secret });
-    if (new Set(entry.events).size !== entry.events.length) {
-      context.addIssue({ code: 'custom', path: ['events'], message: 'names an event twice' });
-    }
-  });
+export const webhookConfigSchema = z.strictObject({
+  /** Names the webhook in deliveries and logs; default `webhook-<position from 1>`. */
+  id: z
+    .string()
+    .regex(webhookIdPattern, {
+      error: 'must start with a letter and hold at most 64 letters, digits, "_" and "-"',
+    })
+    .optional(),
+  url: z
+    .string()
+    .max(2048, { error: 'must be at most 2048 characters' })
+    .superRefine((url, context) => {
+      const problem = urlProblem(url);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+  events: z
+    .array(z.enum(webhookEventTypes, { error: `must be one of ${webhookEventTypes.join(', ')}` }))
+    .min(1, { error: `name at least one event: ${webhookEventTypes.join(', ')}` })
+    .refine((events) => new Set(events).size === events.length, { error: 'names an event twice' }),
+  /** The signing secret (Standard Webhooks): registered as a secret, so it never appears in a log. */
+  secret: z.string().superRefine((secret, context) => {
+    const problem = secretProblem(secret);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  }),
+  /** Deliver to a loopback, private or link-local address (refused by default, as for http_request). */
+  allow_private: withDefault(z.boolean(), false),
+  /** The first retry's delay; each further one doubles it, up to an hour, for at least 24 hours. */
+  retry_base_ms: withDefault(duration(10, maxHourMs, '1 hour'), 5_000),
+  /** How long one delivery attempt may take, connection and response included. */
+  timeout_ms: withDefault(duration(100, 60_000, '60 seconds'), 10_000),
+  /** The most bytes of a receiver's response read (for the delivery's record); the rest is dropped. */
+  max_response_bytes: withDefault(integer(0, 65_536), 4_096),
+});
 
 export type WebhookConfig = z.output<typeof webhookConfigSchema>;
 
