@@ -1,8 +1,8 @@
-import { Job, type JobsOptions, type Queue } from 'bullmq';
+import { Job, type JobsOptions, Queue } from 'bullmq';
 import { z } from 'zod';
 import { parseRecord } from '../schemas/parse.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, webhookDeliveryIndexKey } from './keys.js';
+import { type KeySpace, webhookDeliveryIndexKey, webhookQueueName, webhookQueuePrefix } from './keys.js';
 
 /** The job data of one delivery: references only (the event is read from its session's stream). Version 1. */
 export const deliveryJobDataSchema = z.strictObject({
@@ -217,4 +217,43 @@ export async function redeliver(
     await job.promote();
   }
   return readDelivery(queue, commands, id);
+}
+
+/**
+ * The deliveries as the client face reads them (GET /v1/webhooks/deliveries, redeliver), on a queue
+ * handle opened on first use: most engines never list deliveries.
+ */
+export class WebhookDeliveryStore {
+  private queue: Queue | undefined;
+
+  constructor(
+    private readonly options: { commands: RedisClient; queueConnection: RedisClient; space: KeySpace },
+  ) {}
+
+  private deliveries(): Queue {
+    this.queue ??= new Queue(webhookQueueName, {
+      connection: this.options.queueConnection,
+      prefix: webhookQueuePrefix(this.options.space),
+    });
+    return this.queue;
+  }
+
+  list(options: {
+    limit: number;
+    before?: string;
+  }): Promise<{ deliveries: DeliveryView[]; next: string | null }> {
+    return listDeliveries(this.deliveries(), this.options.commands, this.options.space, options);
+  }
+
+  read(id: string): Promise<DeliveryView | undefined> {
+    return readDelivery(this.deliveries(), this.options.commands, id);
+  }
+
+  redeliver(id: string): Promise<DeliveryView | 'delivering' | undefined> {
+    return redeliver(this.deliveries(), this.options.commands, id);
+  }
+
+  async close(): Promise<void> {
+    await this.queue?.close();
+  }
 }
