@@ -116,6 +116,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     'SystemState',
     'ToolCallStep',
     'UsageTotals',
+    'WebhookDelivery',
   ]);
   const steps = document.paths['/v1/runs/{id}/steps'].get;
   expect(steps.responses['200'].content['application/json'].schema.$ref).toBe(
