@@ -290,6 +290,15 @@ export function webhookOutboxKey(space: KeySpace, shard: number): string {
   return `${shardPrefix(space, shard)}:webhooks:outbox`;
 }
 
+/**
+ * String: the body of an event's webhook deliveries (one per event, shared by every webhook), written when
+ * they are enqueued and kept as long as they are: a delivery retried for a day does not depend on its
+ * session's event stream, which is trimmed.
+ */
+export function webhookBodyKey(space: Pick<KeySpace, 'prefix'>, messageId: string): string {
+  return `${webhookQueuePrefix(space)}:body:${messageId}`;
+}
+
 /** Sorted set: delivery job id -> the time it was enqueued (ms), newest last: the deliveries list. */
 export function webhookDeliveryIndexKey(space: Pick<KeySpace, 'prefix'>): string {
   return `${webhookQueuePrefix(space)}:index`;

@@ -2,7 +2,13 @@ import { Job, type JobsOptions, Queue } from 'bullmq';
 import { z } from 'zod';
 import { parseRecord } from '../schemas/parse.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, webhookDeliveryIndexKey, webhookQueueName, webhookQueuePrefix } from './keys.js';
+import {
+  type KeySpace,
+  webhookBodyKey,
+  webhookDeliveryIndexKey,
+  webhookQueueName,
+  webhookQueuePrefix,
+} from './keys.js';
 
 /** The job data of one delivery: references only (the event is read from its session's stream). Version 1. */
 export const deliveryJobDataSchema = z.strictObject({
@@ -47,18 +53,24 @@ export interface DeliveryRetry {
   baseMs: number;
 }
 
+/** A delivery's body is kept this long: its retries (at least a day) and its listing (keepDeliveriesS). */
+const keepBodyS = keepDeliveriesS + 2 * 86_400;
+
 /**
- * Enqueues a delivery (idempotent by its job id) and lists it. Both steps may be repeated: the add of an
- * existing id is ignored and the index keeps the first enqueue time.
+ * Stores the body of an event's deliveries (the first one written stays: every attempt sends the same
+ * bytes), enqueues a delivery (idempotent by its job id) and lists it. Each step may be repeated: the add of
+ * an existing id is ignored and the index keeps the first enqueue time.
  */
 export async function enqueueDelivery(
   queue: Queue,
   commands: RedisClient,
   space: KeySpace,
   data: DeliveryJobData,
+  body: string,
   retry: DeliveryRetry,
   now: number,
 ): Promise<string> {
+  await commands.set(webhookBodyKey(space, data.message_id), body, 'EX', keepBodyS, 'NX');
   const jobId = deliveryJobId(data.webhook, data.session_id, data.event_id);
   const options: JobsOptions = {
     jobId,
@@ -127,11 +139,8 @@ export async function listDeliveries(
     places.push({ id, at });
     if (places.length === options.limit) break;
   }
-  const views: DeliveryView[] = [];
-  for (const place of places) {
-    const view = await readDelivery(queue, commands, place.id, place.at);
-    if (view) views.push(view);
-  }
+  const read = await Promise.all(places.map((place) => readDelivery(queue, commands, place.id, place.at)));
+  const views = read.filter((view) => view !== undefined);
   const last = places.at(-1);
   const more = places.length === options.limit && rows.length / 2 > places.length;
   return { deliveries: views, next: more && last ? `${String(last.at).padStart(13, '0')}:${last.id}` : null };

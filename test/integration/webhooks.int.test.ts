@@ -289,3 +289,52 @@ describe('webhook dispatcher crash points', () => {
     120_000,
   );
 });
+
+describe('webhook events of questions', () => {
+  it('sends a tool call awaiting approval as approval_requested, with the tool and its arguments', async () => {
+    const hook = await receiver(() => 200);
+    server = hook.server;
+    const h = new Harness({
+      script: {
+        rules: [
+          {
+            when: { role: 'user', contains: 'charge' },
+            reply: { tool_calls: [{ name: 'charge_card', arguments: { amount: 42 } }] },
+          },
+        ],
+        default: { text: 'done' },
+      },
+      agent: { tools: { charge_card: { requires_approval: true } } },
+      config: {
+        webhooks: [
+          {
+            url: hook.url,
+            events: ['approval_requested', 'run_cancelled'],
+            secret,
+            allow_private: true,
+            retry_base_ms: 50,
+          },
+        ],
+      },
+    });
+    harness = h;
+    await h.startWorker();
+    const { runId } = await h.engine.startRun({ input: 'charge the card' });
+    await waitFor(() => hook.received.length === 1, 30_000, 'the approval to be sent');
+    const verifier = new Webhook(secret);
+    const [approval] = hook.received;
+    expect(verifier.verify(approval?.body ?? '', approval?.headers as Record<string, string>)).toMatchObject({
+      type: 'approval_requested',
+      data: { run_id: runId, kind: 'approval', tool: { name: 'charge_card', arguments: '{"amount":42}' } },
+    });
+    // Cancelled through the client face, as the API does: its event is recorded by the cancel script.
+    await h.engine.cancelRun(runId, 'not today');
+    await waitFor(() => hook.received.length === 2, 30_000, 'the cancellation to be sent');
+    expect(
+      verifier.verify(hook.received[1]?.body ?? '', hook.received[1]?.headers as Record<string, string>),
+    ).toMatchObject({
+      type: 'run_cancelled',
+      data: { run_id: runId },
+    });
+  }, 60_000);
+});

@@ -2,12 +2,10 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import type { Webhook } from 'standardwebhooks';
 import type { WebhookConfig } from '../../config/index.js';
 import type { RedisClient } from '../../redis/connection.js';
-import { type KeySpace, sessionKeys } from '../../redis/keys.js';
+import { type KeySpace, webhookBodyKey } from '../../redis/keys.js';
 import { deliveryJobDataSchema } from '../../redis/webhook-deliveries.js';
-import { readEventAt } from '../../redis/webhook-outbox.js';
 import { parseRecord } from '../../schemas/parse.js';
 import { checkDestination, classifyAddress, guardedHop, type Resolver } from '../../tools/index.js';
-import { webhookPayload, webhookTypeOf } from './webhook-message.js';
 
 export interface ConfiguredWebhook {
   id: string;
@@ -31,10 +29,10 @@ export interface DeliveryOutcome {
 }
 
 /**
- * One attempt at a delivery: read the event, sign its body (Standard Webhooks: `webhook-id`,
+ * One attempt at a delivery: read its body (stored when it was enqueued), sign it (Standard Webhooks: `webhook-id`,
  * `webhook-timestamp`, `webhook-signature`) and POST it through the same SSRF guard as http_request. A 2xx
  * answer delivers it; anything else throws, and BullMQ retries with the webhook's backoff. What no retry can
- * change (a refused address, a webhook no longer configured, an event removed) fails at once.
+ * change (a refused address, a webhook no longer configured, a body no longer stored) fails at once.
  */
 export async function deliverWebhook(
   job: Job,
@@ -46,22 +44,17 @@ export async function deliverWebhook(
   if (!webhook) {
     throw new UnrecoverableError(`webhook "${data.webhook}" is no longer in the config's webhooks`);
   }
-  const event = await readEventAt(
-    options.commands,
-    sessionKeys(options.space, data.session_id).events,
-    data.event_id,
-    data.session_id,
-  );
-  const type = event ? webhookTypeOf(event) : undefined;
-  if (!event || !type) {
-    throw new UnrecoverableError(`event ${data.event_id} of session ${data.session_id} is no longer stored`);
+  const body = await options.commands.get(webhookBodyKey(options.space, data.message_id));
+  if (body === null) {
+    throw new UnrecoverableError(
+      `the body of event ${data.event_id} of session ${data.session_id} is no longer stored`,
+    );
   }
   const { config } = webhook;
   const section = `webhooks[${webhook.index}]`;
   const timeout = AbortSignal.timeout(config.timeout_ms);
   const attemptSignal = AbortSignal.any([signal, timeout]);
   await refusePrivate(config, section, options.resolve, attemptSignal);
-  const body = webhookPayload(type, event, data.session_id);
   const timestamp = new Date();
   const headers = {
     'content-type': 'application/json',

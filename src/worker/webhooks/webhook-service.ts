@@ -14,7 +14,7 @@ import {
 import { systemResolver } from '../../tools/index.js';
 import { crashPoint } from '../../workflows/index.js';
 import { type ConfiguredWebhook, deliverWebhook } from './deliver-webhook.js';
-import { deliveryAttempts, retryDelayMs, webhookTypeOf } from './webhook-message.js';
+import { deliveryAttempts, retryDelayMs, webhookPayload, webhookTypeOf } from './webhook-message.js';
 
 export interface WebhookServiceOptions {
   config: RatchetConfig;
@@ -46,6 +46,8 @@ export class WebhookService {
   private worker: Worker | undefined;
   private reader: RedisClient | undefined;
   private workerConnection: RedisClient | undefined;
+  /** The queue's own connection: BullMQ's scripts defined on the commands connection would slow its batches. */
+  private queueConnection: RedisClient | undefined;
   private dispatching: Promise<void> | undefined;
   private closing = false;
 
@@ -59,7 +61,11 @@ export class WebhookService {
   async start(): Promise<void> {
     const { config, space, logger, commands } = this.options;
     const target = redisTargetOf(config.redis);
-    this.queue = new Queue(webhookQueueName, { connection: commands, prefix: webhookQueuePrefix(space) });
+    this.queueConnection = createRedis({ ...target, logger, name: 'ratchet-webhook-queue' });
+    this.queue = new Queue(webhookQueueName, {
+      connection: this.queueConnection,
+      prefix: webhookQueuePrefix(space),
+    });
     this.queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue error'));
     for (const shard of this.options.shards)
       await openWebhookOutbox(commands, webhookOutboxKey(space, shard));
@@ -143,6 +149,7 @@ export class WebhookService {
         : undefined;
       const type = event ? webhookTypeOf(event) : undefined;
       if (!sessionId || !event || !type) continue;
+      const body = webhookPayload(type, event, sessionId);
       for (const webhook of this.webhooks.values()) {
         if (!webhook.config.events.includes(type)) continue;
         await enqueueDelivery(
@@ -158,6 +165,7 @@ export class WebhookService {
             type,
             message_id: webhookMessageId(sessionId, entry.eventId),
           },
+          body,
           { attempts: deliveryAttempts(webhook.config.retry_base_ms), baseMs: webhook.config.retry_base_ms },
           Date.now(),
         );
@@ -179,6 +187,8 @@ export class WebhookService {
     await this.dispatching?.catch(() => undefined);
     await this.worker?.close();
     await this.queue?.close();
-    if (this.workerConnection) await closeRedis(this.workerConnection, { timeoutMs: 1_000 });
+    for (const connection of [this.workerConnection, this.queueConnection]) {
+      if (connection) await closeRedis(connection, { timeoutMs: 1_000 });
+    }
   }
 }
