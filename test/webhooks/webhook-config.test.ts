@@ -2,8 +2,9 @@ import '../../src/models/index.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configSecrets } from '../../src/config/index.js';
+import { configSecrets, registerConfigSecrets } from '../../src/config/index.js';
 import { webhookOutboxKinds } from '../../src/redis/webhook-outbox.js';
+import { redactSecrets } from '../../src/secrets/index.js';
 import { configParser } from '../config/config-parser.js';
 
 const { parse, problemsOf } = configParser();
@@ -39,6 +40,8 @@ describe('the webhooks section', () => {
       },
     ]);
     expect(configSecrets(config, {})).toContain(secret);
+    registerConfigSecrets(config);
+    expect(redactSecrets(`signing with ${secret}`)).not.toContain(secret);
   });
 
   it('names the field and the fix for each bad entry', () => {
