@@ -41,11 +41,11 @@ function yamlSnippets(markdown: string): Snippet[] {
 function environmentFor(text: string): NodeJS.ProcessEnv {
   const names = [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)].map(([, name]) => name);
   // A webhook's secret must be a Standard Webhooks secret: whsec_ and base64.
-  const valueOf = (name: string | undefined) =>
+  const variableValue = (name: string | undefined) =>
     name?.endsWith('WEBHOOK_SECRET')
       ? 'whsec_ZXhhbXBsZS1leGFtcGxlLWV4YW1wbGUtZXhhbXBsZQ=='
       : `example-${name?.toLowerCase()}`;
-  return Object.fromEntries(names.map((name) => [name, valueOf(name)]));
+  return Object.fromEntries(names.map((name) => [name, variableValue(name)]));
 }
 
 /** The config a `# part of a config` block is checked in. */
