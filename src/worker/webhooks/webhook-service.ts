@@ -4,6 +4,7 @@ import { type RatchetConfig, webhookIdOf } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import { closeRedis, createRedis, type RedisClient, redisTargetOf } from '../../redis/connection.js';
 import { type KeySpace, webhookOutboxKey, webhookQueueName, webhookQueuePrefix } from '../../redis/keys.js';
+import { redisOutageLog } from '../../redis/redis-outage.js';
 import { enqueueDelivery, webhookMessageId } from '../../redis/webhook-deliveries.js';
 import {
   ackWebhookOutbox,
@@ -25,6 +26,12 @@ export interface WebhookServiceOptions {
   logger: Logger;
   /** This worker's id: its name as a consumer of the outboxes. */
   consumer: string;
+}
+
+/** The first retry's delay of a delivery, as enqueued (`backoff.delay`: its webhook's retry_base_ms). */
+function retryBaseOf(job: { opts: { backoff?: number | { delay?: number } } } | undefined): number {
+  const backoff = job?.opts.backoff;
+  return typeof backoff === 'object' && backoff.delay !== undefined ? backoff.delay : 5_000;
 }
 
 /** Entries read from an outbox at once. */
@@ -66,7 +73,11 @@ export class WebhookService {
       connection: this.queueConnection,
       prefix: webhookQueuePrefix(space),
     });
-    this.queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue error'));
+    // Its connections fail on every retry while Redis is away: one outage, told once (as the step workers').
+    const outage = redisOutageLog(logger);
+    this.queue.on('error', (error) => {
+      if (!outage.absorb(error)) logger.warn({ err: error }, 'webhook queue error');
+    });
     for (const shard of this.options.shards)
       await openWebhookOutbox(commands, webhookOutboxKey(space, shard));
     this.workerConnection = createRedis({ ...target, logger, name: 'ratchet-webhooks', lazy: true });
@@ -89,17 +100,13 @@ export class WebhookService {
         // A crash is not the delivery's fault: a stalled delivery is taken over, not failed.
         maxStalledCount: config.worker.max_stalled_count + 100,
         settings: {
-          backoffStrategy: (attemptsMade, _type, _error, job) =>
-            retryDelayMs(
-              Number(
-                job?.opts.backoff && typeof job.opts.backoff === 'object' ? job.opts.backoff.delay : 5_000,
-              ),
-              attemptsMade,
-            ),
+          backoffStrategy: (attemptsMade, _type, _error, job) => retryDelayMs(retryBaseOf(job), attemptsMade),
         },
       },
     );
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'webhook worker error'));
+    this.worker.on('error', (error) => {
+      if (!outage.absorb(error)) logger.warn({ err: error }, 'webhook worker error');
+    });
     this.worker.on('failed', (job, error) => {
       const final =
         !job || job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
@@ -123,7 +130,9 @@ export class WebhookService {
           await this.dispatchShard(reader, webhookOutboxKey(space, shard), blockMs);
         } catch (error) {
           if (this.closing) return;
-          logger.warn({ err: error, shard }, 'webhook outbox: dispatch failed; trying again');
+          if (!redisOutageLog(logger).absorb(error)) {
+            logger.warn({ err: error, shard }, 'webhook outbox: dispatch failed; trying again');
+          }
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
       }
