@@ -31,6 +31,9 @@ export const crashPointNames = [
   'steer.after_retry_commit',
   'steer.before_fork_commit',
   'steer.after_fork_commit',
+  // A worker's webhook dispatcher, between reading the outbox and acknowledging it (decision 0034).
+  'webhook.before_enqueue',
+  'webhook.after_enqueue',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];
