@@ -1,6 +1,7 @@
 import { Job, type JobsOptions, Queue } from 'bullmq';
 import { z } from 'zod';
 import { parseRecord } from '../schemas/parse.js';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 import type { RedisClient } from './connection.js';
 import {
   type KeySpace,
@@ -26,6 +27,8 @@ export const deliveryJobDataSchema = z.strictObject({
 });
 
 export type DeliveryJobData = z.infer<typeof deliveryJobDataSchema>;
+
+defineRecordKind({ name: 'webhook.delivery-job', version: 1, schema: deliveryJobDataSchema });
 
 /** Completed and failed deliveries are kept this long (and listed), then removed by BullMQ. */
 export const keepDeliveriesS = 7 * 86_400;
