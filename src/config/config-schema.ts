@@ -23,6 +23,7 @@ import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-confi
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { middlewareConfigSchema } from './middleware-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
+import { scheduleConfigSchema } from './schedule-config-schema.js';
 import { telemetryConfigSchema } from './telemetry-config-schema.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
 
@@ -388,6 +389,8 @@ export const configSchema = z.strictObject({
   mcp_servers: withDefault(z.array(mcpServerConfigSchema), []),
   /** Traces and metrics (decision 0024): off unless configured. */
   telemetry: withDefault(telemetryConfigSchema, {}),
+  /** Runs started on a timetable (decision 0036): created or updated by id when a process starts. */
+  schedules: withDefault(z.array(scheduleConfigSchema).max(1000), []),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;

@@ -8,4 +8,12 @@ export {
 } from './duration-limits.js';
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
+export {
+  type ScheduleSpec,
+  type ScheduleSpecInput,
+  scheduleEveryMaxS,
+  scheduleInputMaxChars,
+  scheduleMissedAfterMaxS,
+  scheduleSpecSchema,
+} from './schedule-spec.js';
 export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';

@@ -55,8 +55,15 @@ export type {
   SessionFilter,
   SessionPage,
 } from './run-listing.js';
-export type { Budget, RunRecord, SubGoal } from './run-record.js';
-export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
+export type { AnyRunOrigin, Budget, RunRecord, ScheduleOrigin, SubGoal } from './run-record.js';
+export {
+  budgetSchema,
+  continuationOf,
+  isFinished,
+  runErrorSchema,
+  scheduleOriginSchema,
+  subGoalSchema,
+} from './run-record.js';
 export type { StepScheduler } from './step-scheduler.js';
 export type { StepAction } from './steps/runner/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/runner/step-context.js';
