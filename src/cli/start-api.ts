@@ -30,6 +30,8 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
   const { engine, redis, close: release } = openApiEngine({ ...options, name: 'ratchet-api' });
   let app: ReturnType<typeof createHttpServer>;
   try {
+    // Config schedules by id (decision 0036): every process does it, so the first one up sets their timers.
+    await engine.schedules().syncConfig(config.schedules);
     app = createHttpServer({
       engine,
       config,

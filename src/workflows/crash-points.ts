@@ -31,6 +31,10 @@ export const crashPointNames = [
   'steer.after_retry_commit',
   'steer.before_fork_commit',
   'steer.after_fork_commit',
+  // Where a worker takes up a schedule's fire (decision 0036): its decision recorded, its run not started;
+  // its run started, the fire job not completed.
+  'schedule.after_decision',
+  'schedule.after_run_start',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];
