@@ -35,4 +35,5 @@ export type ApiEngine = Pick<
   | 'oldestPendingQuestions'
   | 'stepQueues'
   | 'runChat'
+  | 'schedules'
 >;
