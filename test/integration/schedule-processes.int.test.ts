@@ -36,6 +36,8 @@ describe('a schedule on many processes', () => {
   it('fires every second for 30 s on 3 workers and 2 APIs, one worker SIGKILLed: one run per fire', async () => {
     const h = new Harness({
       script: { replies: [{ text: 'beat' }] },
+      // `ratchet api` knows only the built-in toolboxes, not the test ones.
+      agent: { toolboxes: [] },
       config: {
         schedules: [{ id: 'heartbeat', every_s: 1, agent: 'agent', input: 'beat', overlap: 'allow' }],
       },
@@ -69,6 +71,8 @@ describe('a schedule on many processes', () => {
     for (const port of ports) {
       await waitFor(
         async () => {
+          const ended = apis.find((api) => api.child.exitCode !== null || api.child.signalCode !== null);
+          if (ended) throw new Error(`an API process ended:\n${ended.output()}`);
           const answer = await fetch(`http://127.0.0.1:${port}/v1/schedules`).catch(() => undefined);
           if (!answer?.ok) return false;
           const body = (await answer.json()) as { schedules: { id: string; next_fire_at: string | null }[] };
