@@ -6,6 +6,7 @@ import type { PageProps } from './page-props.js';
 import { InboxPage } from './pages/inbox-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
+import { SchedulesPage } from './pages/schedules-page.js';
 import { SessionPage } from './pages/session-page.js';
 import { SystemPage } from './pages/system-page.js';
 import { parseRoute, type Route } from './router.js';
@@ -28,22 +29,25 @@ const pages: Record<Route['page'], ComponentType<PageProps>> = {
   inbox: InboxPage,
   session: SessionPage,
   system: SystemPage,
+  schedules: SchedulesPage,
   not_found: NotFoundPage,
 };
 
 /** Which nav entry a page belongs to. */
-const section: Record<Route['page'], 'runs' | 'inbox' | 'system' | undefined> = {
+const section: Record<Route['page'], 'runs' | 'inbox' | 'schedules' | 'system' | undefined> = {
   runs: 'runs',
   run: 'runs',
   session: 'runs',
   inbox: 'inbox',
   system: 'system',
+  schedules: 'schedules',
   not_found: undefined,
 };
 
 const navEntries = [
   { section: 'runs', label: 'Runs' },
   { section: 'inbox', label: 'Inbox' },
+  { section: 'schedules', label: 'Schedules' },
   { section: 'system', label: 'System' },
 ] as const;
 
