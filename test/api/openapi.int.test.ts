@@ -48,6 +48,12 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'GET /v1/runs',
       'GET /v1/runs/summary',
       'GET /v1/sessions',
+      'POST /v1/schedules',
+      'GET /v1/schedules',
+      'GET /v1/schedules/{id}',
+      'DELETE /v1/schedules/{id}',
+      'POST /v1/schedules/{id}/pause',
+      'POST /v1/schedules/{id}/resume',
     ].sort(),
   );
 
