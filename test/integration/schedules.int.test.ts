@@ -18,18 +18,16 @@ describe('schedules', () => {
     const h = new Harness({ script: { replies: [{ text: 'done' }] } });
     harness = h;
     await h.startWorker();
-    const created = await h.engine
-      .schedules()
-      .create({
-        id: 'tick',
-        every_s: 1,
-        agent: 'agent',
-        input: 'tick',
-        timezone: 'UTC',
-        overlap: 'allow',
-        catch_up: 'none',
-        missed_after_s: 120,
-      });
+    const created = await h.engine.schedules().create({
+      id: 'tick',
+      every_s: 1,
+      agent: 'agent',
+      input: 'tick',
+      timezone: 'UTC',
+      overlap: 'allow',
+      catch_up: 'none',
+      missed_after_s: 120,
+    });
     expect(created.nextFireAt).toBeDefined();
     await waitFor(async () => (await scheduledRuns(h.redis, h.prefix)).length >= 3, 30_000, 'three fires');
     await h.engine.schedules().setPaused('tick', true);
