@@ -35,10 +35,11 @@ describe('schedules', () => {
     const view = await h.engine.getRun(runs[0]?.runId ?? '');
     expect(view?.origin).toEqual({ kind: 'schedule', schedule: 'tick', fire_at: runs[0]?.fireAt });
     const fires = runs.map((run) => Date.parse(run.fireAt));
-    // Every second, on the second slots of the interval, each once.
+    // On the interval's slots, each once. (A fire taken up more than an interval late, on a machine too
+    // busy to run the worker's loop, makes BullMQ skip the slots in between: decision 0036.)
     expect(new Set(fires).size).toBe(fires.length);
     for (let index = 1; index < fires.length; index += 1) {
-      expect((fires[index] ?? 0) - (fires[index - 1] ?? 0)).toBe(1000);
+      expect(((fires[index] ?? 0) - (fires[index - 1] ?? 0)) % 1000).toBe(0);
     }
     const done = await h.engine.waitForRun(runs[0]?.runId ?? '', { timeoutMs: 30_000 });
     expect(done.status).toBe('completed');
