@@ -73,7 +73,13 @@ export class Schedules {
         `a schedule with id "${spec.id}" exists: delete it first, or pick another id`,
       );
     }
-    await this.store.syncTimer(spec, false, this.parts.now().getTime());
+    try {
+      await this.store.syncTimer(spec, false, this.parts.now().getTime());
+    } catch (error) {
+      // No schedule without its timer: the client's retry of the create finds the id free.
+      await this.store.remove(spec.id).catch(() => undefined);
+      throw error;
+    }
     return this.require(spec.id);
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ScheduleStore } from '../../src/redis/schedule-store.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness } from '../helpers/harness.js';
 import { scheduledRuns } from '../helpers/scheduled-runs.js';
@@ -193,6 +194,48 @@ describe('schedules', () => {
       }
     }, 60_000);
   }
+
+  it('records one decision per fire: a fire decided again reads it, a decision from a stale read is refused', async () => {
+    const h = new Harness({ script: { replies: [{ text: 'done' }] } });
+    harness = h;
+    const store = new ScheduleStore(h.redis, h.engine.space);
+    try {
+      await h.engine.schedules().create({
+        id: 'decided',
+        cron: '0 7 * * *',
+        agent: 'agent',
+        input: 'x',
+        timezone: 'UTC',
+        overlap: 'skip',
+        catch_up: 'none',
+        missed_after_s: 120,
+      });
+      const fireAt = Date.parse('2030-01-01T07:00:00.000Z');
+      const read = await store.read('decided');
+      if (!read) throw new Error('no schedule');
+      // Two processes decided from the same read: the first decision stands, the second gets it back.
+      expect(await store.decide('decided', fireAt, read, 'run:run_first')).toEqual({
+        kind: 'run',
+        runId: 'run_first',
+      });
+      expect(await store.decide('decided', fireAt, read, 'skip:overlap')).toEqual({
+        kind: 'run',
+        runId: 'run_first',
+      });
+      // The next fire decided from the read before that run was recorded: stale, decide again.
+      expect(await store.decide('decided', fireAt + 86_400_000, read, 'run:run_second')).toBe('stale');
+      const again = await store.read('decided');
+      expect(again?.lastRun).toBe('run_first');
+      if (!again) throw new Error('no schedule');
+      // A pause between the read and the decision makes it stale too.
+      await h.engine.schedules().setPaused('decided', true);
+      expect(await store.decide('decided', fireAt + 86_400_000, again, 'run:run_second')).toBe('stale');
+      await h.engine.schedules().remove('decided');
+      expect(await store.decide('decided', fireAt + 86_400_000, again, 'run:run_second')).toBe('gone');
+    } finally {
+      await store.close();
+    }
+  });
 
   it('config schedules are created on start and converge when processes start together', async () => {
     const h = new Harness({
