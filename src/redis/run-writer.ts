@@ -12,6 +12,11 @@ export interface RunWrite {
   /** A child run names its parent's keys: it is recorded among the parent's children, and refused once
    * the parent is finished. */
   parent?: RunKeys;
+  /**
+   * Check under WATCH even for a new session: its id is derived, not random (a schedule's fire), so the run may
+   * exist already, and a refused write must add no step.
+   */
+  checked?: boolean;
 }
 
 /**
@@ -64,7 +69,7 @@ export class RunWriter {
       script: 'create-run',
       // A run that starts a session under a new random id has nothing to be refused by: no other run, no
       // parent. Any other may be (a busy session, a finished parent).
-      refusable: plan.sessionRecord === undefined || input.parent !== undefined,
+      refusable: input.checked === true || plan.sessionRecord === undefined || input.parent !== undefined,
       keys: scriptKeys,
       args: scriptArgs,
       step: { shard: keys.shard, kind: plan.first.kind, data: plan.first.data, jobId },

@@ -34,6 +34,10 @@ export const crashPointNames = [
   // A worker's webhook dispatcher, between reading the outbox and acknowledging it (decision 0034).
   'webhook.before_enqueue',
   'webhook.after_enqueue',
+  // Where a worker takes up a schedule's fire (decision 0036): its decision recorded, its run not started;
+  // its run started, the fire job not completed.
+  'schedule.after_decision',
+  'schedule.after_run_start',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

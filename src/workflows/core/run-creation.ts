@@ -3,7 +3,7 @@ import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
-import { type Budget, inputLineMaxChars, type RunRecord } from '../run-record.js';
+import { type Budget, inputLineMaxChars, type RunRecord, type ScheduleOrigin } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 
 export interface RunCreation {
@@ -44,6 +44,8 @@ export function planRunCreation(input: {
   deadlineAt?: string;
   /** Fewer iterations than the agent allows, for this run only (RunRecord.max_iterations). */
   maxIterations?: number;
+  /** The schedule and fire time that start the run (RunRecord.origin). */
+  origin?: ScheduleOrigin;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -62,7 +64,7 @@ export function planRunCreation(input: {
     prefix: input.prefix ?? '🤖',
     deadline_at: input.deadlineAt ?? null,
     max_iterations: input.maxIterations ?? null,
-    origin: null,
+    origin: input.origin ?? null,
     // A team member's task, not the team's chat it is given as its input.
     input_line: inputLineOf(parts),
     now,
