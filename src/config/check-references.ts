@@ -80,6 +80,11 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
   if (typeof raw.entry_agent === 'string' && runnable && !runnable.includes(raw.entry_agent)) {
     problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, runnable) });
   }
+  entriesOf(raw.triggers).forEach((trigger, index) => {
+    const agent = isRecord(trigger) ? trigger.agent : undefined;
+    if (typeof agent === 'string' && runnable && !runnable.includes(agent))
+      problems.push({ path: ['triggers', index, 'agent'], message: unknownReference('agent', agent, runnable) });
+  });
   const redis = isRecord(raw.redis) ? raw.redis : {};
   const shardCount = typeof redis.shards === 'number' ? redis.shards : 1;
   entriesOf(isRecord(raw.worker) ? raw.worker.shards : undefined).forEach((shard, index) => {

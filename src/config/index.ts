@@ -13,6 +13,7 @@ export {
   configSchema,
   DEFAULT_REDIS_URL,
   type EventsConfig,
+  type TriggerConfig,
   type HandoffConfig,
   type RatchetConfig,
   type RedisConfig,

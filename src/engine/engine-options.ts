@@ -6,6 +6,7 @@ import type { KeySpace } from '../redis/keys.js';
 import type { StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
 import type { Budget } from '../workflows/index.js';
+import type { ExternalEventSettings } from './external-events.js';
 
 export interface EngineOptions {
   /** A connection for commands (not blocking); the engine does not close it. */
@@ -36,6 +37,8 @@ export interface EngineOptions {
   budgets?: Readonly<Record<string, Budget>>;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
+  /** Events from outside (config `events.retention_s`, `events.max_kept_per_event`, `triggers`; decision 0033). */
+  externalEvents?: ExternalEventSettings;
 }
 
 export interface StartRunInput {

@@ -16,6 +16,8 @@ export const errorCodes = {
   /** A fork asked of a run whose chat cannot be copied (a team's run, a child run). */
   run_not_forkable: { retryable: false },
   question_not_found: { retryable: false },
+  /** A signal to a run that keeps as many signals as it may (decision 0033). `details`: limit. */
+  signals_full: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },
   /**

@@ -9,3 +9,10 @@ export {
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
 export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
+export {
+  boundedJsonValue,
+  eventIdSchema,
+  eventNameSchema,
+  externalEventLimits,
+  jsonBytes,
+} from './external-events.js';

@@ -15,6 +15,17 @@ export {
 } from './agents.js';
 export { type ErrorBody, errorBodySchema, type WireErrorCode, wireErrorCodes } from './errors.js';
 export {
+  type SendEventBody,
+  type SentEvent,
+  type SentSignal,
+  type SignalRunBody,
+  sendEventBodySchema,
+  sentEventSchema,
+  sentSignalSchema,
+  signalRunBodySchema,
+  triggeredRunSchema,
+} from './external-events.js';
+export {
   type EventKind,
   eventsQuerySchema,
   isEventKind,

@@ -36,7 +36,7 @@ export { shownStatus } from './core/shown-status.js';
 export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
-export { isSessionId, newRunId, newSessionId, sessionIdOfRun } from './ids.js';
+export { isSessionId, newRunId, newSessionId, sessionIdOfRun, triggeredRunIds } from './ids.js';
 export { journalField } from './journal.js';
 export { normalizeResponse, sessionOfQuestion } from './question-answers.js';
 export {
