@@ -1,12 +1,12 @@
 import type { Telemetry } from 'bullmq';
 import type { Part } from '../chat/index.js';
+import type { TriggerConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
 import type { StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
 import type { Budget } from '../workflows/index.js';
-import type { ExternalEventSettings } from './external-events.js';
 
 export interface EngineOptions {
   /** A connection for commands (not blocking); the engine does not close it. */
@@ -59,4 +59,11 @@ export interface StartRunInput {
 export interface StartedRun {
   runId: string;
   sessionId: string;
+}
+
+/** What the engine keeps of events from outside (config `events`, `triggers`; decision 0033). */
+export interface ExternalEventSettings {
+  retentionS: number;
+  maxKeptPerEvent: number;
+  triggers: readonly TriggerConfig[];
 }

@@ -27,7 +27,6 @@ import type {
 } from '../workflows/index.js';
 import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 import { EngineParts } from './engine-parts.js';
-import { agentUsage, runSteps, runTree, type SystemState, systemState } from './inspection.js';
 import {
   type PublishedEventResult,
   type SentEvent,
@@ -35,6 +34,7 @@ import {
   sendEvent,
   sendSignal,
 } from './external-events.js';
+import { agentUsage, runSteps, runTree, type SystemState, systemState } from './inspection.js';
 import { inbox, listQuestions, oldestPendingQuestions, respond } from './questions.js';
 import type { ForkInput, SteerLimits } from './run-steering.js';
 import { cancelRun, fork, getRun, retry, startRun, waitForRun } from './runs.js';

@@ -1,21 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { TriggerConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import { publishEvent, signalRun } from '../redis/wait-store.js';
 import { externalEventLimits } from '../schemas/index.js';
 import type { KeptEvent } from '../tools/index.js';
 import { sessionIdOfRun } from '../workflows/index.js';
+import type { ExternalEventSettings } from './engine-options.js';
 import type { EngineParts } from './engine-parts.js';
 import { startTriggeredRun, type TriggeredRun } from './triggered-runs.js';
 
-export type { TriggeredRun };
-
-/** What the engine keeps of events from outside (config `events`, `triggers`; decision 0033). */
-export interface ExternalEventSettings {
-  retentionS: number;
-  maxKeptPerEvent: number;
-  triggers: readonly TriggerConfig[];
-}
+export type { ExternalEventSettings, TriggeredRun };
 
 export const defaultExternalEventSettings: ExternalEventSettings = {
   retentionS: 3_600,

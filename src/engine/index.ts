@@ -4,9 +4,6 @@
 export { Engine } from './engine.js';
 export { engineFromConfig, iterationLimit } from './engine-from-config.js';
 export type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
-export type { SystemState } from './inspection.js';
-export type { ForkInput, SteerLimits } from './run-steering.js';
-export type { SessionNote } from './session-data-view.js';
 export type {
   ExternalEventSettings,
   PublishedEventResult,
@@ -14,3 +11,6 @@ export type {
   SignalResult,
   TriggeredRun,
 } from './external-events.js';
+export type { SystemState } from './inspection.js';
+export type { ForkInput, SteerLimits } from './run-steering.js';
+export type { SessionNote } from './session-data-view.js';

@@ -17,7 +17,7 @@ export const externalEventRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> =
       schema: {
         tags: ['events'],
         summary:
-          "Send an event to the deployment: every run waiting for its name (wait_for_event) whose match its payload contains receives it, a wait that starts within events.retention_s too, and each trigger of its name starts its run; the same id twice delivers once",
+          'Send an event to the deployment: every run waiting for its name (wait_for_event) whose match its payload contains receives it, a wait that starts within events.retention_s too, and each trigger of its name starts its run; the same id twice delivers once',
         body: sendEventBodySchema,
         response: { 200: sentEventSchema, ...errorResponses(400, 401, 403, 404, 413, 503) },
       },
@@ -31,7 +31,7 @@ export const externalEventRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> =
       schema: {
         tags: ['runs'],
         summary:
-          "Send a signal to one run: its wait_for_event for that name receives it (now, or when it waits later); the same id twice delivers once",
+          'Send a signal to one run: its wait_for_event for that name receives it (now, or when it waits later); the same id twice delivers once',
         params: runParamsSchema,
         body: signalRunBodySchema,
         response: { 200: sentSignalSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
   eventNameSchema,
-  externalEventLimits as limits,
   jsonBytes,
+  externalEventLimits as limits,
   parseJsonRecord,
 } from '../../../schemas/index.js';
 import { defineTool, type JsonValue, type ToolContext } from '../../tool.js';
