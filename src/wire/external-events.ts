@@ -13,15 +13,13 @@ const payloadSchema = boundedJsonValue(externalEventLimits.payloadBytes, 'payloa
   `Any JSON value, at most ${externalEventLimits.payloadBytes} bytes: what a waiting run's wait_for_event returns.`,
 );
 
-export const sendEventBodySchema = z
-  .strictObject({
-    event: eventNameSchema.describe('The name runs wait for (wait_for_event) and triggers start on.'),
-    payload: payloadSchema.optional(),
-    id: eventIdSchema
-      .optional()
-      .describe('Makes delivery idempotent: the same id again delivers nothing new (made when absent).'),
-  })
-  .meta({ id: 'SendEvent' });
+export const sendEventBodySchema = z.strictObject({
+  event: eventNameSchema.describe('The name runs wait for (wait_for_event) and triggers start on.'),
+  payload: payloadSchema.optional(),
+  id: eventIdSchema
+    .optional()
+    .describe('Makes delivery idempotent: the same id again delivers nothing new (made when absent).'),
+});
 export type SendEventBody = z.output<typeof sendEventBodySchema>;
 
 export const triggeredRunSchema = z
@@ -44,15 +42,13 @@ export const sentEventSchema = z
   .meta({ id: 'SentEvent' });
 export type SentEvent = z.output<typeof sentEventSchema>;
 
-export const signalRunBodySchema = z
-  .strictObject({
-    event: eventNameSchema.describe("The name the run's wait_for_event waits for."),
-    payload: payloadSchema.optional(),
-    id: eventIdSchema
-      .optional()
-      .describe('Makes delivery idempotent: the same id again delivers nothing new (made when absent).'),
-  })
-  .meta({ id: 'SignalRun' });
+export const signalRunBodySchema = z.strictObject({
+  event: eventNameSchema.describe("The name the run's wait_for_event waits for."),
+  payload: payloadSchema.optional(),
+  id: eventIdSchema
+    .optional()
+    .describe('Makes delivery idempotent: the same id again delivers nothing new (made when absent).'),
+});
 export type SignalRunBody = z.output<typeof signalRunBodySchema>;
 
 export const sentSignalSchema = z

@@ -39,6 +39,8 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'POST /v1/runs/{id}/cancel',
       'POST /v1/runs/{id}/fork',
       'POST /v1/runs/{id}/retry',
+      'POST /v1/runs/{id}/signal',
+      'POST /v1/events',
       'GET /v1/agents',
       'GET /v1/agents/{name}/memory',
       'GET /v1/runs/{id}/tree',
@@ -106,6 +108,8 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     'RunSummary',
     'RunTree',
     'RunTreeNode',
+    'SentEvent',
+    'SentSignal',
     'Session',
     'SessionList',
     'SessionListItem',
@@ -113,6 +117,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     'StepWait',
     'SystemState',
     'ToolCallStep',
+    'TriggeredRun',
     'UsageTotals',
   ]);
   const steps = document.paths['/v1/runs/{id}/steps'].get;
