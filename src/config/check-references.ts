@@ -83,7 +83,10 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
   entriesOf(raw.triggers).forEach((trigger, index) => {
     const agent = isRecord(trigger) ? trigger.agent : undefined;
     if (typeof agent === 'string' && runnable && !runnable.includes(agent))
-      problems.push({ path: ['triggers', index, 'agent'], message: unknownReference('agent', agent, runnable) });
+      problems.push({
+        path: ['triggers', index, 'agent'],
+        message: unknownReference('agent', agent, runnable),
+      });
   });
   const redis = isRecord(raw.redis) ? raw.redis : {};
   const shardCount = typeof redis.shards === 'number' ? redis.shards : 1;

@@ -340,10 +340,7 @@ const eventsSchema = z.strictObject({
    * How long an event sent to POST /v1/events is kept for waits that start later (wait_for_event looks back
    * over it) and how long its id is remembered (the same id again delivers nothing new); decision 0033.
    */
-  retention_s: withDefault(
-    duration(1, externalEventLimits.maxRetentionS, '30 days'),
-    3_600,
-  ),
+  retention_s: withDefault(duration(1, externalEventLimits.maxRetentionS, '30 days'), 3_600),
   /** At most this many events of one name are kept (the oldest go first). */
   max_kept_per_event: withDefault(integer(1, externalEventLimits.maxKeptPerEvent), 1_000),
 });

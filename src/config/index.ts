@@ -13,7 +13,6 @@ export {
   configSchema,
   DEFAULT_REDIS_URL,
   type EventsConfig,
-  type TriggerConfig,
   type HandoffConfig,
   type RatchetConfig,
   type RedisConfig,
@@ -21,6 +20,7 @@ export {
   type TeamConfig,
   type TelemetryConfig,
   type ToolboxReference,
+  type TriggerConfig,
   type WorkerConfig,
 } from './config-schema.js';
 export { configSecrets, registerConfigSecrets } from './config-secrets.js';

@@ -133,3 +133,14 @@ export async function signalRun(
   if (code === 'RUN_FINISHED') return { kind: 'run_finished', status: rest[0] ?? '' };
   return { kind: 'no_run' };
 }
+
+/** The wait records of a run (JSON), for its view: what it waits for and until when. */
+export async function readRunWaits(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runId: string,
+): Promise<string[]> {
+  const fields = await redis.hgetall(runKeys(space, sessionId, runId).waits);
+  return Object.entries(fields).flatMap(([field, json]) => (field.startsWith('wait:') ? [json] : []));
+}

@@ -6,9 +6,6 @@ export {
   maxRunTimeoutS,
   secondsLimit,
 } from './duration-limits.js';
-export { describeIssues, formatPath } from './issues.js';
-export { parseJsonRecord, parseRecord } from './parse.js';
-export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
 export {
   boundedJsonValue,
   eventIdSchema,
@@ -16,3 +13,6 @@ export {
   externalEventLimits,
   jsonBytes,
 } from './external-events.js';
+export { describeIssues, formatPath } from './issues.js';
+export { parseJsonRecord, parseRecord } from './parse.js';
+export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';

@@ -9,9 +9,4 @@ import type { WaitStore } from './builtin/waits/wait-store.js';
  * the ports of the state, tasks, notes, browser and waits toolboxes, each declared beside the toolbox that calls it.
  * src/redis implements each beside the Lua scripts it runs, under the session's hash tag.
  */
-export interface SessionDataStore
-  extends StateStore,
-    TaskStore,
-    NoteStore,
-    BrowserPageStore,
-    WaitStore {}
+export interface SessionDataStore extends StateStore, TaskStore, NoteStore, BrowserPageStore, WaitStore {}

@@ -15,6 +15,14 @@ export {
 } from './agents.js';
 export { type ErrorBody, errorBodySchema, type WireErrorCode, wireErrorCodes } from './errors.js';
 export {
+  type EventKind,
+  eventsQuerySchema,
+  isEventKind,
+  streamIdSchema,
+  type WireEvent,
+  wireEventSchema,
+} from './events.js';
+export {
   type SendEventBody,
   type SentEvent,
   type SentSignal,
@@ -25,14 +33,6 @@ export {
   signalRunBodySchema,
   triggeredRunSchema,
 } from './external-events.js';
-export {
-  type EventKind,
-  eventsQuerySchema,
-  isEventKind,
-  streamIdSchema,
-  type WireEvent,
-  wireEventSchema,
-} from './events.js';
 export {
   type IterationStep,
   type RunSteps,

@@ -73,4 +73,11 @@ export { type ParkJob, runStep, type StepEnd } from './steps/runner/step-runner.
 export type { StepStore, StepStores } from './steps/runner/step-store.js';
 export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
-export { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
+export {
+  type Progress,
+  type RunView,
+  type RunWait,
+  type SessionView,
+  type UsageTotals,
+  usageTotalsOf,
+} from './views.js';

@@ -131,6 +131,10 @@ describe('sleep', () => {
       20_000,
       'the sleep to park',
     );
+    // The run's view says it sleeps, and until when.
+    const [sleeping] = (await h.engine.getRun(runId))?.waiting ?? [];
+    expect(sleeping).toMatchObject({ kind: 'sleep', event: null });
+    expect(Date.parse(sleeping?.until ?? '') - Date.parse(sleeping?.since ?? '')).toBeCloseTo(2000, -2);
     await first.kill();
     h.spawnWorker();
     expect((await h.engine.waitForRun(runId, { timeoutMs: 60_000 })).status).toBe('completed');

@@ -52,6 +52,13 @@ describe('wait_for_event', () => {
     await h.startWorker();
     const { runId, sessionId } = await h.engine.startRun({ input: 'wait for the payment' });
     await waitFor(async () => (await waiters(h, 'payment.settled')) === 1, 20_000, 'the wait to park');
+    // The run's view says what it waits for and until when.
+    const view = await h.engine.getRun(runId);
+    expect(view?.waiting).toEqual([
+      { kind: 'event', event: 'payment.settled', since: expect.any(String), until: expect.any(String) },
+    ]);
+    const [wait] = view?.waiting ?? [];
+    expect(Date.parse(wait?.until ?? '') - Date.parse(wait?.since ?? '')).toBeCloseTo(120_000, -2);
 
     const other = await h.engine.sendEvent({
       event: 'payment.settled',
@@ -77,6 +84,7 @@ describe('wait_for_event', () => {
     // One model call before the wait and one after: none while it waited.
     expect(h.modelCalls()).toHaveLength(2);
     expect(await waiters(h, 'payment.settled')).toBe(0);
+    expect((await h.engine.getRun(runId))?.waiting).toEqual([]);
   });
 
   it('receives an event sent a second before the wait starts (the wait looks back)', async () => {
