@@ -21,6 +21,8 @@ export const sendEventBodySchema = z.strictObject({
     .describe('Makes delivery idempotent: the same id again delivers nothing new (made when absent).'),
 });
 export type SendEventBody = z.output<typeof sendEventBodySchema>;
+/** What POST /v1/events takes (the typed client's `sendEvent`). */
+export type SendEventInput = z.input<typeof sendEventBodySchema>;
 
 export const triggeredRunSchema = z
   .strictObject({
@@ -50,6 +52,8 @@ export const signalRunBodySchema = z.strictObject({
     .describe('Makes delivery idempotent: the same id again delivers nothing new (made when absent).'),
 });
 export type SignalRunBody = z.output<typeof signalRunBodySchema>;
+/** What POST /v1/runs/:id/signal takes (the typed client's `signal`). */
+export type SignalRunInput = z.input<typeof signalRunBodySchema>;
 
 export const sentSignalSchema = z
   .strictObject({

@@ -24,9 +24,11 @@ export {
 } from './events.js';
 export {
   type SendEventBody,
+  type SendEventInput,
   type SentEvent,
   type SentSignal,
   type SignalRunBody,
+  type SignalRunInput,
   sendEventBodySchema,
   sentEventSchema,
   sentSignalSchema,
