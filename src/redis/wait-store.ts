@@ -56,13 +56,16 @@ export function redisWaits(redis: RedisClient, space: KeySpace, sessionId: strin
     async stopListening({ event, jobId }) {
       await redis.zrem(bus.waiters(event), waiterMember(sessionId, jobId));
     },
-    async recentEvents(event, limit) {
-      const entries = await redis.xrange(bus.stream(event), '-', '+', 'COUNT', limit);
-      return entries.flatMap(([, fields]) => {
+    async recentEvents(event, { after, limit }) {
+      const start = after === undefined ? '-' : `(${after}`;
+      const entries = await redis.xrange(bus.stream(event), start, '+', 'COUNT', limit);
+      const events = entries.flatMap(([, fields]) => {
         const index = fields.indexOf('event');
         const json = index >= 0 ? fields[index + 1] : undefined;
         return json === undefined ? [] : [json];
       });
+      const last = entries.at(-1);
+      return { events, next: entries.length === limit && last ? last[0] : null };
     },
   };
 }

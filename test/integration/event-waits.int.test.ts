@@ -105,6 +105,7 @@ describe('wait_for_event', () => {
 
   it('an event id sent twice delivers once: a second wait of the run times out', async () => {
     const h = start({
+      worker: { question_recheck_ms: 100 },
       script: {
         replies: [
           waitCall('first', { event: 'mail.reply', timeout_s: 60 }),
@@ -124,6 +125,12 @@ describe('wait_for_event', () => {
     const found = results(await h.transcript(sessionId));
     expect(found.get('first')).toMatchObject({ received: true, id: 'mail-1', payload: { n: 1 } });
     expect(found.get('second')).toMatchObject({ received: false, timed_out: true });
+    // The kept event it may not receive again did not wake it over and over: it looked about once per
+    // recheck (100 ms) for its second.
+    const steps = await h.engine.runSteps(runId, { from: 1, limit: 10, cutAt: 100 });
+    const second = steps?.steps[1]?.tool_calls[0];
+    expect(second?.name).toBe('wait_for_event');
+    expect(second?.attempts_total).toBeLessThan(25);
   });
 
   it('a signal reaches the one run it is sent to, once per id', async () => {

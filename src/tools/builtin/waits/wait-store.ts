@@ -78,6 +78,12 @@ export interface WaitStore {
   /** Lists the step among the waiters of an event name until its deadline, so a publish wakes it. */
   listenForEvent(input: { event: string; jobId: string; deadlineMs: number }): Promise<void>;
   stopListening(input: { event: string; jobId: string }): Promise<void>;
-  /** The kept events of a name, oldest first, at most `limit` (their JSON). */
-  recentEvents(event: string, limit: number): Promise<string[]>;
+  /**
+   * A page of the kept events of a name, oldest first: at most `limit` after the entry `after` (from the
+   * oldest when absent), with the id to pass as `after` for the next page (null: none left).
+   */
+  recentEvents(
+    event: string,
+    page: { after?: string | undefined; limit: number },
+  ): Promise<{ events: string[]; next: string | null }>;
 }

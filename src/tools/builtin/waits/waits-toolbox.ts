@@ -47,56 +47,82 @@ function receivedResult(record: EventWaitRecord): JsonValue {
   };
 }
 
-/** The events and signals that fit a wait, oldest first (a signal before an event sent at the same time). */
-async function candidatesOf(
-  context: ToolContext,
-  record: EventWaitRecord,
-  signals: readonly string[],
-): Promise<Candidate[]> {
-  const nowMs = context.session.now().getTime();
-  const fits = (kept: KeptEvent) =>
+/** Events of a name read at a time: a wait stops at the first page that holds one it can receive. */
+const eventsPerPage = 100;
+
+/** Whether a kept event or signal fits the wait: its name, still kept, and its payload contains the match. */
+function fitsWait(record: EventWaitRecord, nowMs: number) {
+  return (kept: KeptEvent) =>
     kept.event === record.event &&
     (kept.expires_ms === undefined || kept.expires_ms > nowMs) &&
     payloadMatches(kept.payload, record.match ?? undefined);
+}
+
+/**
+ * The events and signals that fit a wait, page by page: the run's signals first (oldest first), then the
+ * kept events of the name (oldest first). `offer` is called with each page and says when to stop; the scan
+ * never holds more than a page of events.
+ */
+async function scanCandidates(
+  context: ToolContext,
+  record: EventWaitRecord,
+  signals: readonly string[],
+  offer: (candidates: Candidate[]) => Promise<boolean>,
+): Promise<void> {
+  const fits = fitsWait(record, context.session.now().getTime());
   const sent = signals
     .map((json) => parseJsonRecord(keptEventSchema, json, 'signal'))
     .filter(fits)
     .map((kept): Candidate => ({ key: `s:${kept.id}`, source: 'signal', kept }));
-  const events = (await context.session.data.recentEvents(record.event, limits.maxKeptPerEvent))
-    .map((json) => parseJsonRecord(keptEventSchema, json, 'event'))
-    .filter(fits)
-    .map((kept): Candidate => ({ key: `e:${kept.id}`, source: 'event', kept }));
-  return [...sent, ...events].sort((left, right) => left.kept.at.localeCompare(right.kept.at));
+  if (sent.length > 0 && (await offer(sent))) return;
+  let after: string | undefined;
+  for (;;) {
+    const page = await context.session.data.recentEvents(record.event, { after, limit: eventsPerPage });
+    const events = page.events
+      .map((json) => parseJsonRecord(keptEventSchema, json, 'event'))
+      .filter(fits)
+      .map((kept): Candidate => ({ key: `e:${kept.id}`, source: 'event', kept }));
+    if (events.length > 0 && (await offer(events))) return;
+    if (page.next === null) return;
+    after = page.next;
+  }
 }
 
-/** Offers the candidates to the wait in turn; the first the run has not received yet settles it. */
+/** Offers what fits the wait in turn; the first the run has not received yet settles it. */
 async function receive(
   context: ToolContext,
   record: EventWaitRecord,
-  candidates: readonly Candidate[],
+  signals: readonly string[],
 ): Promise<EventWaitRecord | undefined> {
   const { session } = context;
-  for (const candidate of candidates) {
-    const settled: EventWaitRecord = {
-      ...record,
-      status: 'received',
-      source: candidate.source,
-      event_id: candidate.kept.id,
-      payload: candidate.kept.payload ?? null,
-      sent_at: candidate.kept.at,
-      settled_at: session.now().toISOString(),
-    };
-    const result = await session.data.settleWait({
-      runId: context.runId,
-      callKey: context.idempotencyKey,
-      jobId: session.jobId,
-      eventKey: candidate.key,
-      recordJson: JSON.stringify(settled),
-    });
-    if (result.kind === 'run_finished') throw new Error('the run is finished');
-    if (result.kind === 'settled') return eventWait(readWait(result.recordJson));
-  }
-  return undefined;
+  let received: EventWaitRecord | undefined;
+  await scanCandidates(context, record, signals, async (candidates) => {
+    for (const candidate of candidates) {
+      const settled: EventWaitRecord = {
+        ...record,
+        status: 'received',
+        source: candidate.source,
+        event_id: candidate.kept.id,
+        payload: candidate.kept.payload ?? null,
+        sent_at: candidate.kept.at,
+        settled_at: session.now().toISOString(),
+      };
+      const result = await session.data.settleWait({
+        runId: context.runId,
+        callKey: context.idempotencyKey,
+        jobId: session.jobId,
+        eventKey: candidate.key,
+        recordJson: JSON.stringify(settled),
+      });
+      if (result.kind === 'run_finished') throw new Error('the run is finished');
+      if (result.kind === 'settled') {
+        received = eventWait(readWait(result.recordJson));
+        return true;
+      }
+    }
+    return false;
+  });
+  return received;
 }
 
 function eventWait(record: WaitRecord): EventWaitRecord {
@@ -169,7 +195,7 @@ const waitForEvent = defineTool({
     if (record.status !== 'waiting') return receivedResult(record);
     // Listed before looking back: an event sent after this either is found by the look or wakes the step.
     await session.data.listenForEvent({ event, jobId: session.jobId, deadlineMs: record.deadline_ms });
-    const received = await receive(context, record, await candidatesOf(context, record, signals));
+    const received = await receive(context, record, signals);
     if (received) {
       await session.data.stopListening({ event, jobId: session.jobId });
       return receivedResult(received);
@@ -195,7 +221,10 @@ const waitForEvent = defineTool({
     // that came while the step was still running is caught by the check after parking.
     const came = async () => {
       const again = await look();
-      return (await candidatesOf(context, again.record, again.signals)).length > 0;
+      if (again.record.status !== 'waiting') return true;
+      // Receiving here (once, as any look would) rather than asking whether something fits: an event the run
+      // received already fits too, and would wake the step again and again.
+      return (await receive(context, again.record, again.signals)) !== undefined;
     };
     throw await session.park(
       Math.min(record.deadline_ms, nowMs + session.recheckMs),
