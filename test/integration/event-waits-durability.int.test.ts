@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Message, toolResultsOf } from '../../src/chat/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
+import { silentLogger } from '../../src/log/index.js';
 import { eventBusKeys, runKeys } from '../../src/redis/keys.js';
+import { sweepExpired } from '../../src/redis/retention.js';
 import { publishEvent } from '../../src/redis/wait-store.js';
 import { stepJobId } from '../../src/workflows/ids.js';
 import { journalField } from '../../src/workflows/journal.js';
@@ -204,4 +206,24 @@ describe('a Redis restart (AOF)', () => {
     );
     await expectReceivedOnce(h, runId, sessionId, 0);
   }, 90_000);
+});
+
+describe('retention', () => {
+  it("removes a finished run's waits and signals with it", async () => {
+    const h = start({
+      script: waitScript,
+      config: { retention: { finished_runs_s: 1, idle_sessions_s: 0, sweep_interval_s: 3600 } },
+    });
+    await h.startWorker();
+    const { runId, sessionId } = await h.engine.startRun({ input: 'wait for the deploy' });
+    await waitFor(async () => (await waiters(h, 'deploy')) === 1, 20_000, 'the wait to park');
+    await h.engine.signalRun(runId, { event: 'deploy', payload: { version: 7 }, id: 'deploy-1' });
+    expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
+    const keys = runKeys(h.engine.space, sessionId, runId);
+    expect(await h.redis.exists(keys.waits, keys.signals)).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const swept = await sweepExpired(h.redis, h.engine.space, h.loaded.config.retention, silentLogger());
+    expect(swept.runs).toBe(1);
+    expect(await h.redis.exists(keys.waits, keys.signals, keys.run)).toBe(0);
+  });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Message, toolResultsOf } from '../../src/chat/index.js';
-import { eventBusKeys } from '../../src/redis/keys.js';
+import { eventBusKeys, runKeys } from '../../src/redis/keys.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness, type HarnessOptions } from '../helpers/harness.js';
 
@@ -156,6 +156,11 @@ describe('wait_for_event', () => {
     // The signal was received once: the run's next wait does not get it again.
     expect(found.get('later')).toMatchObject({ received: false, timed_out: true });
     await expect(h.engine.signalRun(runId, { event: 'approved' })).rejects.toThrow(/already completed/);
+    // The run's waits and signals go with its session.
+    const keys = runKeys(h.engine.space, sessionId, runId);
+    expect(await h.redis.exists(keys.waits, keys.signals)).toBe(2);
+    expect(await h.engine.deleteSession(sessionId)).toBe(true);
+    expect(await h.redis.exists(keys.waits, keys.signals)).toBe(0);
   });
 
   it('a parked run holds no worker slot: a worker of concurrency 1 runs another run meanwhile', async () => {
