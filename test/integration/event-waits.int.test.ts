@@ -103,6 +103,29 @@ describe('wait_for_event', () => {
     });
   });
 
+  it('looks back past a page of events that do not match (kept events are read a page at a time)', async () => {
+    const h = start({
+      script: {
+        replies: [
+          waitCall('wait', { event: 'job.done', match: { job: 'mine' }, timeout_s: 60 }),
+          { text: 'ok' },
+        ],
+      },
+    });
+    for (let index = 0; index < 250; index += 1)
+      await h.engine.sendEvent({ event: 'job.done', payload: { job: `other-${index}` } });
+    await h.engine.sendEvent({ event: 'job.done', payload: { job: 'mine', n: 1 }, id: 'mine-1' });
+    await h.engine.sendEvent({ event: 'job.done', payload: { job: 'mine', n: 2 }, id: 'mine-2' });
+    await h.startWorker();
+    const { runId, sessionId } = await h.engine.startRun({ input: 'wait for my job' });
+    expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
+    // The oldest that fits.
+    expect(results(await h.transcript(sessionId)).get('wait')).toMatchObject({
+      id: 'mine-1',
+      payload: { n: 1 },
+    });
+  });
+
   it('an event id sent twice delivers once: a second wait of the run times out', async () => {
     const h = start({
       worker: { question_recheck_ms: 100 },
