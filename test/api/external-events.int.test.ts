@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { publishEvent } from '../../src/redis/wait-store.js';
 import { externalEventLimits } from '../../src/schemas/index.js';
 import { ApiHarness } from './api-harness.js';
 
@@ -52,6 +53,39 @@ describe('events over HTTP', () => {
     const calls = api.harness.modelCalls();
     expect(calls).toHaveLength(1);
     expect(calls[0]?.messages.at(-1)?.text).toBe('Triage ticket 9: printer on fire');
+  });
+
+  it('an event recorded by a request that died before its trigger ran starts the run when sent again', async () => {
+    api = await ApiHarness.start({
+      script: { replies: [{ text: 'handled' }] },
+      harness: {
+        config: { triggers: [{ event: 'order.paid', agent: 'agent', input: 'Ship {{payload.order}}' }] },
+      },
+    });
+    // What the first request recorded before it died: the event, without its trigger's run.
+    const now = Date.now();
+    const entry = {
+      v: 1,
+      id: 'paid-1',
+      event: 'order.paid',
+      payload: { order: 7 },
+      at: new Date(now).toISOString(),
+    };
+    await publishEvent(api.harness.redis, api.harness.engine.space, {
+      id: 'paid-1',
+      event: 'order.paid',
+      entryJson: JSON.stringify({ ...entry, expires_ms: now + 3_600_000 }),
+      nowMs: now,
+      retentionMs: 3_600_000,
+      maxKept: 1000,
+    });
+    const again = await api.request('POST', '/v1/events', {
+      body: { event: 'order.paid', id: 'paid-1', payload: { order: 7 } },
+    });
+    expect(again.body).toMatchObject({ duplicate: true, runs: [{ started: true }] });
+    const waited = await api.request('GET', `/v1/runs/${again.body.runs[0].run_id}/wait?timeout_s=30`);
+    expect(waited.body.status).toBe('completed');
+    expect(api.harness.modelCalls()[0]?.messages.at(-1)?.text).toBe('Ship 7');
   });
 
   it('refuses a bad event, naming the field and the limit', async () => {
