@@ -164,12 +164,21 @@ describe('sleep', () => {
               { id: 'neither', name: 'sleep', arguments: {} },
             ],
           },
+          {
+            tool_calls: [{ id: 'then', name: 'wait_for_event', arguments: { event: 'then', timeout_s: 20 } }],
+          },
           { text: 'awake' },
         ],
       },
     });
     await h.startWorker();
     const { runId, sessionId } = await h.engine.startRun({ input: 'sleep long', timeoutS: 30 });
+    await waitFor(async () => (await waiters(h, 'then')) === 1, 20_000, 'the wait after the sleeps');
+    // The refused sleep is not shown as one: the run waits for the event only.
+    expect((await h.engine.getRun(runId))?.waiting).toEqual([
+      { kind: 'event', event: 'then', since: expect.any(String), until: expect.any(String) },
+    ]);
+    await h.engine.sendEvent({ event: 'then' });
     expect((await h.engine.waitForRun(runId, { timeoutMs: 20_000 })).status).toBe('completed');
     const chat = await h.transcript(sessionId);
     const [long] = toolResults(chat, 'long');

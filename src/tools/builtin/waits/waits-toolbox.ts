@@ -279,16 +279,14 @@ const sleep = defineTool({
     if (begun.kind === 'run_finished') throw new Error('the run is finished');
     const record = sleepOf(readWait(begun.recordJson));
     const wakeAt = new Date(record.until_ms).toISOString();
-    if (record.until_ms === untilMs && record.started_at === fresh.started_at) {
-      // The first look: the bounds of what the model asked for.
-      if (untilMs > nowMs + limits.maxSleepS * 1000)
-        throw new Error(`until ${input.until} is more than 30 days ahead: sleep for less`);
-      if (session.deadlineMs !== undefined && untilMs > session.deadlineMs) {
-        throw new Error(
-          `the run's deadline is ${new Date(session.deadlineMs).toISOString()}: a sleep may not end after ` +
-            'it; sleep for less',
-        );
-      }
+    // Checked on the recorded sleep, so every execution of the call decides alike.
+    if (record.until_ms - Date.parse(record.started_at) > limits.maxSleepS * 1000)
+      throw new Error(`until ${wakeAt} is more than 30 days ahead: sleep for less`);
+    if (session.deadlineMs !== undefined && record.until_ms > session.deadlineMs) {
+      throw new Error(
+        `the run's deadline is ${new Date(session.deadlineMs).toISOString()}: a sleep may not end after ` +
+          'it; sleep for less',
+      );
     }
     if (nowMs >= record.until_ms) return { slept: true, woke_at: session.now().toISOString(), until: wakeAt };
     throw await session.park(record.until_ms, `sleep until ${wakeAt}`);
