@@ -64,6 +64,7 @@ export function toWireRun(run: RunView): WireRun {
     iterations: run.iteration,
     progress: run.progress,
     pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,
+    waiting: run.waiting,
     input_line: run.input_line,
     created_at: run.created_at,
     finished_at: run.finished_at,

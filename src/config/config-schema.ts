@@ -4,6 +4,8 @@ import { originOf } from '../http/index.js';
 import { logFormatSettings } from '../log/index.js';
 import {
   duration,
+  eventNameSchema,
+  externalEventLimits,
   integer,
   maxDayMs,
   maxHourMs,
@@ -336,6 +338,30 @@ const apiSchema = z.strictObject({
 const eventsSchema = z.strictObject({
   /** Cap of each session's event stream (trimmed approximately). */
   max_len: withDefault(integer(100), 10_000),
+  /**
+   * How long an event sent to POST /v1/events is kept for waits that start later (wait_for_event looks back
+   * over it) and how long its id is remembered (the same id again delivers nothing new); decision 0033.
+   */
+  retention_s: withDefault(duration(1, externalEventLimits.maxRetentionS, '30 days'), 3_600),
+  /** At most this many events of one name are kept (the oldest go first). */
+  max_kept_per_event: withDefault(integer(1, externalEventLimits.maxKeptPerEvent), 1_000),
+});
+
+/** An event that starts a run (decision 0033): each event starts at most one run per trigger. */
+const triggerSchema = z.strictObject({
+  event: eventNameSchema,
+  /** The agent (or team, or handoff group) the run is of. */
+  agent: z.string().min(1),
+  /**
+   * The run's input: text in which `{{payload.a.b}}` is the payload's value at that path (text as is, other
+   * values as JSON, absent as nothing), `{{event}}` the event's name and `{{id}}` its id.
+   */
+  input: z
+    .string()
+    .min(1)
+    .max(externalEventLimits.templateChars, {
+      error: `at most ${externalEventLimits.templateChars} characters`,
+    }),
 });
 
 const logSchema = z.strictObject({
@@ -382,6 +408,8 @@ export const configSchema = z.strictObject({
   retention: withDefault(retentionSchema, {}),
   api: withDefault(apiSchema, {}),
   events: withDefault(eventsSchema, {}),
+  /** Events that start runs (decision 0033). */
+  triggers: withDefault(z.array(triggerSchema).max(100, { error: 'at most 100 triggers' }), []),
   log: withDefault(logSchema, {}),
   /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
   tools: withDefault(toolsConfigSchema, {}),
@@ -404,6 +432,7 @@ export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
 export type RetentionConfig = z.output<typeof retentionSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;
+export type TriggerConfig = z.output<typeof triggerSchema>;
 export type ApiConfig = z.output<typeof apiSchema>;
 export type { TelemetryConfig } from './telemetry-config-schema.js';
 export type ToolboxReference = z.output<typeof toolboxReferenceSchema>;

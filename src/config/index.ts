@@ -20,6 +20,7 @@ export {
   type TeamConfig,
   type TelemetryConfig,
   type ToolboxReference,
+  type TriggerConfig,
   type WorkerConfig,
 } from './config-schema.js';
 export { configSecrets, registerConfigSecrets } from './config-secrets.js';

@@ -1,5 +1,6 @@
 import type { Telemetry } from 'bullmq';
 import type { Part } from '../chat/index.js';
+import type { TriggerConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   budgets?: Readonly<Record<string, Budget>>;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
+  /** Events from outside (config `events.retention_s`, `events.max_kept_per_event`, `triggers`; decision 0033). */
+  externalEvents?: ExternalEventSettings;
 }
 
 export interface StartRunInput {
@@ -56,4 +59,11 @@ export interface StartRunInput {
 export interface StartedRun {
   runId: string;
   sessionId: string;
+}
+
+/** What the engine keeps of events from outside (config `events`, `triggers`; decision 0033). */
+export interface ExternalEventSettings {
+  retentionS: number;
+  maxKeptPerEvent: number;
+  triggers: readonly TriggerConfig[];
 }

@@ -125,6 +125,18 @@ export const runSchema = z
     iterations: z.number().int().nonnegative(),
     progress: progressSchema.nullable(),
     pending_question: questionSchema.nullable(),
+    waiting: z
+      .array(
+        z.strictObject({
+          kind: z.enum(['event', 'sleep']),
+          event: z.string().nullable().describe("The event's name (wait_for_event); null for a sleep."),
+          since: z.iso.datetime(),
+          until: z.iso.datetime().describe('When the sleep ends, or when the wait for the event times out.'),
+        }),
+      )
+      .describe(
+        "What the run's parked tool calls wait for (wait_for_event, sleep) and until when, soonest first; empty when nothing.",
+      ),
     input_line: z
       .string()
       .nullable()

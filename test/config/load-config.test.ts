@@ -108,7 +108,7 @@ describe('loadConfig', () => {
       keep_completed_jobs_s: 3_600,
       dead_worker_ms: 3_000,
     });
-    expect(config.events).toEqual({ max_len: 500 });
+    expect(config.events).toEqual({ max_len: 500, retention_s: 3_600, max_kept_per_event: 1_000 });
     expect(config.api).toEqual({
       host: '0.0.0.0',
       port: 9090,

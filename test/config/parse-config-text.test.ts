@@ -80,7 +80,8 @@ describe('parseConfigText: defaults', () => {
         max_followers: 1_000,
         admin_queues: false,
       },
-      events: { max_len: 10_000 },
+      events: { max_len: 10_000, retention_s: 3_600, max_kept_per_event: 1_000 },
+      triggers: [],
       log: { format: 'auto' },
       tools: {
         workspace: './workspace',
@@ -145,6 +146,7 @@ describe('parseConfigText: defaults', () => {
         metrics: { enabled: false, worker_host: '127.0.0.1', worker_port: 9464 },
       },
       webhooks: [],
+      schedules: [],
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

@@ -19,6 +19,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { QuestionForm } from '../components/question-form.js';
 import { RunActions } from '../components/run-actions.js';
 import { RunTreeView } from '../components/run-tree-view.js';
+import { RunWaits } from '../components/run-waits.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { StepTimeline } from '../components/step-timeline.js';
 import { ModelText, Text, visibleText } from '../components/text.js';
@@ -83,6 +84,7 @@ export function RunPage({ client, params }: PageProps) {
       <ErrorNote error={run.error} />
       <RunFacts run={current} top={tree.data?.runs.find((node) => node.run_id === runId)} />
       <AnswerReceipts receipts={receipts.receipts} />
+      <RunWaits waiting={current.waiting} />
       {pending.length > 0 && (
         <section class="panel" aria-labelledby="questions-heading" data-testid="pending-questions">
           <h2 id="questions-heading">Waiting for you</h2>
