@@ -36,6 +36,8 @@ const scriptKeyCounts = {
   'task-create': 2,
   'task-update': 1,
   'unindex-runs': 1,
+  'wait-for-worker': 4,
+  'worker-found': 3,
 } as const satisfies Record<string, number | 'variable'>;
 
 export type ScriptName = keyof typeof scriptKeyCounts;
