@@ -6,14 +6,23 @@ import { loadConfig } from '../../src/config/index.js';
 import { type Engine, engineFromConfig } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, redisTargetOf } from '../../src/redis/connection.js';
-import { type KeySpace, shardOf, shardPrefix, stepQueueName } from '../../src/redis/keys.js';
+import { shardOf, shardPrefix, stepQueueName } from '../../src/redis/keys.js';
 import { readWorkers } from '../../src/redis/worker-registry.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { stepJobId } from '../../src/workflows/ids.js';
 import { testMiddleware } from '../fixtures/middleware-extensions.js';
 import { testToolbox } from '../fixtures/test-tools.js';
 import { waitFor } from '../helpers/crash-scenario.js';
-import { Harness, type WorkerProcess } from '../helpers/harness.js';
+import {
+  count,
+  eventKinds,
+  generationsHarness,
+  olderConfig,
+  spaceOf,
+  started,
+  statusOf,
+} from '../helpers/generations.js';
+import type { Harness } from '../helpers/harness.js';
 
 // Decision 0031: a step whose code its worker lacks goes back to the queue for a worker that has it, without
 // spending an attempt and without spinning; when no live worker has it for worker.capability_wait_s, its run
@@ -31,44 +40,9 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const clerkScript = {
-  replies: [{ text: 'adding', tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'five' }],
-};
-
-/** Waits are short here: a second of capability wait, a recheck every 1.5 s, a heartbeat window of 1 s. */
-const worker = { capability_wait_s: 1, question_recheck_ms: 1_500, dead_worker_ms: 1_000 };
-
 function newHarness(): Harness {
-  harness = new Harness({
-    agents: [
-      { name: 'agent', script: { replies: [{ text: 'hi' }] } },
-      { name: 'clerk', script: clerkScript },
-    ],
-    worker,
-  });
+  harness = generationsHarness();
   return harness;
-}
-
-/** Config v1, an older generation's: the harness's own without the agent `clerk` and its provider. */
-function olderConfig(h: Harness): string {
-  const config = JSON.parse(readFileSync(h.configPath, 'utf8'));
-  config.agents = config.agents.filter((agent: { name: string }) => agent.name !== 'clerk');
-  config.providers = config.providers.filter((provider: { name: string }) => provider.name !== 'model-clerk');
-  const path = join(h.dir, 'v1.json');
-  writeFileSync(path, JSON.stringify(config, null, 2));
-  return path;
-}
-
-async function started(...workers: WorkerProcess[]): Promise<void> {
-  await waitFor(
-    () => workers.every((process) => process.output().includes('worker started')),
-    60_000,
-    'the workers to start',
-  );
-}
-
-function spaceOf(h: Harness): KeySpace {
-  return { prefix: h.prefix, shards: h.loaded.config.redis.shards };
 }
 
 /** The step queue of the run's session's shard, and how to close it with its connection. */
@@ -91,16 +65,6 @@ function queueOf(h: Harness, sessionId: string) {
     },
   };
 }
-
-async function statusOf(h: Harness, runId: string): Promise<string | undefined> {
-  return (await h.engine.getRun(runId))?.status;
-}
-
-async function eventKinds(h: Harness, sessionId: string): Promise<string[]> {
-  return (await h.events(sessionId)).map((event) => event.kind);
-}
-
-const count = (kinds: readonly string[], kind: string) => kinds.filter((each) => each === kind).length;
 
 describe('a step needing code no live worker has', () => {
   it('waits as waiting_for_worker within capability_wait_s, spins no worker, and completes once a worker with it starts', async () => {
