@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../schemas/parse.js';
-import {
-  type Capabilities,
-  type CapabilityKind,
-  capabilityKinds,
-  capabilityLimits,
-} from '../workflows/core/step-needs.js';
+import { type CapabilityKind, capabilitiesSchema } from '../workflows/capability-record.js';
+import type { Capabilities } from '../workflows/core/step-needs.js';
 import type { RedisClient } from './connection.js';
 import { jobLockKey, type KeySpace, shardPrefix, stepQueueName } from './keys.js';
 import { runScript } from './scripts.js';
@@ -28,16 +24,7 @@ const entrySchema = z.strictObject({
   concurrency: z.number().int().positive().optional(),
   shards: z.array(z.number().int().nonnegative()).optional(),
   /** What the process can serve, by kind (decision 0031; absent in entries of older workers). */
-  capabilities: z
-    .strictObject(
-      Object.fromEntries(
-        capabilityKinds.map((kind) => [
-          kind,
-          z.array(z.string().max(capabilityLimits.maxNameChars)).max(capabilityLimits.maxNamesPerKind),
-        ]),
-      ) as { [Kind in (typeof capabilityKinds)[number]]: z.ZodArray<z.ZodString> },
-    )
-    .optional(),
+  capabilities: capabilitiesSchema.optional(),
 });
 
 /** What a process says of itself in its entry, beside its lock-token ids. */

@@ -12,14 +12,14 @@ import {
 import { readWorkers } from '../redis/worker-registry.js';
 import {
   type Capabilities,
+  crashPoint,
   mergeNeeds,
   missingNeeds,
   type Needs,
   type NeedsDefinition,
   needsOf,
   servesAll,
-} from '../workflows/core/step-needs.js';
-import { crashPoint } from '../workflows/crash-points.js';
+} from '../workflows/index.js';
 
 /** Where a step runs and for whom, as its job data says. */
 export interface StepPlace {

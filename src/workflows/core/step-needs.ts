@@ -1,4 +1,7 @@
 import type { AgentConfig, HandoffConfig, TeamConfig } from '../../config/index.js';
+import { type CapabilityKind, capabilityKinds, capabilityLimits } from '../capability-record.js';
+
+export { type CapabilityKind, capabilityKinds, capabilityLimits };
 
 /**
  * What a step needs of the worker that runs it, and what a worker can serve (decision 0031). Both are sets of
@@ -6,19 +9,6 @@ import type { AgentConfig, HandoffConfig, TeamConfig } from '../../config/index.
  * worker pool without some toolbox). Pure: the worker compares the two before it runs a step, and hands the
  * step back to the queue when it lacks something, instead of failing it or running it partly.
  */
-export const capabilityKinds = [
-  'agents',
-  'providers',
-  'toolboxes',
-  'tools',
-  'effects',
-  'middleware',
-  'coordinators',
-  'stop_conditions',
-  'mcp_servers',
-] as const;
-export type CapabilityKind = (typeof capabilityKinds)[number];
-
 /** What a worker advertises in its heartbeat record: every name it can serve, by kind. */
 export type Capabilities = { readonly [Kind in CapabilityKind]: readonly string[] };
 
@@ -41,12 +31,6 @@ const singular = {
 const kindOfSingular = new Map<string, CapabilityKind>(
   capabilityKinds.map((kind) => [singular[kind], kind] as const),
 );
-
-/**
- * The bounds of what a worker advertises (its heartbeat record is read by every worker, every beat): names
- * per kind and characters per name. A worker over them does not start (a clear error names the kind).
- */
-export const capabilityLimits = { maxNamesPerKind: 2_000, maxNameChars: 200, maxMissingNames: 50 } as const;
 
 /** The agent, handoff group or team a step's run works as: its resolved definition (config entry shape). */
 export type NeedsDefinition = AgentConfig | HandoffConfig | TeamConfig;
