@@ -20,7 +20,7 @@ const scriptKeyCounts = {
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
   'fork-run': 10,
-  'list-runs': 9,
+  'list-runs': 10,
   'load-iteration': 4,
   'mark-parked': 2,
   'memory-write': 3,
