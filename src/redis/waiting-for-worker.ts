@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { buildEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { capabilityLimits } from '../workflows/core/step-needs.js';
-import { type RunRecord, type RunStatus, runStatusSchema } from '../workflows/run-record.js';
+import { isFinished, type RunRecord, type RunStatus, runStatusSchema } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import { jobLockKey, type KeySpace, runKeys } from './keys.js';
 import { encodeEvent, parseRun } from './run-store.js';
@@ -76,6 +76,27 @@ export async function waitingSteps(
     });
   }
   return { cursor: next, steps };
+}
+
+/**
+ * Of these waiting steps, those whose run is gone or finished (cancelled while it waited: its steps were
+ * removed, so nothing hands them back again): one pipelined read of their runs' records.
+ */
+export async function stepsOfEndedRuns(
+  redis: RedisClient,
+  space: KeySpace,
+  steps: readonly WaitingStep[],
+): Promise<WaitingStep[]> {
+  if (steps.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const step of steps) pipeline.hget(runKeys(space, step.session_id, step.run_id).run, 'record');
+  const replies = (await pipeline.exec()) ?? [];
+  return steps.filter((step, index) => {
+    const record = replies[index]?.[1];
+    if (typeof record !== 'string') return true;
+    const { record: run } = parseRun(record, null, `run ${step.run_id}`);
+    return isFinished(run.status);
+  });
 }
 
 export async function forgetWaitingStep(redis: RedisClient, space: KeySpace, jobId: string): Promise<void> {

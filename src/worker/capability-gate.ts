@@ -7,6 +7,8 @@ import {
   markWaitingForWorker,
   noteWaitingStep,
   resumeWaitingRun,
+  stepsOfEndedRuns,
+  type WaitingStep,
   waitingSteps,
 } from '../redis/waiting-for-worker.js';
 import { readWorkers } from '../redis/worker-registry.js';
@@ -61,6 +63,8 @@ export interface CapabilityGateOptions {
 
 /** The delay of a step handed back while a capable worker is live: short, doubling per hand-back, bounded. */
 export const handBackDelay = { firstMs: 100, maxMs: 5_000 } as const;
+/** How often a worker checks whether the run of a waiting step it cannot serve has ended: capability_wait_s, at least 5 s. */
+const endedCheckMinMs = 5_000;
 /** How many steps' hand-back counts a worker keeps (it forgets them all past this). */
 const handBackMemory = 10_000;
 
@@ -84,6 +88,8 @@ export class CapabilityGate {
   /** Job ids of the waiting steps seen at the last look: a capable worker taking one ends its run's wait first. */
   private waitingJobs = new Set<string>();
   private cursor = '0';
+  /** When this worker last checked whether a waiting step's run ended (each at most once per wait). */
+  private readonly checkedAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private busy = false;
 
@@ -213,6 +219,22 @@ export class CapabilityGate {
     this.waitingJobs.delete(jobId);
   }
 
+  /** Removes the entries of runs that ended while they waited (each checked at most once per wait). */
+  private async forgetEnded(steps: readonly WaitingStep[]): Promise<void> {
+    const now = Date.now();
+    const due = steps.filter(
+      (step) =>
+        now - (this.checkedAt.get(step.job_id) ?? 0) >= Math.max(endedCheckMinMs, this.options.waitMs),
+    );
+    if (this.checkedAt.size >= handBackMemory) this.checkedAt.clear();
+    for (const step of due) this.checkedAt.set(step.job_id, now);
+    const { redis, space } = this.options;
+    for (const step of await stepsOfEndedRuns(redis, space, due)) {
+      await forgetWaitingStep(redis, space, step.job_id);
+      this.checkedAt.delete(step.job_id);
+    }
+  }
+
   /** One look: the live workers, and a page of the waiting steps (those this worker serves are woken). */
   private async look(): Promise<void> {
     if (this.busy) return;
@@ -224,14 +246,17 @@ export class CapabilityGate {
       const page = await waitingSteps(options.redis, options.space, this.cursor);
       this.cursor = page.cursor;
       const seen = new Set(this.cursor === '0' ? [] : this.waitingJobs);
+      const unserved: WaitingStep[] = [];
       for (const step of page.steps) {
         if (!options.shards.includes(step.shard) || !servesAll(options.capabilities, step.missing)) {
           seen.add(step.job_id);
+          unserved.push(step);
           continue;
         }
         await this.endWait(step.job_id, step.session_id, step.run_id, true);
       }
       this.waitingJobs = seen;
+      await this.forgetEnded(unserved);
     } catch (error) {
       options.logger.warn({ err: error }, 'capability look failed: trying again');
     } finally {

@@ -124,6 +124,24 @@ describe('a step needing code no live worker has', () => {
     }
   }, 180_000);
 
+  it('a run cancelled while it waits for a worker leaves nothing waiting', async () => {
+    const h = newHarness();
+    const older = h.spawnWorker({ configPath: olderConfig(h) });
+    await started(older);
+    const { runId } = await h.engine.startRun({ input: 'add 2 and 3', agent: 'clerk' });
+    await waitFor(
+      async () => (await statusOf(h, runId)) === 'waiting_for_worker',
+      30_000,
+      'the run to wait for a worker',
+    );
+    const waitingSteps = `${h.prefix}:{workers}:waiting-steps`;
+    expect(await h.redis.hkeys(waitingSteps)).toEqual([stepJobId.iteration(runId, 1)]);
+    await h.engine.cancelRun(runId, 'no longer needed');
+    expect(await statusOf(h, runId)).toBe('cancelled');
+    // The older worker, which cannot serve it, notices the run ended and removes its entry.
+    await waitFor(async () => (await h.redis.hlen(waitingSteps)) === 0, 30_000, 'the entry to go');
+  }, 120_000);
+
   it('a step needing a middleware kind only worker B has is never run by worker A, both live', async () => {
     const h = newHarness();
     // v2 has an agent with the `coin_flip` middleware; only B's worker code registers that kind.
