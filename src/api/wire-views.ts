@@ -73,6 +73,7 @@ export function toWireRun(run: RunView): WireRun {
     max_iterations: run.max_iterations,
     origin: run.origin,
     retried_by: run.retried_by,
+    waiting_for: run.waiting_for ?? null,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }

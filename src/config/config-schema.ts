@@ -260,6 +260,12 @@ const workerSchema = z.strictObject({
    * locks to expire.
    */
   dead_worker_ms: withDefault(z.union([z.literal(0), integer(500, 60_000)]), 2_000),
+  /**
+   * A step whose code no live worker has (a tool, provider, extension kind, agent …) for this long shows
+   * its run as `waiting_for_worker` (decision 0031); it resumes when a worker that has it appears. 1 s to
+   * 1 day.
+   */
+  capability_wait_s: withDefault(duration(1, 86_400, '1 day'), 60),
   /** The shards this worker consumes (numbers below redis.shards); every shard when absent. */
   shards: z.preprocess(nullAsMissing, z.array(integer(0, 1023)).min(1).optional()),
 });

@@ -23,7 +23,7 @@ const scriptKeyCounts = {
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
   'fork-run': 10,
-  'list-runs': 9,
+  'list-runs': 10,
   'load-iteration': 4,
   'mark-parked': 2,
   'memory-write': 3,
@@ -43,6 +43,8 @@ const scriptKeyCounts = {
   'unindex-runs': 1,
   'wait-begin': 3,
   'wait-settle': 2,
+  'wait-for-worker': 4,
+  'worker-found': 3,
 } as const satisfies Record<string, number | 'variable'>;
 
 export type ScriptName = keyof typeof scriptKeyCounts;

@@ -10,6 +10,7 @@ import {
   listedRunStatusSchema,
   runErrorSchema,
   subGoalSchema,
+  waitingForSchema,
 } from '../workflows/run-record.js';
 import { inputPartsSchema } from './messages.js';
 import { questionSchema } from './questions.js';
@@ -177,6 +178,12 @@ export const runSchema = z
       .nullable()
       .describe(
         'The run that continues this failed or cancelled one (POST /v1/runs/:id/retry); null: not retried.',
+      ),
+    waiting_for: waitingForSchema
+      .nullable()
+      .optional()
+      .describe(
+        'While the status is waiting_for_worker: since when, and the names no live worker serves (`tool:crm_lookup`, `middleware:audit`, `agent:writer` …); null otherwise.',
       ),
     metadata: resultMetadataSchema.describe(
       'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',

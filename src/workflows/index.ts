@@ -34,6 +34,20 @@ export type {
 } from './core/run-timeline.js';
 export { decideFire, type FireSituation } from './core/schedule-fire.js';
 export { shownStatus } from './core/shown-status.js';
+export {
+  type Capabilities,
+  type CapabilityKind,
+  capabilityKinds,
+  capabilityLimits,
+  capabilityProblems,
+  mergeNeeds,
+  missingNeeds,
+  type Needs,
+  type NeedsDefinition,
+  needsOf,
+  normalizedCapabilities,
+  servesAll,
+} from './core/step-needs.js';
 export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
