@@ -54,6 +54,7 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
       ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
       prefix: prefixOf(options, agent),
       team: isTeam(options, agent),
+      ...definitionOf(options, agent),
       chatLength,
       now: parts.now().toISOString(),
     });
@@ -103,6 +104,7 @@ function steerContext(parts: EngineParts): SteerContext {
         ...(limits.budget ? { budget: limits.budget } : {}),
         ...(deadlineAt ? { deadlineAt } : {}),
         ...(limits.maxIterations === undefined ? {} : { maxIterations: limits.maxIterations }),
+        ...definitionOf(options, agent),
       };
     },
     isTeam: (agent) => isTeam(options, agent),
@@ -158,6 +160,12 @@ export async function cancelRun(parts: EngineParts, runId: string, reason: strin
   const run = await getRun(parts, runId);
   if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
   return run;
+}
+
+/** The definition a new run of the agent records (decision 0030), when the engine has its config. */
+function definitionOf(options: EngineParts['options'], agent: string) {
+  const definition = options.definitions?.get(agent);
+  return definition ? { definition } : {};
 }
 
 /** A supervisor's progress is its sub-goals'. */

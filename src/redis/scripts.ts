@@ -26,6 +26,7 @@ const scriptKeyCounts = {
   'memory-write': 3,
   'note-write': 1,
   'rate-limit-admit': 3,
+  'record-definition': 1,
   'rate-limit-settle': 3,
   'release-dead-lock': 3,
   'report-progress': 4,

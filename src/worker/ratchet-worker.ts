@@ -9,6 +9,7 @@ import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { listenForCancellations } from '../redis/cancel-run.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
+import { DefinitionStore } from '../redis/definition-store.js';
 import { type KeySpace, shardOf, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RedisRateLimiter } from '../redis/rate-limiter.js';
 import { redisOutageLog } from '../redis/redis-outage.js';
@@ -16,13 +17,19 @@ import { redisStepStores } from '../redis/step-store.js';
 import { createTelemetry, type Telemetry, telemetrySettings } from '../telemetry/index.js';
 import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
-import { compileContracts, type RetrySettings, type StepServices } from '../workflows/index.js';
+import {
+  compileContracts,
+  definitionsOf,
+  type RetrySettings,
+  type StepServices,
+} from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
 import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
+import { WorkerDefinitions } from './worker-definitions.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
@@ -88,14 +95,24 @@ export class RatchetWorker {
     this.mcpServers = mcpServers;
     await mcpServers.start();
     if (this.shuttingDown) return;
-    const { agents, handoffs, teams, builtinToolboxes } = buildRegistry(
+    const registry = buildRegistry(
       config,
       configDir,
       [...this.options.toolboxes, ...mcpServers.toolboxes],
       logger,
       this.options.extensions ?? (this.options.loaded.extensions as Extensions | undefined),
     );
+    const { agents, handoffs, teams, builtinToolboxes } = registry;
     this.builtinToolboxes = builtinToolboxes;
+    const definitions = new WorkerDefinitions({
+      store: new DefinitionStore(commands, space),
+      current: definitionsOf(config),
+      registry,
+      describe: (name) =>
+        [...config.agents, ...config.handoffs, ...config.teams].find((entry) => entry.name === name)
+          ?.description ?? '',
+      env: process.env,
+    });
     const traces = telemetrySettings(config.telemetry, process.env).traces;
     const queueTelemetry = traces?.queueSpans ? new QueueTelemetry(traces, this.workerId) : undefined;
     this.queueTelemetry = queueTelemetry;
@@ -146,6 +163,7 @@ export class RatchetWorker {
       now: () => new Date(),
       workerId: this.workerId,
       keyPrefix: config.redis.prefix,
+      definitions,
       // Toolboxes an agent uses that hold something per run are told when a run ends (the browser's page).
       observer: withRunEndListeners(
         this.telemetry,

@@ -79,6 +79,13 @@ export const runOriginSchema = z.strictObject({
 });
 export type RunOrigin = z.infer<typeof runOriginSchema>;
 
+/** The definition a run works under: its hash and when the run took it. */
+export const runDefinitionSchema = z.strictObject({
+  hash: z.string().regex(/^[0-9a-f]{32}$/),
+  recorded_at: z.iso.datetime(),
+});
+export type RunDefinition = z.infer<typeof runDefinitionSchema>;
+
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
   v: z.literal(1),
@@ -152,6 +159,14 @@ export const runRecordSchema = z.strictObject({
    * or whose input has no text.
    */
   input_line: z.string().max(inputLineMaxChars).nullable().default(null),
+  /**
+   * The resolved definition the run works under (decision 0030): its hash (the `def:<hash>` record) and when
+   * the run took it (its start, or the upgrade that moved it). Null for a run recorded before definitions
+   * were, or started by an engine without a config: it uses its worker's config.
+   */
+  definition: runDefinitionSchema.nullable().default(null),
+  /** POST /v1/runs/:id/upgrade asked for: the next iteration moves the run to the current definition. */
+  upgrade_requested: z.boolean().default(false),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

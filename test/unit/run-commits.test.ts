@@ -52,6 +52,8 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     origin: null,
     retried_by: null,
     input_line: null,
+    definition: null,
+    upgrade_requested: false,
     result: null,
     error: null,
     created_at: created,

@@ -1,7 +1,7 @@
 import { handoffState } from '../../core/handoff.js';
-import { runAgent } from '../runner/agent-runtime.js';
+import { isRunAgent, runAgent, runGroup } from '../runner/agent-runtime.js';
 import { next, type StageResult } from './stage-pipeline.js';
-import type { Turn } from './turn.js';
+import { type Turn, turnDefinition } from './turn.js';
 
 /**
  * The replier stage: who makes the iteration's reply. An earlier execution may have recorded it (then only
@@ -17,9 +17,14 @@ export function replierStage(turn: Turn): StageResult<Turn> {
     const sender = chat[loaded.reply.index]?.sender ?? record.agent;
     return next({ ...turn, recorded: { entry: loaded.reply, sender } });
   }
-  const group = services.handoffs.get(record.agent);
+  const definition = turnDefinition(turn);
+  const group = runGroup(services, record.agent, definition);
   const member = group ? handoffState(chat, record.id, group.members).active : record.agent;
   // A team or group in control of a handoff group answers as one member: a child run of its own.
-  if (group && !services.agents.has(member)) return next({ ...turn, member });
-  return next({ ...turn, member, agent: runAgent(services, member, record.lineage, group?.name) });
+  if (group && !isRunAgent(services, member, definition)) return next({ ...turn, member });
+  return next({
+    ...turn,
+    member,
+    agent: runAgent(services, member, record.lineage, group?.name, definition),
+  });
 }

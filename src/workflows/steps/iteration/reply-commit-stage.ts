@@ -5,10 +5,11 @@ import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
 import { replyCommit } from '../../core/run-commits.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
 import { treeRootOf } from '../../run-record.js';
+import { isRunAgent } from '../runner/agent-runtime.js';
 import { done } from '../runner/step-action.js';
 import { commitThen, next, type StageResult } from './stage-pipeline.js';
 import { supervisedDecision } from './supervised-decision.js';
-import type { Turn } from './turn.js';
+import { type Turn, turnDefinition } from './turn.js';
 
 /**
  * The reply stage: decides what the reply means (tool calls, a final answer checked by the guardrail and the
@@ -64,7 +65,7 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
         journalField: journalField.reply(n),
         plan,
         usageSums: {
-          ...(services.agents.has(member) ? { agent: member } : {}),
+          ...(isRunAgent(services, member, turnDefinition(turn)) ? { agent: member } : {}),
           treeRoot: treeRootOf(record),
         },
         expectedRev: stored.rev,

@@ -10,6 +10,16 @@ import type { StoredRun } from '../../run-record.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import type { CompactionDecision, SendPlan } from './context-effects.js';
 
+/** An upgrade decided at an iteration boundary (decision 0030), committed with the iteration's reply. */
+export interface UpgradeDecision {
+  from: string;
+  /** The definition the run moves to; undefined when it stays (see `reason`). */
+  to: string | undefined;
+  changed: string[];
+  /** Why the run stays on its definition (the agent is not in this worker's config); undefined when it moves. */
+  reason: string | undefined;
+}
+
 /** What one round trip read for the iteration: the run, the journal fields it needs, and the chat. */
 export interface LoadedIteration {
   run: StoredRun | undefined;
@@ -75,6 +85,19 @@ export interface Turn {
   withinBudget?: boolean;
   /** The reply to record (a child run's, a supervisor's summary, or the model's). */
   reply?: ReplyOfTurn;
-  /** The reply as recorded (by an earlier execution, or by the reply's commit) and who made it. */
-  recorded?: { entry: ReplyEntry; sender: string };
+  /**
+   * The reply as recorded (by an earlier execution, or by the reply's commit), who made it, and the hash of
+   * the definition the run works under from then on (decision 0030).
+   */
+  recorded?: { entry: ReplyEntry; sender: string; definition?: string | undefined };
+  /**
+   * This iteration moves the run to another definition (options.on_change: upgrade, or POST /upgrade): the
+   * hashes, the fields that changed, or why it stays (the agent is gone). Committed with the reply.
+   */
+  upgrade?: UpgradeDecision;
+}
+
+/** The hash of the definition the turn works under: the run's, or the one an upgrade moves it to. */
+export function turnDefinition(turn: Turn): string | undefined {
+  return turn.upgrade?.to ?? turn.stored.record.definition?.hash;
 }

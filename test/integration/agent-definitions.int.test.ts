@@ -1,0 +1,144 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { engineFromConfig } from '../../src/engine/index.js';
+import { silentLogger } from '../../src/log/index.js';
+import { definitionKey } from '../../src/redis/keys.js';
+import { createTestEngine, type TestEngine } from '../../src/testing/index.js';
+import { testConfig } from '../../src/testing/test-engine.js';
+import { agentDefinitionSchema } from '../../src/workflows/index.js';
+import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
+
+// Decision 0030: a run keeps the definition it started with. A run parked on a question crosses a restart of
+// its worker and API on a config where its agent was renamed, or its instructions and model changed: the
+// answered run completes, and the scripted model is sent v1's instructions and tools.
+
+const engines: TestEngine[] = [];
+afterEach(async () => {
+  for (const engine of engines.splice(0)) await engine.close();
+});
+
+const replies = [
+  { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+  { text: 'blue it is' },
+];
+
+function config(agent: Record<string, unknown>, model = 'test-v1') {
+  return {
+    providers: [{ name: 'model', kind: 'scripted', model, replies }],
+    agents: [{ provider: 'model', options: { max_iterations: 5 }, ...agent }],
+  };
+}
+
+const v1 = config({ name: 'helper', instructions: 'V1: answer in one word.' });
+
+/** Rewrites the engine's config file (what the next spawned worker loads) and gives its loaded form. */
+function switchConfig(engine: TestEngine, next: Record<string, unknown>) {
+  const place = {
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    prefix: engine.prefix,
+    callsLog: engine.loaded.config.providers[0]?.record_calls as string,
+  };
+  writeFileSync(engine.loaded.path, JSON.stringify(testConfig({ config: next }, place), null, 2));
+  return loadConfig(engine.loaded.path);
+}
+
+async function parkedOnQuestion(engine: TestEngine) {
+  const { runId, sessionId } = await engine.start({ input: 'pick a colour' });
+  let questionId = '';
+  await waitFor(
+    async () => {
+      const run = await engine.engine.getRun(runId);
+      questionId = run?.pending_question?.id ?? '';
+      return questionId !== '';
+    },
+    20_000,
+    'the run to ask its question',
+  );
+  return { runId, sessionId, questionId };
+}
+
+describe('a run keeps its definition across a deploy', () => {
+  for (const [change, next] of [
+    ['renamed', config({ name: 'assistant', instructions: 'V1: answer in one word.' })],
+    [
+      'given new instructions and a new model',
+      config({ name: 'helper', instructions: 'V2: be chatty.' }, 'test-v2'),
+    ],
+  ] as const) {
+    it(`completes with v1's definition when its agent was ${change}`, async () => {
+      const engine = await createTestEngine({ config: v1 });
+      engines.push(engine);
+      const first = engine.spawnWorker();
+      const { runId, sessionId, questionId } = await parkedOnQuestion(engine);
+      const run = await engine.engine.getRun(runId);
+      expect(run?.definition?.hash).toMatch(/^[0-9a-f]{32}$/);
+      // The worker and the API stop; both come back on config v2.
+      expect((await first.stop()).code).toBe(0);
+      const loaded = switchConfig(engine, next);
+      const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
+      try {
+        const second = engine.spawnWorker();
+        await api.respond(sessionId, questionId, 'blue');
+        const done = await api.waitForRun(runId, { timeoutMs: 30_000 });
+        expect(done.status, JSON.stringify(done.error)).toBe('completed');
+        expect(done.result).toBe('blue it is');
+        expect(done.definition).toEqual(run?.definition);
+        const calls = engine.modelCalls().filter((call) => call.run_id === runId);
+        expect(calls.map((call) => call.iteration)).toEqual([1, 2]);
+        for (const call of calls) {
+          expect((call as unknown as { system: string }).system).toContain('V1: answer in one word.');
+          expect((call as unknown as { tools: string[] }).tools).toContain('ask_user');
+        }
+        await second.stop();
+        await waitForExit(second, 10_000);
+      } finally {
+        await api.close();
+      }
+    }, 60_000);
+  }
+
+  it('stores one definition for many runs, with no secret and no environment value in it', async () => {
+    process.env.RATCHET_TEST_SECRET_KEY = 'sk-very-secret-value-123';
+    process.env.RATCHET_TEST_PLAIN = 'plain-value-from-env';
+    const engine = await createTestEngine({
+      config: {
+        providers: [{ name: 'model', kind: 'scripted', model: 'test', replies: [{ text: 'ok' }] }],
+        agents: [
+          {
+            name: 'helper',
+            provider: 'model',
+            instructions: `Costs $5. Ask \${RATCHET_TEST_PLAIN} with key \${RATCHET_TEST_SECRET_KEY}.`,
+          },
+        ],
+      },
+    });
+    engines.push(engine);
+    const runs = 200;
+    const started = await Promise.all(
+      Array.from({ length: runs }, (_, index) => engine.start({ input: `task ${index}` })),
+    );
+    const hashes = new Set(
+      await Promise.all(
+        started.map(async ({ runId }) => (await engine.engine.getRun(runId))?.definition?.hash),
+      ),
+    );
+    expect(hashes.size).toBe(1);
+    const keys = await engine.redis.keys(`${engine.prefix}:def:*`);
+    expect(keys).toHaveLength(1);
+    const [hash] = [...hashes];
+    const stored = (await engine.redis.get(definitionKey({ prefix: engine.prefix }, hash ?? ''))) ?? '';
+    expect(stored).not.toContain('sk-very-secret-value-123');
+    expect(stored).not.toContain('plain-value-from-env');
+    const definition = agentDefinitionSchema.parse(JSON.parse(stored));
+    expect(definition.entry.instructions).toBe(
+      `Costs $$5. Ask \${RATCHET_TEST_PLAIN} with key \${RATCHET_TEST_SECRET_KEY}.`,
+    );
+    expect(definition.providers).toEqual({ model: { kind: 'scripted', model: 'test' } });
+    // A worker expands the references with its own environment: the model is sent the values.
+    const worker = await engine.startWorker();
+    const done = await engine.engine.waitForRun(started[0]?.runId ?? '', { timeoutMs: 20_000 });
+    expect(done.status).toBe('completed');
+    await worker.close(2000);
+  }, 60_000);
+});
