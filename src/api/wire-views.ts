@@ -72,6 +72,7 @@ export function toWireRun(run: RunView): WireRun {
     max_iterations: run.max_iterations,
     origin: run.origin,
     retried_by: run.retried_by,
+    definition: run.definition,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }

@@ -1,6 +1,7 @@
 import type { Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
+import { requestUpgrade as requestStoredUpgrade } from '../redis/definition-store.js';
 import { mainChatId } from '../redis/keys.js';
 import {
   goalsProgress,
@@ -157,6 +158,34 @@ export async function waitForRun(
 
 export async function cancelRun(parts: EngineParts, runId: string, reason: string): Promise<RunView> {
   await cancelStoredRun(parts.context, runId, reason);
+  const run = await getRun(parts, runId);
+  if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  return run;
+}
+
+/**
+ * Asks a run to move to its workers' current definition at its next iteration (decision 0030). Refused for
+ * a finished run, and for one recorded before definitions were (it uses its worker's config already).
+ */
+export async function requestUpgrade(parts: EngineParts, runId: string): Promise<RunView> {
+  const sessionId = sessionIdOfRun(runId);
+  if (!sessionId) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  const { code, detail } = await requestStoredUpgrade(
+    parts.redis,
+    parts.space,
+    sessionId,
+    runId,
+    parts.now().toISOString(),
+  );
+  if (code === 'NO_RUN') throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  if (code === 'FINISHED')
+    throw new RatchetError('run_finished', `run ${runId} is ${detail}: nothing to upgrade`);
+  if (code === 'NO_DEFINITION') {
+    throw new RatchetError(
+      'run_finished',
+      `run ${runId} was recorded without a definition: it uses its worker's config already`,
+    );
+  }
   const run = await getRun(parts, runId);
   if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
   return run;

@@ -1,8 +1,9 @@
 import { parseJsonRecord } from '../schemas/parse.js';
 import { type AgentDefinition, agentDefinitionSchema } from '../workflows/agent-definition.js';
 import type { DefinitionToRecord } from '../workflows/core/run-creation.js';
+import { journalField } from '../workflows/journal.js';
 import type { RedisClient } from './connection.js';
-import { definitionKey, type KeySpace } from './keys.js';
+import { definitionKey, type KeySpace, runKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 
 /** Definitions a process keeps decoded (a definition is immutable: a cached one is never stale). */
@@ -58,4 +59,29 @@ export class DefinitionStore {
     }
     return definition;
   }
+}
+
+/** What asking a run to upgrade found: done, or why not. */
+export type UpgradeRequestCode = 'OK' | 'NO_RUN' | 'FINISHED' | 'NO_DEFINITION';
+
+/**
+ * Asks a run to move to its workers' current definition at its next iteration (POST /v1/runs/:id/upgrade):
+ * `request-upgrade.lua` notes the time in its journal, read by the next iteration's load.
+ */
+export async function requestUpgrade(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runId: string,
+  at: string,
+): Promise<{ code: UpgradeRequestCode; detail: string | undefined }> {
+  defineScripts(redis);
+  const keys = runKeys(space, sessionId, runId);
+  const [code, detail] = await runScript(
+    redis,
+    'request-upgrade',
+    [keys.run, keys.journal],
+    [journalField.upgradeRequest, at],
+  );
+  return { code: code as UpgradeRequestCode, detail };
 }

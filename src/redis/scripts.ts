@@ -29,6 +29,7 @@ const scriptKeyCounts = {
   'record-definition': 1,
   'rate-limit-settle': 3,
   'release-dead-lock': 3,
+  'request-upgrade': 2,
   'report-progress': 4,
   'retry-run': 11,
   'state-set': 2,

@@ -7,6 +7,7 @@ import {
   budgetSchema,
   inputLineMaxChars,
   listedRunStatusSchema,
+  runDefinitionSchema,
   runErrorSchema,
   runOriginSchema,
   subGoalSchema,
@@ -165,6 +166,11 @@ export const runSchema = z
       .nullable()
       .describe(
         'The run that continues this failed or cancelled one (POST /v1/runs/:id/retry); null: not retried.',
+      ),
+    definition: runDefinitionSchema
+      .nullable()
+      .describe(
+        "The resolved definition of its agent the run works under (decision 0030): its content hash and when the run took it (its start, or an upgrade). Null for a run recorded before definitions were: it uses its worker's config.",
       ),
     metadata: resultMetadataSchema.describe(
       'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',

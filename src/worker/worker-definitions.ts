@@ -20,6 +20,7 @@ const maxPinned = 128;
  */
 export class WorkerDefinitions implements DefinitionRuntimes {
   private readonly pinnedByHash = new Map<string, PinnedDefinition>();
+  private readonly currentHashes: ReadonlySet<string>;
 
   constructor(
     private readonly options: {
@@ -30,10 +31,16 @@ export class WorkerDefinitions implements DefinitionRuntimes {
       describe: (name: string) => string;
       env: NodeJS.ProcessEnv;
     },
-  ) {}
+  ) {
+    this.currentHashes = new Set([...options.current.values()].map((definition) => definition.hash));
+  }
 
   current(name: string): HashedDefinition | undefined {
     return this.options.current.get(name);
+  }
+
+  isCurrent(hash: string): boolean {
+    return this.currentHashes.has(hash);
   }
 
   async prepare(hash: string): Promise<void> {

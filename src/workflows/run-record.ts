@@ -83,6 +83,11 @@ export type RunOrigin = z.infer<typeof runOriginSchema>;
 export const runDefinitionSchema = z.strictObject({
   hash: z.string().regex(/^[0-9a-f]{32}$/),
   recorded_at: z.iso.datetime(),
+  /**
+   * Why an upgrade left the run on this definition (its agent is gone from the config), said once in an
+   * agent_upgraded event; absent when none did.
+   */
+  kept: z.string().optional(),
 });
 export type RunDefinition = z.infer<typeof runDefinitionSchema>;
 
@@ -165,8 +170,6 @@ export const runRecordSchema = z.strictObject({
    * were, or started by an engine without a config: it uses its worker's config.
    */
   definition: runDefinitionSchema.nullable().default(null),
-  /** POST /v1/runs/:id/upgrade asked for: the next iteration moves the run to the current definition. */
-  upgrade_requested: z.boolean().default(false),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

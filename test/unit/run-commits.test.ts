@@ -53,7 +53,6 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     retried_by: null,
     input_line: null,
     definition: null,
-    upgrade_requested: false,
     result: null,
     error: null,
     created_at: created,

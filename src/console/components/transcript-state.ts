@@ -12,7 +12,8 @@ type NoteEvent = Extract<
       | 'error'
       | 'file_change'
       | 'run_retried'
-      | 'run_forked';
+      | 'run_forked'
+      | 'agent_upgraded';
   }
 >;
 
@@ -136,7 +137,8 @@ export function applyEvent(state: TranscriptState, event: RatchetClientEvent): b
     case 'error':
     case 'file_change':
     case 'run_retried':
-    case 'run_forked': {
+    case 'run_forked':
+    case 'agent_upgraded': {
       const text = noteText(event);
       state.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
       return true;
@@ -219,6 +221,14 @@ function noteText(event: NoteEvent): { kind: TranscriptNote['kind']; text: strin
       return {
         kind: 'retried',
         text: `This run retries ${event.data.retried_run_id} from its iteration ${event.data.from_iteration}.`,
+      };
+    case 'agent_upgraded':
+      return {
+        kind: 'agent_upgraded',
+        text:
+          event.data.to === null
+            ? `Stays on definition ${event.data.from.slice(0, 12)}: ${event.data.reason ?? ''}`
+            : `Upgraded to definition ${event.data.to.slice(0, 12)} (changed: ${event.data.changed.join(', ') || 'nothing'}).`,
       };
     case 'run_forked':
       return {

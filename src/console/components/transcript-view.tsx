@@ -81,6 +81,7 @@ const noteLabel: Record<TranscriptNote['kind'], string> = {
   retried: 'Retry',
   forked: 'Fork',
   file_change: 'File',
+  agent_upgraded: 'Definition',
 };
 
 function NoteView({ note }: { note: TranscriptNote }) {

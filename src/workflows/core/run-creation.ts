@@ -195,7 +195,6 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     retried_by: null,
     input_line: fields.input_line,
     definition: fields.definition ?? null,
-    upgrade_requested: false,
     result: null,
     error: null,
     created_at: fields.now,

@@ -57,6 +57,7 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
     ...(reply.effects ? { effects: reply.effects } : {}),
     ...(reply.middleware ? { middleware: reply.middleware } : {}),
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
+    ...(turn.upgrade ? { upgrade: { decision: turn.upgrade, requestedAt: loaded.upgradeRequestedAt } } : {}),
   });
   return commitThen(
     {
@@ -86,7 +87,14 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
           { decision: entry.decision, tool_calls: entry.tool_calls.length },
           'iteration committed',
         );
-        return next({ ...turn, recorded: { entry, sender: member } });
+        // The definition the run works under from now on (an upgrade moved it, or an earlier commit did).
+        // An earlier execution's commit ('done') decided for itself: this one's decision is dropped.
+        if (result.status !== 'ok') {
+          const { upgrade: _dropped, ...rest } = turn;
+          return next<Turn>({ ...rest, recorded: { entry, sender: member } });
+        }
+        const definition = plan.record?.definition?.hash;
+        return next<Turn>({ ...turn, recorded: { entry, sender: member, definition } });
       },
     },
   );

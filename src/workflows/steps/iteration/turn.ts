@@ -4,6 +4,7 @@ import type { ModelCallInput } from '../../core/effects/index.js';
 import type { AnswerCheckFailure } from '../../core/reply-decision.js';
 import type { replyCommit } from '../../core/run-commits.js';
 import type { SupervisorLimits } from '../../core/supervisor.js';
+import type { UpgradeDecision } from '../../core/upgrade-decision.js';
 import type { IterationJobData } from '../../job-data.js';
 import type { ReplyEntry } from '../../journal.js';
 import type { StoredRun } from '../../run-record.js';
@@ -11,14 +12,7 @@ import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import type { CompactionDecision, SendPlan } from './context-effects.js';
 
 /** An upgrade decided at an iteration boundary (decision 0030), committed with the iteration's reply. */
-export interface UpgradeDecision {
-  from: string;
-  /** The definition the run moves to; undefined when it stays (see `reason`). */
-  to: string | undefined;
-  changed: string[];
-  /** Why the run stays on its definition (the agent is not in this worker's config); undefined when it moves. */
-  reason: string | undefined;
-}
+export type { UpgradeDecision } from '../../core/upgrade-decision.js';
 
 /** What one round trip read for the iteration: the run, the journal fields it needs, and the chat. */
 export interface LoadedIteration {
@@ -29,6 +23,8 @@ export interface LoadedIteration {
   resultsDone: boolean;
   /** Model calls started for this iteration by earlier executions. */
   modelCalls: number;
+  /** When POST /v1/runs/:id/upgrade last asked to move the run to the current definition; null: never. */
+  upgradeRequestedAt: string | null;
   /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
   pendingResults: (string | null)[];
   chat: Message[];

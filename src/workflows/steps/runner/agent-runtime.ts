@@ -18,10 +18,10 @@ export function pinnedDefinition(
   hash: string | undefined,
 ): PinnedDefinition | undefined {
   const { definitions } = services;
-  if (hash === undefined || !definitions) return undefined;
+  if (hash === undefined || !definitions || definitions.isCurrent(hash)) return undefined;
   const pinned = definitions.pinned(hash);
   if (!pinned) throw new RatchetError('internal', `definition ${hash} was not read before the step used it`);
-  return definitions.current(pinned.definition.name)?.hash === hash ? undefined : pinned;
+  return pinned;
 }
 
 /** The handoff group a run of `name` is, as its definition recorded it; undefined when it is not a group. */

@@ -85,6 +85,8 @@ export interface TeamService extends TeamRuntime {
 export interface DefinitionRuntimes {
   /** This worker's config's definition of an agent, handoff group or team: what a run it starts records. */
   current(name: string): (DefinitionToRecord & { definition: AgentDefinition }) | undefined;
+  /** Whether a hash is one of this worker's current definitions (its config's runtimes serve it). */
+  isCurrent(hash: string): boolean;
   /** Reads a recorded definition unless held (a round trip only the first time a process meets a hash). */
   prepare(hash: string): Promise<void>;
   /** A prepared definition; undefined when `prepare` was not called for it. */
