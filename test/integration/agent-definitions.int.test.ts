@@ -1,13 +1,11 @@
-import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
 import { engineFromConfig } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { definitionKey } from '../../src/redis/keys.js';
 import { createTestEngine, type TestEngine } from '../../src/testing/index.js';
-import { testConfig } from '../../src/testing/test-engine.js';
 import { agentDefinitionSchema } from '../../src/workflows/index.js';
-import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
+import { waitForExit } from '../helpers/crash-scenario.js';
+import { deployConfig, parkedOnQuestion } from '../helpers/deploy.js';
 
 // Decision 0030: a run keeps the definition it started with. A run parked on a question crosses a restart of
 // its worker and API on a config where its agent was renamed, or its instructions and model changed: the
@@ -32,32 +30,6 @@ function config(agent: Record<string, unknown>, model = 'test-v1') {
 
 const v1 = config({ name: 'helper', instructions: 'V1: answer in one word.' });
 
-/** Rewrites the engine's config file (what the next spawned worker loads) and gives its loaded form. */
-function switchConfig(engine: TestEngine, next: Record<string, unknown>) {
-  const place = {
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    prefix: engine.prefix,
-    callsLog: engine.loaded.config.providers[0]?.record_calls as string,
-  };
-  writeFileSync(engine.loaded.path, JSON.stringify(testConfig({ config: next }, place), null, 2));
-  return loadConfig(engine.loaded.path);
-}
-
-async function parkedOnQuestion(engine: TestEngine) {
-  const { runId, sessionId } = await engine.start({ input: 'pick a colour' });
-  let questionId = '';
-  await waitFor(
-    async () => {
-      const run = await engine.engine.getRun(runId);
-      questionId = run?.pending_question?.id ?? '';
-      return questionId !== '';
-    },
-    20_000,
-    'the run to ask its question',
-  );
-  return { runId, sessionId, questionId };
-}
-
 describe('a run keeps its definition across a deploy', () => {
   for (const [change, next] of [
     ['renamed', config({ name: 'assistant', instructions: 'V1: answer in one word.' })],
@@ -75,7 +47,7 @@ describe('a run keeps its definition across a deploy', () => {
       expect(run?.definition?.hash).toMatch(/^[0-9a-f]{32}$/);
       // The worker and the API stop; both come back on config v2.
       expect((await first.stop()).code).toBe(0);
-      const loaded = switchConfig(engine, next);
+      const loaded = deployConfig(engine, next);
       const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
       try {
         const second = engine.spawnWorker();
