@@ -92,6 +92,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   const schemas = Object.keys(document.components.schemas).sort();
   expect(schemas).toEqual([
     'AcceptedRun',
+    'AgentDetail',
     'AgentMemory',
     'Error',
     'Event',
