@@ -56,6 +56,9 @@ describe('a run keeps its definition across a deploy', () => {
         expect(done.status, JSON.stringify(done.error)).toBe('completed');
         expect(done.result).toBe('blue it is');
         expect(done.definition).toEqual(run?.definition);
+        // Both replies were made by v1's model, the second by a v2 worker.
+        const timeline = await api.runSteps(runId, { from: 1, limit: 10, cutAt: 200 });
+        expect(timeline?.steps.map((step) => step.model)).toEqual(['test-v1', 'test-v1']);
         const calls = engine.modelCalls().filter((call) => call.run_id === runId);
         expect(calls.map((call) => call.iteration)).toEqual([1, 2]);
         for (const call of calls) {
