@@ -74,6 +74,7 @@ export function toWireRun(run: RunView): WireRun {
     origin: run.origin,
     retried_by: run.retried_by,
     waiting_for: run.waiting_for ?? null,
+    definition: run.definition,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }

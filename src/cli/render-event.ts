@@ -89,6 +89,10 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       return `⏸ waiting for a worker that has ${event.data.missing.join(', ')}`;
     case 'worker_found':
       return `▶ a worker with ${event.data.missing.join(', ')} took the run on`;
+    case 'agent_upgraded':
+      return event.data.to === null
+        ? `↻ stays on definition ${event.data.from.slice(0, 12)}: ${event.data.reason ?? ''}`
+        : `↻ upgraded to definition ${event.data.to.slice(0, 12)} (changed: ${event.data.changed.join(', ') || 'nothing'})`;
     // createTreeRenderer prints a child run's start when its agent_start comes; the run's end is its
     // run_completed, run_failed or run_cancelled; a reply in progress is printed once recorded (message_added).
     case 'agent_start':

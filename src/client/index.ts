@@ -5,6 +5,7 @@
 
 export type {
   AcceptedRun,
+  AgentDetail,
   AgentMemory,
   AgentSummary,
   AnswerAccepted,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type * as Wire from '../wire/index.js';
 import {
   acceptedRunSchema,
+  agentDetailSchema,
   agentListSchema,
   agentMemorySchema,
   healthSchema,
@@ -215,6 +216,14 @@ export class RatchetClient {
     return (await this.request('GET', '/v1/agents', agentListSchema, options)).agents;
   }
 
+  /**
+   * An agent and the definitions its unfinished runs work under, with counts (GET /v1/agents/:name): when
+   * none of them is an old worker generation's, that generation can be drained (decision 0030).
+   */
+  async agent(agent: string, options?: RequestOptions): Promise<Wire.AgentDetail> {
+    return this.request('GET', `/v1/agents/${encode(agent)}`, agentDetailSchema, options);
+  }
+
   /** What an agent remembers across sessions: its own notes, then the deployment's (GET /v1/agents/:name/memory). */
   async agentMemory(agent: string, options?: RequestOptions): Promise<Wire.AgentMemory> {
     return this.request('GET', `/v1/agents/${encode(agent)}/memory`, agentMemorySchema, options);
@@ -401,6 +410,15 @@ export class RatchetClient {
       ...options,
       body: signal,
     });
+  }
+
+  /**
+   * Moves an unfinished run to its workers' current definition of its agent at its next iteration, with an
+   * `agent_upgraded` event (POST /v1/runs/:id/upgrade, decision 0030). Returns the run as it is now; a
+   * finished run is a `conflict`.
+   */
+  upgrade(runId: string, options?: RequestOptions): Promise<Wire.Run> {
+    return this.request('POST', `/v1/runs/${encode(runId)}/upgrade`, runSchema, options);
   }
 
   /** Liveness: the API process answers (`/healthz`, no token needed). */

@@ -45,6 +45,12 @@ const agentOptionsSchema = z.strictObject({
   /** Stream the model's text to the session's events (text_delta) as it is produced. */
   stream: withDefault(z.boolean(), false),
   /**
+   * When the agent's definition changes in the workers' config while a run of it is unfinished
+   * (decision 0030): `pin` keeps the definition the run started with; `upgrade` moves the run to the current
+   * one at its next iteration, with an `agent_upgraded` event.
+   */
+  on_change: withDefault(z.enum(['pin', 'upgrade']), 'pin'),
+  /**
    * Offer list_agents, delegate_to_agent and spawn_agents. Default: on when the config has more than one
    * agent.
    */

@@ -43,6 +43,7 @@ export {
   effectKinds,
   effectParamSchemas,
 } from './effect-config-schema.js';
+export { envReferencesOf } from './env-references.js';
 export {
   type JsonSchemaSubset,
   type JsonSchemaType,

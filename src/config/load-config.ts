@@ -8,6 +8,7 @@ import { type ConfigExtensions, parsingWith } from './config-extensions.js';
 import { configErrorMap, formatProblem, issuesToProblems, isUnknownKeyProblem } from './config-issues.js';
 import { configSchema, type RatchetConfig } from './config-schema.js';
 import { registerConfigSecrets } from './config-secrets.js';
+import { rememberEnvReferences } from './env-references.js';
 import { expandEnv } from './expand-env.js';
 
 export interface LoadedConfig {
@@ -122,6 +123,7 @@ export function parseConfigText(text: string, options: ParseConfigOptions): Load
     throw configError(sourceName, [...expansionProblems, ...checkProblems]);
   }
   registerConfigSecrets(parsed.data, options.env);
+  rememberEnvReferences(parsed.data, text, options.env);
   return {
     config: parsed.data,
     path: sourceName,

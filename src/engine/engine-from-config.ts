@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { finalFailureHeadroom, type StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
+import { definitionsOf } from '../workflows/index.js';
 import { Engine } from './engine.js';
 
 /**
@@ -66,6 +67,7 @@ export function engineFromConfig(options: {
       maxKeptPerEvent: config.events.max_kept_per_event,
       triggers: config.triggers,
     },
+    definitions: definitionsOf(config),
     ...(options.findTool ? { findTool: options.findTool } : {}),
     ...(options.queueTelemetry ? { queueTelemetry: options.queueTelemetry } : {}),
   });

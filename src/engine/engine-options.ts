@@ -6,7 +6,7 @@ import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
 import type { StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
-import type { Budget } from '../workflows/index.js';
+import type { Budget, DefinitionToRecord } from '../workflows/index.js';
 
 export interface EngineOptions {
   /** A connection for commands (not blocking); the engine does not close it. */
@@ -35,6 +35,11 @@ export interface EngineOptions {
   maxIterations?: Readonly<Record<string, number>>;
   /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
   budgets?: Readonly<Record<string, Budget>>;
+  /**
+   * The resolved definition of each agent, handoff group and team (decision 0030), recorded with each run
+   * started here; absent (an engine built without a config): runs record none and use their workers' config.
+   */
+  definitions?: ReadonlyMap<string, DefinitionToRecord>;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
   /** Events from outside (config `events.retention_s`, `events.max_kept_per_event`, `triggers`; decision 0033). */

@@ -34,10 +34,18 @@ import {
   sendEvent,
   sendSignal,
 } from './external-events.js';
-import { agentUsage, runSteps, runTree, type SystemState, systemState } from './inspection.js';
+import {
+  type AgentDefinitions,
+  agentDefinitions,
+  agentUsage,
+  runSteps,
+  runTree,
+  type SystemState,
+  systemState,
+} from './inspection.js';
 import { inbox, listQuestions, oldestPendingQuestions, respond } from './questions.js';
 import type { ForkInput, SteerLimits } from './run-steering.js';
-import { cancelRun, fork, getRun, retry, startRun, waitForRun } from './runs.js';
+import { cancelRun, fork, getRun, requestUpgrade, retry, startRun, waitForRun } from './runs.js';
 import { Schedules } from './schedules.js';
 import type { SessionNote } from './session-data-view.js';
 import {
@@ -104,6 +112,14 @@ export class Engine {
    */
   forkRun(runId: string, input: ForkInput): Promise<StartedRun> {
     return fork(this.parts, runId, input);
+  }
+
+  /**
+   * Moves a run to its workers' current definition of its agent at its next iteration, recorded with an
+   * agent_upgraded event (decision 0030). Returns the run as it is now.
+   */
+  upgradeRun(runId: string): Promise<RunView> {
+    return requestUpgrade(this.parts, runId);
   }
 
   getRun(runId: string): Promise<RunView | undefined> {
@@ -228,6 +244,11 @@ export class Engine {
   /** An agent's usage summed over all its runs (every shard). */
   agentUsage(agent: string): Promise<UsageTotals> {
     return agentUsage(this.parts, agent);
+  }
+
+  /** An agent's current definition and those its unfinished runs work under, with counts (decision 0030). */
+  agentDefinitions(agent: string): Promise<AgentDefinitions> {
+    return agentDefinitions(this.parts, agent);
   }
 
   /** The run and every run below it (GET /v1/runs/:id/tree); undefined when the run does not exist. */

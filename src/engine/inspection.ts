@@ -1,3 +1,4 @@
+import { definitionsInUse } from '../redis/definition-usage.js';
 import {
   readQueueCounts,
   readRunSteps,
@@ -72,4 +73,32 @@ export async function systemState(parts: EngineParts): Promise<SystemState> {
     parts.store.countRuns(),
   ]);
   return { workers, queues, runs_by_status: runs };
+}
+
+/** The most unfinished runs GET /v1/agents/:name reads to count the definitions they work under. */
+export const definitionUsageLimit = 10_000;
+
+/** An agent's definitions (decision 0030): its current one here, and those its unfinished runs work under. */
+export interface AgentDefinitions {
+  /** The hash of its definition in this process's config; null when the config has no such name. */
+  current: string | null;
+  /** Most used first; `hash` null: runs recorded before definitions were (they use their worker's config). */
+  in_use: { hash: string | null; runs: number; current: boolean }[];
+  /** More than `definitionUsageLimit` unfinished runs: the counts stop there. */
+  truncated: boolean;
+}
+
+export async function agentDefinitions(parts: EngineParts, agent: string): Promise<AgentDefinitions> {
+  const current = parts.options.definitions?.get(agent)?.hash ?? null;
+  const { definitions, truncated } = await definitionsInUse(
+    parts.redis,
+    parts.space,
+    agent,
+    definitionUsageLimit,
+  );
+  return {
+    current,
+    in_use: definitions.map((use) => ({ ...use, current: use.hash !== null && use.hash === current })),
+    truncated,
+  };
 }

@@ -223,6 +223,8 @@ export async function forkRun(
     metadata: input.metadata ?? {},
     now: context.now().toISOString(),
   });
+  if (limits.definition && plan.record.definition?.hash === limits.definition.hash)
+    await context.store.recordDefinition(limits.definition);
   crashPoint('steer.before_fork_commit');
   const { code } = await context.store.writeFork(plan, keptView);
   if (code !== 'OK') throw new RatchetError('internal', `fork-run returned ${code}`);

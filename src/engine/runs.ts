@@ -1,6 +1,7 @@
 import type { Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
+import { requestUpgrade as requestStoredUpgrade } from '../redis/definition-store.js';
 import { mainChatId } from '../redis/keys.js';
 import { readRunWaits } from '../redis/wait-store.js';
 import { externalEventLimits, parseJsonRecord } from '../schemas/index.js';
@@ -59,6 +60,7 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
       ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
       prefix: prefixOf(options, agent),
       team: isTeam(options, agent),
+      ...definitionOf(options, agent),
       chatLength,
       now: parts.now().toISOString(),
     });
@@ -144,6 +146,7 @@ function steerContext(parts: EngineParts): SteerContext {
         ...(limits.budget ? { budget: limits.budget } : {}),
         ...(deadlineAt ? { deadlineAt } : {}),
         ...(limits.maxIterations === undefined ? {} : { maxIterations: limits.maxIterations }),
+        ...definitionOf(options, agent),
       };
     },
     isTeam: (agent) => isTeam(options, agent),
@@ -236,6 +239,40 @@ export async function cancelRun(parts: EngineParts, runId: string, reason: strin
   const run = await getRun(parts, runId);
   if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
   return run;
+}
+
+/**
+ * Asks a run to move to its workers' current definition at its next iteration (decision 0030). Refused for
+ * a finished run, and for one recorded before definitions were (it uses its worker's config already).
+ */
+export async function requestUpgrade(parts: EngineParts, runId: string): Promise<RunView> {
+  const sessionId = sessionIdOfRun(runId);
+  if (!sessionId) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  const { code, detail } = await requestStoredUpgrade(
+    parts.redis,
+    parts.space,
+    sessionId,
+    runId,
+    parts.now().toISOString(),
+  );
+  if (code === 'NO_RUN') throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  if (code === 'FINISHED')
+    throw new RatchetError('run_finished', `run ${runId} is ${detail}: nothing to upgrade`);
+  if (code === 'NO_DEFINITION') {
+    throw new RatchetError(
+      'run_finished',
+      `run ${runId} was recorded without a definition: it uses its worker's config already`,
+    );
+  }
+  const run = await getRun(parts, runId);
+  if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  return run;
+}
+
+/** The definition a new run of the agent records (decision 0030), when the engine has its config. */
+function definitionOf(options: EngineParts['options'], agent: string) {
+  const definition = options.definitions?.get(agent);
+  return definition ? { definition } : {};
 }
 
 /** A supervisor's progress is its sub-goals'. */

@@ -163,6 +163,17 @@ export const eventDataSchemas = {
    * The first event of a retry (POST /v1/runs/:id/retry): this run continues `retried_run_id`, which failed
    * or was cancelled, from its iteration `from_iteration` (the last whose reply was recorded).
    */
+  /**
+   * The run moved to another definition of its agent at this iteration (options.on_change: upgrade, or POST
+   * /v1/runs/:id/upgrade; decision 0030): the hashes and the fields that changed. `to` null: it stays on
+   * `from`, and `reason` says why (its agent is gone from the config).
+   */
+  agent_upgraded: z.strictObject({
+    from: z.string(),
+    to: z.string().nullable(),
+    changed: z.array(z.string()),
+    reason: z.string().nullable(),
+  }),
   run_retried: z.strictObject({ retried_run_id: z.string(), from_iteration: z.number().int().nonnegative() }),
   /**
    * In the original session's log: this run (of session `fork_session_id`) continues a copy of the chat of

@@ -1,10 +1,12 @@
 import { decodeChatEntry, encodeChatEntry, type Message, toolCallsOf } from '../chat/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { ForkPlan, RetryPlan, RetryPoint, RunContinuation } from '../workflows/core/run-continuation.js';
+import type { DefinitionToRecord } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../workflows/journal.js';
 import { continuationOf, type StoredRun } from '../workflows/run-record.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
+import { DefinitionStore } from './definition-store.js';
 import { chatKey, chatViewKey, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent, loadRun, readChat } from './run-store.js';
 
@@ -22,6 +24,11 @@ export class ContinuationStore {
   constructor(private readonly options: RunWriterOptions) {
     // Retries and forks are rare: two connections at most.
     this.writer = new CheckedWriter({ ...options, name: 'ratchet-continuations', maxConcurrent: 2 });
+  }
+
+  /** Records a definition a continuing run names (decision 0030), before the run is written. */
+  recordDefinition(definition: DefinitionToRecord): Promise<void> {
+    return new DefinitionStore(this.options.redis, this.options.space).record(definition);
   }
 
   loadRun(sessionId: string, runId: string): Promise<StoredRun | undefined> {

@@ -171,6 +171,14 @@ export function eventBusKeys(space: KeySpace): EventBusKeys {
   };
 }
 
+/**
+ * String: an agent definition's canonical JSON, by its content hash (decision 0030). Outside every session:
+ * a thousand runs of one definition, in any sessions, share one key.
+ */
+export function definitionKey(space: Pick<KeySpace, 'prefix'>, hash: string): string {
+  return `${space.prefix}:def:${hash}`;
+}
+
 /** Pub/sub channel on which cancellations reach every worker. */
 export function cancelChannel(space: KeySpace): string {
   return `${space.prefix}:cancel`;

@@ -3,6 +3,7 @@ import type { RunCreation } from '../workflows/core/run-creation.js';
 import { stepJobId } from '../workflows/ids.js';
 import type { RunWriteCode } from '../workflows/step-scheduler.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
+import { DefinitionStore } from './definition-store.js';
 import { chatKey, type RunKeys, retentionKeys, runKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 
@@ -26,9 +27,11 @@ export interface RunWrite {
  */
 export class RunWriter {
   private readonly writer: CheckedWriter;
+  private readonly definitions: DefinitionStore;
 
   constructor(private readonly options: RunWriterOptions) {
     this.writer = new CheckedWriter({ ...options, name: 'ratchet-run-writer' });
+    this.definitions = new DefinitionStore(options.redis, options.space);
   }
 
   /** Writes the run (and its first step) unless create-run refuses it. */
@@ -36,6 +39,8 @@ export class RunWriter {
     const { plan } = input;
     const { record } = plan;
     const space = this.options.space;
+    // First, idempotently: a run names only a definition that is recorded (decision 0030).
+    if (plan.definition) await this.definitions.record(plan.definition);
     const keys = runKeys(space, record.session_id, record.id);
     const chat = chatKey(space, record.session_id, record.chat_id);
     const scriptKeys = [

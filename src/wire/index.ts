@@ -6,8 +6,10 @@
  * browser can load it too.
  */
 export {
+  type AgentDetail,
   type AgentMemory,
   type AgentSummary,
+  agentDetailSchema,
   agentListSchema,
   agentMemorySchema,
   agentParamsSchema,

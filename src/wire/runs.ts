@@ -8,6 +8,7 @@ import {
   budgetSchema,
   inputLineMaxChars,
   listedRunStatusSchema,
+  runDefinitionSchema,
   runErrorSchema,
   subGoalSchema,
   waitingForSchema,
@@ -184,6 +185,11 @@ export const runSchema = z
       .optional()
       .describe(
         'While the status is waiting_for_worker: since when, and the names no live worker serves (`tool:crm_lookup`, `middleware:audit`, `agent:writer` …); null otherwise.',
+      ),
+    definition: runDefinitionSchema
+      .nullable()
+      .describe(
+        "The resolved definition of its agent the run works under (decision 0030): its content hash and when the run took it (its start, or an upgrade). Null for a run recorded before definitions were: it uses its worker's config.",
       ),
     metadata: resultMetadataSchema.describe(
       'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',

@@ -28,6 +28,7 @@ import {
   type OutputSchemaCheck,
   outputGuardrailMiddleware,
   outputSchemaMiddleware,
+  type ProviderDefinition,
   resolveEffects,
   type SupervisorLimits,
   supervisorInstructions,
@@ -44,6 +45,36 @@ export interface Registry {
   teams: Map<string, TeamService>;
   /** The built-in toolboxes it built: the worker closes them when it stops (the browser's Chromium). */
   builtinToolboxes: ToolBox[];
+  /**
+   * Builds an agent's runtime from an entry (a recorded definition's, decision 0030) with this worker's code:
+   * its toolboxes, middleware and effects by name, its provider's credentials by name, the recorded model.
+   */
+  buildAgent(agent: AgentConfig, path: string, recorded?: ProviderDefinition): AgentRuntime;
+}
+
+/** Whether a recorded provider definition says what this worker's provider entry says. */
+function sameProvider(provider: RatchetConfig['providers'][number], recorded: ProviderDefinition): boolean {
+  return recordedProviderFields.every((key) => provider[key] === recorded[key]);
+}
+
+/** The fields of a provider entry its definition records; the others (key, URL, headers) are the worker's. */
+const recordedProviderFields = [
+  'kind',
+  'model',
+  'temperature',
+  'max_tokens',
+  'max_reply_chars',
+  'context_window',
+] as const satisfies readonly (keyof ProviderDefinition)[];
+
+/** This worker's provider entry with a definition's recorded fields in place of its own. */
+function withRecorded(
+  provider: RatchetConfig['providers'][number],
+  recorded: ProviderDefinition,
+): RatchetConfig['providers'][number] {
+  const settings: Record<string, unknown> = { ...provider };
+  for (const key of recordedProviderFields) delete settings[key];
+  return { ...settings, ...recorded } as RatchetConfig['providers'][number];
 }
 
 /**
@@ -99,17 +130,18 @@ export function buildRegistry(
     toolboxByName.set(toolbox.name, toolbox);
   }
   const providerByName = new Map(config.providers.map((provider) => [provider.name, provider]));
-  const providerRuntime = (name: string) => {
+  const providerRuntime = (name: string, recorded?: ProviderDefinition) => {
     const provider = providerByName.get(name);
     if (!provider) throw new RatchetError('config_invalid', `agents: unknown provider "${name}"`);
+    const settings = recorded ? withRecorded(provider, recorded) : provider;
     return {
       name,
-      kind: provider.kind,
-      model: provider.model,
-      price: config.pricing[provider.model],
+      kind: settings.kind,
+      model: settings.model,
+      price: config.pricing[settings.model],
       rateLimit: provider.rate_limit,
       contextWindow: resolveContextWindow({
-        provider,
+        provider: settings,
         defaultContextWindows: config.default_context_windows,
       }),
     };
@@ -128,23 +160,51 @@ export function buildRegistry(
     if (!completer) throw new RatchetError('config_invalid', `unknown provider "${name}"`);
     return completer;
   };
+  // A recorded definition's model and parameters, on this worker's provider of that name (its key, URL,
+  // headers): one completer per distinct setting, kept for the process.
+  const recordedCompleters = new Map<string, Completer>();
+  const completerFor = (name: string, recorded: ProviderDefinition | undefined) => {
+    const provider = providerByName.get(name);
+    if (!recorded || !provider || sameProvider(provider, recorded)) return completerOf(name);
+    if (recorded.kind !== provider.kind) {
+      throw new RatchetError(
+        'config_invalid',
+        `provider "${name}" is of kind "${provider.kind}" on this worker, "${recorded.kind}" in the run's definition`,
+      );
+    }
+    const key = `${name}\u0000${JSON.stringify(recorded)}`;
+    let completer = recordedCompleters.get(key);
+    if (!completer) {
+      const kind = providerKind(provider.kind);
+      if (!kind)
+        throw new RatchetError('config_invalid', `providers: unknown provider kind "${provider.kind}"`);
+      const settings = withRecorded(provider, recorded);
+      completer = withReplyLimit(
+        kind.create(settings, { configDir, logger: logger.child({ provider: name }) }),
+        name,
+        settings.max_reply_chars ?? DEFAULT_MAX_REPLY_CHARS,
+      );
+      recordedCompleters.set(key, completer);
+    }
+    return completer;
+  };
   const routes = new Map(
     config.providers.map((provider) => [
       provider.name,
       { completer: completerOf(provider.name), provider: providerRuntime(provider.name) },
     ]),
   );
-  config.agents.forEach((agent, agentIndex) => {
-    const completer = completerOf(agent.provider);
+  const buildAgent = (agent: AgentConfig, path: string, recorded?: ProviderDefinition): AgentRuntime => {
+    const completer = completerFor(agent.provider, recorded);
     const agentMiddleware = [
       ...answerChecksOf(agent.options),
       ...agent.middleware.map((entry, index) => ({
-        definition: middlewareNamed(middleware, entry.kind, `agents[${agentIndex}].middleware[${index}]`),
+        definition: middlewareNamed(middleware, entry.kind, `${path}.middleware[${index}]`),
         options: entry.options,
       })),
     ];
     const agentToolboxes = agent.toolboxes.map((reference, toolboxIndex) =>
-      resolveToolbox(reference, toolboxByName, `agents[${agentIndex}].toolboxes[${toolboxIndex}]`),
+      resolveToolbox(reference, toolboxByName, `${path}.toolboxes[${toolboxIndex}]`),
     );
     const skills = skillsOf.get(agent.name) ?? [];
     const skillTools = skillsToolbox(skills);
@@ -155,8 +215,8 @@ export function buildRegistry(
     // A supervisor delegates: its sub-goals are given to other agents.
     if (supervisor || (agent.options.delegate ?? config.agents.length > 1)) agentToolboxes.push(delegation);
     let fixedTools: ToolDefinition[] | undefined;
-    const provider = providerRuntime(agent.provider);
-    agents.set(agent.name, {
+    const provider = providerRuntime(agent.provider, recorded);
+    return {
       name: agent.name,
       description: agent.description,
       prefix: agent.prefix,
@@ -193,7 +253,10 @@ export function buildRegistry(
           .map(([name]) => name),
       ),
       ...(agentMiddleware.length > 0 ? { middleware: agentMiddleware, providerRoutes: routes } : {}),
-    });
+    };
+  };
+  config.agents.forEach((agent, agentIndex) => {
+    agents.set(agent.name, buildAgent(agent, `agents[${agentIndex}]`));
   });
   const descriptionOf = (name: string) =>
     [...config.agents, ...config.handoffs, ...config.teams].find((entry) => entry.name === name)
@@ -250,7 +313,7 @@ export function buildRegistry(
       ];
     }),
   );
-  return { agents, handoffs, teams, builtinToolboxes: builtins };
+  return { agents, handoffs, teams, builtinToolboxes: builtins, buildAgent };
 }
 
 /** The registered middleware a config entry names (the config check found it, unless given other extensions). */

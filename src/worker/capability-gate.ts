@@ -13,6 +13,7 @@ import {
 } from '../redis/waiting-for-worker.js';
 import { readWorkers } from '../redis/worker-registry.js';
 import {
+  type AgentDefinition,
   type Capabilities,
   crashPoint,
   mergeNeeds,
@@ -30,6 +31,21 @@ export interface StepPlace {
   agent: string;
   group?: string | undefined;
   lineage?: readonly string[] | undefined;
+  /** The hash of the definition the run recorded (decision 0030): its needs, not the worker's config. */
+  definition?: string | undefined;
+}
+
+/**
+ * What a run of a recorded definition needs (decision 0030): its own entry's needs, and for a handoff group
+ * its members' (recorded with it, so the worker needs their code, not their names in its config).
+ */
+export function needsOfRecorded(definition: AgentDefinition): Needs {
+  if (definition.kind === 'handoff') {
+    return mergeNeeds(
+      ...Object.values(definition.members).map((member) => needsOf(member as NeedsDefinition)),
+    );
+  }
+  return needsOf(definition.entry as NeedsDefinition);
 }
 
 /** Another live worker, as its heartbeat record advertises it. */
@@ -51,6 +67,11 @@ export interface CapabilityGateOptions {
    * worker has none (then the name itself is missing). The run's recorded definition once runs record it.
    */
   definitionOf: (name: string) => NeedsDefinition | undefined;
+  /**
+   * The needs of a recorded definition by its hash (read once per hash and kept by the worker); undefined
+   * when the hash is not recorded (then the names of the step's agents are checked as above).
+   */
+  recordedNeeds: (hash: string) => Promise<Needs | undefined>;
   /** `worker.capability_wait_s` in ms. */
   waitMs: number;
   /** How often a run waiting for a worker is looked at again (`worker.question_recheck_ms`). */
@@ -108,17 +129,23 @@ export class CapabilityGate {
   }
 
   /** The names this worker lacks of what the step needs (`tool:crm_lookup`); [] when it has them all. */
-  missingFor(place: StepPlace): string[] {
-    const names = [place.agent, ...(place.group ? [place.group] : []), ...(place.lineage ?? [])];
-    const key = names.join('\u0000');
+  async missingFor(place: StepPlace): Promise<string[]> {
+    const recorded =
+      place.definition === undefined ? undefined : await this.options.recordedNeeds(place.definition);
+    // A recorded definition stands for the run's agent (and group); the agents above a child run, whose
+    // toolboxes it inherits by name, are checked by name where this worker knows them.
+    const names = recorded
+      ? [...(place.lineage ?? [])]
+      : [place.agent, ...(place.group ? [place.group] : []), ...(place.lineage ?? [])];
+    const key = [place.definition ?? '', ...names].join('\u0000');
     const cached = this.needsCache.get(key);
     if (cached) return cached;
     const unknown: string[] = [];
-    const needs: Needs[] = [];
+    const needs: Needs[] = recorded ? [recorded] : [];
     for (const name of names) {
       const definition = this.options.definitionOf(name);
       if (definition) needs.push(needsOf(definition));
-      else unknown.push(name);
+      else if (!recorded) unknown.push(name);
     }
     const missing = missingNeeds(mergeNeeds({ agents: unknown }, ...needs), this.options.capabilities);
     if (this.needsCache.size >= handBackMemory) this.needsCache.clear();

@@ -155,7 +155,7 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
         const gate = options.capabilities;
         if (gate) {
           // Code this worker lacks: back to the queue for a worker that has it, no attempt spent.
-          const missing = gate.missingFor(data);
+          const missing = await gate.missingFor(data);
           if (missing.length > 0) {
             outcome = 'parked';
             await gate.handBack(job, token, data, missing, deadline.ms);

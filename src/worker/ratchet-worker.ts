@@ -9,6 +9,7 @@ import { McpServers, redisToolListings } from '../mcp/client/index.js';
 import { listenForCancellations } from '../redis/cancel-run.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
+import { DefinitionStore } from '../redis/definition-store.js';
 import { type KeySpace, shardOf, shardPrefix, stepQueueName } from '../redis/keys.js';
 import { RedisRateLimiter } from '../redis/rate-limiter.js';
 import { redisOutageLog } from '../redis/redis-outage.js';
@@ -16,9 +17,14 @@ import { redisStepStores } from '../redis/step-store.js';
 import { createTelemetry, type Telemetry, telemetrySettings } from '../telemetry/index.js';
 import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
-import { compileContracts, type RetrySettings, type StepServices } from '../workflows/index.js';
+import {
+  compileContracts,
+  definitionsOf,
+  type RetrySettings,
+  type StepServices,
+} from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
-import { CapabilityGate } from './capability-gate.js';
+import { CapabilityGate, needsOfRecorded } from './capability-gate.js';
 import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { RetentionSweeper } from './retention-sweeper.js';
@@ -27,6 +33,7 @@ import { withRunEndListeners } from './run-end-observer.js';
 import { ScheduleFirer } from './schedule-firer.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 import { workerCapabilities } from './worker-capabilities.js';
+import { WorkerDefinitions } from './worker-definitions.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
@@ -112,6 +119,15 @@ export class RatchetWorker {
       extensions,
     });
     this.builtinToolboxes = builtinToolboxes;
+    const definitions = new WorkerDefinitions({
+      store: new DefinitionStore(commands, space),
+      current: definitionsOf(config),
+      registry,
+      describe: (name) =>
+        [...config.agents, ...config.handoffs, ...config.teams].find((entry) => entry.name === name)
+          ?.description ?? '',
+      env: process.env,
+    });
     const traces = telemetrySettings(config.telemetry, process.env).traces;
     const queueTelemetry = traces?.queueSpans ? new QueueTelemetry(traces, this.workerId) : undefined;
     this.queueTelemetry = queueTelemetry;
@@ -162,6 +178,7 @@ export class RatchetWorker {
       now: () => new Date(),
       workerId: this.workerId,
       keyPrefix: config.redis.prefix,
+      definitions,
       // Toolboxes an agent uses that hold something per run are told when a run ends (the browser's page).
       observer: withRunEndListeners(
         this.telemetry,
@@ -200,7 +217,17 @@ export class RatchetWorker {
       workerId: this.workerId,
       shards,
       capabilities,
-      // The worker's own config until runs record their definition (decision 0031).
+      // A run's recorded definition (decision 0030); by name in this worker's config for the agents above
+      // a child run and for runs recorded without one.
+      recordedNeeds: async (hash) => {
+        try {
+          await definitions.prepare(hash);
+        } catch {
+          return undefined;
+        }
+        const definition = definitions.pinned(hash)?.definition;
+        return definition ? needsOfRecorded(definition) : undefined;
+      },
       definitionOf: (name) =>
         config.agents.find((entry) => entry.name === name) ??
         config.handoffs.find((entry) => entry.name === name) ??

@@ -2,6 +2,15 @@
 // the records, views and pure plans below; the worker runs `stepKinds` with their context and the retry
 // policy. Everything else in src/workflows is the engine's own.
 
+export {
+  type AgentDefinition,
+  agentDefinitionSchema,
+  agentEntryOf,
+  changedFields,
+  definitionsOf,
+  type HashedDefinition,
+  type ProviderDefinition,
+} from './agent-definition.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
 export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
 export { effectRegistry, resolveEffects } from './core/effects/index.js';
@@ -22,7 +31,7 @@ export {
   recorderOf,
   retryRefusal,
 } from './core/run-continuation.js';
-export { planRunCreation, runDeadline } from './core/run-creation.js';
+export { type DefinitionToRecord, planRunCreation, runDeadline } from './core/run-creation.js';
 export { runDurationMs } from './core/run-duration.js';
 export type {
   AttemptView,
@@ -96,7 +105,14 @@ export {
 } from './schedule-record.js';
 export type { StepScheduler } from './step-scheduler.js';
 export type { StepAction } from './steps/runner/step-action.js';
-export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/runner/step-context.js';
+export type {
+  AgentRuntime,
+  DefinitionRuntimes,
+  PinnedDefinition,
+  StepContext,
+  StepServices,
+  TeamService,
+} from './steps/runner/step-context.js';
 export type { StepKind } from './steps/runner/step-kind.js';
 export type {
   ModelCallReport,

@@ -22,6 +22,12 @@ const runPlaceFields = {
    * still knows the run's trace (decision 0024); absent for a root run.
    */
   root_run_id: z.string().optional(),
+  /**
+   * The hash of the definition the run works under (RunRecord.definition), so a step that reads no run
+   * record (a tool call) resolves its agent from it without a round trip (decision 0030); absent for a run
+   * without one.
+   */
+  definition: z.string().optional(),
 };
 
 /** Iteration n of an agent's run. Version 1. */
@@ -67,7 +73,15 @@ export type ToolJobData = z.infer<typeof toolJobDataSchema>;
 /** What every step job of a run carries about where it runs. */
 type RunPlace = Pick<
   IterationJobData,
-  'session_id' | 'run_id' | 'agent' | 'chat_id' | 'group' | 'lineage' | 'deadline_at' | 'root_run_id'
+  | 'session_id'
+  | 'run_id'
+  | 'agent'
+  | 'chat_id'
+  | 'group'
+  | 'lineage'
+  | 'deadline_at'
+  | 'root_run_id'
+  | 'definition'
 >;
 
 function placeOf(data: RunPlace): RunPlace {
@@ -80,6 +94,7 @@ function placeOf(data: RunPlace): RunPlace {
     ...(data.lineage && data.lineage.length > 0 ? { lineage: data.lineage } : {}),
     ...(data.deadline_at ? { deadline_at: data.deadline_at } : {}),
     ...(data.root_run_id ? { root_run_id: data.root_run_id } : {}),
+    ...(data.definition ? { definition: data.definition } : {}),
   };
 }
 

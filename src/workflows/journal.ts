@@ -18,6 +18,11 @@ export const journalField = {
   toolEntry: (iteration: number, index: number) => `tool:${iteration}:${index}:entry`,
   /** A finished call's message_added event, waiting with its entry. */
   toolAdded: (iteration: number, index: number) => `tool:${iteration}:${index}:added`,
+  /**
+   * POST /v1/runs/:id/upgrade asked, at the time it holds: the next iteration that starts after it moves the
+   * run to its worker's current definition (decision 0030).
+   */
+  upgradeRequest: 'upgrade-request',
   /** The n-th progress report of a step job (`report_progress`). */
   progress: (jobId: string, report: number) => `progress:${jobId}:${report}`,
   /** An agent's budget was raised for the n-th time (by a person's answer). */

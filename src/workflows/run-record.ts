@@ -105,6 +105,18 @@ export const waitingForSchema = z.strictObject({
 });
 export type WaitingFor = z.infer<typeof waitingForSchema>;
 
+/** The definition a run works under: its hash and when the run took it. */
+export const runDefinitionSchema = z.strictObject({
+  hash: z.string().regex(/^[0-9a-f]{32}$/),
+  recorded_at: z.iso.datetime(),
+  /**
+   * Why an upgrade left the run on this definition (its agent is gone from the config), said once in an
+   * agent_upgraded event; absent when none did.
+   */
+  kept: z.string().optional(),
+});
+export type RunDefinition = z.infer<typeof runDefinitionSchema>;
+
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
   v: z.literal(1),
@@ -186,6 +198,12 @@ export const runRecordSchema = z.strictObject({
    * (`tool:crm_lookup`, `agent:writer` …, decision 0031); absent otherwise.
    */
   waiting_for: waitingForSchema.optional(),
+  /**
+   * The resolved definition the run works under (decision 0030): its hash (the `def:<hash>` record) and when
+   * the run took it (its start, or the upgrade that moved it). Null for a run recorded before definitions
+   * were, or started by an engine without a config: it uses its worker's config.
+   */
+  definition: runDefinitionSchema.nullable().default(null),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -41,7 +41,9 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'POST /v1/runs/{id}/retry',
       'POST /v1/runs/{id}/signal',
       'POST /v1/events',
+      'POST /v1/runs/{id}/upgrade',
       'GET /v1/agents',
+      'GET /v1/agents/{name}',
       'GET /v1/agents/{name}/memory',
       'GET /v1/runs/{id}/tree',
       'GET /v1/runs/{id}/steps',
@@ -100,6 +102,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   const schemas = Object.keys(document.components.schemas).sort();
   expect(schemas).toEqual([
     'AcceptedRun',
+    'AgentDetail',
     'AgentMemory',
     'Error',
     'Event',

@@ -64,6 +64,7 @@ describe('runs', () => {
       max_iterations: null,
       origin: null,
       retried_by: null,
+      definition: { hash: expect.stringMatching(/^[0-9a-f]{32}$/), recorded_at: expect.any(String) },
       metadata: {
         execution_time_ms: expect.any(Number),
         iterations: 2,

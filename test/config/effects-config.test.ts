@@ -18,7 +18,12 @@ describe('effects and middleware in the config', () => {
   it('fills the defaults: no effects list (the defaults rule applies later), context_threshold 0.8', () => {
     const agent = parse(agentConfig([])).agents[0];
     expect(agent?.effects).toBeUndefined();
-    expect(agent?.options).toEqual({ max_iterations: 10, stream: false, context_threshold: 0.8 });
+    expect(agent?.options).toEqual({
+      max_iterations: 10,
+      stream: false,
+      on_change: 'pin',
+      context_threshold: 0.8,
+    });
   });
 
   it("parses each kind with its params' defaults, and keeps an empty list as no effects", () => {

@@ -86,7 +86,13 @@ describe('loadConfig', () => {
       toolboxes: ['search', 'files'],
       skills: [],
       tools: { send: { requires_approval: true } },
-      options: { max_iterations: 25, stream: false, delegate: true, context_threshold: 0.8 },
+      options: {
+        max_iterations: 25,
+        stream: false,
+        on_change: 'pin',
+        delegate: true,
+        context_threshold: 0.8,
+      },
     });
     expect(config.entry_agent).toBe('helper');
     expect(config.max_delegation_depth).toBe(3);

@@ -37,7 +37,7 @@ describe('parseConfigText: defaults', () => {
           toolboxes: [],
           skills: [],
           tools: {},
-          options: { max_iterations: 10, stream: false, context_threshold: 0.8 },
+          options: { max_iterations: 10, stream: false, on_change: 'pin', context_threshold: 0.8 },
         },
       ],
       redis: { url: DEFAULT_REDIS_URL, prefix: 'ratchet', shards: 1 },

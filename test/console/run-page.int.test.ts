@@ -141,6 +141,11 @@ describeWithBrowser('console: the runs and run pages', () => {
     // The tree: the run itself, marked as the one shown.
     await expect.poll(() => page.getByTestId(`tree-node-${runId}`).count(), { timeout: 30_000 }).toBe(1);
 
+    // The definition the run works under (decision 0030): its hash, cut to 12 digits.
+    const hash = (await runOf(runId)).definition?.hash ?? '';
+    expect(hash).toMatch(/^[0-9a-f]{32}$/);
+    expect(await page.getByTestId('run-definition').textContent()).toBe(hash.slice(0, 12));
+
     // The transcript: the user's input, the reply with its tool call, the result, the final answer.
     const transcript = page.getByTestId('transcript');
     await expect

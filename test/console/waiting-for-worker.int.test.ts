@@ -43,7 +43,7 @@ describeWithBrowser('console: a run waiting for a worker', () => {
     expect(await page.getByTestId('run-status').textContent()).toBe('waiting for a worker');
     const note = page.getByTestId('waiting-for-worker');
     await note.waitFor();
-    expect(await note.textContent()).toContain('no live worker has agent:clerk');
+    expect(await note.textContent()).toContain('no live worker has provider:model-clerk');
     await screenshot(page, 'run-waiting-for-worker');
 
     const list = await fixture.openConsole({ route: '#/runs' });

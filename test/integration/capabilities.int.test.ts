@@ -28,8 +28,9 @@ import type { Harness } from '../helpers/harness.js';
 // spending an attempt and without spinning; when no live worker has it for worker.capability_wait_s, its run
 // shows waiting_for_worker (recorded once, with its event) and resumes by itself when a capable worker
 // starts. Real worker processes of two generations on real Redis: generation A's config (v1) lacks an agent
-// that the run needs, generation B's (v2, the harness's own) has it. Until runs record their definition
-// (issue 33's other part), what a worker lacks of a run is named by its agent: `agent:clerk`.
+// that the run needs, generation B's (v2, the harness's own) has it. The run records its definition
+// (decision 0030), so what a worker lacks is named by what that definition needs: the agent `clerk`'s
+// provider, `provider:model-clerk`, which A's config does not have.
 
 let harness: Harness | undefined;
 let extraEngine: Engine | undefined;
@@ -80,7 +81,7 @@ describe('a step needing code no live worker has', () => {
     );
     const waitedMs = Date.now() - startedAt;
     const waiting = await h.engine.getRun(runId);
-    expect(waiting?.waiting_for?.missing).toEqual(['agent:clerk']);
+    expect(waiting?.waiting_for?.missing).toEqual(['provider:model-clerk']);
     // capability_wait_s is 1 s: recorded after it, and well within a few rechecks on a loaded machine.
     expect(waitedMs).toBeGreaterThanOrEqual(1_000);
 
@@ -116,7 +117,7 @@ describe('a step needing code no live worker has', () => {
       const found = (await h.events(sessionId)).find((event) => event.kind === 'worker_found');
       const workers = await readWorkers(h.redis, spaceOf(h));
       expect(found?.data).toMatchObject({
-        missing: ['agent:clerk'],
+        missing: ['provider:model-clerk'],
         worker_id: workers.find((entry) => entry.pid === newer.child.pid)?.id,
       });
     } finally {

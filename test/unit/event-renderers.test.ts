@@ -73,6 +73,12 @@ const examples: { [Kind in EventKind]: EventData<Kind> } = {
   run_completed: { result: 'It is 5.', usage, iterations: 2 },
   run_failed: { error: { code: 'max_iterations', message: 'too many' }, usage, iterations: 9 },
   run_cancelled: { reason: 'stopped' },
+  agent_upgraded: {
+    from: '0123456789abcdef0123456789abcdef',
+    to: 'fedcba9876543210fedcba9876543210',
+    changed: ['instructions'],
+    reason: null,
+  },
   run_retried: { retried_run_id: 'run_cccccccccccccccc_dddddddddd', from_iteration: 2 },
   run_forked: {
     from_run_id: 'run_cccccccccccccccc_dddddddddd',
@@ -141,6 +147,7 @@ describe('every event kind, as each renderer shows it', () => {
       run_completed: 'coder: run completed',
       run_failed: 'coder: run failed',
       run_cancelled: 'coder: run cancelled',
+      agent_upgraded: 'coder: agent upgraded',
       run_retried: 'coder: run retried',
       run_forked: 'coder: run forked',
       waiting_for_worker: 'coder: waiting for a worker that has tool:crm_lookup',

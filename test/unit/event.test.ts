@@ -145,6 +145,13 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
       time,
     ),
   run_cancelled: () => buildEvent('run_cancelled', run, { reason: 'user' }, time),
+  agent_upgraded: () =>
+    buildEvent(
+      'agent_upgraded',
+      run,
+      { from: '0123456789abcdef0123456789abcdef', to: null, changed: [], reason: 'gone' },
+      time,
+    ),
   run_retried: () =>
     buildEvent(
       'run_retried',

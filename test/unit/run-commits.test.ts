@@ -52,6 +52,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     origin: null,
     retried_by: null,
     input_line: null,
+    definition: null,
     result: null,
     error: null,
     created_at: created,

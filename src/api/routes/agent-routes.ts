@@ -1,7 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { RatchetError } from '../../errors/index.js';
-import { agentListSchema, agentMemorySchema, agentParamsSchema } from '../../wire/index.js';
+import {
+  agentDetailSchema,
+  agentListSchema,
+  agentMemorySchema,
+  agentParamsSchema,
+} from '../../wire/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses } from '../error-responses.js';
 
@@ -45,6 +50,35 @@ export const agentRoutes: FastifyPluginAsyncZod<{
       },
     },
     async () => listAgents(engine, agents),
+  );
+
+  app.get(
+    '/agents/:name',
+    {
+      schema: {
+        tags: ['agents'],
+        summary: 'An agent, and the definitions its unfinished runs work under (for draining old workers)',
+        params: agentParamsSchema,
+        response: { 200: agentDetailSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      const configured = agents.find((agent) => agent.name === name);
+      const definitions = await engine.agentDefinitions(name);
+      // A name the config lost is still shown while unfinished runs of it remain: they are what to wait for.
+      if (!configured && definitions.in_use.length === 0) {
+        throw new RatchetError('agent_not_found', `no agent is named "${name}", and no unfinished run is`);
+      }
+      return {
+        name,
+        description: configured?.description ?? '',
+        kind: configured?.kind ?? null,
+        definition: definitions.current,
+        definitions_in_use: definitions.in_use,
+        truncated: definitions.truncated,
+      };
+    },
   );
 
   app.get(

@@ -4,10 +4,12 @@ import {
   forkRunBodySchema,
   retryRunBodySchema,
   runParamsSchema,
+  runSchema,
 } from '../../wire/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses } from '../error-responses.js';
 import { forkRun, retryRun } from '../run-requests.js';
+import { toWireRun } from '../wire-views.js';
 
 const tags = ['runs'];
 
@@ -42,5 +44,19 @@ export const steerRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (
       },
     },
     async (request, reply) => reply.status(202).send(await forkRun(engine, request.params.id, request.body)),
+  );
+
+  app.post(
+    '/runs/:id/upgrade',
+    {
+      schema: {
+        tags,
+        summary:
+          "Move an unfinished run to its workers' current definition of its agent at its next iteration (decision 0030), recorded with an agent_upgraded event",
+        params: runParamsSchema,
+        response: { 202: runSchema, ...errorResponses(401, 403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => reply.status(202).send(toWireRun(await engine.upgradeRun(request.params.id))),
   );
 };

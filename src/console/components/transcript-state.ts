@@ -14,7 +14,8 @@ type NoteEvent = Extract<
       | 'run_retried'
       | 'run_forked'
       | 'waiting_for_worker'
-      | 'worker_found';
+      | 'worker_found'
+      | 'agent_upgraded';
   }
 >;
 
@@ -140,7 +141,8 @@ export function applyEvent(state: TranscriptState, event: RatchetClientEvent): b
     case 'run_retried':
     case 'run_forked':
     case 'waiting_for_worker':
-    case 'worker_found': {
+    case 'worker_found':
+    case 'agent_upgraded': {
       const text = noteText(event);
       state.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
       return true;
@@ -223,6 +225,14 @@ function noteText(event: NoteEvent): { kind: TranscriptNote['kind']; text: strin
       return {
         kind: 'retried',
         text: `This run retries ${event.data.retried_run_id} from its iteration ${event.data.from_iteration}.`,
+      };
+    case 'agent_upgraded':
+      return {
+        kind: 'agent_upgraded',
+        text:
+          event.data.to === null
+            ? `Stays on definition ${event.data.from.slice(0, 12)}: ${event.data.reason ?? ''}`
+            : `Upgraded to definition ${event.data.to.slice(0, 12)} (changed: ${event.data.changed.join(', ') || 'nothing'}).`,
       };
     case 'run_forked':
       return {

@@ -83,6 +83,7 @@ const noteLabel: Record<TranscriptNote['kind'], string> = {
   file_change: 'File',
   waiting_for_worker: 'Waiting for a worker',
   worker_found: 'Worker found',
+  agent_upgraded: 'Definition',
 };
 
 function NoteView({ note }: { note: TranscriptNote }) {

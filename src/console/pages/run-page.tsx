@@ -4,7 +4,7 @@
 // timeline with tokens and cost. Polled every 2 s; the transcript follows the event stream.
 //
 // Test ids: run-page, run-status (data-status), run-facts, run-task, run-duration, run-tokens, run-cost,
-// run-tokens-total, run-cost-total, run-result, run-error, waiting-for-worker, retried-by, origin-link,
+// run-tokens-total, run-cost-total, run-definition, run-result, run-error, waiting-for-worker, retried-by, origin-link,
 // parent-link, pending-questions, question (and QuestionForm's: answer-form, answer-input, answer-submit,
 // approve, edit-arguments, edited-arguments, approve-edited, reject-reason, reject, budget-raise,
 // budget-stop, answer-sent, answer-error), run-actions, cancel-run, retry-run, fork-form, fork-input,
@@ -252,6 +252,14 @@ function RunFacts({ run, top }: { run: Run; top: RunTreeNode | undefined }) {
               <a href={runHref(run.origin.run_id)} data-testid="origin-link">
                 {run.origin.run_id}
               </a>
+            </dd>
+          </div>
+        )}
+        {run.definition !== null && (
+          <div>
+            <dt>Definition</dt>
+            <dd class="mono" data-testid="run-definition" title={`taken ${run.definition.recorded_at}`}>
+              {run.definition.hash.slice(0, 12)}
             </dd>
           </div>
         )}

@@ -12,6 +12,7 @@ import type { RunError, RunRecord, SubGoal } from '../run-record.js';
 import type { CompactionEntry } from './effects/context-view.js';
 import type { ReplyDecision } from './reply-decision.js';
 import { resultMetadataOf } from './result-metadata.js';
+import { definitionAfter, type UpgradeDecision } from './upgrade-decision.js';
 
 /** Everything one commit writes, computed from plain data. */
 export interface CommitPlan<JournalValue> {
@@ -83,6 +84,8 @@ export function replyCommit(input: {
   };
   /** What the agent's middleware decided around the model call (none: no middleware decided anything). */
   middleware?: NonNullable<ReplyEntry['middleware']>;
+  /** The run moves to another definition at this iteration, or stays and says why (decision 0030). */
+  upgrade?: { decision: UpgradeDecision; requestedAt: string | null };
   /** A supervisor's sub-goals after the reply, its delegations so far, and the progress event of a change. */
   supervisor?: {
     goals: SubGoal[] | null;
@@ -128,6 +131,9 @@ export function replyCommit(input: {
     updated_at: now,
     started_at: run.started_at ?? now,
   };
+  const upgrade = input.upgrade;
+  if (upgrade && run.definition)
+    record.definition = definitionAfter(run.definition, upgrade.decision, now, upgrade.requestedAt);
   if (input.supervisor) {
     record.sub_goals = input.supervisor.goals;
     record.orchestration_steps = input.supervisor.orchestrationSteps;
@@ -145,6 +151,21 @@ export function replyCommit(input: {
     });
   }
   const events = [
+    ...(upgrade && upgrade.decision.to !== upgrade.decision.from
+      ? [
+          buildEvent(
+            'agent_upgraded',
+            run,
+            {
+              from: upgrade.decision.from,
+              to: upgrade.decision.to ?? null,
+              changed: upgrade.decision.changed,
+              reason: upgrade.decision.reason ?? null,
+            },
+            now,
+          ),
+        ]
+      : []),
     ...(input.effects?.events ?? []).map((event) =>
       buildEvent(event.kind, run, event.data as EventData<EffectEventKind>, now),
     ),

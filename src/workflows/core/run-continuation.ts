@@ -7,7 +7,7 @@ import type { ReplyEntry } from '../journal.js';
 import { type Budget, continuationOf, type RunOrigin, type RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 import { toolResultMessage } from './run-commits.js';
-import { inputLineOf, newRunRecord } from './run-creation.js';
+import { type DefinitionToRecord, inputLineOf, newRunRecord } from './run-creation.js';
 
 /**
  * Retry and fork (decision 0022): a new run that continues what another run recorded, so that no recorded
@@ -17,6 +17,8 @@ import { inputLineOf, newRunRecord } from './run-creation.js';
 
 /** What a continuing run may ask for anew; each at most what its agent allows (the engine checks). */
 export interface ContinuationLimits {
+  /** The current definition of the continuing run's agent (decision 0030): a fork to another agent takes it. */
+  definition?: DefinitionToRecord;
   budget?: Budget;
   deadlineAt?: string;
   maxIterations?: number;
@@ -258,6 +260,14 @@ export function planFork(input: {
     deadline_at: input.limits.deadlineAt ?? null,
     max_iterations: input.limits.maxIterations ?? null,
     origin,
+    // The original's agent keeps its definition (a fork goes on as the original would); another agent's is
+    // its current one.
+    definition:
+      agent === original.agent && original.definition
+        ? original.definition
+        : input.limits.definition
+          ? { hash: input.limits.definition.hash, recorded_at: now }
+          : null,
     // A fork with a message of its own is about that message; one without goes on with the original's task.
     input_line: input.parts ? (inputLineOf(input.parts) ?? original.input_line) : original.input_line,
     now,
@@ -340,5 +350,6 @@ function firstIteration(record: RunRecord, iteration: number): IterationJobData 
     iteration,
     previous_calls: 0,
     ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
+    ...(record.definition ? { definition: record.definition.hash } : {}),
   };
 }

@@ -4,6 +4,13 @@ import { zeroUsage } from '../../models/usage.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
 import { type Budget, inputLineMaxChars, type RunRecord, type ScheduleOrigin } from '../run-record.js';
+
+/** A definition to record with a run (decision 0030): its hash and the canonical JSON stored at `def:<hash>`. */
+export interface DefinitionToRecord {
+  hash: string;
+  text: string;
+}
+
 import type { SessionRecord } from '../session-record.js';
 
 export interface RunCreation {
@@ -13,6 +20,8 @@ export interface RunCreation {
   events: StoredEvent[];
   /** Written only when the session is new. */
   sessionRecord: SessionRecord | undefined;
+  /** The definition the run works under, stored (once per hash) before the run is written. */
+  definition?: DefinitionToRecord | undefined;
   /** The first step, with its kind (its BullMQ job name). */
   first: { kind: 'iteration'; data: IterationJobData } | { kind: 'team-turn'; data: TeamTurnJobData };
 }
@@ -46,6 +55,8 @@ export function planRunCreation(input: {
   maxIterations?: number;
   /** The schedule and fire time that start the run (RunRecord.origin). */
   origin?: ScheduleOrigin;
+  /** The resolved definition of the run's agent (decision 0030); none: its workers' config is used. */
+  definition?: DefinitionToRecord;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -67,6 +78,7 @@ export function planRunCreation(input: {
     origin: input.origin ?? null,
     // A team member's task, not the team's chat it is given as its input.
     input_line: inputLineOf(parts),
+    definition: input.definition ? { hash: input.definition.hash, recorded_at: now } : null,
     now,
   });
   const inputText = messages
@@ -82,9 +94,11 @@ export function planRunCreation(input: {
     iteration: 1,
     ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
     ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
+    ...(record.definition ? { definition: record.definition.hash } : {}),
   };
   return {
     record,
+    ...(input.definition ? { definition: input.definition } : {}),
     messages,
     events: [
       buildEvent('run_started', record, { input: inputText }, now),
@@ -147,7 +161,7 @@ export type NewRunFields = Pick<
   | 'max_iterations'
   | 'origin'
   | 'input_line'
-> & { now: string };
+> & { now: string; definition?: RunRecord['definition'] };
 
 /** The record of a run that has done nothing yet: a new run, a child run or a fork. */
 export function newRunRecord(fields: NewRunFields): RunRecord {
@@ -182,6 +196,7 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     origin: fields.origin,
     retried_by: null,
     input_line: fields.input_line,
+    definition: fields.definition ?? null,
     result: null,
     error: null,
     created_at: fields.now,

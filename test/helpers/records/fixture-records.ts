@@ -89,7 +89,15 @@ export function fixtureRecords(fixture: RecordFixture): { records: FixtureRecord
         }
         break;
       case 'string':
-        place(/:chat:[^:]+:view$/.test(key) ? 'chat.context-view' : undefined, key, text(entry.value));
+        place(
+          /:chat:[^:]+:view$/.test(key)
+            ? 'chat.context-view'
+            : /:def:[0-9a-f]{32}$/.test(key)
+              ? 'definition'
+              : undefined,
+          key,
+          text(entry.value),
+        );
         break;
       default:
         break;

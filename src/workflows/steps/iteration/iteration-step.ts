@@ -62,6 +62,10 @@ async function execute(context: StepContext, data: IterationJobData): Promise<St
   if (isFinished(record.status)) return wakeParent(record);
   if (record.iteration > data.iteration) return done;
   logRunStart(context, record);
+  // The job names the definition the step was added under; an upgrade may have moved the run since.
+  const definition = record.definition?.hash;
+  if (definition !== undefined && definition !== data.definition)
+    await context.services.definitions?.prepare(definition);
   return iteration.run({ context, data, loaded, stored: loaded.run, chat: loaded.chat });
 }
 

@@ -5,10 +5,11 @@ import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
 import { replyCommit } from '../../core/run-commits.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
 import { treeRootOf } from '../../run-record.js';
+import { isRunAgent } from '../runner/agent-runtime.js';
 import { done } from '../runner/step-action.js';
 import { commitThen, next, type StageResult } from './stage-pipeline.js';
 import { supervisedDecision } from './supervised-decision.js';
-import type { Turn } from './turn.js';
+import { type Turn, turnDefinition } from './turn.js';
 
 /**
  * The reply stage: decides what the reply means (tool calls, a final answer checked by the guardrail and the
@@ -56,6 +57,7 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
     ...(reply.effects ? { effects: reply.effects } : {}),
     ...(reply.middleware ? { middleware: reply.middleware } : {}),
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
+    ...(turn.upgrade ? { upgrade: { decision: turn.upgrade, requestedAt: loaded.upgradeRequestedAt } } : {}),
   });
   return commitThen(
     {
@@ -64,7 +66,7 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
         journalField: journalField.reply(n),
         plan,
         usageSums: {
-          ...(services.agents.has(member) ? { agent: member } : {}),
+          ...(isRunAgent(services, member, turnDefinition(turn)) ? { agent: member } : {}),
           treeRoot: treeRootOf(record),
         },
         expectedRev: stored.rev,
@@ -85,7 +87,14 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
           { decision: entry.decision, tool_calls: entry.tool_calls.length },
           'iteration committed',
         );
-        return next({ ...turn, recorded: { entry, sender: member } });
+        // The definition the run works under from now on (an upgrade moved it, or an earlier commit did).
+        // An earlier execution's commit ('done') decided for itself: this one's decision is dropped.
+        if (result.status !== 'ok') {
+          const { upgrade: _dropped, ...rest } = turn;
+          return next<Turn>({ ...rest, recorded: { entry, sender: member } });
+        }
+        const definition = plan.record?.definition?.hash;
+        return next<Turn>({ ...turn, recorded: { entry, sender: member, definition } });
       },
     },
   );

@@ -1,7 +1,8 @@
 import { RatchetError } from '../../../errors/index.js';
 import { toolJobsOf } from '../../job-data.js';
+import { runGroup } from '../runner/agent-runtime.js';
 import { enqueue, type StepAction, wakeParent } from '../runner/step-action.js';
-import type { Turn } from './turn.js';
+import { type Turn, turnDefinition } from './turn.js';
 
 /**
  * The last stage: what a recorded reply asks for — its tool calls, another answer (sent back by the output
@@ -19,7 +20,17 @@ export function scheduleStage(turn: Turn): StepAction {
   if (entry.decision === 'retry') {
     // The answer was sent back (the feedback is in the chat): the next iteration answers again.
     return enqueue(
-      [{ kind: 'iteration', data: { ...data, iteration: data.iteration + 1, previous_calls: 0 } }],
+      [
+        {
+          kind: 'iteration',
+          data: {
+            ...data,
+            iteration: data.iteration + 1,
+            previous_calls: 0,
+            ...definitionOf(turn),
+          },
+        },
+      ],
       {
         after: 'iteration.after_enqueue',
       },
@@ -31,11 +42,13 @@ export function scheduleStage(turn: Turn): StepAction {
     run_id: data.run_id,
     // A handoff group's member in control made the calls: its tools run them.
     agent: sender,
-    ...(context.services.handoffs.has(record.agent) ? { group: record.agent } : {}),
+    ...(runGroup(context.services, record.agent, turnDefinition(turn)) ? { group: record.agent } : {}),
     chat_id: record.chat_id,
     lineage: record.lineage,
     ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
     ...(record.root_run_id ? { root_run_id: record.root_run_id } : {}),
+    // The definition the reply was made under (an upgrade commits with the reply): its tools run under it.
+    ...definitionOf(turn),
   };
   return enqueue(
     [
@@ -51,4 +64,10 @@ export function scheduleStage(turn: Turn): StepAction {
     ],
     { after: 'iteration.after_enqueue' },
   );
+}
+
+/** The definition the reply was made under (an upgrade commits with the reply): what comes next runs under it. */
+function definitionOf(turn: Turn): { definition?: string } {
+  const definition = turn.recorded?.definition ?? turnDefinition(turn);
+  return definition === undefined ? {} : { definition };
 }

@@ -4,11 +4,15 @@ import type { ModelCallInput } from '../../core/effects/index.js';
 import type { AnswerCheckFailure } from '../../core/reply-decision.js';
 import type { replyCommit } from '../../core/run-commits.js';
 import type { SupervisorLimits } from '../../core/supervisor.js';
+import type { UpgradeDecision } from '../../core/upgrade-decision.js';
 import type { IterationJobData } from '../../job-data.js';
 import type { ReplyEntry } from '../../journal.js';
 import type { StoredRun } from '../../run-record.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import type { CompactionDecision, SendPlan } from './context-effects.js';
+
+/** An upgrade decided at an iteration boundary (decision 0030), committed with the iteration's reply. */
+export type { UpgradeDecision } from '../../core/upgrade-decision.js';
 
 /** What one round trip read for the iteration: the run, the journal fields it needs, and the chat. */
 export interface LoadedIteration {
@@ -19,6 +23,8 @@ export interface LoadedIteration {
   resultsDone: boolean;
   /** Model calls started for this iteration by earlier executions. */
   modelCalls: number;
+  /** When POST /v1/runs/:id/upgrade last asked to move the run to the current definition; null: never. */
+  upgradeRequestedAt: string | null;
   /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
   pendingResults: (string | null)[];
   chat: Message[];
@@ -75,6 +81,19 @@ export interface Turn {
   withinBudget?: boolean;
   /** The reply to record (a child run's, a supervisor's summary, or the model's). */
   reply?: ReplyOfTurn;
-  /** The reply as recorded (by an earlier execution, or by the reply's commit) and who made it. */
-  recorded?: { entry: ReplyEntry; sender: string };
+  /**
+   * The reply as recorded (by an earlier execution, or by the reply's commit), who made it, and the hash of
+   * the definition the run works under from then on (decision 0030).
+   */
+  recorded?: { entry: ReplyEntry; sender: string; definition?: string | undefined };
+  /**
+   * This iteration moves the run to another definition (options.on_change: upgrade, or POST /upgrade): the
+   * hashes, the fields that changed, or why it stays (the agent is gone). Committed with the reply.
+   */
+  upgrade?: UpgradeDecision;
+}
+
+/** The hash of the definition the turn works under: the run's, or the one an upgrade moves it to. */
+export function turnDefinition(turn: Turn): string | undefined {
+  return turn.upgrade?.to ?? turn.stored.record.definition?.hash;
 }

@@ -1,12 +1,42 @@
 import { RatchetError } from '../../../errors/index.js';
 import { type ToolBox, toolDefinitions } from '../../../tools/index.js';
+import type { HandoffGroup } from '../../handoff-toolbox.js';
 import { handoffToolbox } from '../../handoff-toolbox.js';
-import type { AgentRuntime, StepServices } from './step-context.js';
+import type { AgentRuntime, PinnedDefinition, StepServices } from './step-context.js';
 
 const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
 
 type Registry = Pick<StepServices, 'agents' | 'handoffs' | 'teams'>;
-type WorkerRegistry = Registry & Pick<StepServices, 'keyPrefix'>;
+type WorkerRegistry = Registry & Pick<StepServices, 'keyPrefix' | 'definitions'>;
+
+/**
+ * The recorded definition a run works under, when it differs from this worker's config (decision 0030);
+ * undefined when the run has none or it is this worker's current one (then the config's runtimes serve it).
+ */
+export function pinnedDefinition(
+  services: Pick<StepServices, 'definitions'>,
+  hash: string | undefined,
+): PinnedDefinition | undefined {
+  const { definitions } = services;
+  if (hash === undefined || !definitions || definitions.isCurrent(hash)) return undefined;
+  const pinned = definitions.pinned(hash);
+  if (!pinned) throw new RatchetError('internal', `definition ${hash} was not read before the step used it`);
+  return pinned;
+}
+
+/** The handoff group a run of `name` is, as its definition recorded it; undefined when it is not a group. */
+export function runGroup(services: WorkerRegistry, name: string, hash?: string): HandoffGroup | undefined {
+  const pinned = pinnedDefinition(services, hash);
+  if (pinned) return pinned.handoff;
+  return services.handoffs.get(name);
+}
+
+/** Whether `name` is an agent the run can work as (its definition's, or this worker's). */
+export function isRunAgent(services: WorkerRegistry, name: string, hash?: string): boolean {
+  const pinned = pinnedDefinition(services, hash);
+  if (pinned) return pinned.agent(name) !== undefined;
+  return services.agents.has(name);
+}
 
 function configured(services: WorkerRegistry, name: string): AgentRuntime {
   const agent = services.agents.get(name);
@@ -70,22 +100,26 @@ export function runAgent(
   name: string,
   lineage: readonly string[] = [],
   group?: string,
+  /** The hash of the definition the run works under (decision 0030); absent: this worker's config. */
+  definition?: string,
 ): AgentRuntime {
-  const own = configured(services, name);
+  const pinned = pinnedDefinition(services, definition);
+  const own = pinned?.agent(name) ?? configured(services, name);
   const ancestors = lineage.filter((ancestor) => services.agents.has(ancestor));
   if (ancestors.length === 0 && group === undefined) return own;
+  const handoff = group === undefined ? undefined : (pinned?.handoff ?? services.handoffs.get(group));
   let cache = derived.get(services.agents);
   if (!cache) {
     cache = new Map();
     derived.set(services.agents, cache);
   }
-  const key = [group ?? '', name, ...ancestors].join('\u0000');
+  const key = [pinned ? (definition ?? '') : '', group ?? '', name, ...ancestors].join('\u0000');
   const cached = cache.get(key);
   if (cached) return cached;
-  const handoff = group === undefined ? undefined : services.handoffs.get(group);
   if (group !== undefined && !handoff) throw notOnThisWorker(services, `handoff group "${group}"`);
   const toolboxes: ToolBox[] = handoff ? [handoffToolbox(handoff, name)] : [];
-  for (const toolbox of [name, ...ancestors].flatMap((agent) => configured(services, agent).toolboxes)) {
+  const toolboxesOf = (agent: string) => (agent === name ? own : configured(services, agent)).toolboxes;
+  for (const toolbox of [name, ...ancestors].flatMap(toolboxesOf)) {
     if (!toolboxes.some((known) => known.name === toolbox.name)) toolboxes.push(toolbox);
   }
   const runtime: AgentRuntime = {

@@ -1,7 +1,7 @@
 import type { Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { type ResultMetadata, resultMetadataOf } from '../../core/result-metadata.js';
-import { planRunCreation, runDeadline } from '../../core/run-creation.js';
+import { type DefinitionToRecord, planRunCreation, runDeadline } from '../../core/run-creation.js';
 import { childRunId } from '../../ids.js';
 import { isFinished, type RunRecord, type RunStatus } from '../../run-record.js';
 import { prefixOf } from './agent-runtime.js';
@@ -67,6 +67,8 @@ async function ensureChildRuns(
       now: context.services.now().toISOString(),
       prefix: input.prefixOf(task.agent),
       team: input.isTeam(task.agent),
+      // The child works under its agent's definition as this worker's config has it now (decision 0030).
+      ...currentDefinition(context, task.agent),
       // The tree shares its root's run budget: every run's usage is summed on the root too.
       ...withBudget(parent.budget),
       budgetRaises: parent.budget_raises,
@@ -179,4 +181,10 @@ export async function awaitChildRuns(
       async () => (await read()).filter((state) => isFinished(state.status)).length > finished,
     ),
   };
+}
+
+/** What a new child run of the agent records as its definition: this worker's current one, if it has one. */
+function currentDefinition(context: StepContext, agent: string): { definition?: DefinitionToRecord } {
+  const current = context.services.definitions?.current(agent);
+  return current ? { definition: { hash: current.hash, text: current.text } } : {};
 }

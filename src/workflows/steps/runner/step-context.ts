@@ -5,8 +5,10 @@ import type { Completer, ToolDefinition } from '../../../models/completer.js';
 import type { Price } from '../../../models/pricing.js';
 import type { BaseProviderConfig } from '../../../models/provider-registry.js';
 import type { ToolBox } from '../../../tools/index.js';
+import type { AgentDefinition } from '../../agent-definition.js';
 import type { ContractCheck } from '../../core/contracts.js';
 import type { ResolvedEffect } from '../../core/effects/index.js';
+import type { DefinitionToRecord } from '../../core/run-creation.js';
 import type { SupervisorLimits } from '../../core/supervisor.js';
 import type { TeamRuntime } from '../../core/team.js';
 import type { HandoffGroup } from '../../handoff-toolbox.js';
@@ -75,6 +77,31 @@ export interface TeamService extends TeamRuntime {
   timeoutS: number | undefined;
 }
 
+/**
+ * The definitions runs work under (decision 0030): this worker's current ones, and recorded ones, read once
+ * per hash and process and built with this worker's code (its toolboxes, middleware, effects and provider
+ * credentials by name).
+ */
+export interface DefinitionRuntimes {
+  /** This worker's config's definition of an agent, handoff group or team: what a run it starts records. */
+  current(name: string): (DefinitionToRecord & { definition: AgentDefinition }) | undefined;
+  /** Whether a hash is one of this worker's current definitions (its config's runtimes serve it). */
+  isCurrent(hash: string): boolean;
+  /** Reads a recorded definition unless held (a round trip only the first time a process meets a hash). */
+  prepare(hash: string): Promise<void>;
+  /** A prepared definition; undefined when `prepare` was not called for it. */
+  pinned(hash: string): PinnedDefinition | undefined;
+}
+
+/** A recorded definition as a worker runs it. */
+export interface PinnedDefinition {
+  definition: AgentDefinition;
+  /** An agent the run works as (the agent itself, or a handoff group's member), built once; undefined: none. */
+  agent(name: string): AgentRuntime | undefined;
+  /** A handoff group's run: the group as recorded. */
+  handoff: HandoffGroup | undefined;
+}
+
 /** Long-lived parts every step uses, built once per worker process. */
 export interface StepServices {
   /** Opens each execution's store (its reads and fenced commits): the steps' only way to Redis. */
@@ -100,6 +127,8 @@ export interface StepServices {
   workerId: string;
   /** Traces and metrics (decision 0024); absent when telemetry is off. */
   observer?: StepObserver | undefined;
+  /** The definitions runs work under (decision 0030); absent: every run uses this worker's config. */
+  definitions?: DefinitionRuntimes | undefined;
 }
 
 /** One execution of one step job. */

@@ -30,7 +30,9 @@ export interface StepKind<Data> {
  * A step kind from what is its own: its body, the label of its failed attempts' `error` events, and what a
  * final failure means (by default the run fails with the error recorded).
  */
-export function defineStepKind<Data extends { session_id: string; run_id: string }>(definition: {
+export function defineStepKind<
+  Data extends { session_id: string; run_id: string; definition?: string | undefined },
+>(definition: {
   name: string;
   dataSchema: z.ZodType<Data>;
   describe(data: Data): Record<string, unknown>;
@@ -44,7 +46,12 @@ export function defineStepKind<Data extends { session_id: string; run_id: string
     name: definition.name,
     dataSchema: definition.dataSchema,
     describe: (data) => ({ run_id: data.run_id, session_id: data.session_id, ...definition.describe(data) }),
-    execute: definition.run,
+    execute: async (context, data) => {
+      // The run's recorded definition, read once per hash and process (decision 0030): the steps resolve
+      // their agent from it synchronously.
+      if (data.definition !== undefined) await context.services.definitions?.prepare(data.definition);
+      return definition.run(context, data);
+    },
     fail: definition.fail ?? ((context, data, error) => failRun(context, data, error)),
     announceFailure: (context, data, error, retryInMs) =>
       announceAttemptFailure(context, { ...data, step: label(data) }, error, retryInMs),

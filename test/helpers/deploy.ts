@@ -1,0 +1,43 @@
+import { writeFileSync } from 'node:fs';
+import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
+import type { TestEngine } from '../../src/testing/index.js';
+import { testConfig } from '../../src/testing/test-engine.js';
+import { waitFor } from './crash-scenario.js';
+
+/**
+ * A deploy in a test (decision 0030): rewrites the test engine's config file, which the workers it spawns
+ * next load, and gives the new config as loaded (for an API restarted on it).
+ */
+export function deployConfig(engine: TestEngine, next: Record<string, unknown>): LoadedConfig {
+  const place = {
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    prefix: engine.prefix,
+    callsLog: engine.loaded.config.providers[0]?.record_calls as string,
+  };
+  writeFileSync(engine.loaded.path, JSON.stringify(testConfig({ config: next }, place), null, 2));
+  return loadConfig(engine.loaded.path);
+}
+
+/** Starts a run of the agent and waits until it asks its question; gives the question's id. */
+export async function parkedOnQuestion(engine: TestEngine, agent?: string) {
+  const { runId, sessionId } = await engine.start({ input: 'pick a colour', ...(agent ? { agent } : {}) });
+  let questionId = '';
+  await waitFor(
+    async () => {
+      const run = await engine.engine.getRun(runId);
+      questionId = run?.pending_question?.id ?? '';
+      return questionId !== '';
+    },
+    20_000,
+    'the run to ask its question',
+  );
+  return { runId, sessionId, questionId };
+}
+
+/** The system prompts the scripted model was sent for a run, by iteration. */
+export function systemPrompts(engine: TestEngine, runId: string): { iteration: number; system: string }[] {
+  return engine
+    .modelCalls()
+    .filter((call) => call.run_id === runId)
+    .map((call) => ({ iteration: call.iteration, system: (call as unknown as { system: string }).system }));
+}

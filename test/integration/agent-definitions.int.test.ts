@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { engineFromConfig } from '../../src/engine/index.js';
+import { silentLogger } from '../../src/log/index.js';
+import { definitionKey } from '../../src/redis/keys.js';
+import { createTestEngine, type TestEngine } from '../../src/testing/index.js';
+import { agentDefinitionSchema } from '../../src/workflows/index.js';
+import { waitForExit } from '../helpers/crash-scenario.js';
+import { deployConfig, parkedOnQuestion } from '../helpers/deploy.js';
+
+// Decision 0030: a run keeps the definition it started with. A run parked on a question crosses a restart of
+// its worker and API on a config where its agent was renamed, or its instructions and model changed: the
+// answered run completes, and the scripted model is sent v1's instructions and tools.
+
+const engines: TestEngine[] = [];
+afterEach(async () => {
+  for (const engine of engines.splice(0)) await engine.close();
+});
+
+const replies = [
+  { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+  { text: 'blue it is' },
+];
+
+function config(agent: Record<string, unknown>, model = 'test-v1') {
+  return {
+    providers: [{ name: 'model', kind: 'scripted', model, replies }],
+    agents: [{ provider: 'model', options: { max_iterations: 5 }, ...agent }],
+  };
+}
+
+const v1 = config({ name: 'helper', instructions: 'V1: answer in one word.' });
+
+describe('a run keeps its definition across a deploy', () => {
+  for (const [change, next] of [
+    ['renamed', config({ name: 'assistant', instructions: 'V1: answer in one word.' })],
+    [
+      'given new instructions and a new model',
+      config({ name: 'helper', instructions: 'V2: be chatty.' }, 'test-v2'),
+    ],
+  ] as const) {
+    it(`completes with v1's definition when its agent was ${change}`, async () => {
+      const engine = await createTestEngine({ config: v1 });
+      engines.push(engine);
+      const first = engine.spawnWorker();
+      const { runId, sessionId, questionId } = await parkedOnQuestion(engine);
+      const run = await engine.engine.getRun(runId);
+      expect(run?.definition?.hash).toMatch(/^[0-9a-f]{32}$/);
+      // The worker and the API stop; both come back on config v2.
+      expect((await first.stop()).code).toBe(0);
+      const loaded = deployConfig(engine, next);
+      const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
+      try {
+        const second = engine.spawnWorker();
+        await api.respond(sessionId, questionId, 'blue');
+        const done = await api.waitForRun(runId, { timeoutMs: 30_000 });
+        expect(done.status, JSON.stringify(done.error)).toBe('completed');
+        expect(done.result).toBe('blue it is');
+        expect(done.definition).toEqual(run?.definition);
+        // Both replies were made by v1's model, the second by a v2 worker.
+        const timeline = await api.runSteps(runId, { from: 1, limit: 10, cutAt: 200 });
+        expect(timeline?.steps.map((step) => step.model)).toEqual(['test-v1', 'test-v1']);
+        const calls = engine.modelCalls().filter((call) => call.run_id === runId);
+        expect(calls.map((call) => call.iteration)).toEqual([1, 2]);
+        for (const call of calls) {
+          expect((call as unknown as { system: string }).system).toContain('V1: answer in one word.');
+          expect((call as unknown as { tools: string[] }).tools).toContain('ask_user');
+        }
+        await second.stop();
+        await waitForExit(second, 10_000);
+      } finally {
+        await api.close();
+      }
+    }, 60_000);
+  }
+
+  it('stores one definition for many runs, with no secret and no environment value in it', async () => {
+    process.env.RATCHET_TEST_SECRET_KEY = 'sk-very-secret-value-123';
+    process.env.RATCHET_TEST_PLAIN = 'plain-value-from-env';
+    const engine = await createTestEngine({
+      config: {
+        providers: [{ name: 'model', kind: 'scripted', model: 'test', replies: [{ text: 'ok' }] }],
+        agents: [
+          {
+            name: 'helper',
+            provider: 'model',
+            instructions: `Costs $5. Ask \${RATCHET_TEST_PLAIN} with key \${RATCHET_TEST_SECRET_KEY}.`,
+          },
+        ],
+      },
+    });
+    engines.push(engine);
+    const runs = 200;
+    const started = await Promise.all(
+      Array.from({ length: runs }, (_, index) => engine.start({ input: `task ${index}` })),
+    );
+    const hashes = new Set(
+      await Promise.all(
+        started.map(async ({ runId }) => (await engine.engine.getRun(runId))?.definition?.hash),
+      ),
+    );
+    expect(hashes.size).toBe(1);
+    const keys = await engine.redis.keys(`${engine.prefix}:def:*`);
+    expect(keys).toHaveLength(1);
+    const [hash] = [...hashes];
+    const stored = (await engine.redis.get(definitionKey({ prefix: engine.prefix }, hash ?? ''))) ?? '';
+    expect(stored).not.toContain('sk-very-secret-value-123');
+    expect(stored).not.toContain('plain-value-from-env');
+    const definition = agentDefinitionSchema.parse(JSON.parse(stored));
+    expect(definition.entry.instructions).toBe(
+      `Costs $$5. Ask \${RATCHET_TEST_PLAIN} with key \${RATCHET_TEST_SECRET_KEY}.`,
+    );
+    expect(definition.providers).toEqual({ model: { kind: 'scripted', model: 'test' } });
+    // A worker expands the references with its own environment: the model is sent the values.
+    const worker = await engine.startWorker();
+    const done = await engine.engine.waitForRun(started[0]?.runId ?? '', { timeoutMs: 20_000 });
+    expect(done.status).toBe('completed');
+    await worker.close(2000);
+  }, 60_000);
+});
