@@ -1,4 +1,5 @@
 import type { Logger } from '../log/index.js';
+import { BusyMessageWriter } from '../redis/busy-messages.js';
 import { closeRedis, type RedisClient } from '../redis/connection.js';
 import { ContinuationStore } from '../redis/continuation-store.js';
 import type { EngineContext } from '../redis/engine-context.js';
@@ -45,6 +46,8 @@ export class EngineParts {
    * on the first retry or fork: most engines (a worker's) never make one.
    */
   private continuationStore: ContinuationStore | undefined;
+  /** Starts of queued runs and interruptions (decision 0032), on connections of their own, opened on first use. */
+  private busyMessageWriter: BusyMessageWriter | undefined;
 
   constructor(readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -103,9 +106,20 @@ export class EngineParts {
     return this.continuationStore;
   }
 
+  busyMessages(): BusyMessageWriter {
+    this.busyMessageWriter ??= new BusyMessageWriter({
+      redis: this.redis,
+      space: this.space,
+      queues: this.queues,
+      eventsMaxLength: this.options.eventsMaxLength,
+    });
+    return this.busyMessageWriter;
+  }
+
   async close(): Promise<void> {
     try {
       await this.continuationStore?.close();
+      await this.busyMessageWriter?.close();
     } finally {
       try {
         await this.eventHub.close();

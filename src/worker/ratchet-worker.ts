@@ -20,6 +20,7 @@ import { compileContracts, type RetrySettings, type StepServices } from '../work
 import { buildRegistry, toolLookup } from './build-agents.js';
 import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
+import { QueuedRunStarter } from './queued-run-starter.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
@@ -49,6 +50,7 @@ export class RatchetWorker {
   /** The built-in toolboxes the registry built, closed at shutdown (the browser's Chromium). */
   private builtinToolboxes: ToolBox[] = [];
   private retention: RetentionSweeper | undefined;
+  private queuedRuns: QueuedRunStarter | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   private telemetry: Telemetry | undefined;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on. */
@@ -263,6 +265,8 @@ export class RatchetWorker {
     });
     await this.retention.start();
     if (this.shuttingDown) return;
+    this.queuedRuns = new QueuedRunStarter({ engine, shards, logger });
+    this.queuedRuns.start();
     logger.info(
       {
         shards,
@@ -336,6 +340,7 @@ export class RatchetWorker {
       const quitWithinMs = () => Math.max(minimumCloseMs, quitBy - Date.now());
       await Promise.all([
         bounded('the retention sweeper', this.retention?.close(), quitBy),
+        bounded('the queued run starter', this.queuedRuns?.close(), quitBy),
         bounded('the engine', this.engine?.close(), quitBy),
         bounded('the MCP servers', this.mcpServers?.close(), quitBy),
         bounded(

@@ -14,6 +14,7 @@ export {
 } from './core/middleware/index.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export { cancelCommit } from './core/run-commits.js';
 export {
   type ContinuationLimits,
   forkLength,
@@ -36,8 +37,17 @@ export { shownStatus } from './core/shown-status.js';
 export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
-export { isSessionId, newRunId, newSessionId, sessionIdOfRun } from './ids.js';
+export {
+  isPendingMessageId,
+  isSessionId,
+  newPendingMessageId,
+  newRunId,
+  newSessionId,
+  runIdOfPendingMessage,
+  sessionIdOfRun,
+} from './ids.js';
 export { journalField } from './journal.js';
+export { type PendingMessage, pendingMessageSchema } from './pending-message.js';
 export { normalizeResponse, sessionOfQuestion } from './question-answers.js';
 export {
   type QuestionKind,

@@ -73,6 +73,8 @@ const examples: { [Kind in EventKind]: EventData<Kind> } = {
   run_completed: { result: 'It is 5.', usage, iterations: 2 },
   run_failed: { error: { code: 'max_iterations', message: 'too many' }, usage, iterations: 9 },
   run_cancelled: { reason: 'stopped' },
+  message_queued: { message_id: 'msg_aaaaaaaaaa', reason: 'busy', position: 0 },
+  message_steered: { message_id: 'msg_bbbbbbbbbb', iteration: 2, index: 5 },
   run_retried: { retried_run_id: 'run_cccccccccccccccc_dddddddddd', from_iteration: 2 },
   run_forked: {
     from_run_id: 'run_cccccccccccccccc_dddddddddd',
@@ -113,6 +115,8 @@ describe('every event kind, as each renderer shows it', () => {
       'ask_user',
       'question_answered',
       'progress',
+      'message_queued',
+      'message_steered',
     ]);
   });
 
@@ -139,6 +143,8 @@ describe('every event kind, as each renderer shows it', () => {
       run_completed: 'coder: run completed',
       run_failed: 'coder: run failed',
       run_cancelled: 'coder: run cancelled',
+      message_queued: 'coder: message queued',
+      message_steered: 'coder: message steered',
       run_retried: 'coder: run retried',
       run_forked: 'coder: run forked',
     });

@@ -6,6 +6,7 @@ import type { replyCommit } from '../../core/run-commits.js';
 import type { SupervisorLimits } from '../../core/supervisor.js';
 import type { IterationJobData } from '../../job-data.js';
 import type { ReplyEntry } from '../../journal.js';
+import type { PendingMessage } from '../../pending-message.js';
 import type { StoredRun } from '../../run-record.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import type { CompactionDecision, SendPlan } from './context-effects.js';
@@ -19,6 +20,10 @@ export interface LoadedIteration {
   resultsDone: boolean;
   /** Model calls started for this iteration by earlier executions. */
   modelCalls: number;
+  /** An earlier execution appended the messages steered into the run before this iteration (`steered:<n>`). */
+  steeredDone: boolean;
+  /** Messages steered into the run, waiting for its next iteration (decision 0032). */
+  steered: PendingMessage[];
   /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
   pendingResults: (string | null)[];
   chat: Message[];
