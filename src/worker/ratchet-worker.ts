@@ -338,9 +338,10 @@ export class RatchetWorker {
       // time is dropped.
       const quitBy = Math.max(endBy, Date.now() + minimumCloseMs);
       const quitWithinMs = () => Math.max(minimumCloseMs, quitBy - Date.now());
+      // Before the engine it starts runs with.
+      await bounded('the queued run starter', this.queuedRuns?.close(), quitBy);
       await Promise.all([
         bounded('the retention sweeper', this.retention?.close(), quitBy),
-        bounded('the queued run starter', this.queuedRuns?.close(), quitBy),
         bounded('the engine', this.engine?.close(), quitBy),
         bounded('the MCP servers', this.mcpServers?.close(), quitBy),
         bounded(
