@@ -157,8 +157,6 @@ export class BusyMessageWriter {
         keys.events,
         keys.run,
         keys.runs,
-        keys.run,
-        keys.run,
         retention.sessions,
         keys.runIndex,
         keys.queued,

@@ -35,7 +35,7 @@ const scriptKeyCounts = {
   'retry-run': 11,
   'send-busy-message': 5,
   'settle-queue-start': 3,
-  'start-queued-run': 11,
+  'start-queued-run': 9,
   'state-set': 2,
   'state-watch': 3,
   'task-claim': 1,
