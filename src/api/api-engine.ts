@@ -42,4 +42,6 @@ export type ApiEngine = Pick<
   | 'schedules'
   | 'sendEvent'
   | 'signalRun'
+  | 'sendMessage'
+  | 'cancelQueuedMessage'
 >;

@@ -10,7 +10,7 @@ import type {
 } from '../wire/index.js';
 import { isFinished, type QuestionResponse, sessionOfQuestion } from '../workflows/index.js';
 import type { ApiEngine } from './api-engine.js';
-import { toWireRun } from './wire-views.js';
+import { toWireRun, toWireSentMessage } from './wire-views.js';
 
 /**
  * What a client may do with runs, as the wire sees it: the HTTP routes and the MCP tools both answer
@@ -24,9 +24,42 @@ export type RespondAccepted = z.infer<typeof respondAcceptedSchema>;
 /** How often a wait looks at its run. */
 const waitPollMs = 200;
 
-/** Starts a run (on a new session unless `session_id` is given). */
+/**
+ * Starts a run (on a new session unless `session_id` is given). To a session, without run settings, it is a
+ * message to the session: its `on_busy` (or the agent's) decides what happens when the session is busy.
+ */
 export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise<AcceptedRun> {
-  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations } = body;
+  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations, on_busy } = body;
+  const settings = [
+    ['agent', agent],
+    ['budget', budget],
+    ['timeout_s', timeout_s],
+    ['max_iterations', max_iterations],
+  ].flatMap(([name, value]) => (value === undefined ? [] : [name as string]));
+  if (on_busy !== undefined && session_id === undefined) {
+    throw new RatchetError(
+      'invalid_run_settings',
+      'on_busy: only with session_id (a new session is never busy)',
+      {
+        details: { field: 'on_busy' },
+      },
+    );
+  }
+  if (on_busy !== undefined && on_busy !== 'reject' && settings.length > 0) {
+    throw new RatchetError(
+      'invalid_run_settings',
+      `on_busy: ${on_busy} takes no ${settings.join(', ')}: the run it makes has its agent's limits; leave them out, or use on_busy: reject`,
+      { details: { field: 'on_busy' } },
+    );
+  }
+  if (session_id !== undefined && settings.length === 0) {
+    const sent = await engine.sendMessage({
+      input,
+      sessionId: session_id,
+      ...(on_busy === undefined ? {} : { onBusy: on_busy }),
+    });
+    return toWireSentMessage(sent);
+  }
   const started = await engine.startRun({
     input,
     ...(agent === undefined ? {} : { agent }),

@@ -1,6 +1,8 @@
 import type { Message } from '../chat/index.js';
+import type { SentMessage } from '../engine/index.js';
 import type { RatchetEvent } from '../events/event.js';
 import type {
+  SentMessageReply,
   WireEvent,
   Question as WireQuestion,
   Run as WireRun,
@@ -25,7 +27,26 @@ export function toWireSession(session: SessionView): WireSession {
     active_run_id: session.active_run_id,
     usage: session.usage,
     created_at: session.created_at,
+    queued_messages: (session.queued_messages ?? []).map((message) => ({
+      id: message.id,
+      parts: message.parts,
+      sent_at: message.sent_at,
+      ...(message.steered_to === undefined ? {} : { steered_to: message.steered_to }),
+    })),
   };
+}
+
+export function toWireSentMessage(sent: SentMessage): SentMessageReply {
+  const base = { delivery: sent.delivery, run_id: sent.runId, session_id: sent.sessionId };
+  switch (sent.delivery) {
+    case 'started':
+      return base;
+    case 'queued':
+    case 'steered':
+      return { ...base, message_id: sent.messageId, position: sent.position };
+    case 'interrupted':
+      return { ...base, interrupted_run_id: sent.interruptedRunId };
+  }
 }
 
 export function toWireQuestion(question: QuestionRecord): WireQuestion {

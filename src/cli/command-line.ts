@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { RunListStatus } from '../client/index.js';
 import { suggest } from '../config/suggest.js';
+import { type OnBusy, onBusyPolicies } from '../schemas/index.js';
 import type { Invocation } from './invocation.js';
 import { listedStatuses, optionHelp, optionLines } from './option-help.js';
 
@@ -42,6 +43,10 @@ export type Command =
       /** Fewer iterations or seconds than the agent's config allows, for this run. */
       maxIterations: number | undefined;
       timeoutS: number | undefined;
+      /** Send the task to this session (a message to it) rather than to a new one. */
+      session?: string | undefined;
+      /** With --session, what the message does while the session's run is active (decision 0032). */
+      onBusy?: OnBusy | undefined;
     }
   | ({
       name: 'runs';
@@ -150,7 +155,8 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
   }),
   run: defineCommand({
     synopsis:
-      'run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--config F | --url URL [--token T]]',
+      'run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--session ID [--on-busy P]] ' +
+      '[--config F | --url URL [--token T]]',
     summary: 'submit a task, stream its events, answer its questions',
     options: {
       ...configOption,
@@ -158,6 +164,8 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
       ...apiOptions,
       'max-iterations': { type: 'string' },
       timeout: { type: 'string' },
+      session: { type: 'string' },
+      'on-busy': { type: 'string' },
     },
     maxPositionals: Number.POSITIVE_INFINITY,
     build: (values, positionals, invocation) => {
@@ -181,6 +189,8 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
         config: values.config,
         maxIterations: optionalInteger('--max-iterations', values['max-iterations'], 1),
         timeoutS: optionalInteger('--timeout', values.timeout, 1),
+        session: values.session,
+        onBusy: onBusyOf(values['on-busy'], values.session),
       };
     },
   }),
@@ -476,4 +486,17 @@ function optionalInteger(
     );
   }
   return value;
+}
+
+/** `--on-busy P`: one of the policies, and only with --session (a new session is never busy). */
+function onBusyOf(value: string | undefined, session: string | undefined): OnBusy | undefined {
+  if (value === undefined) return undefined;
+  if (session === undefined) {
+    throw new UsageError('run: --on-busy applies only with --session (a new session is never busy)', 'run');
+  }
+  const policy = onBusyPolicies.find((known) => known === value);
+  if (policy === undefined) {
+    throw new UsageError(`run: --on-busy must be one of ${onBusyPolicies.join(', ')}, not "${value}"`, 'run');
+  }
+  return policy;
 }

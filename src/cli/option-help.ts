@@ -76,8 +76,16 @@ export const optionHelp: Record<string, OptionHelp> = {
   timeout: { flag: '--timeout S', about: "seconds the run may take (at most the agent's options.timeout_s)" },
   session: {
     flag: '--session ID',
-    about: 'runs: only the runs of this session',
-    per: { runs: 'only the runs of this session' },
+    about: 'runs: only the runs of this session; run: send the task to this session',
+    per: {
+      runs: 'only the runs of this session',
+      run: 'send the task to this session (a message to it) instead of a new one',
+    },
+  },
+  'on-busy': {
+    flag: '--on-busy P',
+    about:
+      "run: with --session, while its run is active: reject, queue, steer or interrupt (default: the agent's options.on_busy)",
   },
   status: {
     flag: '--status S',

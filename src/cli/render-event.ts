@@ -93,6 +93,11 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       return event.data.to === null
         ? `↻ stays on definition ${event.data.from.slice(0, 12)}: ${event.data.reason ?? ''}`
         : `↻ upgraded to definition ${event.data.to.slice(0, 12)} (changed: ${event.data.changed.join(', ') || 'nothing'})`;
+    case 'message_queued':
+      return `  ✉ message ${event.data.message_id} queued (${event.data.reason === 'busy' ? 'the session is busy' : 'its run ended before reading it'}): position ${event.data.position + 1}`;
+    // The steered message itself is its message_added (a user message, not printed).
+    case 'message_steered':
+      return `  ✉ message ${event.data.message_id} steered into iteration ${event.data.iteration}`;
     // createTreeRenderer prints a child run's start when its agent_start comes; the run's end is its
     // run_completed, run_failed or run_cancelled; a reply in progress is printed once recorded (message_added).
     case 'agent_start':

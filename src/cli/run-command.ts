@@ -1,4 +1,5 @@
 import { createLogger } from '../log/index.js';
+import type { OnBusy } from '../schemas/index.js';
 import type { ToolBox } from '../tools/index.js';
 import { apiFailure, connectApi } from './cli-client.js';
 import { loadCliConfig } from './cli-config.js';
@@ -18,6 +19,10 @@ export interface RunCommandOptions {
   config: string | undefined;
   maxIterations?: number | undefined;
   timeoutS?: number | undefined;
+  /** Send the task to this session (a message to it). */
+  session?: string | undefined;
+  /** With `session`: what the message does while the session's run is active. */
+  onBusy?: OnBusy | undefined;
   toolboxes: readonly ToolBox[];
 }
 
@@ -42,12 +47,28 @@ export async function runCommand(options: RunCommandOptions, io: ProcessIo): Pro
       const api = await connect(options, io);
       stack = api.stack;
       const connection = connectApi(api.url, api.token);
-      const { run_id: runId, session_id: sessionId } = await connection.client.submit({
+      const accepted = await connection.client.submit({
         input: options.task,
-        agent: options.agent,
+        ...(options.agent === undefined ? {} : { agent: options.agent }),
         ...(options.maxIterations === undefined ? {} : { max_iterations: options.maxIterations }),
         ...(options.timeoutS === undefined ? {} : { timeout_s: options.timeoutS }),
+        ...(options.session === undefined ? {} : { session_id: options.session }),
+        ...(options.onBusy === undefined ? {} : { on_busy: options.onBusy }),
       });
+      const { run_id: runId, session_id: sessionId } = accepted;
+      if (accepted.delivery === 'queued') {
+        // Its run starts when the session's active run ends: nothing to follow yet.
+        terminal.print(
+          `message ${accepted.message_id} queued in session ${sessionId} (position ${(accepted.position ?? 0) + 1}): it will start run ${runId}`,
+        );
+        return 0;
+      }
+      if (accepted.delivery === 'steered') {
+        terminal.print(`message ${accepted.message_id} steered into run ${runId} (session ${sessionId})`);
+      }
+      if (accepted.delivery === 'interrupted') {
+        terminal.print(`run ${accepted.interrupted_run_id} interrupted`);
+      }
       terminal.print(`run ${runId} (session ${sessionId})${stack ? '' : ` on ${api.url}`}`);
       // The web console's page of the run (served by the same API; in-process, while the run lasts).
       terminal.print(`console: ${api.url}/console#/runs/${runId}`);

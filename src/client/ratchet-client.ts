@@ -19,6 +19,7 @@ import {
   scheduleListSchema,
   scheduleViewSchema,
   sentEventSchema,
+  sentMessageSchema,
   sentSignalSchema,
   sessionListSchema,
   sessionNoteListSchema,
@@ -183,7 +184,29 @@ export class RatchetClient {
     return this.request('GET', path, runMessageListSchema, options);
   }
 
-  /** A session: its agent, status, active run and usage. */
+  /**
+   * Sends a message to a session (POST /v1/sessions/:id/messages): it starts a run, or, while the session's
+   * run is active, does what `on_busy` says (default: the agent's `options.on_busy`): `reject` (409
+   * `session_busy`), `queue`, `steer` or `interrupt`. The answer's `delivery` says which happened.
+   */
+  send(
+    sessionId: string,
+    message: Wire.SendMessageInput,
+    options?: RequestOptions,
+  ): Promise<Wire.SentMessageReply> {
+    return this.request('POST', `/v1/sessions/${encode(sessionId)}/messages`, sentMessageSchema, {
+      ...options,
+      body: message,
+    });
+  }
+
+  /** Takes a queued message back before it starts its run (404 when it started already). */
+  async cancelQueued(sessionId: string, messageId: string, options?: RequestOptions): Promise<void> {
+    const path = `/v1/sessions/${encode(sessionId)}/queued/${encode(messageId)}`;
+    await this.request('DELETE', path, undefined, options);
+  }
+
+  /** A session: its agent, status, active run, usage and queued messages. */
   session(sessionId: string, options?: RequestOptions): Promise<Wire.Session> {
     return this.request('GET', `/v1/sessions/${encode(sessionId)}`, sessionSchema, options);
   }

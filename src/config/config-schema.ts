@@ -9,9 +9,11 @@ import {
   integer,
   maxDayMs,
   maxHourMs,
+  maxQueuedMessagesLimit,
   maxRetentionS,
   maxRunTimeoutS,
   nullAsMissing,
+  onBusyPolicies,
   withDefault,
 } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
@@ -59,6 +61,13 @@ const agentOptionsSchema = z.strictObject({
   context_threshold: withDefault(z.number().gt(0).lte(1), 0.8),
   /** A deadline for a whole run of this agent, its child runs included: 1 s to 365 days. */
   timeout_s: z.preprocess(nullAsMissing, duration(1, maxRunTimeoutS, '365 days').optional()),
+  /**
+   * What a message sent to a session of this agent whose run is active does when the request does not say
+   * (`on_busy`, decision 0032): reject (409 session_busy), queue, steer or interrupt.
+   */
+  on_busy: withDefault(z.enum(onBusyPolicies), 'reject'),
+  /** The most messages a session may hold waiting, queued and steered together: 1 to 100. */
+  max_queued_messages: withDefault(integer(1, maxQueuedMessagesLimit), 10),
   /** A check of the run's final answer. */
   output_guardrail: z.preprocess(nullAsMissing, outputGuardrailSchema.optional()),
   /**

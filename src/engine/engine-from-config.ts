@@ -59,6 +59,10 @@ export function engineFromConfig(options: {
     maxIterations: Object.fromEntries(
       config.agents.map((agent) => [agent.name, iterationLimit(agent.options.max_iterations)]),
     ),
+    onBusy: Object.fromEntries(config.agents.map((agent) => [agent.name, agent.options.on_busy])),
+    maxQueuedMessages: Object.fromEntries(
+      config.agents.map((agent) => [agent.name, agent.options.max_queued_messages]),
+    ),
     budgets: Object.fromEntries(
       config.agents.flatMap((agent) => (agent.budget === undefined ? [] : [[agent.name, agent.budget]])),
     ),

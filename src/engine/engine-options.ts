@@ -5,6 +5,7 @@ import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
 import type { StepJobSettings } from '../redis/step-queues.js';
+import type { OnBusy } from '../schemas/index.js';
 import type { Tool } from '../tools/index.js';
 import type { Budget, DefinitionToRecord } from '../workflows/index.js';
 
@@ -33,6 +34,10 @@ export interface EngineOptions {
   timeouts?: Readonly<Record<string, number>>;
   /** Each agent's `options.max_iterations` (a run may ask for fewer, never more). */
   maxIterations?: Readonly<Record<string, number>>;
+  /** Each agent's `options.on_busy`: what a message to its busy session does by default (decision 0032). */
+  onBusy?: Readonly<Record<string, OnBusy>>;
+  /** Each agent's `options.max_queued_messages`: how many messages its session may hold waiting. */
+  maxQueuedMessages?: Readonly<Record<string, number>>;
   /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
   budgets?: Readonly<Record<string, Budget>>;
   /**

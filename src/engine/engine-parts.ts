@@ -1,4 +1,5 @@
 import type { Logger } from '../log/index.js';
+import { BusyMessageWriter } from '../redis/busy-messages.js';
 import { closeRedis, type RedisClient } from '../redis/connection.js';
 import { ContinuationStore } from '../redis/continuation-store.js';
 import type { EngineContext } from '../redis/engine-context.js';
@@ -48,6 +49,8 @@ export class EngineParts {
   private continuationStore: ContinuationStore | undefined;
   /** The webhook deliveries (decision 0034), opened on the first read: most engines never list them. */
   private webhookDeliveryStore: WebhookDeliveryStore | undefined;
+  /** Starts of queued runs and interruptions (decision 0032), on connections of their own, opened on first use. */
+  private busyMessageWriter: BusyMessageWriter | undefined;
 
   constructor(readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -115,10 +118,21 @@ export class EngineParts {
     return this.webhookDeliveryStore;
   }
 
+  busyMessages(): BusyMessageWriter {
+    this.busyMessageWriter ??= new BusyMessageWriter({
+      redis: this.redis,
+      space: this.space,
+      queues: this.queues,
+      eventsMaxLength: this.options.eventsMaxLength,
+    });
+    return this.busyMessageWriter;
+  }
+
   async close(): Promise<void> {
     try {
       await this.webhookDeliveryStore?.close();
       await this.continuationStore?.close();
+      await this.busyMessageWriter?.close();
     } finally {
       try {
         await this.eventHub.close();

@@ -49,6 +49,13 @@ import { cancelRun, fork, getRun, requestUpgrade, retry, startRun, waitForRun } 
 import { Schedules } from './schedules.js';
 import type { SessionNote } from './session-data-view.js';
 import {
+  cancelQueuedMessage,
+  type SendMessageInput,
+  type SentMessage,
+  sendMessage,
+  startQueuedRuns,
+} from './session-messages.js';
+import {
   agentMemory,
   createSession,
   followEvents,
@@ -132,6 +139,27 @@ export class Engine {
     options: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
   ): Promise<RunView> {
     return waitForRun(this.parts, runId, options);
+  }
+
+  /**
+   * Sends a message to a session: it starts a run, or, when the session's run is active, does what `onBusy`
+   * (or the session agent's `options.on_busy`) says: reject, queue, steer or interrupt (decision 0032).
+   */
+  sendMessage(input: SendMessageInput): Promise<SentMessage> {
+    return sendMessage(this.parts, input);
+  }
+
+  /** Takes a queued message out of its session's queue (throws queued_message_not_found when it is not there). */
+  cancelQueuedMessage(sessionId: string, messageId: string): Promise<void> {
+    return cancelQueuedMessage(this.parts, sessionId, messageId);
+  }
+
+  /**
+   * Starts the next run of the shard's sessions whose active run ended with messages queued (a worker's
+   * sweep does it); returns how many it started.
+   */
+  startQueuedRuns(shard: number): Promise<number> {
+    return startQueuedRuns(this.parts, shard);
   }
 
   cancelRun(runId: string, reason = 'cancelled by request'): Promise<RunView> {

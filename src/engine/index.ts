@@ -15,4 +15,5 @@ export type { SystemState } from './inspection.js';
 export type { ForkInput, SteerLimits } from './run-steering.js';
 export type { FireOutcome, ScheduleState, Schedules } from './schedules.js';
 export type { SessionNote } from './session-data-view.js';
+export type { SendMessageInput, SentMessage } from './session-messages.js';
 export type { WebhookDelivery, WebhookDeliveryPage } from './webhooks.js';

@@ -16,6 +16,15 @@ export const errorCodes = {
   agent_not_found: { retryable: false },
   session_busy: { retryable: false },
   run_finished: { retryable: false },
+  /**
+   * A message to a busy session found `options.max_queued_messages` messages waiting there already (queued,
+   * and steered into its active run). `details`: limit, active_run_id.
+   */
+  queue_full: { retryable: false },
+  /** A queued message that is not (or no longer) in its session's queue: it started its run, or never was. */
+  queued_message_not_found: { retryable: false },
+  /** `on_busy: steer` for a run that cannot take a steered message (a team's run: it has no iterations). */
+  steer_unsupported: { retryable: false },
   /** A retry asked of a run that is not a failed or cancelled root agent run, or one retried already. */
   run_not_retryable: { retryable: false },
   /** A fork asked of a run whose chat cannot be copied (a team's run, a child run). */

@@ -160,6 +160,22 @@ export const eventDataSchemas = {
   /** A worker that serves what the run waited for appeared: its step goes on (decision 0031). */
   worker_found: z.strictObject({ missing: z.array(z.string()), worker_id: z.string() }),
   /**
+   * A message sent to the busy session waits in its queue (`reason: busy`, decision 0032), or a steered one
+   * does because its run ended before its next model call (`run_ended`): it becomes the session's next run.
+   * `run_id` is the run that was busy (or ended).
+   */
+  message_queued: z.strictObject({
+    message_id: z.string(),
+    reason: z.enum(['busy', 'run_ended']),
+    position: z.number().int().nonnegative(),
+  }),
+  /** A message sent with `on_busy: steer` joined the run's chat before iteration `iteration`'s model call. */
+  message_steered: z.strictObject({
+    message_id: z.string(),
+    iteration: z.number().int().positive(),
+    index: z.number().int().nonnegative(),
+  }),
+  /**
    * The first event of a retry (POST /v1/runs/:id/retry): this run continues `retried_run_id`, which failed
    * or was cancelled, from its iteration `from_iteration` (the last whose reply was recorded).
    */

@@ -4,7 +4,7 @@ import { cancelCommit } from '../workflows/core/run-commits.js';
 import { sessionIdOfRun, stepJobId } from '../workflows/ids.js';
 import { journalField, replyEntrySchema } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
-import { isFinished } from '../workflows/run-record.js';
+import { isFinished, type RunRecord } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import type { EngineContext } from './engine-context.js';
 import { cancelChannel, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
@@ -48,6 +48,9 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
         retention.finishedRuns,
         retention.sessions,
         session.runIndex,
+        keys.steers,
+        session.queued,
+        retention.queueStarts,
       ],
       [
         stored.rev,
@@ -68,13 +71,22 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
     // This call's write finished the run (a second cancel gets RUN_FINISHED above): report it, once.
     context.runCancelled?.(plan.record);
     for (const question of closed) context.questionClosed?.(question, now);
-    await context.redis.publish(cancelChannel(context.space), runId);
-    await removeQueuedSteps(context, keys.shard, keys.journal, runId, stored.record.iteration);
-    await cancelChildren(context, keys.children, runId);
-    await context.queues.wakeParent(stored.record);
+    await afterCancel(context, stored.record);
     return;
   }
   throw new RatchetError('internal', `run ${runId} kept changing while it was cancelled`);
+}
+
+/**
+ * What follows a run's cancelled record (cancel-run.lua, or interrupt-run.lua): every worker is told to abort
+ * its in-flight calls, its queued steps are removed, its children cancelled and its parent woken.
+ */
+export async function afterCancel(context: EngineContext, run: RunRecord): Promise<void> {
+  const keys = runKeys(context.space, run.session_id, run.id);
+  await context.redis.publish(cancelChannel(context.space), run.id);
+  await removeQueuedSteps(context, keys.shard, keys.journal, run.id, run.iteration);
+  await cancelChildren(context, keys.children, run.id);
+  await context.queues.wakeParent(run);
 }
 
 /** A cancelled run's children are cancelled with it (and theirs with them). */

@@ -51,6 +51,8 @@ export interface SessionKeys {
   pending: string;
   /** The base key of the shard's run index (runIndexKeys), which the scripts that change a run keep. */
   runIndex: string;
+  /** List: the messages waiting to become the session's next runs, oldest first (PendingMessage JSON). */
+  queued: string;
 }
 
 export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
@@ -65,6 +67,7 @@ export function sessionKeys(space: KeySpace, sessionId: string): SessionKeys {
     questions: `${base}:questions`,
     pending: `${base}:pending`,
     runIndex: runIndexKeys(space, shard).base,
+    queued: `${base}:queued`,
   };
 }
 
@@ -203,6 +206,8 @@ export interface RunKeys extends SessionKeys {
   waits: string;
   /** List: the signals sent to the run (POST /v1/runs/:id/signal), JSON, oldest first. */
   signals: string;
+  /** List: messages steered into the run, waiting for its next iteration (PendingMessage JSON, decision 0032). */
+  steers: string;
 }
 
 /** Recently built run keys per key space: every step of a run asks for them several times. */
@@ -228,10 +233,19 @@ export function runKeys(space: KeySpace, sessionId: string, runId: string): Read
     treeUsage: `${base}:tree-usage`,
     waits: `${base}:waits`,
     signals: `${base}:signals`,
+    steers: `${base}:steers`,
   });
   if (recent.size >= recentRunKeysLimit) recent.clear();
   recent.set(id, keys);
   return keys;
+}
+
+/**
+ * Sorted set of a shard: session hash key -> when its queue got a message that may start a run (ms): the sessions
+ * whose active run ended with messages queued, which a worker's sweep starts (decision 0032).
+ */
+export function queueStartsKey(space: KeySpace, shard: number): string {
+  return `${shardPrefix(space, shard)}:queue-starts`;
 }
 
 /** What retention (src/redis/retention.ts) finds expired data by, per shard. */
@@ -240,11 +254,17 @@ export interface RetentionKeys {
   finishedRuns: string;
   /** Sorted set: session hash key -> when the session was last active (a run created or finished; ms). */
   sessions: string;
+  /** The shard's queue starts (queueStartsKey): the commits that finish a run mark sessions in it. */
+  queueStarts: string;
 }
 
 export function retentionKeys(space: KeySpace, shard: number): RetentionKeys {
   const base = shardPrefix(space, shard);
-  return { finishedRuns: `${base}:retention:finished-runs`, sessions: `${base}:retention:sessions` };
+  return {
+    finishedRuns: `${base}:retention:finished-runs`,
+    sessions: `${base}:retention:sessions`,
+    queueStarts: queueStartsKey(space, shard),
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
+  SteerCommit,
   ToolOutcomeCommit,
 } from '../workflows/steps/runner/step-commit.js';
 import type { RedisClient } from './connection.js';
@@ -128,6 +129,9 @@ export async function commitStep<JournalValue>(
       request.retention.finishedRuns,
       request.retention.sessions,
       keys.runIndex,
+      keys.steers,
+      keys.queued,
+      request.retention.queueStarts,
     ],
     [
       request.token,
@@ -161,6 +165,38 @@ function batchFields(
   field: (iteration: number, index: number) => string,
 ): string[] {
   return Array.from({ length: calls }, (_, index) => field(iteration, index));
+}
+
+/** Appends the messages steered into the run and takes them off its list (commit-steers.lua). */
+export async function commitSteers(
+  redis: RedisClient,
+  commit: SteerCommit & StepWrite,
+): Promise<CommitResult> {
+  const reply = await runScript(
+    redis,
+    'commit-steers',
+    [
+      commit.lockKey,
+      commit.keys.run,
+      commit.keys.journal,
+      commit.chatKey,
+      commit.keys.events,
+      commit.keys.steers,
+    ],
+    [
+      commit.token,
+      commit.journalField,
+      JSON.stringify(commit.journal),
+      commit.expectedChatLength,
+      commit.eventsMaxLength,
+      commit.steeredIds.length,
+      ...commit.steeredIds,
+      commit.messages.length,
+      ...commit.messages.map(encodeChatEntry),
+      ...commit.events.map(encodeEvent),
+    ],
+  );
+  return toCommitResult(reply);
 }
 
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */

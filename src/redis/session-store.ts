@@ -1,6 +1,7 @@
 import { RatchetError } from '../errors/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { newSessionId } from '../workflows/ids.js';
+import { pendingMessageSchema } from '../workflows/pending-message.js';
 import { runRecordSchema } from '../workflows/run-record.js';
 import { type SessionRecord, sessionRecordSchema } from '../workflows/session-record.js';
 import { type SessionView, usageTotalsOf } from '../workflows/views.js';
@@ -48,9 +49,13 @@ export async function getSession(
   sessionId: string,
 ): Promise<SessionView | undefined> {
   const keys = sessionKeys(context.space, sessionId);
-  const [[record, activeRun], usage] = (await execPipeline(
-    context.redis.pipeline().hmget(keys.session, 'record', 'active_run').hgetall(keys.usage),
-  )) as [(string | null)[], Record<string, string>];
+  const [[record, activeRun], usage, queued] = (await execPipeline(
+    context.redis
+      .pipeline()
+      .hmget(keys.session, 'record', 'active_run')
+      .hgetall(keys.usage)
+      .lrange(keys.queued, 0, -1),
+  )) as [(string | null)[], Record<string, string>, string[]];
   if (!record) return undefined;
   const session = parseJsonRecord(sessionRecordSchema, record, `session ${sessionId}`);
   return {
@@ -58,6 +63,9 @@ export async function getSession(
     status: activeRun ? 'active' : 'idle',
     active_run_id: activeRun ?? null,
     usage: usageTotalsOf(usage),
+    queued_messages: queued.map((entry, index) =>
+      parseJsonRecord(pendingMessageSchema, entry, `queued message ${index} of session ${sessionId}`),
+    ),
   };
 }
 
@@ -76,12 +84,13 @@ export async function sessionContentKeys(
   const session = sessionKeys(space, sessionId);
   const runKeyList = runIds.flatMap((runId) => {
     const keys = runKeys(space, sessionId, runId);
-    return [keys.run, keys.journal, keys.children, keys.treeUsage, keys.waits, keys.signals];
+    return [keys.run, keys.journal, keys.children, keys.treeUsage, keys.waits, keys.signals, keys.steers];
   });
   return [
     session.usage,
     session.events,
     session.questions,
+    session.queued,
     ...Object.values(sessionDataKeys(space, sessionId)),
     ...(await sessionChatKeys(redis, space, sessionId, runIds)),
     ...runKeyList,

@@ -11,6 +11,7 @@ import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { MemoryStore, SessionDataStore } from '../tools/index.js';
 import { attemptsKept } from '../workflows/journal.js';
+import { pendingMessageSchema } from '../workflows/pending-message.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import { type RunRecord, type StoredRun, treeRootOf } from '../workflows/run-record.js';
 import type {
@@ -18,6 +19,7 @@ import type {
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
+  SteerCommit,
   ToolOutcomeCommit,
 } from '../workflows/steps/runner/step-commit.js';
 import type { StepAnswer, StepStore, StepStores } from '../workflows/steps/runner/step-store.js';
@@ -28,6 +30,7 @@ import { redisMemory } from './memory-store.js';
 import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
 import {
   beginToolCall,
+  commitSteers,
   commitStep,
   commitToolOutcome,
   encodeEvent,
@@ -116,22 +119,29 @@ class StepStoreOnRedis implements RedisStepStore {
     return commitToolOutcome(this.redis, { ...this.write, ...commit });
   }
 
+  commitSteers(commit: SteerCommit): Promise<CommitResult> {
+    return commitSteers(this.redis, { ...this.write, ...commit });
+  }
+
   async loadIteration(fields: readonly string[]) {
     const { keys, chatKey } = this.write;
     // A chat only grows: only the entries after the ones this process holds are read (chat-cache.ts).
     const from = knownChatLength(chatKey);
-    const [runFields, journal, entries, chatLength, view] = (await runScript(
+    const [runFields, journal, entries, chatLength, view, steered] = (await runScript(
       this.redis,
       'load-iteration',
-      [keys.run, keys.journal, chatKey, chatViewKey(chatKey)],
+      [keys.run, keys.journal, chatKey, chatViewKey(chatKey), keys.steers],
       [from, this.write.attempt?.field ?? '', this.write.attempt?.note ?? '', attemptsKept, ...fields],
-    )) as unknown as [(string | null)[], (string | null)[], string[], number, string | null];
+    )) as unknown as [(string | null)[], (string | null)[], string[], number, string | null, string[]];
     const run = this.runOf(runFields);
     return {
       run,
       journal,
       chat: run ? await this.wholeChat(from, entries, chatLength) : [],
       view: decodeView(view, `the context view of ${chatKey}`),
+      steered: steered.map((entry, index) =>
+        parseJsonRecord(pendingMessageSchema, entry, `steered message ${index} of ${this.runId}`),
+      ),
     };
   }
 

@@ -14,6 +14,7 @@ export {
   jsonBytes,
 } from './external-events.js';
 export { describeIssues, formatPath } from './issues.js';
+export { maxQueuedMessagesLimit, type OnBusy, onBusyPolicies } from './on-busy.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
 export {
   defineRecordKind,

@@ -73,9 +73,15 @@ export {
   type ChatMessage,
   messageListSchema,
   messagesQuerySchema,
+  type QueuedMessage,
+  queuedMessageParamsSchema,
+  queuedMessageSchema,
   type RunMessages,
   runMessageListSchema,
+  type SendMessageInput,
+  type SentMessageReply,
   sendMessageBodySchema,
+  sentMessageSchema,
 } from './messages.js';
 export {
   type AnswerAccepted,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
+import { onBusyPolicies } from '../schemas/index.js';
 
 /** The chat's messages on the wire (GET and POST /v1/sessions/:id/messages, GET /v1/runs/:id/messages). */
 
@@ -12,11 +13,66 @@ export const sendMessageBodySchema = z
   .strictObject({
     text: z.string().min(1).optional(),
     parts: inputPartsSchema.optional(),
+    on_busy: z
+      .enum(onBusyPolicies)
+      .optional()
+      .describe(
+        "When the session's run is active: `reject` (409 session_busy), `queue` (the session's next run), " +
+          '`steer` (joins the active run before its next model call) or `interrupt` (cancels it and starts ' +
+          "this one). Default: the session agent's `options.on_busy` (`reject` unless set).",
+      ),
   })
   .refine((body) => (body.text === undefined) !== (body.parts === undefined), {
     message: 'give either `text` or `parts`',
   })
   .describe('Either `text` or `parts`.');
+
+/** What a client sends to POST /v1/sessions/:id/messages. */
+export type SendMessageInput = z.input<typeof sendMessageBodySchema>;
+
+/** POST /v1/sessions/:id/messages: what became of the message (decision 0032). */
+export const sentMessageSchema = z
+  .strictObject({
+    delivery: z
+      .enum(['started', 'queued', 'steered', 'interrupted'])
+      .describe(
+        '`started`: it started `run_id`. `queued`: it waits, and will start `run_id`. `steered`: it joins the ' +
+          'active run `run_id` before its next model call (if that run ends first, it is queued instead: a ' +
+          '`message_queued` event with reason `run_ended` says so). `interrupted`: `interrupted_run_id` was ' +
+          'cancelled and `run_id` started in its place.',
+      ),
+    run_id: z.string(),
+    session_id: z.string(),
+    message_id: z.string().optional().describe('A queued or steered message: its id (DELETE …/queued/:id).'),
+    position: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('A queued or steered message: its place among those waiting (0 = next).'),
+    interrupted_run_id: z.string().optional(),
+  })
+  .meta({ id: 'SentMessage' });
+export type SentMessageReply = z.output<typeof sentMessageSchema>;
+
+/** A message waiting in a session's queue (GET /v1/sessions/:id `queued_messages`). */
+export const queuedMessageSchema = z
+  .strictObject({
+    id: z.string(),
+    parts: inputPartsSchema,
+    sent_at: z.iso.datetime(),
+    steered_to: z
+      .string()
+      .optional()
+      .describe('The run it was sent to steer, which ended before its next model call.'),
+  })
+  .meta({ id: 'QueuedMessage' });
+export type QueuedMessage = z.output<typeof queuedMessageSchema>;
+
+export const queuedMessageParamsSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  message_id: z.string().min(1).max(200),
+});
 
 export const messagesQuerySchema = z.strictObject({
   after: z.coerce

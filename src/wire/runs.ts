@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
-import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
+import { maxRunTimeoutS, onBusyPolicies, secondsLimit } from '../schemas/index.js';
 // The record module itself, not the workflows index (see questions.ts).
 import {
   anyRunOriginSchema,
@@ -59,6 +59,14 @@ export const createRunBodySchema = z.strictObject({
     .positive()
     .optional()
     .describe("Model calls the run may make; at most the agent's options.max_iterations."),
+  on_busy: z
+    .enum(onBusyPolicies)
+    .optional()
+    .describe(
+      "With session_id, when the session's run is active: reject (409), queue, steer or interrupt, as for " +
+        "POST /v1/sessions/:id/messages (default: the agent's options.on_busy). Other than reject, it takes " +
+        "no agent, budget, timeout_s or max_iterations: the run it makes has its agent's limits.",
+    ),
 });
 
 export const cancelRunBodySchema = z
@@ -79,7 +87,15 @@ export const waitQuerySchema = z.strictObject({
 });
 
 export const acceptedRunSchema = z
-  .strictObject({ run_id: z.string(), session_id: z.string() })
+  .strictObject({
+    run_id: z.string(),
+    session_id: z.string(),
+    // A submission to a session (`session_id`), as POST /v1/sessions/:id/messages answers it (SentMessage).
+    delivery: z.enum(['started', 'queued', 'steered', 'interrupted']).optional(),
+    message_id: z.string().optional(),
+    position: z.number().int().nonnegative().optional(),
+    interrupted_run_id: z.string().optional(),
+  })
   .meta({ id: 'AcceptedRun' });
 
 export const progressSchema = z.strictObject({

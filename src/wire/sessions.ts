@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queuedMessageSchema } from './messages.js';
 import { usageTotalsSchema } from './usage-totals.js';
 
 /** Sessions on the wire (/v1/sessions/:id and the session's data: state, tasks, notes). */
@@ -28,6 +29,9 @@ export const sessionSchema = z
     active_run_id: z.string().nullable(),
     usage: usageTotalsSchema,
     created_at: z.iso.datetime(),
+    queued_messages: z
+      .array(queuedMessageSchema)
+      .describe('Messages waiting to become its next runs, oldest first (`on_busy: queue`).'),
   })
   .meta({ id: 'Session' });
 export type Session = z.output<typeof sessionSchema>;

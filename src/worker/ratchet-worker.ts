@@ -27,6 +27,7 @@ import { buildRegistry, toolLookup } from './build-agents.js';
 import { CapabilityGate, needsOfRecorded } from './capability-gate.js';
 import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
+import { QueuedRunStarter } from './queued-run-starter.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
@@ -61,6 +62,7 @@ export class RatchetWorker {
   private builtinToolboxes: ToolBox[] = [];
   private retention: RetentionSweeper | undefined;
   private scheduleFirer: ScheduleFirer | undefined;
+  private queuedRuns: QueuedRunStarter | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   /** The webhook dispatcher and deliveries, when the config has webhooks (decision 0034). */
   private webhooks: WebhookService | undefined;
@@ -361,6 +363,8 @@ export class RatchetWorker {
     });
     await this.scheduleFirer.start();
     if (this.shuttingDown) return;
+    this.queuedRuns = new QueuedRunStarter({ engine, shards, logger });
+    this.queuedRuns.start();
     logger.info(
       {
         shards,
@@ -434,6 +438,8 @@ export class RatchetWorker {
       // time is dropped.
       const quitBy = Math.max(endBy, Date.now() + minimumCloseMs);
       const quitWithinMs = () => Math.max(minimumCloseMs, quitBy - Date.now());
+      // Before the engine it starts runs with.
+      await bounded('the queued run starter', this.queuedRuns?.close(), quitBy);
       await Promise.all([
         bounded('the retention sweeper', this.retention?.close(), quitBy),
         bounded('the engine', this.engine?.close(), quitBy),

@@ -17,6 +17,8 @@ export const crashPointNames = [
   'iteration.after_summary_call',
   'iteration.before_summary_commit',
   'iteration.after_summary_commit',
+  'iteration.before_steer_commit',
+  'iteration.after_steer_commit',
   'iteration.before_goals_commit',
   'iteration.after_goals_commit',
   'tool.before_intent',
@@ -43,6 +45,9 @@ export const crashPointNames = [
   // its run started, the fire job not completed.
   'schedule.after_decision',
   'schedule.after_run_start',
+  // Where the API cancels a session's active run and starts the next in one write (on_busy: interrupt).
+  'message.before_interrupt_commit',
+  'message.after_interrupt_commit',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

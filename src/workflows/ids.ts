@@ -57,6 +57,29 @@ export function triggeredRunIds(triggerKey: string): { sessionId: string; runId:
   return { sessionId: `ses_${session}`, runId: `run_${session}_${run}` };
 }
 
+/** `msg_<10>`: a message sent to a busy session (queued or steered), random. */
+export function newPendingMessageId(): string {
+  return `msg_${randomToken(10)}`;
+}
+
+const pendingMessageIdPattern = /^msg_([0-9a-z]{10})$/;
+
+export function isPendingMessageId(value: string): boolean {
+  return pendingMessageIdPattern.test(value);
+}
+
+/**
+ * The run a queued message starts: derived from the message id, so every attempt to start it (a worker that
+ * died after its commit, another worker's sweep) names the same run, and create-run makes it once.
+ */
+export function runIdOfPendingMessage(sessionId: string, pendingMessageId: string): string {
+  const session = sessionIdPattern.exec(sessionId);
+  const message = pendingMessageIdPattern.exec(pendingMessageId);
+  if (!session || !message)
+    throw new Error(`not a session id and a message id: ${sessionId} ${pendingMessageId}`);
+  return `run_${session[1]}_${message[1]}`;
+}
+
 /** The session of a run id, or undefined when the text is not a run id. */
 export function sessionIdOfRun(runId: string): string | undefined {
   const match = runIdPattern.exec(runId);
@@ -76,6 +99,8 @@ export const messageId = {
   /** Why the output guardrail sent iteration n's answer back. */
   guardrailFeedback: (runId: string, iteration: number) => `${runId}-i${iteration}-g`,
   toolResult: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-r${index}`,
+  /** The `index`-th message steered into the run before iteration n's model call. */
+  steered: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-s${index}`,
   /** A message an effect adds before iteration n's model call (one per effect kind and iteration). */
   effect: (runId: string, iteration: number, kind: string) => `${runId}-i${iteration}-e-${kind}`,
   /** The summary the model is sent in place of the chat entries before `upTo` (never in the chat). */

@@ -23,6 +23,7 @@ export {
 } from './core/middleware/index.js';
 export { resultMetadataOf } from './core/result-metadata.js';
 export { backoffDelay, decideRetry, type RetrySettings } from './core/retry-policy.js';
+export { cancelCommit } from './core/run-commits.js';
 export {
   type ContinuationLimits,
   forkLength,
@@ -61,14 +62,18 @@ export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './
 export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
 export {
+  isPendingMessageId,
   isSessionId,
+  newPendingMessageId,
   newRunId,
   newSessionId,
+  runIdOfPendingMessage,
   scheduledRunIds,
   sessionIdOfRun,
   triggeredRunIds,
 } from './ids.js';
 export { journalField } from './journal.js';
+export { type PendingMessage, pendingMessageSchema } from './pending-message.js';
 export { normalizeResponse, sessionOfQuestion } from './question-answers.js';
 export {
   type QuestionKind,

@@ -31,6 +31,8 @@ export const journalField = {
   subGoals: (iteration: number) => `goals:${iteration}`,
   /** A failed attempt of a step was announced (an `error` event). */
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
+  /** The messages steered into the run before iteration n's model call are in the chat (decision 0032). */
+  steered: (iteration: number) => `steered:${iteration}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
   modelCalls: (iteration: number) => `calls:${iteration}`,
   /**

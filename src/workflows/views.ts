@@ -1,3 +1,4 @@
+import type { PendingMessage } from './pending-message.js';
 import type { QuestionRecord } from './question-record.js';
 import type { RunRecord, RunStatus, SubGoal } from './run-record.js';
 import type { SessionRecord } from './session-record.js';
@@ -36,6 +37,8 @@ export type SessionView = SessionRecord & {
   status: 'idle' | 'active';
   active_run_id: string | null;
   usage: UsageTotals;
+  /** The messages waiting to become its next runs, oldest first (decision 0032); read with the session. */
+  queued_messages?: PendingMessage[];
 };
 
 /** Usage summed over runs (a session's, or an agent's). */

@@ -42,6 +42,7 @@ describe('sessions', () => {
       active_run_id: null,
       usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, requests: 0, cost_usd: 0 },
       created_at: expect.any(String),
+      queued_messages: [],
     });
     expect(created.headers.get('location')).toBe(`/v1/sessions/${created.body.id}`);
 
@@ -100,7 +101,11 @@ describe('sessions', () => {
       body: { text: 'hello' },
     });
     expect(first.status).toBe(202);
-    expect(first.body).toEqual({ run_id: expect.stringMatching(/^run_/), session_id: sessionId });
+    expect(first.body).toEqual({
+      delivery: 'started',
+      run_id: expect.stringMatching(/^run_/),
+      session_id: sessionId,
+    });
     expect((await waitFor(harness, first.body.run_id)).result).toBe('first answer');
 
     const second = await harness.request('POST', `/v1/sessions/${sessionId}/messages`, {

@@ -111,7 +111,7 @@ describe('usage errors', () => {
 
     const run = await runCli(['run', '--help'], { cwd: dir });
     expect(run.stdout).toContain(
-      `Usage: ${invocation} run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--config F | --url URL [--token T]]\n`,
+      `Usage: ${invocation} run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--session ID [--on-busy P]] [--config F | --url URL [--token T]]\n`,
     );
     expect(run.stdout).toContain(
       "--agent A          the agent (or team) to work on the task (default: the config's entry agent)\n",
@@ -131,7 +131,7 @@ describe('usage errors', () => {
     const { code, stdout } = await runCli(['--help'], { cwd: dir });
     expect(code).toBe(0);
     expect(stdout).toContain(
-      'run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--config F | --url URL [--token T]]',
+      'run "<task>" [--agent A] [--max-iterations N] [--timeout S] [--session ID [--on-busy P]] [--config F | --url URL [--token T]]',
     );
   });
 

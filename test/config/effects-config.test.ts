@@ -22,6 +22,8 @@ describe('effects and middleware in the config', () => {
       max_iterations: 10,
       stream: false,
       on_change: 'pin',
+      on_busy: 'reject',
+      max_queued_messages: 10,
       context_threshold: 0.8,
     });
   });

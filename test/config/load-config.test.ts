@@ -90,6 +90,8 @@ describe('loadConfig', () => {
         max_iterations: 25,
         stream: false,
         on_change: 'pin',
+        on_busy: 'reject',
+        max_queued_messages: 10,
         delegate: true,
         context_threshold: 0.8,
       },

@@ -39,7 +39,7 @@ function place() {
     runScript(
       redis,
       'load-iteration',
-      [keys.run, keys.journal, chat, chatViewKey(chat)],
+      [keys.run, keys.journal, chat, chatViewKey(chat), keys.steers],
       [0, field, note === '' ? '' : JSON.stringify(note), attemptsKept, journalField.reply(1)],
     );
   const lockKey = jobLockKey(space, keys.shard, jobId);

@@ -47,15 +47,21 @@ const compactionOnly: readonly CrashPointName[] = crashPointNames.filter((point)
 const supervisorOnly: readonly CrashPointName[] = crashPointNames.filter((point) =>
   point.includes('_goals_'),
 );
+/** A steered message's commit is reached only by a run steered: busy-session-crash.int.test.ts covers it. */
+const steerOnly: readonly CrashPointName[] = crashPointNames.filter((point) => point.includes('_steer_'));
 /** Team turns are not on a single agent's path: test/orchestration/team-crash.int.test.ts covers them. */
 const mainPathPoints = crashPointNames.filter(
   (point) =>
     !fallbackOnly.includes(point) &&
     !compactionOnly.includes(point) &&
     !supervisorOnly.includes(point) &&
+    !steerOnly.includes(point) &&
     !point.startsWith('team.') &&
     // A step handed back for a capable worker: test/integration/capabilities.int.test.ts covers them.
     !point.startsWith('capability.') &&
+    // An interruption is written by the process that sends the message (an API), not by a worker:
+    // busy-session-crash.int.test.ts kills that process at each of its points.
+    !point.startsWith('message.') &&
     // A retry's and a fork's commits are made by the process that asks for them (an API), not by a worker:
     // test/orchestration/retry-fork.int.test.ts kills that process at each of them.
     !point.startsWith('steer.') &&

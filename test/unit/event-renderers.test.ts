@@ -79,6 +79,8 @@ const examples: { [Kind in EventKind]: EventData<Kind> } = {
     changed: ['instructions'],
     reason: null,
   },
+  message_queued: { message_id: 'msg_aaaaaaaaaa', reason: 'busy', position: 0 },
+  message_steered: { message_id: 'msg_bbbbbbbbbb', iteration: 2, index: 5 },
   run_retried: { retried_run_id: 'run_cccccccccccccccc_dddddddddd', from_iteration: 2 },
   run_forked: {
     from_run_id: 'run_cccccccccccccccc_dddddddddd',
@@ -121,6 +123,8 @@ describe('every event kind, as each renderer shows it', () => {
       'ask_user',
       'question_answered',
       'progress',
+      'message_queued',
+      'message_steered',
     ]);
   });
 
@@ -148,6 +152,8 @@ describe('every event kind, as each renderer shows it', () => {
       run_failed: 'coder: run failed',
       run_cancelled: 'coder: run cancelled',
       agent_upgraded: 'coder: agent upgraded',
+      message_queued: 'coder: message queued',
+      message_steered: 'coder: message steered',
       run_retried: 'coder: run retried',
       run_forked: 'coder: run forked',
       waiting_for_worker: 'coder: waiting for a worker that has tool:crm_lookup',

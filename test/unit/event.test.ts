@@ -152,6 +152,15 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
       { from: '0123456789abcdef0123456789abcdef', to: null, changed: [], reason: 'gone' },
       time,
     ),
+  message_queued: () =>
+    buildEvent(
+      'message_queued',
+      run,
+      { message_id: 'msg_0123456789', reason: 'run_ended', position: 1 },
+      time,
+    ),
+  message_steered: () =>
+    buildEvent('message_steered', run, { message_id: 'msg_0123456789', iteration: 3, index: 7 }, time),
   run_retried: () =>
     buildEvent(
       'run_retried',

@@ -80,7 +80,7 @@ describe('loadScriptSource', () => {
   });
 
   it('runScript refuses to run a script that was not defined on the client', async () => {
-    const keys = Array.from({ length: 13 }, (_unused, index) => `key${index}`);
+    const keys = Array.from({ length: 16 }, (_unused, index) => `key${index}`);
     await expect(runScript({} as Redis, 'commit-step', keys, [])).rejects.toThrow('call defineScripts first');
   });
 });

@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  acceptedRunSchema,
   createSessionBodySchema,
   messageListSchema,
   messagesQuerySchema,
   questionListSchema,
+  queuedMessageParamsSchema,
   respondAcceptedSchema,
   respondBodySchema,
   sendMessageBodySchema,
+  sentMessageSchema,
   sessionNoteListSchema,
   sessionParamsSchema,
   sessionSchema,
@@ -19,7 +20,7 @@ import { isSessionId, type SessionView } from '../../workflows/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses } from '../error-responses.js';
 import { sessionNotesOf, sessionNotFound, sessionStateOf, sessionTasksOf } from '../session-data-reads.js';
-import { toWireMessage, toWireQuestion, toWireSession } from '../wire-views.js';
+import { toWireMessage, toWireQuestion, toWireSentMessage, toWireSession } from '../wire-views.js';
 
 const tags = ['sessions'];
 
@@ -99,18 +100,44 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
     {
       schema: {
         tags,
-        summary: 'Send a message: starts a run on the session (one active run at a time)',
+        summary:
+          'Send a message: starts a run on the session, or, while its run is active, does what `on_busy` says',
         params: sessionParamsSchema,
         body: sendMessageBodySchema,
-        response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
+        response: { 202: sentMessageSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
       if (!isSessionId(id)) throw sessionNotFound(id);
-      const { text, parts } = request.body;
-      const started = await engine.startRun({ input: text ?? parts ?? [], sessionId: id });
-      return reply.status(202).send({ run_id: started.runId, session_id: started.sessionId });
+      const { text, parts, on_busy } = request.body;
+      const sent = await engine.sendMessage({
+        input: text ?? parts ?? [],
+        sessionId: id,
+        ...(on_busy === undefined ? {} : { onBusy: on_busy }),
+      });
+      return reply.status(202).send(toWireSentMessage(sent));
+    },
+  );
+
+  app.delete(
+    '/sessions/:id/queued/:message_id',
+    {
+      schema: {
+        tags,
+        summary: 'Take a queued message back before it starts its run',
+        params: queuedMessageParamsSchema,
+        response: {
+          204: z.null().describe('Taken out of the queue.'),
+          ...errorResponses(401, 403, 404, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, message_id } = request.params;
+      if (!isSessionId(id)) throw sessionNotFound(id);
+      await engine.cancelQueuedMessage(id, message_id);
+      return reply.status(204).send(null);
     },
   );
 

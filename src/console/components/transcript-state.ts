@@ -154,6 +154,9 @@ export function applyEvent(state: TranscriptState, event: RatchetClientEvent): b
     case 'ask_user':
     case 'question_answered':
     case 'progress':
+    // A steered message is shown as its message_added; a queued one in the session's queue, not this run.
+    case 'message_queued':
+    case 'message_steered':
       return false;
     default:
       // Every kind has its case above, so a new kind is a compile error here until it is shown (or not).

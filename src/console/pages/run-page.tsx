@@ -8,7 +8,8 @@
 // parent-link, pending-questions, question (and QuestionForm's: answer-form, answer-input, answer-submit,
 // approve, edit-arguments, edited-arguments, approve-edited, reject-reason, reject, budget-raise,
 // budget-stop, answer-sent, answer-error), run-actions, cancel-run, retry-run, fork-form, fork-input,
-// fork-run, fork-dismiss, action-error, run-tree, tree-node-<id>, sub-goals, sub-goal, transcript, message
+// fork-run, fork-dismiss, action-error, message-box (MessageBox's: message-input, on-busy-<value>,
+// send-message, message-sent, message-error), run-tree, tree-node-<id>, sub-goals, sub-goal, transcript, message
 // (data-role, data-index), tool-call, tool-result, transcript-note (data-kind), streaming-text,
 // running-call, fork-at-<n>, timeline, timeline-svg, timeline-bar (data-kind), timeline-attempt,
 // steps-table, step-row-<n>, steps-total.
@@ -16,6 +17,7 @@ import { useState } from 'preact/hooks';
 import type { Run, RunTreeNode } from '../../client/index.js';
 import { AnswerReceipts, useAnswerReceipts } from '../components/answer-receipts.js';
 import { ErrorNote } from '../components/error-note.js';
+import { MessageBox } from '../components/message-box.js';
 import { QuestionForm } from '../components/question-form.js';
 import { RunActions } from '../components/run-actions.js';
 import { RunTreeView } from '../components/run-tree-view.js';
@@ -115,6 +117,9 @@ export function RunPage({ client, params }: PageProps) {
         onForkDismissed={() => setForkAt(undefined)}
         onChanged={refresh}
       />
+      {current.depth === 0 && !finished.has(current.status) && (
+        <MessageBox client={client} run={current} onChanged={refresh} />
+      )}
       <div class="run-grid">
         <section class="panel" aria-labelledby="tree-heading">
           <h2 id="tree-heading">Tree</h2>

@@ -95,7 +95,9 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
       title: 'Submit a task',
       description:
         'Starts a run of an agent on the task and returns {run_id, session_id} at once (the run goes on in ' +
-        "Ratchet's workers). Give session_id to continue a session's conversation (one active run per session).",
+        "Ratchet's workers). Give session_id to continue a session's conversation (one active run per session); " +
+        'with on_busy (reject, queue, steer, interrupt) it says what to do while that session has an active run, ' +
+        "and the answer's `delivery` says what happened.",
       inputSchema: createRunBodySchema,
       outputSchema: outputOf(acceptedRunSchema),
       annotations: {

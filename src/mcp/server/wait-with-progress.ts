@@ -148,6 +148,8 @@ export function describeEvent(event: RatchetEvent): string | undefined {
     case 'run_retried':
     case 'run_forked':
     case 'agent_upgraded':
+    case 'message_queued':
+    case 'message_steered':
       return `${event.agent}: ${event.kind.replaceAll('_', ' ')}`;
     default:
       // Every kind has its case above, so a new kind is a compile error here until it is described (or not).

@@ -1,6 +1,7 @@
 --[[
   Cancels a run that is not finished: its record becomes the given (cancelled) record, its events are added,
-  the session's active run is released and its pending questions are closed. Steps of the run see the
+  the session's active run is released (its unread steered messages queued) and its pending questions
+  are closed. Steps of the run see the
   finished status before they start and when they try to commit.
 
   KEYS[1] run hash: record, rev
@@ -11,6 +12,9 @@
   KEYS[6] the shard's finished runs (retention index)
   KEYS[7] the shard's sessions (retention index)
   KEYS[8] the shard's run index (base key; includes/run-index.lua)
+  KEYS[9] the run's steered messages (list; includes/release-session.lua)
+  KEYS[10] the session's queued messages (list)
+  KEYS[11] the shard's queue starts (sorted set)
 
   ARGV[1] expected run rev
   ARGV[2] cancelled run record JSON
@@ -28,6 +32,7 @@ local rcall = redis.call
 --- @include "retention-index"
 --- @include "run-index"
 --- @include "webhook-outbox"
+--- @include "release-session"
 
 local refused = runOpen(KEYS[1])
 if refused then
@@ -40,9 +45,7 @@ end
 rcall('HSET', KEYS[1], 'record', ARGV[2])
 rcall('HINCRBY', KEYS[1], 'rev', 1)
 indexRun(KEYS[8], ARGV[3], ARGV[2])
-if rcall('HGET', KEYS[2], 'active_run') == ARGV[3] then
-  rcall('HDEL', KEYS[2], 'active_run')
-end
+releaseSession(KEYS[2], ARGV[3], KEYS[9], KEYS[10], KEYS[11], KEYS[3], ARGV[4], ARGV[2])
 markFinished(KEYS[6], KEYS[7], ARGV[3], KEYS[2])
 
 local updates = tonumber(ARGV[5])

@@ -15,6 +15,9 @@
   KEYS[11] the shard's finished runs (sorted set: run id -> when it finished, ms; retention)
   KEYS[12] the shard's sessions (sorted set: session hash key -> last activity, ms; retention)
   KEYS[13] the shard's run index (base key; includes/run-index.lua)
+  KEYS[14] the run's steered messages (list; includes/release-session.lua)
+  KEYS[15] the session's queued messages (list)
+  KEYS[16] the shard's queue starts (sorted set)
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -23,7 +26,8 @@
   ARGV[5]  new run record JSON ('' = unchanged)
   ARGV[6]  expected chat length before the append ('' = do not check)
   ARGV[7]  run id
-  ARGV[8]  '1' when the new record finishes the run: the session's active run is released
+  ARGV[8]  '1' when the new record finishes the run: the session's active run is released, and the run's
+           unread steered messages queued (releaseSession)
   ARGV[9]  events stream max length (approximate trimming)
   ARGV[10] usage to add to the sums: "field=amount,field=amount" ('' = none)
   ARGV[11] the chat's new context view (JSON; '' = unchanged)
@@ -45,6 +49,7 @@ local rcall = redis.call
 --- @include "append-entries"
 --- @include "retention-index"
 --- @include "run-index"
+--- @include "release-session"
 local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -56,6 +61,11 @@ end
 
 if ARGV[6] ~= '' and rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[6]) then
   return {'CONFLICT', 'chat'}
+end
+
+-- Before the run's own events: its terminal event stays its last.
+if ARGV[8] == '1' then
+  releaseSession(KEYS[6], ARGV[7], KEYS[14], KEYS[15], KEYS[16], KEYS[5], ARGV[9], ARGV[5])
 end
 
 local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 12)
@@ -83,9 +93,6 @@ if ARGV[5] ~= '' then
 end
 
 if ARGV[8] == '1' then
-  if rcall('HGET', KEYS[6], 'active_run') == ARGV[7] then
-    rcall('HDEL', KEYS[6], 'active_run')
-  end
   markFinished(KEYS[11], KEYS[12], ARGV[7], KEYS[6])
 end
 

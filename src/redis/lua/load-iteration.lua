@@ -7,6 +7,7 @@
   KEYS[2] journal hash
   KEYS[3] chat list
   KEYS[4] the chat's context view (the summary the model is sent in place of the entries it covers)
+  KEYS[5] the run's steered messages (list, decision 0032)
 
   ARGV[1]    first chat position to return
   ARGV[2]    the step's attempts field (attempts:<job id>)
@@ -14,7 +15,8 @@
   ARGV[4]    how many notes the record keeps
   ARGV[5..]  the journal fields to read
 
-  Returns {{record, rev}, {journal values in ARGV order}, {chat entries from ARGV[1]}, chat length, view}
+  Returns {{record, rev}, {journal values in ARGV order}, {chat entries from ARGV[1]}, chat length, view,
+           {steered messages}}
 ]]
 local rcall = redis.call
 
@@ -30,4 +32,5 @@ return {
   rcall('LRANGE', KEYS[3], tonumber(ARGV[1]), -1),
   rcall('LLEN', KEYS[3]),
   rcall('GET', KEYS[4]),
+  rcall('LRANGE', KEYS[5], 0, -1),
 }

@@ -13,11 +13,12 @@ export async function loadIteration(context: StepContext, data: IterationJobData
     journalField.results(n - 1),
     journalField.modelCalls(n),
     journalField.upgradeRequest,
+    journalField.steered(n),
   ];
   for (let index = 0; index < data.previous_calls; index += 1)
     fields.push(journalField.toolEntry(n - 1, index));
-  const { run, journal, chat, view } = await context.store.loadIteration(fields);
-  const [reply, previousReply, results, modelCalls, upgradeRequest, ...pendingResults] = journal;
+  const { run, journal, chat, view, steered } = await context.store.loadIteration(fields);
+  const [reply, previousReply, results, modelCalls, upgradeRequest, steeredDone, ...pendingResults] = journal;
   const where = (field: string | undefined) => `journal ${field} of ${data.run_id}`;
   return {
     run,
@@ -26,6 +27,8 @@ export async function loadIteration(context: StepContext, data: IterationJobData
     resultsDone: results !== null && results !== undefined,
     modelCalls: Number(modelCalls ?? 0),
     upgradeRequestedAt: upgradeRequest ?? null,
+    steeredDone: steeredDone !== null && steeredDone !== undefined,
+    steered,
     pendingResults,
     chat,
     view,

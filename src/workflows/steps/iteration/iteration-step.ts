@@ -17,6 +17,7 @@ import { requestStage } from './request-stage.js';
 import { resultsStage } from './results-stage.js';
 import { scheduleStage } from './schedule-stage.js';
 import { pipeline, repeatWhile } from './stage-pipeline.js';
+import { steerStage } from './steer-stage.js';
 import type { Turn } from './turn.js';
 
 /**
@@ -31,6 +32,7 @@ import type { Turn } from './turn.js';
  */
 const iteration = pipeline<Turn>([
   resultsStage, // the previous iteration's results no outcome commit appended (`results:<n-1>`)
+  steerStage, // the messages steered into the run since its last model call (`steered:<n>`)
   replierStage, // who replies: the reply recorded earlier, a team or group in control, or an agent
   memberReplyStage, // a team or group in control replies through a child run
   goalsStage, // a supervisor's sub-goals moved by its delegations (`goals:<n>`), or their summary

@@ -7,6 +7,7 @@ import type { SupervisorLimits } from '../../core/supervisor.js';
 import type { UpgradeDecision } from '../../core/upgrade-decision.js';
 import type { IterationJobData } from '../../job-data.js';
 import type { ReplyEntry } from '../../journal.js';
+import type { PendingMessage } from '../../pending-message.js';
 import type { StoredRun } from '../../run-record.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import type { CompactionDecision, SendPlan } from './context-effects.js';
@@ -25,6 +26,10 @@ export interface LoadedIteration {
   modelCalls: number;
   /** When POST /v1/runs/:id/upgrade last asked to move the run to the current definition; null: never. */
   upgradeRequestedAt: string | null;
+  /** An earlier execution appended the messages steered into the run before this iteration (`steered:<n>`). */
+  steeredDone: boolean;
+  /** Messages steered into the run, waiting for its next iteration (decision 0032). */
+  steered: PendingMessage[];
   /** Chat entries of the previous iteration's results still waiting in the journal (fallback only). */
   pendingResults: (string | null)[];
   chat: Message[];

@@ -6,6 +6,7 @@ import type {
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
+  SteerCommit,
   ToolOutcomeCommit,
 } from './step-commit.js';
 
@@ -16,7 +17,9 @@ export type StepCommit =
   /** A tool call's intent and start event, or what an earlier attempt left (begin-tool-call.lua). */
   | { op: 'begin_tool'; request: BeginToolCall }
   /** A tool call's outcome; the one that completes its batch appends the results (commit-tool-outcome.lua). */
-  | { op: 'tool_outcome'; request: ToolOutcomeCommit };
+  | { op: 'tool_outcome'; request: ToolOutcomeCommit }
+  /** Messages steered into the run, before an iteration's model call (commit-steers.lua). */
+  | { op: 'steer'; request: SteerCommit };
 
 /** What the runner hands the step after a commit (never `lock_lost`: then the runner throws). */
 export type CommitOutcome<Commit extends StepCommit> = Exclude<ResultOf<Commit>, { status: 'lock_lost' }>;

@@ -35,6 +35,19 @@ export interface CommitRequest<JournalValue> {
   view?: string;
 }
 
+/**
+ * The messages steered into a run, appended before an iteration's model call (commit-steers, decision 0032):
+ * the first `steeredIds.length` of the run's steered messages, taken off the list in the same write.
+ */
+export interface SteerCommit {
+  journalField: string;
+  journal: unknown;
+  steeredIds: string[];
+  expectedChatLength: number;
+  messages: Message[];
+  events: StoredEvent[];
+}
+
 /** A tool call's outcome; the one that completes its batch appends every result (commit-tool-outcome). */
 export interface ToolOutcomeCommit {
   iteration: number;

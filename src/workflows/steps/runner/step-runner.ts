@@ -92,6 +92,8 @@ function write(context: StepContext, commit: StepCommit): Promise<CommitResult |
       return context.store.beginToolCall(commit.request);
     case 'tool_outcome':
       return context.store.commitToolOutcome(commit.request);
+    case 'steer':
+      return context.store.commitSteers(commit.request);
   }
 }
 

@@ -2,6 +2,7 @@ import type { ContextView, Message } from '../../../chat/index.js';
 import type { StoredEvent } from '../../../events/event.js';
 import type { SessionAccess, ToolContext } from '../../../tools/index.js';
 import type { AttemptStart } from '../../journal.js';
+import type { PendingMessage } from '../../pending-message.js';
 import type { AnswerResult, QuestionRecord, QuestionResponse } from '../../question-record.js';
 import type { RunRecord, StoredRun } from '../../run-record.js';
 import type {
@@ -9,6 +10,7 @@ import type {
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
+  SteerCommit,
   ToolOutcomeCommit,
 } from './step-commit.js';
 
@@ -31,15 +33,19 @@ export interface StepStore {
   commit<JournalValue>(request: CommitRequest<JournalValue>): Promise<CommitResult>;
   beginToolCall(begin: BeginToolCall): Promise<BeginToolCallResult>;
   commitToolOutcome(commit: ToolOutcomeCommit): Promise<CommitResult>;
+  /** Appends messages steered into the run and takes them off its list, fenced (commit-steers.lua). */
+  commitSteers(commit: SteerCommit): Promise<CommitResult>;
   /**
    * One round trip (load-iteration.lua): the run, journal fields, the whole chat (read from where this
-   * process's copy of it ends; none when the run does not exist) and its context view.
+   * process's copy of it ends; none when the run does not exist), its context view, and the messages
+   * steered into the run that wait for its next iteration.
    */
   loadIteration(fields: readonly string[]): Promise<{
     run: StoredRun | undefined;
     journal: (string | null)[];
     chat: Message[];
     view: ContextView;
+    steered: PendingMessage[];
   }>;
   /** One round trip: the run, journal fields, and the whole chat. */
   loadWithChat(
