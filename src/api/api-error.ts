@@ -44,6 +44,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   run_not_forkable: { code: 'conflict', details: { reason: 'run_not_forkable' } },
   question_closed: { code: 'conflict', details: { reason: 'question_closed' } },
   invalid_response: { code: 'invalid_request' },
+  idempotency_key_reused: { code: 'unprocessable', details: { reason: 'idempotency_key_reused' } },
   invalid_run_settings: { code: 'invalid_request' },
   redis_unavailable: { code: 'unavailable' },
   shutting_down: { code: 'unavailable' },

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { type RatchetConfig, registerConfigSecrets } from '../config/index.js';
+import { apiTokens, type RatchetConfig, registerConfigSecrets } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { ApiMetrics } from '../telemetry/index.js';
 import { adminQueuesRoutes } from './admin-queues.js';
@@ -81,7 +81,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       authenticated: api.tokens.length > 0,
     }),
   );
-  app.addHook('onRequest', bearerAuth(api.tokens));
+  app.addHook('onRequest', bearerAuth(apiTokens(api.tokens)));
   // After the token: a client without one learns nothing more than 401.
   app.addHook('onRequest', jsonContentTypeGuard());
   app.addHook('onSend', frameGuard());
@@ -124,6 +124,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     app.register(metricsOffRoute);
   }
   if (api.admin_queues)
-    app.register(adminQueuesRoutes, { queues: options.engine.stepQueues(), tokens: api.tokens });
+    app.register(adminQueuesRoutes, {
+      queues: options.engine.stepQueues(),
+      tokens: apiTokens(api.tokens).flatMap((entry) => (entry.tenant === undefined ? [entry.token] : [])),
+      authenticated: api.tokens.length > 0,
+    });
   return app;
 }

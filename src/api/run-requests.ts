@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { StartedRun } from '../engine/index.js';
 import { RatchetError } from '../errors/index.js';
 import type {
   acceptedRunSchema,
@@ -25,8 +26,13 @@ export type RespondAccepted = z.infer<typeof respondAcceptedSchema>;
 const waitPollMs = 200;
 
 /** Starts a run (on a new session unless `session_id` is given). */
-export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise<AcceptedRun> {
-  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations } = body;
+export async function submitRun(
+  engine: ApiEngine,
+  body: CreateRunBody,
+  options: { idempotencyKey?: string | undefined } = {},
+): Promise<AcceptedRun> {
+  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations, tenant, priority } = body;
+  const idempotencyKey = options.idempotencyKey ?? body.idempotency_key;
   const started = await engine.startRun({
     input,
     ...(agent === undefined ? {} : { agent }),
@@ -35,8 +41,20 @@ export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise
     ...(budget === undefined ? {} : { budget }),
     ...(timeout_s === undefined ? {} : { timeoutS: timeout_s }),
     ...(max_iterations === undefined ? {} : { maxIterations: max_iterations }),
+    ...(tenant === undefined ? {} : { tenant }),
+    ...(priority === undefined ? {} : { priority }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   });
-  return { run_id: started.runId, session_id: started.sessionId };
+  return acceptedOf(started);
+}
+
+/** What a submission answers: the run, and whether an earlier submission with its key started it. */
+export function acceptedOf(started: StartedRun): AcceptedRun {
+  return {
+    run_id: started.runId,
+    session_id: started.sessionId,
+    ...(started.replayed === true ? { replayed: true as const } : {}),
+  };
 }
 
 export type RetryRunBody = NonNullable<z.infer<typeof retryRunBodySchema>>;

@@ -72,6 +72,8 @@ export function toWireRun(run: RunView): WireRun {
     max_iterations: run.max_iterations,
     origin: run.origin,
     retried_by: run.retried_by,
+    tenant: run.tenant,
+    priority: run.priority,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }

@@ -34,6 +34,8 @@ export interface EngineOptions {
   maxIterations?: Readonly<Record<string, number>>;
   /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
   budgets?: Readonly<Record<string, Budget>>;
+  /** How long a submission's idempotency key is remembered, in seconds (config `api.idempotency_ttl_s`); default 86400. */
+  idempotencyTtlS?: number;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
 }
@@ -51,9 +53,21 @@ export interface StartRunInput {
   timeoutS?: number;
   /** Model calls the run may make: at most the agent's `options.max_iterations`. */
   maxIterations?: number;
+  /** The tenant the run (and a new session) belongs to; default `default`. A session's runs are its tenant's. */
+  tenant?: string;
+  /** The run's priority within its tenant, 1 to 10; default 5. */
+  priority?: number;
+  /**
+   * A key that makes the submission idempotent (decision 0035): within `idempotencyTtlS` the same key (of
+   * the same tenant, for the same session or for a new one) answers with the run it first started, and is
+   * refused (`idempotency_key_reused`) when the rest of the input differs.
+   */
+  idempotencyKey?: string;
 }
 
 export interface StartedRun {
   runId: string;
   sessionId: string;
+  /** true: an earlier submission with the same idempotency key started this run; nothing new was started. */
+  replayed?: boolean;
 }

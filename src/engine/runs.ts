@@ -3,10 +3,17 @@ import { RatchetError } from '../errors/index.js';
 import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
 import { mainChatId } from '../redis/keys.js';
 import {
+  defaultRunPriority,
+  defaultTenant,
+  maxTenantNameChars,
+  runPrioritySchema,
+  tenantNameSchema,
+} from '../schemas/index.js';
+import {
+  crashPoint,
   goalsProgress,
   isFinished,
   newRunId,
-  newSessionId,
   type Progress,
   planRunCreation,
   type RunView,
@@ -16,6 +23,13 @@ import {
 } from '../workflows/index.js';
 import type { StartedRun, StartRunInput } from './engine-options.js';
 import type { EngineParts } from './engine-parts.js';
+import {
+  checkIdempotencyKey,
+  idempotencyKeyReused,
+  idempotentWrite,
+  newSessionIdFor,
+  submissionFingerprint,
+} from './idempotent-submission.js';
 import { questionsOfTree } from './questions.js';
 import { assertAgent, checkMetadata, checkRunLimits, deadlineOf, isTeam, prefixOf } from './run-limits.js';
 import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
@@ -24,19 +38,34 @@ import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits 
 
 export async function startRun(parts: EngineParts, input: StartRunInput): Promise<StartedRun> {
   const { options, store } = parts;
-  const sessionId = input.sessionId ?? newSessionId();
-  const sessionAgent =
-    input.sessionId === undefined ? undefined : (await store.sessionRecord(sessionId))?.agent;
-  if (input.sessionId !== undefined && sessionAgent === undefined) {
+  const tenant = input.tenant ?? defaultTenant;
+  const priority = input.priority ?? defaultRunPriority;
+  checkTenantAndPriority(tenant, priority);
+  const key = input.idempotencyKey;
+  if (key !== undefined) checkIdempotencyKey(key);
+  const sessionId = input.sessionId ?? newSessionIdFor(parts, tenant, key);
+  const session = input.sessionId === undefined ? undefined : await store.sessionRecord(sessionId);
+  // Another tenant's session is not there for this submission.
+  if (input.sessionId !== undefined && (session === undefined || session.tenant !== tenant)) {
     throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
   }
-  const agent = input.agent ?? sessionAgent ?? options.defaultAgent;
+  const agent = input.agent ?? session?.agent ?? options.defaultAgent;
   assertAgent(options, agent);
   checkMetadata(options, input.metadata);
   const deadlineAt = deadlineOf(options, parts.now(), agent, input.timeoutS);
   checkRunLimits(options, agent, input);
   const inputParts: Part[] =
     typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
+  const idempotency =
+    key === undefined
+      ? undefined
+      : idempotentWrite(parts, {
+          key,
+          tenant,
+          sessionId,
+          newSession: input.sessionId === undefined,
+          fingerprint: submissionFingerprint(input, tenant, priority),
+        });
 
   for (let tries = 0; tries < 5; tries += 1) {
     // A fresh run id on every try, so a try refused as CONFLICT leaves nothing another try could collide with.
@@ -56,9 +85,23 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
       team: isTeam(options, agent),
       chatLength,
       now: parts.now().toISOString(),
+      tenant,
+      priority,
     });
-    const { code, detail } = await parts.runWriter.write({ plan, chatLength });
-    if (code === 'OK') return { runId, sessionId };
+    crashPoint('submit.before_run_commit');
+    const { code, detail } = await parts.runWriter.write({
+      plan,
+      chatLength,
+      ...(idempotency ? { idempotency } : {}),
+    });
+    if (code === 'OK') {
+      crashPoint('submit.after_run_commit');
+      return { runId, sessionId };
+    }
+    if (code === 'IDEMPOTENT' && detail !== undefined) {
+      return { runId: detail, sessionId: sessionIdOfRun(detail) ?? sessionId, replayed: true };
+    }
+    if (code === 'IDEMPOTENCY_MISMATCH' && key !== undefined) throw idempotencyKeyReused(key, detail ?? '');
     if (code === 'CONFLICT') continue;
     if (code === 'SESSION_BUSY') {
       throw new RatchetError('session_busy', `session ${sessionId} already has an active run: ${detail}`, {
@@ -69,6 +112,25 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
     throw new RatchetError('internal', `create-run returned ${code}`);
   }
   throw new RatchetError('internal', `could not start a run on session ${sessionId}: its chat kept changing`);
+}
+
+function checkTenantAndPriority(tenant: string, priority: number): void {
+  if (!tenantNameSchema.safeParse(tenant).success) {
+    throw new RatchetError(
+      'invalid_run_settings',
+      `tenant "${tenant.slice(0, maxTenantNameChars)}" is not a tenant name: use 1 to ${maxTenantNameChars} lower-case letters, digits, "_" or "-"`,
+      { details: { field: 'tenant', limit: maxTenantNameChars } },
+    );
+  }
+  if (!runPrioritySchema.safeParse(priority).success) {
+    throw new RatchetError(
+      'invalid_run_settings',
+      `priority must be a whole number from 1 to 10, not ${priority}`,
+      {
+        details: { field: 'priority', limit: 10 },
+      },
+    );
+  }
 }
 
 /**

@@ -12,6 +12,19 @@ export interface RunWrite {
   /** A child run names its parent's keys: it is recorded among the parent's children, and refused once
    * the parent is finished. */
   parent?: RunKeys;
+  /**
+   * A submission's idempotency key (decision 0035): create-run answers IDEMPOTENT (or IDEMPOTENCY_MISMATCH)
+   * with the run the key started, or records the key with the run it writes, in the same script.
+   */
+  idempotency?: IdempotentWrite;
+}
+
+export interface IdempotentWrite {
+  /** The Redis key (keys.ts idempotencyKey), in the session's shard. */
+  key: string;
+  /** What the submission asked for (a digest), compared with the one recorded. */
+  fingerprint: string;
+  ttlS: number;
 }
 
 /**
@@ -28,7 +41,7 @@ export class RunWriter {
 
   /** Writes the run (and its first step) unless create-run refuses it. */
   async write(input: RunWrite): Promise<{ code: RunWriteCode; detail: string | undefined }> {
-    const { plan } = input;
+    const { plan, idempotency } = input;
     const { record } = plan;
     const space = this.options.space;
     const keys = runKeys(space, record.session_id, record.id);
@@ -43,7 +56,16 @@ export class RunWriter {
       input.parent?.children ?? keys.run,
       retentionKeys(space, keys.shard).sessions,
       keys.runIndex,
+      idempotency?.key ?? keys.run,
     ];
+    const idempotencyRecord = idempotency
+      ? JSON.stringify({
+          v: 1,
+          run_id: record.id,
+          session_id: record.session_id,
+          fingerprint: idempotency.fingerprint,
+        })
+      : '';
     const scriptArgs = (mode: 'check' | 'create') => [
       mode,
       plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
@@ -51,6 +73,9 @@ export class RunWriter {
       JSON.stringify(record),
       input.chatLength,
       this.options.eventsMaxLength,
+      idempotencyRecord,
+      idempotency?.ttlS ?? 0,
+      idempotency?.fingerprint ?? '',
       // A check stops before the entries: it need not carry them.
       ...(mode === 'check'
         ? [0]
@@ -60,11 +85,17 @@ export class RunWriter {
     const { code, detail } = await this.writer.write({
       // Everything create-run's answer depends on: the session (record, active run), the chat's length, the
       // run itself and the parent run.
-      watch: [keys.session, chat, keys.run, ...(input.parent ? [input.parent.run] : [])],
+      watch: [
+        keys.session,
+        chat,
+        keys.run,
+        ...(input.parent ? [input.parent.run] : []),
+        ...(idempotency ? [idempotency.key] : []),
+      ],
       script: 'create-run',
       // A run that starts a session under a new random id has nothing to be refused by: no other run, no
-      // parent. Any other may be (a busy session, a finished parent).
-      refusable: plan.sessionRecord === undefined || input.parent !== undefined,
+      // parent, no earlier submission. Any other may be (a busy session, a finished parent, a replay).
+      refusable: plan.sessionRecord === undefined || input.parent !== undefined || idempotency !== undefined,
       keys: scriptKeys,
       args: scriptArgs,
       step: { shard: keys.shard, kind: plan.first.kind, data: plan.first.data, jobId },

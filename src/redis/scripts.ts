@@ -15,7 +15,7 @@ const scriptKeyCounts = {
   'close-questions': 3,
   'commit-step': 13,
   'commit-tool-outcome': 5,
-  'create-run': 9,
+  'create-run': 10,
   'expire-run': 10,
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',

@@ -6,6 +6,17 @@ export {
   maxRunTimeoutS,
   secondsLimit,
 } from './duration-limits.js';
+export { idempotencyKeySchema, maxIdempotencyKeyChars } from './idempotency-key.js';
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
 export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
+export {
+  defaultRunPriority,
+  defaultTenant,
+  maxRunPriority,
+  maxTenantNameChars,
+  minRunPriority,
+  runPrioritySchema,
+  tenantNamePattern,
+  tenantNameSchema,
+} from './tenant.js';

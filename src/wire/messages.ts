@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
+import { idempotencyKeySchema } from '../schemas/index.js';
 
 /** The chat's messages on the wire (GET and POST /v1/sessions/:id/messages, GET /v1/runs/:id/messages). */
 
@@ -12,6 +13,9 @@ export const sendMessageBodySchema = z
   .strictObject({
     text: z.string().min(1).optional(),
     parts: inputPartsSchema.optional(),
+    idempotency_key: idempotencyKeySchema
+      .optional()
+      .describe('Makes the message idempotent, like the Idempotency-Key header (decision 0035).'),
   })
   .refine((body) => (body.text === undefined) !== (body.parts === undefined), {
     message: 'give either `text` or `parts`',

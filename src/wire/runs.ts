@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
-import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
+import {
+  defaultRunPriority,
+  idempotencyKeySchema,
+  maxRunTimeoutS,
+  runPrioritySchema,
+  secondsLimit,
+  tenantNameSchema,
+} from '../schemas/index.js';
 // The record module itself, not the workflows index (see questions.ts).
 import {
   budgetSchema,
@@ -57,6 +64,19 @@ export const createRunBodySchema = z.strictObject({
     .positive()
     .optional()
     .describe("Model calls the run may make; at most the agent's options.max_iterations."),
+  tenant: tenantNameSchema
+    .optional()
+    .describe(
+      "The tenant the run (and a new session) belongs to; default `default`. A scoped token's tenant is its own: another is refused. A session's runs are its tenant's.",
+    ),
+  priority: runPrioritySchema
+    .optional()
+    .describe(`The run's priority within its tenant, 1 (lowest) to 10; default ${defaultRunPriority}.`),
+  idempotency_key: idempotencyKeySchema
+    .optional()
+    .describe(
+      'Makes the submission idempotent, like the Idempotency-Key header (give one or the other, or both alike): the same key within api.idempotency_ttl_s answers 200 with the run it first started; with a different request, 422.',
+    ),
 });
 
 export const cancelRunBodySchema = z
@@ -77,7 +97,16 @@ export const waitQuerySchema = z.strictObject({
 });
 
 export const acceptedRunSchema = z
-  .strictObject({ run_id: z.string(), session_id: z.string() })
+  .strictObject({
+    run_id: z.string(),
+    session_id: z.string(),
+    replayed: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Present on a replay: an earlier submission with the same idempotency key started this run, and nothing new was started.',
+      ),
+  })
   .meta({ id: 'AcceptedRun' });
 
 export const progressSchema = z.strictObject({
@@ -166,6 +195,8 @@ export const runSchema = z
       .describe(
         'The run that continues this failed or cancelled one (POST /v1/runs/:id/retry); null: not retried.',
       ),
+    tenant: z.string().describe("The tenant the run belongs to (a child run: its root run's)."),
+    priority: z.int().describe('Its priority within its tenant, 1 to 10.'),
     metadata: resultMetadataSchema.describe(
       'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',
     ),

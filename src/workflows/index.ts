@@ -2,6 +2,7 @@
 // the records, views and pure plans below; the worker runs `stepKinds` with their context and the retry
 // policy. Everything else in src/workflows is the engine's own.
 
+export { canonicalJson } from './core/canonical-json.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
 export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
 export { effectRegistry, resolveEffects } from './core/effects/index.js';

@@ -152,6 +152,13 @@ export const runRecordSchema = z.strictObject({
    * or whose input has no text.
    */
   input_line: z.string().max(inputLineMaxChars).nullable().default(null),
+  /**
+   * The tenant the run belongs to (decision 0035): its session's; a child run's is its root's. A record from
+   * before tenants belongs to `default`.
+   */
+  tenant: z.string().default('default'),
+  /** Its priority within its tenant, 1 to 10, as submitted (default 5); a child run has its root's. */
+  priority: z.int().min(1).max(10).default(5),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

@@ -63,6 +63,8 @@ describe('runs', () => {
       max_iterations: null,
       origin: null,
       retried_by: null,
+      tenant: 'default',
+      priority: 5,
       metadata: {
         execution_time_ms: expect.any(Number),
         iterations: 2,

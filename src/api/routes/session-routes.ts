@@ -18,6 +18,8 @@ import {
 import { isSessionId, type SessionView } from '../../workflows/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses } from '../error-responses.js';
+import { idempotencyHeadersSchema, idempotencyKeyOf, sendSubmitted } from '../idempotency-header.js';
+import { acceptedOf } from '../run-requests.js';
 import { sessionNotesOf, sessionNotFound, sessionStateOf, sessionTasksOf } from '../session-data-reads.js';
 import { toWireMessage, toWireQuestion, toWireSession } from '../wire-views.js';
 
@@ -102,15 +104,25 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
         summary: 'Send a message: starts a run on the session (one active run at a time)',
         params: sessionParamsSchema,
         body: sendMessageBodySchema,
-        response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
+        headers: idempotencyHeadersSchema,
+        response: {
+          200: acceptedRunSchema.describe('A replay: the run an earlier message with the same key started'),
+          202: acceptedRunSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 422, 503),
+        },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
       if (!isSessionId(id)) throw sessionNotFound(id);
       const { text, parts } = request.body;
-      const started = await engine.startRun({ input: text ?? parts ?? [], sessionId: id });
-      return reply.status(202).send({ run_id: started.runId, session_id: started.sessionId });
+      const idempotencyKey = idempotencyKeyOf(request, request.body.idempotency_key);
+      const started = await engine.startRun({
+        input: text ?? parts ?? [],
+        sessionId: id,
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      });
+      return sendSubmitted(reply, acceptedOf(started));
     },
   );
 

@@ -1,6 +1,7 @@
 import type { Message, Part } from '../../chat/index.js';
 import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
+import { defaultRunPriority, defaultTenant } from '../../schemas/index.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
 import { type Budget, inputLineMaxChars, type RunRecord } from '../run-record.js';
@@ -44,6 +45,9 @@ export function planRunCreation(input: {
   deadlineAt?: string;
   /** Fewer iterations than the agent allows, for this run only (RunRecord.max_iterations). */
   maxIterations?: number;
+  /** The run's tenant (default `default`) and priority (default 5); a child run's are its root's. */
+  tenant?: string;
+  priority?: number;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -65,6 +69,8 @@ export function planRunCreation(input: {
     origin: null,
     // A team member's task, not the team's chat it is given as its input.
     input_line: inputLineOf(parts),
+    tenant: input.tenant ?? defaultTenant,
+    priority: input.priority ?? defaultRunPriority,
     now,
   });
   const inputText = messages
@@ -106,7 +112,14 @@ export function planRunCreation(input: {
       ),
     ],
     sessionRecord: input.newSession
-      ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }
+      ? {
+          v: 1,
+          id: sessionId,
+          agent,
+          metadata: input.newSession.metadata,
+          created_at: now,
+          tenant: record.tenant,
+        }
       : undefined,
     first: input.team
       ? { kind: 'team-turn', data: place }
@@ -145,6 +158,8 @@ export type NewRunFields = Pick<
   | 'max_iterations'
   | 'origin'
   | 'input_line'
+  | 'tenant'
+  | 'priority'
 > & { now: string };
 
 /** The record of a run that has done nothing yet: a new run, a child run or a fork. */
@@ -180,6 +195,8 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     origin: fields.origin,
     retried_by: null,
     input_line: fields.input_line,
+    tenant: fields.tenant,
+    priority: fields.priority,
     result: null,
     error: null,
     created_at: fields.now,
