@@ -27,6 +27,7 @@ import { runRoutes } from './routes/run-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { steerRoutes } from './routes/steer-routes.js';
 import type { SseConnection } from './sse-connection.js';
+import { tenantScopedEngine } from './tenant-scoped-engine.js';
 
 export interface ApiServerOptions {
   engine: ApiEngine;
@@ -91,17 +92,19 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     for (const stream of openStreams) stream.close();
   });
 
+  // Every route reaches the engine scoped by its caller's tenant (decision 0035).
+  const engine = tenantScopedEngine(options.engine);
   registerOpenApi(app, { authenticated: api.tokens.length > 0 });
   app.register(healthRoutes, { pingRedis: options.pingRedis, pingTimeoutMs: api.redis_timeout_ms });
   const v1 = { prefix: '/v1' };
-  app.register(sessionRoutes, { ...v1, engine: options.engine });
-  app.register(runRoutes, { ...v1, engine: options.engine });
-  app.register(steerRoutes, { ...v1, engine: options.engine });
-  app.register(runIndexRoutes, { ...v1, engine: options.engine });
-  app.register(inboxRoutes, { ...v1, engine: options.engine });
-  app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
-  app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
-  app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });
+  app.register(sessionRoutes, { ...v1, engine });
+  app.register(runRoutes, { ...v1, engine });
+  app.register(steerRoutes, { ...v1, engine });
+  app.register(runIndexRoutes, { ...v1, engine });
+  app.register(inboxRoutes, { ...v1, engine });
+  app.register(eventRoutes, { ...v1, engine, keepAliveMs: api.keepalive_ms, openStreams });
+  app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine });
+  app.register(inspectRoutes, { ...v1, engine, config: options.config });
   app.register(consoleRoutes);
   if (options.config.telemetry.metrics.enabled) {
     const metrics = new ApiMetrics({

@@ -38,17 +38,20 @@ import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits 
 
 export async function startRun(parts: EngineParts, input: StartRunInput): Promise<StartedRun> {
   const { options, store } = parts;
-  const tenant = input.tenant ?? defaultTenant;
   const priority = input.priority ?? defaultRunPriority;
-  checkTenantAndPriority(tenant, priority);
+  checkTenantAndPriority(input.tenant ?? defaultTenant, priority);
   const key = input.idempotencyKey;
   if (key !== undefined) checkIdempotencyKey(key);
-  const sessionId = input.sessionId ?? newSessionIdFor(parts, tenant, key);
-  const session = input.sessionId === undefined ? undefined : await store.sessionRecord(sessionId);
-  // Another tenant's session is not there for this submission.
-  if (input.sessionId !== undefined && (session === undefined || session.tenant !== tenant)) {
-    throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+  const session = input.sessionId === undefined ? undefined : await store.sessionRecord(input.sessionId);
+  // A run on a session is its session's tenant's; another tenant's session is not there for a submission
+  // that names a tenant.
+  if (input.sessionId !== undefined) {
+    if (session === undefined || (input.tenant !== undefined && session.tenant !== input.tenant)) {
+      throw new RatchetError('session_not_found', `unknown session ${input.sessionId}`);
+    }
   }
+  const tenant = session?.tenant ?? input.tenant ?? defaultTenant;
+  const sessionId = input.sessionId ?? newSessionIdFor(parts, tenant, key);
   const agent = input.agent ?? session?.agent ?? options.defaultAgent;
   assertAgent(options, agent);
   checkMetadata(options, input.metadata);

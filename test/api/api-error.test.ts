@@ -46,6 +46,7 @@ describe('toApiError', () => {
       'run_finished',
       'question_closed',
       'invalid_response',
+      'idempotency_key_reused',
       'invalid_run_settings',
       'redis_unavailable',
       'shutting_down',
