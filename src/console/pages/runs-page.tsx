@@ -313,7 +313,12 @@ function FilterForm({
         <button type="submit" data-testid="search-submit">
           Search
         </button>
-        <button type="button" class="link-button" onClick={clear} data-testid="clear-filters">
+        <button
+          type="button"
+          class="link-button"
+          onClick={clear}
+          data-testid="clear-filters"
+        >
           Clear
         </button>
       </div>
