@@ -111,10 +111,8 @@ export function tenantScopedEngine(
     sessionTasks: async (sessionId) => ((await owns(sessionId)) ? engine.sessionTasks(sessionId) : undefined),
     sessionNotes: async (sessionId) => ((await owns(sessionId)) ? engine.sessionNotes(sessionId) : undefined),
     // An agent's usage and memory span every tenant's runs: an operator's only.
-    agentUsage: (agent) => {
-      if (scoped()) throw new RatchetError('agent_not_found', `no usage of agent ${agent} for this token`);
-      return engine.agentUsage(agent);
-    },
+    // (A scoped caller's list of agents shows no usage: what an agent used is every tenant's runs'.)
+    agentUsage: async (agent) => (scoped() ? { ...noUsage } : engine.agentUsage(agent)),
     agentMemory: (agent) => {
       if (scoped()) throw new RatchetError('agent_not_found', `no memory of agent ${agent} for this token`);
       return engine.agentMemory(agent);
@@ -186,5 +184,6 @@ export function tenantScopedEngine(
 }
 
 const countPage = 100;
+const noUsage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, requests: 0, cost_usd: 0 };
 /** The most runs a scoped caller's counts look at (GET /v1/system, /v1/runs/summary). */
 export const maxCountedRuns = 10_000;

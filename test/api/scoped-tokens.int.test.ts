@@ -142,6 +142,12 @@ describe('scoped API tokens', () => {
     expect(operatorSystem.body.runs_by_status).toMatchObject({ completed: 2, waiting_input: 1 });
     const summary = await harness.request('GET', '/v1/runs/summary', { headers: as(globex) });
     expect(summary.body.counts).toMatchObject({ completed: 1, waiting_input: 1 });
+    // The agents are the config's, for every token; their usage spans tenants, so a scoped token sees none.
+    const agents = await harness.request('GET', '/v1/agents', { headers: as(acme) });
+    expect(agents.status).toBe(200);
+    expect(agents.body.agents[0]).toMatchObject({ name: 'agent', usage: { requests: 0 } });
+    const operatorAgents = await harness.request('GET', '/v1/agents', { headers: as(operator) });
+    expect(operatorAgents.body.agents[0].usage.requests).toBeGreaterThan(0);
     // The run records its tenant: the token's.
     const run = await harness.request('GET', `/v1/runs/${mine.runId}`, { headers: as(acme) });
     expect(run.body).toMatchObject({ tenant: 'acme', priority: 5 });
@@ -230,6 +236,8 @@ describe('scoped API tokens', () => {
     expect(JSON.stringify(listed.value)).not.toContain(runId);
     const sessions = await callTool(mcp, 'list_sessions', {});
     expect(JSON.stringify(sessions.value)).not.toContain(sessionId);
+    const agents = await callTool(mcp, 'list_agents', {});
+    expect(agents.isError, agents.text).toBe(false);
     const pending = await callTool(mcp, 'list_pending_questions', {});
     expect(JSON.stringify(pending.value)).not.toContain(world.questionId);
     // Globex's question is still pending and its run still waiting.
