@@ -98,9 +98,12 @@ export function tenantScopedEngine(
     },
     followEvents: (sessionId, options) => {
       if (!scoped()) return engine.followEvents(sessionId, options);
+      // Joined now, so a follower refused (too many) still throws at once, before a stream is answered; its
+      // place is given back when the caller's signal aborts, as every follower's is.
+      const followed = engine.followEvents(sessionId, options);
       return (async function* followOwned() {
         await requireSession(sessionId);
-        yield* engine.followEvents(sessionId, options);
+        yield* followed;
       })();
     },
     lastEventId: async (sessionId) => {
