@@ -71,6 +71,7 @@ describe('parseConfigText: defaults', () => {
         host: '127.0.0.1',
         port: 8080,
         tokens: [],
+        idempotency_ttl_s: 86_400,
         allowed_hosts: [],
         allowed_origins: [],
         body_limit_bytes: 1_048_576,
@@ -80,6 +81,7 @@ describe('parseConfigText: defaults', () => {
         max_followers: 1_000,
         admin_queues: false,
       },
+      tenants: {},
       events: { max_len: 10_000 },
       log: { format: 'auto' },
       tools: {
