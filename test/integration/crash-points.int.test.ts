@@ -55,8 +55,10 @@ const mainPathPoints = crashPointNames.filter(
     !supervisorOnly.includes(point) &&
     !point.startsWith('team.') &&
     // A retry's and a fork's commits are made by the process that asks for them (an API), not by a worker:
-    // test/orchestration/retry-fork.int.test.ts kills that process at each of them.
-    !point.startsWith('steer.'),
+    // test/orchestration/retry-fork.int.test.ts kills that process at each of them; likewise a submission's,
+    // in test/api/idempotent-submission-crash.int.test.ts.
+    !point.startsWith('steer.') &&
+    !point.startsWith('submit.'),
 );
 
 let reference: Reference;
