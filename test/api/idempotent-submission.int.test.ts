@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { callTool, connectClient, httpTransport } from '../mcp-server/mcp-client.js';
 import { ApiHarness } from './api-harness.js';
 
 let api: ApiHarness | undefined;
@@ -166,6 +167,23 @@ describe('idempotent submission (decision 0035)', () => {
     expect(reused.status).toBe(422);
     const chat = await harness.request('GET', `${path}`);
     expect(chat.body.messages).toHaveLength(1);
+  });
+
+  it("MCP's submit_task takes idempotency_key: a replay answers the same run, marked", async () => {
+    const harness = await start();
+    const mcp = await connectClient(httpTransport(harness.url));
+    try {
+      const first = await callTool(mcp, 'submit_task', { input: 'once', idempotency_key: 'mcp-1' });
+      expect(first.isError, first.text).toBe(false);
+      const again = await callTool(mcp, 'submit_task', { input: 'once', idempotency_key: 'mcp-1' });
+      expect(again.value).toEqual({ ...first.value, replayed: true });
+      const reused = await callTool(mcp, 'submit_task', { input: 'twice', idempotency_key: 'mcp-1' });
+      expect(reused.isError).toBe(true);
+      expect(reused.text).toContain('mcp-1');
+      expect(await allRuns(harness)).toEqual([first.value.run_id]);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('the key expires after api.idempotency_ttl_s', async () => {
