@@ -35,4 +35,6 @@ export type ApiEngine = Pick<
   | 'oldestPendingQuestions'
   | 'stepQueues'
   | 'runChat'
+  | 'listWebhookDeliveries'
+  | 'redeliverWebhook'
 >;

@@ -49,6 +49,8 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   redis_unavailable: { code: 'unavailable' },
   shutting_down: { code: 'unavailable' },
   too_many_followers: { code: 'unavailable', details: { reason: 'too_many_followers' } },
+  // An API older than the worker that wrote the record (a rolling deploy): asking again reaches a newer one.
+  record_too_new: { code: 'unavailable', details: { reason: 'record_too_new' } },
   config_invalid: 'internal',
   record_invalid: 'internal',
   suspended: 'internal',

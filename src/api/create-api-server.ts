@@ -26,6 +26,7 @@ import { runIndexRoutes } from './routes/run-index-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { steerRoutes } from './routes/steer-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 import type { SseConnection } from './sse-connection.js';
 import { tenantScopedEngine } from './tenant-scoped-engine.js';
 
@@ -102,6 +103,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(steerRoutes, { ...v1, engine });
   app.register(runIndexRoutes, { ...v1, engine });
   app.register(inboxRoutes, { ...v1, engine });
+  app.register(webhookRoutes, { ...v1, engine });
   app.register(eventRoutes, { ...v1, engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine });
   app.register(inspectRoutes, { ...v1, engine, config: options.config });

@@ -150,6 +150,10 @@ export function tenantScopedEngine(
       return engine.oldestPendingQuestions();
     },
     stepQueues: () => engine.stepQueues(),
+    // Webhooks are the deployment's, their deliveries carry every tenant's events: an operator's only.
+    listWebhookDeliveries: async (options) =>
+      scoped() ? { deliveries: [], next: null } : engine.listWebhookDeliveries(options),
+    redeliverWebhook: async (id) => (scoped() ? undefined : engine.redeliverWebhook(id)),
   };
 
   /** The items whose session is the caller's, in their order (each session read once). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RatchetError } from '../errors/index.js';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 import { type Message, messageSchema } from './message.js';
 
 /** A chat list entry in Redis. Version 1. */
@@ -69,3 +70,5 @@ export function decodeChatEntry(text: string, where: string): Message {
   }
   return message;
 }
+
+defineRecordKind({ name: 'chat.entry', version: 1, schema: chatEntrySchema });

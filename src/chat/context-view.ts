@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 
 /**
  * What the model is sent of a chat, persisted beside the run: the chat itself stays the whole transcript,
@@ -28,3 +29,5 @@ export type ContextSummary = NonNullable<ContextView['summary']>;
 
 /** The view of a chat that was never compacted: the whole chat. */
 export const emptyContextView: ContextView = Object.freeze({ v: 1, summary: null });
+
+defineRecordKind({ name: 'chat.context-view', version: 1, schema: contextViewSchema });

@@ -41,6 +41,8 @@ export type {
   SubmitRunInput,
   SystemState,
   UsageTotals,
+  WebhookDelivery,
+  WebhookDeliveryList,
   WireErrorCode,
   /** One event as the SSE route sends it in a frame's `data`, typed by kind. */
   WireEvent as RatchetClientEvent,

@@ -21,6 +21,8 @@ import {
   sessionStateSchema,
   sessionTaskListSchema,
   systemStateSchema,
+  webhookDeliveryListSchema,
+  webhookDeliverySchema,
 } from '../wire/index.js';
 import { apiErrorOf, RatchetResponseError } from './client-errors.js';
 import { type EventsOptions, followEvents } from './event-stream.js';
@@ -352,6 +354,36 @@ export class RatchetClient {
       ...options,
       body: input,
     });
+  }
+
+  /**
+   * The webhook deliveries, newest first (`limit` default 20, at most 100): each with its status, attempts,
+   * last error and next attempt. Pass `next_cursor` back as `cursor` for the next page.
+   */
+  webhookDeliveries(
+    query: { limit?: number; cursor?: string } = {},
+    options?: RequestOptions,
+  ): Promise<Wire.WebhookDeliveryList> {
+    return this.request(
+      'GET',
+      `/v1/webhooks/deliveries${queryString(query)}`,
+      webhookDeliveryListSchema,
+      options,
+    );
+  }
+
+  /**
+   * Sends a webhook delivery again now, with the same `webhook-id` (a delivered or failed one starts over,
+   * one waiting for a retry is due at once). 404 for an unknown delivery, 409 `delivery_in_progress` while
+   * an attempt is under way.
+   */
+  redeliverWebhook(deliveryId: string, options?: RequestOptions): Promise<Wire.WebhookDelivery> {
+    return this.request(
+      'POST',
+      `/v1/webhooks/deliveries/${encode(deliveryId)}/redeliver`,
+      webhookDeliverySchema,
+      options,
+    );
   }
 
   /** Liveness: the API process answers (`/healthz`, no token needed). */

@@ -26,6 +26,7 @@ import { middlewareConfigSchema } from './middleware-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
 import { telemetryConfigSchema } from './telemetry-config-schema.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
+import { webhooksSchema } from './webhook-config-schema.js';
 
 const agentNamePattern = /^[a-zA-Z][\w-]*$/;
 const prefixPattern = /^[\w.-]+$/;
@@ -426,6 +427,8 @@ export const configSchema = z.strictObject({
   mcp_servers: withDefault(z.array(mcpServerConfigSchema), []),
   /** Traces and metrics (decision 0024): off unless configured. */
   telemetry: withDefault(telemetryConfigSchema, {}),
+  /** Signed POSTs of run events to other systems, from a durable queue (decision 0034). */
+  webhooks: withDefault(webhooksSchema, []),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;

@@ -16,7 +16,7 @@ const plainHeader = /^(accept(-.*)?|content-.*|user-agent|cache-control|.*-versi
 /**
  * Every secret value a config holds or points at: provider `api_key`, `api.tokens`, the
  * metrics listener's `telemetry.metrics.worker_token`, the password in
- * `redis.url`, provider, MCP and OTLP export `headers` (all but the plain ones such as `Accept`), and, by their names,
+ * `redis.url`, each webhook's `secret`, provider, MCP and OTLP export `headers` (all but the plain ones such as `Accept`), and, by their names,
  * MCP servers' `env` and environment variables (which a provider SDK may read without the config naming them).
  */
 export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): string[] {
@@ -33,6 +33,7 @@ export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): st
     );
   }
   secrets.push(...headerSecrets(config.telemetry.traces.headers));
+  for (const webhook of config.webhooks) secrets.push(webhook.secret);
   const password = redisPassword(config.redis.url);
   if (password !== undefined) secrets.push(password);
   secrets.push(...secretValues(env));

@@ -1,6 +1,7 @@
 import type { ToolboxReference } from './config-schema.js';
 import type { LoadedConfig } from './load-config.js';
 import { resolveEntryAgent } from './resolve-entry-agent.js';
+import { webhookIdOf } from './webhook-config-schema.js';
 
 /** A short human-readable account of a loaded config (for `ratchet config validate`); secrets redacted. */
 export function formatConfigSummary(loaded: LoadedConfig): string {
@@ -37,6 +38,13 @@ export function formatConfigSummary(loaded: LoadedConfig): string {
       const where = server.transport === 'stdio' ? server.command : hostOf(server.url);
       lines.push(`  ${server.name}: ${server.transport} (${where})`);
     }
+  }
+  if (config.webhooks.length > 0) {
+    // The host only: a URL's path or query may carry a token.
+    lines.push('webhooks:');
+    config.webhooks.forEach((webhook, index) => {
+      lines.push(`  ${webhookIdOf(webhook, index)}: ${hostOf(webhook.url)} (${webhook.events.join(', ')})`);
+    });
   }
   const { redis } = config;
   lines.push(

@@ -73,3 +73,9 @@ export {
 export { resolveEntryAgent } from './resolve-entry-agent.js';
 export { didYouMean, suggest } from './suggest.js';
 export { harmlessRequestHeaders, type ToolsConfig } from './tools-config-schema.js';
+export {
+  type WebhookConfig,
+  type WebhookEventType,
+  webhookEventTypes,
+  webhookIdOf,
+} from './webhook-config-schema.js';

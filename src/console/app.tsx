@@ -8,6 +8,7 @@ import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { SessionPage } from './pages/session-page.js';
 import { SystemPage } from './pages/system-page.js';
+import { WebhooksPage } from './pages/webhooks-page.js';
 import { parseRoute, type Route } from './router.js';
 import { storedToken, storeToken } from './token-store.js';
 
@@ -28,16 +29,18 @@ const pages: Record<Route['page'], ComponentType<PageProps>> = {
   inbox: InboxPage,
   session: SessionPage,
   system: SystemPage,
+  webhooks: WebhooksPage,
   not_found: NotFoundPage,
 };
 
 /** Which nav entry a page belongs to. */
-const section: Record<Route['page'], 'runs' | 'inbox' | 'system' | undefined> = {
+const section: Record<Route['page'], 'runs' | 'inbox' | 'system' | 'webhooks' | undefined> = {
   runs: 'runs',
   run: 'runs',
   session: 'runs',
   inbox: 'inbox',
   system: 'system',
+  webhooks: 'webhooks',
   not_found: undefined,
 };
 
@@ -45,6 +48,7 @@ const navEntries = [
   { section: 'runs', label: 'Runs' },
   { section: 'inbox', label: 'Inbox' },
   { section: 'system', label: 'System' },
+  { section: 'webhooks', label: 'Webhooks' },
 ] as const;
 
 /**

@@ -1,6 +1,6 @@
 /** A page of the console and what its hash names: `#/runs?status=failed`, `#/runs/<id>`, `#/inbox` … */
 export interface Route {
-  page: 'runs' | 'run' | 'inbox' | 'session' | 'system' | 'not_found';
+  page: 'runs' | 'run' | 'inbox' | 'session' | 'system' | 'webhooks' | 'not_found';
   /** The id in the path (`id`) and every query parameter. */
   params: Record<string, string>;
 }
@@ -26,6 +26,7 @@ export function parseRoute(hash: string): Route {
     return { page: 'session', params: { ...params, id: second } };
   if (first === 'inbox' && second === undefined) return { page: 'inbox', params };
   if (first === 'system' && second === undefined) return { page: 'system', params };
+  if (first === 'webhooks' && second === undefined) return { page: 'webhooks', params };
   return { page: 'not_found', params };
 }
 

@@ -8,6 +8,7 @@ import type { KeySpace } from '../redis/keys.js';
 import { QueueScheduler } from '../redis/queue-scheduler.js';
 import { RunWriter } from '../redis/run-writer.js';
 import { StepQueues } from '../redis/step-queues.js';
+import { WebhookDeliveryStore } from '../redis/webhook-deliveries.js';
 import type { QuestionRecord, RunRecord, StepScheduler } from '../workflows/index.js';
 import type { EngineOptions } from './engine-options.js';
 
@@ -45,6 +46,8 @@ export class EngineParts {
    * on the first retry or fork: most engines (a worker's) never make one.
    */
   private continuationStore: ContinuationStore | undefined;
+  /** The webhook deliveries (decision 0034), opened on the first read: most engines never list them. */
+  private webhookDeliveryStore: WebhookDeliveryStore | undefined;
 
   constructor(readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date());
@@ -103,8 +106,18 @@ export class EngineParts {
     return this.continuationStore;
   }
 
+  webhookDeliveries(): WebhookDeliveryStore {
+    this.webhookDeliveryStore ??= new WebhookDeliveryStore({
+      commands: this.redis,
+      queueConnection: this.queueConnection,
+      space: this.space,
+    });
+    return this.webhookDeliveryStore;
+  }
+
   async close(): Promise<void> {
     try {
+      await this.webhookDeliveryStore?.close();
       await this.continuationStore?.close();
     } finally {
       try {

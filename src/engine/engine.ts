@@ -42,6 +42,12 @@ import {
   sessionState,
   sessionTasks,
 } from './sessions.js';
+import {
+  listWebhookDeliveries,
+  redeliverWebhook,
+  type WebhookDelivery,
+  type WebhookDeliveryPage,
+} from './webhooks.js';
 
 /**
  * The programmatic face of the durable engine: start runs, read them, wait for them, read chats and events.
@@ -263,6 +269,18 @@ export class Engine {
    */
   oldestPendingQuestions(): Promise<Partial<Record<QuestionKind, number>>> {
     return oldestPendingQuestions(this.parts);
+  }
+
+  // Webhooks (webhooks.ts, decision 0034).
+
+  /** The webhook deliveries, newest first, `limit` after the place `before` if given. */
+  listWebhookDeliveries(options: { limit: number; before?: string }): Promise<WebhookDeliveryPage> {
+    return listWebhookDeliveries(this.parts, options);
+  }
+
+  /** Sends a delivery again now, with its webhook-id ('delivering' while an attempt is under way). */
+  redeliverWebhook(id: string): Promise<WebhookDelivery | 'delivering' | undefined> {
+    return redeliverWebhook(this.parts, id);
   }
 
   close(): Promise<void> {

@@ -7,3 +7,4 @@ export type { EngineOptions, StartedRun, StartRunInput } from './engine-options.
 export type { SystemState } from './inspection.js';
 export type { ForkInput, SteerLimits } from './run-steering.js';
 export type { SessionNote } from './session-data-view.js';
+export type { WebhookDelivery, WebhookDeliveryPage } from './webhooks.js';

@@ -1,16 +1,7 @@
-import { z } from 'zod';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { noteRecordSchema } from '../tools/builtin/session-data/notes-toolbox.js';
 import { parseTask, type TaskRecord } from '../tools/builtin/session-data/task-record.js';
 import type { SessionDataStore } from '../tools/index.js';
-
-/** A note as stored by the notes toolbox. */
-const storedNoteSchema = z.strictObject({
-  v: z.literal(1),
-  content: z.string(),
-  agent: z.string(),
-  run_id: z.string(),
-  updated_at: z.iso.datetime(),
-});
 
 /** What the agents of a session wrote, as a client reads it (GET /v1/sessions/:id/state, /tasks, /notes). */
 export interface SessionNote {
@@ -49,7 +40,7 @@ export async function readSessionNotes(store: SessionDataStore): Promise<Session
   for (const field of fields) {
     const json = await store.readNote(field);
     if (json === null) continue;
-    const stored = parseJsonRecord(storedNoteSchema, json, `note ${field}`);
+    const stored = parseJsonRecord(noteRecordSchema, json, `note ${field}`);
     const agentNote = /^agent:([^:]+):(.*)$/s.exec(field);
     notes.push({
       name: agentNote ? (agentNote[2] ?? '') : field.slice('session:'.length),

@@ -6,6 +6,11 @@
 export const errorCodes = {
   config_invalid: { retryable: false },
   record_invalid: { retryable: false },
+  /**
+   * A record of a newer version than this Ratchet reads (a newer worker wrote it during a rolling deploy):
+   * retried with backoff, so a worker of the newer version takes the step meanwhile.
+   */
+  record_too_new: { retryable: true },
   run_not_found: { retryable: false },
   session_not_found: { retryable: false },
   agent_not_found: { retryable: false },

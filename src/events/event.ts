@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { messageSchema } from '../chat/index.js';
 import { usageSchema } from '../models/usage.js';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 import { resultMetadataSchema } from './result-metadata.js';
 
 /**
@@ -267,3 +268,5 @@ export function previewContent(content: string): string {
   if (content.length <= toolContentPreviewLimit) return content;
   return `${content.slice(0, toolContentPreviewLimit)}… (${content.length - toolContentPreviewLimit} more characters)`;
 }
+
+defineRecordKind({ name: 'event', version: 1, schema: storedEventSchema });

@@ -292,3 +292,33 @@ export function testLedgerKeys(space: Pick<KeySpace, 'prefix'>): TestLedgerKeys 
   const base = `${space.prefix}:{testing}:ledger`;
   return { effects: `${base}:effects`, once: `${base}:once` };
 }
+
+/** The BullMQ queue of webhook deliveries (decision 0034): one for the deployment, under its own hash tag. */
+export const webhookQueueName = 'deliveries';
+
+/** The prefix of the webhook delivery queue and of its index: `ratchet:{webhooks}`. */
+export function webhookQueuePrefix(space: Pick<KeySpace, 'prefix'>): string {
+  return `${space.prefix}:{webhooks}`;
+}
+
+/**
+ * Stream: the shard's webhook outbox, references to events a webhook may hear of, added by the commit that
+ * adds the event (lua/includes/webhook-outbox.lua derives the same name from the session's events key).
+ */
+export function webhookOutboxKey(space: KeySpace, shard: number): string {
+  return `${shardPrefix(space, shard)}:webhooks:outbox`;
+}
+
+/**
+ * String: the body of an event's webhook deliveries (one per event, shared by every webhook), written when
+ * they are enqueued and kept as long as they are: a delivery retried for a day does not depend on its
+ * session's event stream, which is trimmed.
+ */
+export function webhookBodyKey(space: Pick<KeySpace, 'prefix'>, messageId: string): string {
+  return `${webhookQueuePrefix(space)}:body:${messageId}`;
+}
+
+/** Sorted set: delivery job id -> the time it was enqueued (ms), newest last: the deliveries list. */
+export function webhookDeliveryIndexKey(space: Pick<KeySpace, 'prefix'>): string {
+  return `${webhookQueuePrefix(space)}:index`;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../schemas/parse.js';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 import type { RedisClient } from './connection.js';
 import { jobLockKey, type KeySpace, shardPrefix, stepQueueName } from './keys.js';
 import { runScript } from './scripts.js';
@@ -162,3 +163,5 @@ export class WorkerRegistry {
     return released;
   }
 }
+
+defineRecordKind({ name: 'worker.registry-entry', version: 1, schema: entrySchema });

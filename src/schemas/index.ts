@@ -9,6 +9,15 @@ export {
 export { idempotencyKeySchema, maxIdempotencyKeyChars } from './idempotency-key.js';
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
+export {
+  defineRecordKind,
+  migrateRecord,
+  oldestReadableVersion,
+  type RecordKind,
+  type RecordMigration,
+  recordKindOf,
+  recordKinds,
+} from './record-kinds.js';
 export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
 export {
   defaultRunPriority,

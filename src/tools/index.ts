@@ -1,4 +1,7 @@
 export type { BrowserPageStore } from './builtin/browser/browser-page-store.js';
+export { guardedHop } from './builtin/http/guarded-fetch.js';
+export { classifyAddress } from './builtin/http/ip-ranges.js';
+export { checkDestination, type Resolver, systemResolver } from './builtin/http/ssrf-guard.js';
 export type {
   MemoryLimits,
   MemoryScope,

@@ -108,3 +108,13 @@ export {
 export { isStreamId, streamIdForm } from './stream-id.js';
 export { type Health, healthSchema, readinessSchema, type SystemState, systemStateSchema } from './system.js';
 export { type UsageTotals, usageTotalsSchema } from './usage-totals.js';
+export {
+  maxDeliveryListLimit,
+  type WebhookDelivery,
+  type WebhookDeliveryList,
+  webhookDeliveryListQuerySchema,
+  webhookDeliveryListSchema,
+  webhookDeliveryParamsSchema,
+  webhookDeliverySchema,
+  webhookDeliveryStatusSchema,
+} from './webhooks.js';

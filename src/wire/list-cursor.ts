@@ -5,14 +5,15 @@
  * and session id for sessions. Shared with the wire schemas, which browsers load too: web globals only.
  */
 
-export type ListKind = 'runs' | 'sessions';
+export type ListKind = 'runs' | 'sessions' | 'webhook_deliveries';
 
 const placePatterns: Record<ListKind, RegExp> = {
   runs: /^\d{13}:run_[0-9a-z]{16}_[0-9a-z]{10}$/,
   sessions: /^\d{13}:ses_[0-9a-z]{16}$/,
+  webhook_deliveries: /^\d{13}:[a-zA-Z][\w-]{0,63}\.ses_[0-9a-z]{16}\.\d{1,20}-\d{1,20}$/,
 };
 
-const tags: Record<ListKind, string> = { runs: 'r1', sessions: 's1' };
+const tags: Record<ListKind, string> = { runs: 'r1', sessions: 's1', webhook_deliveries: 'w1' };
 
 export function encodeCursor(kind: ListKind, place: string): string {
   // Places are ASCII: btoa takes them as they are.

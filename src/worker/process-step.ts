@@ -80,6 +80,11 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     try {
       data = parseRecord(kind.dataSchema, job.data, `data of job ${job.id}`) as typeof data;
     } catch (error) {
+      if (error instanceof RatchetError && error.code === 'record_too_new') {
+        // Written by a newer Ratchet during a rolling deploy: a later attempt may reach a worker of that version.
+        options.logger.warn({ err: error, job_id: job.id }, 'step job data is of a newer version: retrying');
+        throw error;
+      }
       options.logger.error({ err: error, job_id: job.id }, 'step job data does not parse: dropping the job');
       throw new UnrecoverableError((error as Error).message);
     }

@@ -23,6 +23,7 @@ import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-s
 import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
@@ -50,6 +51,8 @@ export class RatchetWorker {
   private builtinToolboxes: ToolBox[] = [];
   private retention: RetentionSweeper | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
+  /** The webhook dispatcher and deliveries, when the config has webhooks (decision 0034). */
+  private webhooks: WebhookService | undefined;
   private telemetry: Telemetry | undefined;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on. */
   private queueTelemetry: QueueTelemetry | undefined;
@@ -263,6 +266,18 @@ export class RatchetWorker {
     });
     await this.retention.start();
     if (this.shuttingDown) return;
+    if (config.webhooks.length > 0) {
+      this.webhooks = new WebhookService({
+        config,
+        space,
+        shards,
+        commands,
+        logger,
+        consumer: this.workerId,
+      });
+      await this.webhooks.start();
+      if (this.shuttingDown) return;
+    }
     logger.info(
       {
         shards,
@@ -328,6 +343,7 @@ export class RatchetWorker {
           endBy,
         );
       }
+      await bounded('the webhooks', this.webhooks?.close(), abortAt + handBackGraceMs);
     } finally {
       clearTimeout(abortTimer);
       // The rest in parallel, each within what is left of the bound; a connection that does not quit in

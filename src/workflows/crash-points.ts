@@ -31,6 +31,9 @@ export const crashPointNames = [
   'steer.after_retry_commit',
   'steer.before_fork_commit',
   'steer.after_fork_commit',
+  // A worker's webhook dispatcher, between reading the outbox and acknowledging it (decision 0034).
+  'webhook.before_enqueue',
+  'webhook.after_enqueue',
   // Where the API writes a submitted run with its first step (and its idempotency key, decision 0035).
   'submit.before_run_commit',
   'submit.after_run_commit',

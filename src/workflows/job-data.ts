@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 
 /** Where every step job of a run runs. Job data carries references, never transcripts or secrets. */
 const runPlaceFields = {
@@ -104,3 +105,7 @@ export function toolJobsOf(
 export function iterationAfterTools(tool: ToolJobData): IterationJobData {
   return { v: 1, ...placeOf(tool), iteration: tool.iteration + 1, previous_calls: tool.calls };
 }
+
+defineRecordKind({ name: 'job.iteration', version: 1, schema: iterationJobDataSchema });
+defineRecordKind({ name: 'job.team-turn', version: 1, schema: teamTurnJobDataSchema });
+defineRecordKind({ name: 'job.tool', version: 1, schema: toolJobDataSchema });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 
 /**
  * The journal of a run: one hash whose fields record what each step has done. A field is written in the
@@ -188,3 +189,13 @@ export type ToolOutcomeEntry = z.infer<typeof toolOutcomeSchema>;
 
 /** Values of markers that carry no data. */
 export const markerEntrySchema = z.strictObject({ v: z.literal(1), at: z.iso.datetime() });
+
+defineRecordKind({ name: 'journal.attempts', version: 1, schema: attemptsEntrySchema });
+defineRecordKind({ name: 'journal.failed-attempt', version: 1, schema: failedAttemptSchema });
+defineRecordKind({ name: 'journal.team-state', version: 1, schema: teamStateSchema });
+defineRecordKind({ name: 'journal.team-selection', version: 1, schema: teamSelectionSchema });
+defineRecordKind({ name: 'journal.reply', version: 1, schema: replyEntrySchema });
+defineRecordKind({ name: 'journal.results', version: 1, schema: resultsEntrySchema });
+defineRecordKind({ name: 'journal.tool-intent', version: 1, schema: toolIntentSchema });
+defineRecordKind({ name: 'journal.tool-outcome', version: 1, schema: toolOutcomeSchema });
+defineRecordKind({ name: 'journal.marker', version: 1, schema: markerEntrySchema });

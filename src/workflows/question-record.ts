@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 
 /** A person's decision on a tool call that needs approval. */
 export const approvalAnswerSchema = z.strictObject({
@@ -48,3 +49,5 @@ export type QuestionRecord = z.infer<typeof questionRecordSchema>;
 
 /** How answering a question ended: answered now, unknown, answered or closed before, or its run is finished. */
 export type AnswerResult = 'answered' | 'not_found' | 'closed' | 'run_finished';
+
+defineRecordKind({ name: 'question', version: 1, schema: questionRecordSchema });

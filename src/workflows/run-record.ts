@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { subGoalStatusLineSchema } from '../events/event.js';
 import { type ContractError, type ContractResult, contractResultSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 
 export type { ContractError, ContractResult };
 
@@ -173,3 +174,5 @@ export interface StoredRun {
   record: RunRecord;
   rev: number;
 }
+
+defineRecordKind({ name: 'run', version: 1, schema: runRecordSchema });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineRecordKind } from '../schemas/record-kinds.js';
 
 /** A session's record in Redis (hash field `record`). Version 1. */
 export const sessionRecordSchema = z.strictObject({
@@ -11,3 +12,5 @@ export const sessionRecordSchema = z.strictObject({
   tenant: z.string().default('default'),
 });
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+
+defineRecordKind({ name: 'session', version: 1, schema: sessionRecordSchema });

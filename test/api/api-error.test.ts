@@ -51,6 +51,7 @@ describe('toApiError', () => {
       'redis_unavailable',
       'shutting_down',
       'too_many_followers',
+      'record_too_new',
       'run_not_retryable',
       'run_not_forkable',
     ]);
@@ -93,6 +94,14 @@ describe('toApiError', () => {
       new RatchetError('too_many_followers', 'this process already serves 5 followers'),
     );
     expect([full.code, full.details]).toEqual(['unavailable', { reason: 'too_many_followers' }]);
+    // A record a newer Ratchet wrote, read by an older API during a rolling deploy: asking again reaches a newer one.
+    const newer = toApiError(new RatchetError('record_too_new', 'run r is version 2 of record kind "run"'));
+    expect([newer.code, newer.status, newer.details, newer.isServerFault]).toEqual([
+      'unavailable',
+      503,
+      { reason: 'record_too_new' },
+      false,
+    ]);
   });
 
   it("maps Fastify's request errors: validation issues with their paths, body limit, media type", () => {

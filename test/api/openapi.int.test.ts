@@ -48,6 +48,8 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'GET /v1/runs',
       'GET /v1/runs/summary',
       'GET /v1/sessions',
+      'GET /v1/webhooks/deliveries',
+      'POST /v1/webhooks/deliveries/{id}/redeliver',
     ].sort(),
   );
 
@@ -119,6 +121,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     'SystemState',
     'ToolCallStep',
     'UsageTotals',
+    'WebhookDelivery',
   ]);
   const steps = document.paths['/v1/runs/{id}/steps'].get;
   expect(steps.responses['200'].content['application/json'].schema.$ref).toBe(

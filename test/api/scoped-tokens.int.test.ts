@@ -79,6 +79,8 @@ describe('scoped API tokens', () => {
       if (url.includes('/sessions/')) return world.asking.sessionId;
       if (url.includes('/questions/')) return world.questionId;
       if (url.includes('/agents/')) return 'agent';
+      // A webhook delivery of globex's session's first event.
+      if (url.includes('/webhooks/deliveries/')) return `hook.${world.asking.sessionId}.1-0`;
       return 'unknown';
     };
     const withIds = routes.filter(

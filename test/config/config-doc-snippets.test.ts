@@ -40,7 +40,12 @@ function yamlSnippets(markdown: string): Snippet[] {
 /** Every variable a snippet refers to, set: the snippets show `${VAR}` where a secret goes. */
 function environmentFor(text: string): NodeJS.ProcessEnv {
   const names = [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)].map(([, name]) => name);
-  return Object.fromEntries(names.map((name) => [name, `example-${name?.toLowerCase()}`]));
+  // A webhook's secret must be a Standard Webhooks secret: whsec_ and base64.
+  const variableValue = (name: string | undefined) =>
+    name?.endsWith('WEBHOOK_SECRET')
+      ? 'whsec_ZXhhbXBsZS1leGFtcGxlLWV4YW1wbGUtZXhhbXBsZQ=='
+      : `example-${name?.toLowerCase()}`;
+  return Object.fromEntries(names.map((name) => [name, variableValue(name)]));
 }
 
 /** The config a `# part of a config` block is checked in. */

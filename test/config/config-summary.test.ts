@@ -34,6 +34,22 @@ describe('formatConfigSummary', () => {
   });
 });
 
+describe('formatConfigSummary with webhooks', () => {
+  it('names each webhook with its host and events, never its path or secret', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const text = [
+      'providers: [{name: p, kind: fake, model: m}]',
+      'agents: [{name: a, provider: p}]',
+      'webhooks:',
+      `  - { url: "https://hooks.example.com/t/0123456789", events: [run_failed, ask_user], secret: "${secret}" }`,
+    ].join('\n');
+    const summary = formatConfigSummary(parseConfigText(text, { env: {}, configDir: '/configs' }));
+    expect(summary).toContain('webhooks:\n  webhook-1: hooks.example.com (run_failed, ask_user)\n');
+    expect(summary).not.toContain('0123456789');
+    expect(summary).not.toContain(secret);
+  });
+});
+
 describe('redactUrl', () => {
   it('hides passwords and keeps the rest', () => {
     expect(redactUrl('redis://user:secret@host:6379/0')).toBe('redis://user:***@host:6379/0');

@@ -313,12 +313,7 @@ function FilterForm({
         <button type="submit" data-testid="search-submit">
           Search
         </button>
-        <button
-          type="button"
-          class="link-button"
-          onClick={clear}
-          data-testid="clear-filters"
-        >
+        <button type="button" class="link-button" onClick={clear} data-testid="clear-filters">
           Clear
         </button>
       </div>

@@ -10,7 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpMcpServerConfig, McpServerConfig, StdioMcpServerConfig } from '../../config/index.js';
 
 /** How this client introduces itself to servers. */
-const clientInfo = { name: 'ratchet', version: '0.1.0' };
+const clientInfo = { name: 'ratchet', version: '0.2.0' };
 
 export interface OpenedClient {
   client: Client;

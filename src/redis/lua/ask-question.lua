@@ -21,6 +21,7 @@ local rcall = redis.call
 
 --- @include "step-guards"
 --- @include "run-index"
+--- @include "webhook-outbox"
 
 local refused = firstWrite(KEYS[1], ARGV[1], KEYS[2], KEYS[3], ARGV[2], 'EXISTS')
 if refused then
@@ -29,4 +30,6 @@ end
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3])
 rcall('SADD', KEYS[4], ARGV[2])
 indexQuestion(KEYS[6], cjson.decode(ARGV[3]), 1)
-return {'OK', rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])}
+local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[4])
+noteForWebhooks(KEYS[5], eventId, ARGV[4])
+return {'OK', eventId}

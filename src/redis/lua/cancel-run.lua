@@ -27,6 +27,7 @@ local rcall = redis.call
 --- @include "step-guards"
 --- @include "retention-index"
 --- @include "run-index"
+--- @include "webhook-outbox"
 
 local refused = runOpen(KEYS[1])
 if refused then
@@ -64,6 +65,8 @@ end
 
 local result = {'OK'}
 for index = 6 + 2 * updates, #ARGV do
-  result[#result + 1] = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[index])
+  local eventId = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[index])
+  noteForWebhooks(KEYS[3], eventId, ARGV[index])
+  result[#result + 1] = eventId
 end
 return result

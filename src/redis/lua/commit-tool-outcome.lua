@@ -32,6 +32,7 @@
 local rcall = redis.call
 
 --- @include "step-guards"
+--- @include "webhook-outbox"
 local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -49,7 +50,9 @@ rcall('HSET', KEYS[3], ARGV[2], ARGV[3], entryFields[index + 1], ARGV[9], addedF
 
 local result = {'OK', '0'}
 for event = 12, 11 + eventCount do
-  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[event])
+  local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[event])
+  noteForWebhooks(KEYS[5], eventId, ARGV[event])
+  result[#result + 1] = eventId
 end
 
 if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 then
@@ -69,7 +72,9 @@ end
 local added = rcall('HMGET', KEYS[3], unpack(addedFields))
 rcall('RPUSH', KEYS[4], unpack(entries))
 for k = 1, count do
-  result[#result + 1] = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', added[k])
+  local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', added[k])
+  noteForWebhooks(KEYS[5], eventId, added[k])
+  result[#result + 1] = eventId
 end
 rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[8]), count = count}))
 rcall('HDEL', KEYS[3], unpack(entryFields))

@@ -3,6 +3,7 @@
     ARGV[countAt] says how many chat entries follow it; they are appended to the chat in order, and every
     ARGV after them is added to the events stream (trimmed to about maxLen). Returns {'OK', eventId...}.
 ]]
+--- @include "webhook-outbox"
 local function appendEntries(chatKey, eventsKey, maxLen, countAt)
   local count = tonumber(ARGV[countAt])
   for index = countAt + 1, countAt + count do
@@ -10,7 +11,9 @@ local function appendEntries(chatKey, eventsKey, maxLen, countAt)
   end
   local added = {'OK'}
   for index = countAt + count + 1, #ARGV do
-    added[#added + 1] = redis.call('XADD', eventsKey, 'MAXLEN', '~', maxLen, '*', 'event', ARGV[index])
+    local eventId = redis.call('XADD', eventsKey, 'MAXLEN', '~', maxLen, '*', 'event', ARGV[index])
+    noteForWebhooks(eventsKey, eventId, ARGV[index])
+    added[#added + 1] = eventId
   end
   return added
 end

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineRecordKind } from '../../../schemas/record-kinds.js';
 import type { ToolContext } from '../../tool.js';
 
 /** The most URLs a run's record keeps (older ones drop off the start: back cannot go further). */
@@ -46,3 +47,5 @@ export function visited(record: PageRecord, url: string): PageRecord {
   const history = [...record.history.slice(0, record.index + 1), url].slice(-maxRecordedPages);
   return { v: 1, history, index: history.length - 1 };
 }
+
+defineRecordKind({ name: 'browser.page', version: 1, schema: pageRecordSchema });

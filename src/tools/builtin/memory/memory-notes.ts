@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineRecordKind } from '../../../schemas/record-kinds.js';
 import type { MemoryScope, MemoryStore } from './memory-store.js';
 
 /** A note of an agent's or the deployment's memory, as Redis keeps it. Version 1. */
@@ -72,3 +73,5 @@ function quoted(text: string): string {
     (separator) => `\\u${separator.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+defineRecordKind({ name: 'memory.note', version: 1, schema: memoryNoteRecordSchema });

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineRecordKind } from '../../../schemas/record-kinds.js';
 import { defineTool, type JsonValue, type ToolContext } from '../../tool.js';
 import { createToolBox, type ToolBox } from '../../toolbox.js';
 import { nameSchema, sessionDataLimits } from './session-data.js';
 
 type Scope = 'session' | 'agent';
 
-const noteRecordSchema = z.strictObject({
+/** A note in the session's notes hash (read back by the client face too: GET /v1/sessions/:id/notes). */
+export const noteRecordSchema = z.strictObject({
   v: z.literal(1),
   content: z.string(),
   agent: z.string(),
@@ -108,3 +110,5 @@ const noteList = defineTool({
 export function notesToolbox(): ToolBox {
   return createToolBox('notes', [noteWrite, noteRead, noteList]);
 }
+
+defineRecordKind({ name: 'session.note', version: 1, schema: noteRecordSchema });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineRecordKind } from '../../../schemas/record-kinds.js';
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
@@ -47,3 +48,5 @@ export function taskView(task: TaskRecord) {
     updated_at: task.updated_at,
   };
 }
+
+defineRecordKind({ name: 'session.task', version: 1, schema: taskRecordSchema });

@@ -7,6 +7,7 @@ import {
 } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { usageSchema } from '../../../models/usage.js';
+import { defineRecordKind } from '../../../schemas/record-kinds.js';
 import { messageId } from '../../ids.js';
 
 /**
@@ -79,3 +80,5 @@ export function hiddenReplies(messages: readonly Message[]): number {
   }
   return count;
 }
+
+defineRecordKind({ name: 'journal.compaction', version: 1, schema: compactionEntrySchema });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../../../schemas/parse.js';
+import { defineRecordKind } from '../../../schemas/record-kinds.js';
 import { redactSecrets } from '../../../secrets/index.js';
 import type { RunContextSource } from '../../../tools/index.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
@@ -73,3 +74,5 @@ export function instructionsWithContext(instructions: string, runContext: string
   if (runContext === '') return instructions;
   return instructions.trim() === '' ? runContext : `${instructions}\n\n${runContext}`;
 }
+
+defineRecordKind({ name: 'journal.run-context', version: 1, schema: runContextSchema });
