@@ -37,4 +37,5 @@ export type ApiEngine = Pick<
   | 'runChat'
   | 'listWebhookDeliveries'
   | 'redeliverWebhook'
+  | 'schedules'
 >;

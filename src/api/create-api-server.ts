@@ -24,6 +24,7 @@ import { inboxRoutes } from './routes/inbox-routes.js';
 import { inspectRoutes } from './routes/inspect-routes.js';
 import { runIndexRoutes } from './routes/run-index-routes.js';
 import { runRoutes } from './routes/run-routes.js';
+import { scheduleRoutes } from './routes/schedule-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { steerRoutes } from './routes/steer-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
@@ -107,6 +108,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(eventRoutes, { ...v1, engine, keepAliveMs: api.keepalive_ms, openStreams });
   app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine });
   app.register(inspectRoutes, { ...v1, engine, config: options.config });
+  app.register(scheduleRoutes, { ...v1, engine });
   app.register(consoleRoutes);
   if (options.config.telemetry.metrics.enabled) {
     const metrics = new ApiMetrics({

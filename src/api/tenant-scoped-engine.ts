@@ -154,6 +154,10 @@ export function tenantScopedEngine(
     listWebhookDeliveries: async (options) =>
       scoped() ? { deliveries: [], next: null } : engine.listWebhookDeliveries(options),
     redeliverWebhook: async (id) => (scoped() ? undefined : engine.redeliverWebhook(id)),
+    schedules: () => {
+      const tenant = callerTenant();
+      return tenant === undefined ? engine.schedules() : scopedSchedules(engine.schedules(), tenant);
+    },
   };
 
   /** The items whose session is the caller's, in their order (each session read once). */
@@ -188,6 +192,57 @@ export function tenantScopedEngine(
   }
 
   return table;
+}
+
+type Schedules = ReturnType<ApiEngine['schedules']>;
+
+/**
+ * A scoped caller's schedules: those whose spec names its tenant (`default` when it names none); another
+ * tenant's schedule answers schedule_not_found, and a schedule it creates is its tenant's.
+ */
+function scopedSchedules(schedules: Schedules, tenant: string): Schedules {
+  const owned = (state: Awaited<ReturnType<Schedules['get']>>) =>
+    state !== undefined && (state.record.spec.tenant ?? 'default') === tenant;
+  const notFound = (id: string) => new RatchetError('schedule_not_found', `unknown schedule ${id}`);
+  const scoped: Pick<Schedules, 'list' | 'get' | 'recentFires' | 'create' | 'remove' | 'setPaused'> = {
+    list: async () => (await schedules.list()).filter(owned),
+    get: async (id) => {
+      const state = await schedules.get(id);
+      return owned(state) ? state : undefined;
+    },
+    recentFires: async (id, count) => {
+      if (!owned(await schedules.get(id))) throw notFound(id);
+      return schedules.recentFires(id, count);
+    },
+    create: async (spec) => {
+      if (spec.tenant !== undefined && spec.tenant !== tenant) {
+        throw new RatchetError(
+          'invalid_run_settings',
+          `tenant: this token makes schedules of "${tenant}" only`,
+          {
+            details: { field: 'tenant' },
+          },
+        );
+      }
+      const existing = await schedules.get(spec.id);
+      if (existing !== undefined && !owned(existing)) {
+        throw new RatchetError('invalid_run_settings', `id: schedule id "${spec.id}" is not available`, {
+          details: { field: 'id' },
+        });
+      }
+      return schedules.create({ ...spec, tenant });
+    },
+    remove: async (id) => {
+      if (!owned(await schedules.get(id))) throw notFound(id);
+      return schedules.remove(id);
+    },
+    setPaused: async (id, paused) => {
+      if (!owned(await schedules.get(id))) throw notFound(id);
+      return schedules.setPaused(id, paused);
+    },
+  };
+  // The routes use only these methods; the rest of the class (fire, syncConfig) is a worker's and a start's.
+  return scoped as Schedules;
 }
 
 const countPage = 100;

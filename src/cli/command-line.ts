@@ -17,6 +17,7 @@ export type CommandName =
   | 'mcp'
   | 'run'
   | 'runs'
+  | 'schedules'
   | 'status'
   | 'attach'
   | 'cancel'
@@ -53,6 +54,7 @@ export type Command =
       /** Page on to the last run. */
       all: boolean;
     } & ApiTarget)
+  | ({ name: 'schedules' } & ApiTarget)
   | ({ name: 'status'; runId: string } & ApiTarget)
   | ({ name: 'attach'; runId: string } & ApiTarget)
   | ({ name: 'cancel'; runId: string; reason: string | undefined } & ApiTarget)
@@ -203,6 +205,13 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
       all: values.all ?? false,
       ...apiTarget(values),
     }),
+  }),
+  schedules: defineCommand({
+    synopsis: 'schedules [--url URL] [--token T]',
+    summary: "the API's schedules, with their next fire and latest run",
+    options: apiOptions,
+    maxPositionals: 0,
+    build: (values) => ({ name: 'schedules', ...apiTarget(values) }),
   }),
   status: defineCommand({
     synopsis: 'status RUN_ID [--url URL] [--token T]',

@@ -57,6 +57,7 @@ export const optionHelp: Record<string, OptionHelp> = {
     per: {
       run: 'submit to the API at URL (without it, an API and a worker start in this process)',
       runs: runsApiHelp,
+      schedules: 'the API (default: $RATCHET_URL, else http://127.0.0.1:8080)',
       status: runApiHelp,
       attach: runApiHelp,
       cancel: runApiHelp,

@@ -47,6 +47,7 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
       return runCommand({ ...command, toolboxes }, io);
     }
     case 'runs':
+    case 'schedules':
     case 'status':
     case 'cancel':
     case 'answer':
@@ -85,7 +86,7 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
 
 /** The commands about runs already started, against an API; the API's refusals are one line each (exit 1). */
 async function remoteCommand(
-  command: Extract<Command, { name: 'runs' | 'status' | 'cancel' | 'answer' | 'attach' }>,
+  command: Extract<Command, { name: 'runs' | 'schedules' | 'status' | 'cancel' | 'answer' | 'attach' }>,
   io: ProcessIo,
 ): Promise<number> {
   try {
@@ -97,6 +98,10 @@ async function remoteCommand(
       case 'runs': {
         const { runsCommand } = await import('./runs-command.js');
         return await runsCommand(command, io);
+      }
+      case 'schedules': {
+        const { schedulesCommand } = await import('./schedules-command.js');
+        return await schedulesCommand(command, io);
       }
       default: {
         const remote = await import('./remote-commands.js');

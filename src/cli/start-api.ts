@@ -1,4 +1,4 @@
-import type { LoadedConfig } from '../config/index.js';
+import type { LoadedConfig, RatchetConfig } from '../config/index.js';
 import { type Engine, engineFromConfig } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -49,12 +49,16 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
     }
     throw error;
   }
+  // Config schedules by id (decision 0036): every process does it, so the first one up sets their timers. In
+  // the background, again until it succeeds: an API starts (and answers 503) while Redis is away.
+  const stopSyncing = syncSchedules(engine, config.schedules, logger);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
     url: `http://${displayHost(options.host)}:${port}`,
     async close() {
       // Idle keep-alive sockets (an EventSource's, after it closed) would hold the close: drop them after a grace.
+      stopSyncing();
       const drop = setTimeout(() => app.server.closeAllConnections(), 2_000);
       drop.unref();
       try {
@@ -121,4 +125,29 @@ export function openApiEngine(options: {
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** How long a failed sync of the config's schedules waits before it tries again. */
+const scheduleSyncRetryMs = 5_000;
+
+/** Syncs the config's schedules, retrying until it succeeds; returns what stops it. */
+function syncSchedules(engine: Engine, schedules: RatchetConfig['schedules'], logger: Logger): () => void {
+  if (schedules.length === 0) return () => undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = () => {
+    engine
+      .schedules()
+      .syncConfig(schedules)
+      .catch((error: unknown) => {
+        if (stopped) return;
+        logger.warn({ err: error }, 'could not sync the config schedules: trying again in 5 s');
+        timer = setTimeout(attempt, scheduleSyncRetryMs);
+      });
+  };
+  attempt();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

@@ -15,6 +15,8 @@ import {
   runStepsSchema,
   runSummarySchema,
   runTreeSchema,
+  scheduleListSchema,
+  scheduleViewSchema,
   sessionListSchema,
   sessionNoteListSchema,
   sessionSchema,
@@ -384,6 +386,34 @@ export class RatchetClient {
       webhookDeliverySchema,
       options,
     );
+  }
+
+  /** Creates a schedule (POST /v1/schedules): a run of `agent` on `input`, by `cron` or every `every_s` seconds. */
+  createSchedule(spec: Wire.CreateScheduleBody, options?: RequestOptions): Promise<Wire.ScheduleView> {
+    return this.request('POST', '/v1/schedules', scheduleViewSchema, { ...options, body: spec });
+  }
+
+  /** Every schedule, with its next fire and latest fires (GET /v1/schedules). */
+  async schedules(options?: RequestOptions): Promise<Wire.ScheduleView[]> {
+    return (await this.request('GET', '/v1/schedules', scheduleListSchema, options)).schedules;
+  }
+
+  schedule(scheduleId: string, options?: RequestOptions): Promise<Wire.ScheduleView> {
+    return this.request('GET', `/v1/schedules/${encode(scheduleId)}`, scheduleViewSchema, options);
+  }
+
+  /** Deletes a schedule; the runs it started stay. */
+  async deleteSchedule(scheduleId: string, options?: RequestOptions): Promise<void> {
+    await this.request('DELETE', `/v1/schedules/${encode(scheduleId)}`, undefined, options);
+  }
+
+  /** Pauses a schedule: its fires start nothing until it is resumed, and are not caught up. */
+  pauseSchedule(scheduleId: string, options?: RequestOptions): Promise<Wire.ScheduleView> {
+    return this.request('POST', `/v1/schedules/${encode(scheduleId)}/pause`, scheduleViewSchema, options);
+  }
+
+  resumeSchedule(scheduleId: string, options?: RequestOptions): Promise<Wire.ScheduleView> {
+    return this.request('POST', `/v1/schedules/${encode(scheduleId)}/resume`, scheduleViewSchema, options);
   }
 
   /** Liveness: the API process answers (`/healthz`, no token needed). */

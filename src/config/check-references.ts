@@ -80,6 +80,7 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
   if (typeof raw.entry_agent === 'string' && runnable && !runnable.includes(raw.entry_agent)) {
     problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, runnable) });
   }
+  checkSchedules(raw, runnable, problems);
   const redis = isRecord(raw.redis) ? raw.redis : {};
   const shardCount = typeof redis.shards === 'number' ? redis.shards : 1;
   entriesOf(isRecord(raw.worker) ? raw.worker.shards : undefined).forEach((shard, index) => {
@@ -308,5 +309,30 @@ function checkContracts(
         message: `contracts[${earlier}] already covers what ${contract.from_agent} hands to ${typeof contract.to_agent === 'string' ? contract.to_agent : 'the session (no to_agent)'}: merge the two`,
       });
     } else seen.set(pair, index);
+  });
+}
+
+/** Schedules have unique ids and start agents (or groups, or teams) that exist. */
+function checkSchedules(
+  raw: Record<string, unknown>,
+  runnable: string[] | undefined,
+  problems: ConfigProblem[],
+) {
+  const seen = new Map<string, number>();
+  entriesOf(raw.schedules).forEach((schedule, index) => {
+    if (!isRecord(schedule)) return;
+    if (typeof schedule.agent === 'string' && runnable && !runnable.includes(schedule.agent))
+      problems.push({
+        path: ['schedules', index, 'agent'],
+        message: unknownReference('agent', schedule.agent, runnable),
+      });
+    if (typeof schedule.id !== 'string') return;
+    const earlier = seen.get(schedule.id);
+    if (earlier === undefined) seen.set(schedule.id, index);
+    else
+      problems.push({
+        path: ['schedules', index, 'id'],
+        message: `duplicate schedule id "${schedule.id}" (also schedules[${earlier}])`,
+      });
   });
 }

@@ -24,6 +24,7 @@ import { jsonSchemaSubsetSchema, outputGuardrailSchema } from './guardrail-confi
 import { mcpServerConfigSchema } from './mcp-config-schema.js';
 import { middlewareConfigSchema } from './middleware-config-schema.js';
 import { providerConfigSchema } from './provider-config-schema.js';
+import { scheduleConfigSchema } from './schedule-config-schema.js';
 import { telemetryConfigSchema } from './telemetry-config-schema.js';
 import { toolsConfigSchema } from './tools-config-schema.js';
 import { webhooksSchema } from './webhook-config-schema.js';
@@ -429,6 +430,8 @@ export const configSchema = z.strictObject({
   telemetry: withDefault(telemetryConfigSchema, {}),
   /** Signed POSTs of run events to other systems, from a durable queue (decision 0034). */
   webhooks: withDefault(webhooksSchema, []),
+  /** Runs started on a timetable (decision 0036): created or updated by id when a process starts. */
+  schedules: withDefault(z.array(scheduleConfigSchema).max(1000), []),
 });
 
 export type RatchetConfig = z.output<typeof configSchema>;

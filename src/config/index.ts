@@ -71,6 +71,7 @@ export {
   unsafePatternReason,
 } from './regex-safety.js';
 export { resolveEntryAgent } from './resolve-entry-agent.js';
+export { type ScheduleConfig, scheduleTimingProblem } from './schedule-config-schema.js';
 export { didYouMean, suggest } from './suggest.js';
 export { harmlessRequestHeaders, type ToolsConfig } from './tools-config-schema.js';
 export {

@@ -6,6 +6,7 @@ import type { PageProps } from './page-props.js';
 import { InboxPage } from './pages/inbox-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
+import { SchedulesPage } from './pages/schedules-page.js';
 import { SessionPage } from './pages/session-page.js';
 import { SystemPage } from './pages/system-page.js';
 import { WebhooksPage } from './pages/webhooks-page.js';
@@ -30,23 +31,26 @@ const pages: Record<Route['page'], ComponentType<PageProps>> = {
   session: SessionPage,
   system: SystemPage,
   webhooks: WebhooksPage,
+  schedules: SchedulesPage,
   not_found: NotFoundPage,
 };
 
 /** Which nav entry a page belongs to. */
-const section: Record<Route['page'], 'runs' | 'inbox' | 'system' | 'webhooks' | undefined> = {
+const section: Record<Route['page'], 'runs' | 'inbox' | 'schedules' | 'system' | 'webhooks' | undefined> = {
   runs: 'runs',
   run: 'runs',
   session: 'runs',
   inbox: 'inbox',
   system: 'system',
   webhooks: 'webhooks',
+  schedules: 'schedules',
   not_found: undefined,
 };
 
 const navEntries = [
   { section: 'runs', label: 'Runs' },
   { section: 'inbox', label: 'Inbox' },
+  { section: 'schedules', label: 'Schedules' },
   { section: 'system', label: 'System' },
   { section: 'webhooks', label: 'Webhooks' },
 ] as const;

@@ -1,6 +1,6 @@
 /** A page of the console and what its hash names: `#/runs?status=failed`, `#/runs/<id>`, `#/inbox` … */
 export interface Route {
-  page: 'runs' | 'run' | 'inbox' | 'session' | 'system' | 'webhooks' | 'not_found';
+  page: 'runs' | 'run' | 'inbox' | 'session' | 'system' | 'schedules' | 'webhooks' | 'not_found';
   /** The id in the path (`id`) and every query parameter. */
   params: Record<string, string>;
 }
@@ -27,6 +27,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'inbox' && second === undefined) return { page: 'inbox', params };
   if (first === 'system' && second === undefined) return { page: 'system', params };
   if (first === 'webhooks' && second === undefined) return { page: 'webhooks', params };
+  if (first === 'schedules' && second === undefined) return { page: 'schedules', params };
   return { page: 'not_found', params };
 }
 

@@ -31,6 +31,7 @@ import { agentUsage, runSteps, runTree, type SystemState, systemState } from './
 import { inbox, listQuestions, oldestPendingQuestions, respond } from './questions.js';
 import type { ForkInput, SteerLimits } from './run-steering.js';
 import { cancelRun, fork, getRun, retry, startRun, waitForRun } from './runs.js';
+import { Schedules } from './schedules.js';
 import type { SessionNote } from './session-data-view.js';
 import {
   agentMemory,
@@ -56,6 +57,7 @@ import {
  */
 export class Engine {
   private readonly parts: EngineParts;
+  private scheduleConcern: Schedules | undefined;
 
   constructor(options: EngineOptions) {
     this.parts = new EngineParts(options);
@@ -283,7 +285,17 @@ export class Engine {
     return redeliverWebhook(this.parts, id);
   }
 
-  close(): Promise<void> {
-    return this.parts.close();
+  /** Schedules (decision 0036): created, read, paused, resumed, deleted, and their fires taken up. */
+  schedules(): Schedules {
+    this.scheduleConcern ??= new Schedules(this.parts);
+    return this.scheduleConcern;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.scheduleConcern?.close();
+    } finally {
+      await this.parts.close();
+    }
   }
 }

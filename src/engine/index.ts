@@ -6,5 +6,6 @@ export { engineFromConfig, iterationLimit } from './engine-from-config.js';
 export type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 export type { SystemState } from './inspection.js';
 export type { ForkInput, SteerLimits } from './run-steering.js';
+export type { FireOutcome, ScheduleState, Schedules } from './schedules.js';
 export type { SessionNote } from './session-data-view.js';
 export type { WebhookDelivery, WebhookDeliveryPage } from './webhooks.js';

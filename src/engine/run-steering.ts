@@ -6,6 +6,7 @@ import { parseJsonRecord } from '../schemas/parse.js';
 import {
   type Budget,
   type ContinuationLimits,
+  continuationOf,
   crashPoint,
   forkLength,
   newRunId,
@@ -70,7 +71,12 @@ export async function retryRun(context: SteerContext, runId: string, limits: Ste
         : {}),
     });
     const point = await context.store.retryPoint(record);
-    await assertLatest(context, record.id, record.session_id, record.origin?.input_run_id ?? record.id);
+    await assertLatest(
+      context,
+      record.id,
+      record.session_id,
+      continuationOf(record)?.input_run_id ?? record.id,
+    );
     const plan = planRetry({
       retried: record,
       point,

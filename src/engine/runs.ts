@@ -17,6 +17,7 @@ import {
   type Progress,
   planRunCreation,
   type RunView,
+  type ScheduleOrigin,
   type SubGoal,
   sessionIdOfRun,
   shownStatus,
@@ -134,6 +135,42 @@ function checkTenantAndPriority(tenant: string, priority: number): void {
       },
     );
   }
+}
+
+/**
+ * Starts the run of a schedule's fire under the ids derived from the fire (scheduledRunIds), in a new session:
+ * create-run refuses a run whose id exists (RUN_EXISTS) in the same atomic write that would create it, so a
+ * fire taken up twice, by any number of processes, starts one run. Resolves either way.
+ */
+export async function startScheduledRun(
+  parts: EngineParts,
+  input: { sessionId: string; runId: string; agent: string; input: string; origin: ScheduleOrigin },
+): Promise<'started' | 'existed'> {
+  const { options } = parts;
+  assertAgent(options, input.agent);
+  const plan = planRunCreation({
+    sessionId: input.sessionId,
+    runId: input.runId,
+    agent: input.agent,
+    chatId: mainChatId,
+    parts: [{ type: 'text', text: input.input }],
+    newSession: { metadata: { schedule: input.origin.schedule, fire_at: input.origin.fire_at } },
+    ...optionalDeadline(deadlineOf(options, parts.now(), input.agent, undefined)),
+    prefix: prefixOf(options, input.agent),
+    team: isTeam(options, input.agent),
+    chatLength: 0,
+    now: parts.now().toISOString(),
+    origin: input.origin,
+  });
+  const { code } = await parts.runWriter.write({ plan, chatLength: 0, checked: true });
+  if (code === 'OK') return 'started';
+  // The fire's run was started before (or its session holds it): the same fire taken up again.
+  if (code === 'RUN_EXISTS' || code === 'SESSION_BUSY') return 'existed';
+  throw new RatchetError('internal', `create-run returned ${code} for run ${input.runId}`);
+}
+
+function optionalDeadline(deadlineAt: string | undefined): { deadlineAt?: string } {
+  return deadlineAt ? { deadlineAt } : {};
 }
 
 /**

@@ -21,6 +21,9 @@ export const errorCodes = {
   /** A fork asked of a run whose chat cannot be copied (a team's run, a child run). */
   run_not_forkable: { retryable: false },
   question_not_found: { retryable: false },
+  schedule_not_found: { retryable: false },
+  /** A schedule created with the id of one that exists (decision 0036). */
+  schedule_exists: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },
   /** A submission's idempotency key started a run for another request (decision 0035). */

@@ -3,7 +3,7 @@ import { parseJsonRecord } from '../schemas/parse.js';
 import type { ForkPlan, RetryPlan, RetryPoint, RunContinuation } from '../workflows/core/run-continuation.js';
 import { stepJobId } from '../workflows/ids.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../workflows/journal.js';
-import type { StoredRun } from '../workflows/run-record.js';
+import { continuationOf, type StoredRun } from '../workflows/run-record.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
 import { chatKey, chatViewKey, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent, loadRun, readChat } from './run-store.js';
@@ -142,7 +142,7 @@ export class ContinuationStore {
   ): Promise<{ code: ContinuationWriteCode; detail: string | undefined }> {
     const { space, eventsMaxLength } = this.options;
     const { record } = plan;
-    const origin = record.origin;
+    const origin = continuationOf(record);
     if (!origin) throw new Error('a fork names its origin');
     const original = sessionKeys(space, origin.session_id);
     const keys = runKeys(space, record.session_id, record.id);

@@ -322,3 +322,35 @@ export function webhookBodyKey(space: Pick<KeySpace, 'prefix'>, messageId: strin
 export function webhookDeliveryIndexKey(space: Pick<KeySpace, 'prefix'>): string {
   return `${webhookQueuePrefix(space)}:index`;
 }
+
+/** The BullMQ queue whose job schedulers fire the schedules (decision 0036). */
+export const scheduleQueueName = 'schedules';
+
+/**
+ * The schedules' hash tag: every schedule's keys and the BullMQ queue that fires them share one slot, so a
+ * fire's decision and the schedule's index are written by one script.
+ */
+export function schedulesPrefix(space: KeySpace): string {
+  return `${space.prefix}:{schedules}`;
+}
+
+export interface ScheduleKeys {
+  /** Set of every schedule id. */
+  index: string;
+  /**
+   * Hash: `record` (JSON), `rev`, `last_run` and `last_fire` (the latest fire that started a run), `queued`
+   * (the fire time waiting for the previous run), `fire:<ms>` (what each fire decided).
+   */
+  schedule: string;
+  /** Sorted set: the fire times decided (ms), to trim the oldest decisions. */
+  fires: string;
+}
+
+export function scheduleKeys(space: KeySpace, scheduleId: string): ScheduleKeys {
+  const base = schedulesPrefix(space);
+  return {
+    index: `${base}:schedule-ids`,
+    schedule: `${base}:schedule:${scheduleId}`,
+    fires: `${base}:schedule:${scheduleId}:fires`,
+  };
+}

@@ -17,6 +17,11 @@ export interface RunWrite {
    * with the run the key started, or records the key with the run it writes, in the same script.
    */
   idempotency?: IdempotentWrite;
+  /**
+   * Check under WATCH even for a new session: its id is derived, not random (a schedule's fire), so the run may
+   * exist already, and a refused write must add no step.
+   */
+  checked?: boolean;
 }
 
 export interface IdempotentWrite {
@@ -95,7 +100,11 @@ export class RunWriter {
       script: 'create-run',
       // A run that starts a session under a new random id has nothing to be refused by: no other run, no
       // parent, no earlier submission. Any other may be (a busy session, a finished parent, a replay).
-      refusable: plan.sessionRecord === undefined || input.parent !== undefined || idempotency !== undefined,
+      refusable:
+        input.checked === true ||
+        plan.sessionRecord === undefined ||
+        input.parent !== undefined ||
+        idempotency !== undefined,
       keys: scriptKeys,
       args: scriptArgs,
       step: { shard: keys.shard, kind: plan.first.kind, data: plan.first.data, jobId },

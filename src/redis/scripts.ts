@@ -16,6 +16,8 @@ const scriptKeyCounts = {
   'commit-step': 13,
   'commit-tool-outcome': 5,
   'create-run': 10,
+  'decide-fire': 2,
+  'delete-schedule': 3,
   'expire-run': 10,
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
@@ -25,6 +27,7 @@ const scriptKeyCounts = {
   'mark-parked': 2,
   'memory-write': 3,
   'note-write': 1,
+  'put-schedule': 2,
   'rate-limit-admit': 3,
   'rate-limit-settle': 3,
   'release-dead-lock': 3,

@@ -18,6 +18,14 @@ export {
   recordKindOf,
   recordKinds,
 } from './record-kinds.js';
+export {
+  type ScheduleSpec,
+  type ScheduleSpecInput,
+  scheduleEveryMaxS,
+  scheduleInputMaxChars,
+  scheduleMissedAfterMaxS,
+  scheduleSpecSchema,
+} from './schedule-spec.js';
 export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
 export {
   defaultRunPriority,

@@ -1,6 +1,11 @@
 import type { Message, Part } from '../chat/index.js';
 import { redactSecrets } from '../secrets/index.js';
-import type { ModelCallReport, RunRecord, ToolCallReport } from '../workflows/index.js';
+import {
+  continuationOf,
+  type ModelCallReport,
+  type RunRecord,
+  type ToolCallReport,
+} from '../workflows/index.js';
 import { attribute, providerNameOf, ratchetAttribute, schemaUrl, semconvVersion } from './semconv.js';
 import {
   type Attributes,
@@ -59,14 +64,15 @@ export class RunTracer {
     const traceId = traceIdOf(record);
     const failed = record.status === 'failed';
     const links: NonNullable<SpanData['links']> = [];
-    if (record.origin) {
+    const continued = continuationOf(record);
+    if (continued) {
       // A retry or fork is a run of its own, in a trace of its own: linked to the run it continues.
-      const origin = { id: record.origin.run_id, root_run_id: null };
+      const origin = { id: continued.run_id, root_run_id: null };
       const originTrace = traceIdOf(origin);
       links.push({
         traceId: originTrace,
         spanId: spanIdOf.run(originTrace, origin.id),
-        attributes: { 'ratchet.origin.kind': record.origin.kind },
+        attributes: { 'ratchet.origin.kind': continued.kind },
       });
     }
     this.emit({

@@ -95,6 +95,16 @@ export {
   waitQuerySchema,
 } from './runs.js';
 export {
+  type CreateScheduleBody,
+  createScheduleBodySchema,
+  type ScheduleFire,
+  type ScheduleList,
+  type ScheduleView,
+  scheduleListSchema,
+  scheduleParamsSchema,
+  scheduleViewSchema,
+} from './schedules.js';
+export {
   createSessionBodySchema,
   type Session,
   type SessionNote,

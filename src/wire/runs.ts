@@ -11,11 +11,11 @@ import {
 } from '../schemas/index.js';
 // The record module itself, not the workflows index (see questions.ts).
 import {
+  anyRunOriginSchema,
   budgetSchema,
   inputLineMaxChars,
   listedRunStatusSchema,
   runErrorSchema,
-  runOriginSchema,
   subGoalSchema,
 } from '../workflows/run-record.js';
 import { inputPartsSchema } from './messages.js';
@@ -184,10 +184,10 @@ export const runSchema = z
       .describe(
         "Fewer model calls than the agent's options.max_iterations, asked for this run; null: the agent's.",
       ),
-    origin: runOriginSchema
+    origin: anyRunOriginSchema
       .nullable()
       .describe(
-        'The run this one continues: a retry (same session) or a fork (a new session whose chat was copied up to at_iteration); null for a run started with an input.',
+        'The run this one continues: a retry (same session) or a fork (a new session whose chat was copied up to at_iteration); or, with kind "schedule", the schedule and fire time that started it; null for a run started with an input.',
       ),
     retried_by: z
       .string()

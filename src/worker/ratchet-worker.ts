@@ -23,6 +23,7 @@ import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-s
 import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
+import { ScheduleFirer } from './schedule-firer.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 
 export interface RatchetWorkerOptions {
@@ -50,6 +51,7 @@ export class RatchetWorker {
   /** The built-in toolboxes the registry built, closed at shutdown (the browser's Chromium). */
   private builtinToolboxes: ToolBox[] = [];
   private retention: RetentionSweeper | undefined;
+  private scheduleFirer: ScheduleFirer | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   /** The webhook dispatcher and deliveries, when the config has webhooks (decision 0034). */
   private webhooks: WebhookService | undefined;
@@ -278,6 +280,26 @@ export class RatchetWorker {
       await this.webhooks.start();
       if (this.shuttingDown) return;
     }
+    // Config schedules by id, then their fires (decision 0036); API processes sync them too.
+    await engine.schedules().syncConfig(config.schedules);
+    const scheduleConnection = createRedis({
+      ...redisTargetOf(config.redis),
+      logger,
+      name: 'ratchet-worker-schedules',
+      lazy: true,
+    });
+    this.workerConnections.push(scheduleConnection);
+    this.scheduleFirer = new ScheduleFirer({
+      engine,
+      space,
+      connection: scheduleConnection,
+      logger,
+      lockDurationMs: config.worker.lock_duration_ms,
+      stalledIntervalMs: config.worker.stalled_interval_ms,
+      maxStalledCount: config.worker.max_stalled_count + stallHeadroom,
+    });
+    await this.scheduleFirer.start();
+    if (this.shuttingDown) return;
     logger.info(
       {
         shards,
@@ -329,7 +351,7 @@ export class RatchetWorker {
     try {
       const drained = await bounded(
         'the step workers',
-        Promise.allSettled(workers.map((worker) => worker.close())),
+        Promise.allSettled([...workers.map((worker) => worker.close()), this.scheduleFirer?.close()]),
         abortAt + handBackGraceMs,
       );
       if (!drained) {

@@ -37,6 +37,10 @@ export const crashPointNames = [
   // Where the API writes a submitted run with its first step (and its idempotency key, decision 0035).
   'submit.before_run_commit',
   'submit.after_run_commit',
+  // Where a worker takes up a schedule's fire (decision 0036): its decision recorded, its run not started;
+  // its run started, the fire job not completed.
+  'schedule.after_decision',
+  'schedule.after_run_start',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

@@ -75,3 +75,21 @@ export const questionIdOf = {
   approval: (toolJobId: string) => `q-${toolJobId}-approval`,
   budget: (iterationJobId: string, raises: number) => `q-${iterationJobId}-budget-${raises}`,
 };
+
+/**
+ * The session and run a schedule's fire starts: derived from the schedule (its id and when it was created,
+ * so a schedule deleted and made again starts afresh) and the fire time, so a fire taken up twice, by any
+ * number of processes, finds the run it started instead of starting another (decision 0036).
+ */
+export function scheduledRunIds(
+  scheduleId: string,
+  createdAt: string,
+  fireAtMs: number,
+): { sessionId: string; runId: string } {
+  const digest = createHash('sha256').update(`schedule/${scheduleId}/${createdAt}/${fireAtMs}`).digest();
+  let session = '';
+  for (const byte of digest.subarray(0, 16)) session += alphabet[byte % 32];
+  let run = '';
+  for (const byte of digest.subarray(16, 26)) run += alphabet[byte % 32];
+  return { sessionId: `ses_${session}`, runId: `run_${session}_${run}` };
+}

@@ -33,11 +33,12 @@ export type {
   ToolCallView,
   WaitView,
 } from './core/run-timeline.js';
+export { decideFire, type FireSituation } from './core/schedule-fire.js';
 export { shownStatus } from './core/shown-status.js';
 export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
-export { isSessionId, newRunId, newSessionId, sessionIdOfRun } from './ids.js';
+export { isSessionId, newRunId, newSessionId, scheduledRunIds, sessionIdOfRun } from './ids.js';
 export { journalField } from './journal.js';
 export { normalizeResponse, sessionOfQuestion } from './question-answers.js';
 export {
@@ -56,8 +57,23 @@ export type {
   SessionFilter,
   SessionPage,
 } from './run-listing.js';
-export type { Budget, RunRecord, SubGoal } from './run-record.js';
-export { budgetSchema, isFinished, runErrorSchema, subGoalSchema } from './run-record.js';
+export type { AnyRunOrigin, Budget, RunRecord, ScheduleOrigin, SubGoal } from './run-record.js';
+export {
+  budgetSchema,
+  continuationOf,
+  isFinished,
+  runErrorSchema,
+  scheduleOriginSchema,
+  subGoalSchema,
+} from './run-record.js';
+export {
+  decodeFireDecision,
+  encodeFireDecision,
+  type FireDecision,
+  type FireSkipReason,
+  type ScheduleRecord,
+  scheduleRecordSchema,
+} from './schedule-record.js';
 export type { StepScheduler } from './step-scheduler.js';
 export type { StepAction } from './steps/runner/step-action.js';
 export type { AgentRuntime, StepContext, StepServices, TeamService } from './steps/runner/step-context.js';

@@ -80,6 +80,23 @@ export const runOriginSchema = z.strictObject({
 });
 export type RunOrigin = z.infer<typeof runOriginSchema>;
 
+/** A run a schedule started (decision 0036): which schedule, and the fire time it was started for. */
+export const scheduleOriginSchema = z.strictObject({
+  kind: z.literal('schedule'),
+  schedule: z.string(),
+  fire_at: z.iso.datetime(),
+});
+export type ScheduleOrigin = z.infer<typeof scheduleOriginSchema>;
+
+/** Where a run comes from: the run it continues (a retry, a fork), or the schedule that started it. */
+export const anyRunOriginSchema = z.union([runOriginSchema, scheduleOriginSchema]);
+export type AnyRunOrigin = z.infer<typeof anyRunOriginSchema>;
+
+/** The run a run continues (a retry's or a fork's origin); null for a run of its own or a schedule's. */
+export function continuationOf(run: { origin: AnyRunOrigin | null }): RunOrigin | null {
+  return run.origin && run.origin.kind !== 'schedule' ? run.origin : null;
+}
+
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
   v: z.literal(1),
@@ -143,8 +160,11 @@ export const runRecordSchema = z.strictObject({
   confidence: z.number().nullable().default(null),
   /** The final answer checked against its handoff contract; null when no contract applies. */
   contract: contractResultSchema.nullable().default(null),
-  /** The run this one continues (a retry or a fork); null for a run started with an input of its own. */
-  origin: runOriginSchema.nullable().default(null),
+  /**
+   * The run this one continues (a retry or a fork), or the schedule and fire time that started it; null for a
+   * run started with an input of its own.
+   */
+  origin: anyRunOriginSchema.nullable().default(null),
   /** The run that continues this failed or cancelled one (its retry); null until it is retried. */
   retried_by: z.string().nullable().default(null),
   /**

@@ -50,6 +50,12 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'GET /v1/sessions',
       'GET /v1/webhooks/deliveries',
       'POST /v1/webhooks/deliveries/{id}/redeliver',
+      'POST /v1/schedules',
+      'GET /v1/schedules',
+      'GET /v1/schedules/{id}',
+      'DELETE /v1/schedules/{id}',
+      'POST /v1/schedules/{id}/pause',
+      'POST /v1/schedules/{id}/resume',
     ].sort(),
   );
 

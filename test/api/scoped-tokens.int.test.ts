@@ -58,7 +58,12 @@ async function globexWorld(harness: ApiHarness) {
   await harness.engine.waitForRun(done.runId, { timeoutMs: 30_000 });
   const asking = await harness.submitRun('ask a question', { headers: as(globex) });
   const questionId = await harness.pendingQuestion(asking.runId);
-  return { done, asking, questionId };
+  const schedule = await harness.request('POST', '/v1/schedules', {
+    body: { id: 'nightly-7', every_s: 86_400, agent: 'agent', input: 'the nightly report' },
+    headers: as(globex),
+  });
+  expect(schedule.status, JSON.stringify(schedule.body)).toBeLessThan(300);
+  return { done, asking, questionId, scheduleId: 'nightly-7' };
 }
 
 /** A body each mutating route accepts, so that the answer is about the id, not the body. */
@@ -79,6 +84,7 @@ describe('scoped API tokens', () => {
       if (url.includes('/sessions/')) return world.asking.sessionId;
       if (url.includes('/questions/')) return world.questionId;
       if (url.includes('/agents/')) return 'agent';
+      if (url.includes('/schedules/')) return world.scheduleId;
       // A webhook delivery of globex's session's first event.
       if (url.includes('/webhooks/deliveries/')) return `hook.${world.asking.sessionId}.1-0`;
       return 'unknown';

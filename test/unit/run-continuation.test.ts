@@ -127,7 +127,7 @@ describe('planRetry', () => {
     const plan = planRetry({ retried, point: point(), runId: retryId, limits: {}, now });
     expect(plan.record.budget).toEqual({ tokens: 500 });
     expect(plan.record.max_iterations).toBe(3);
-    expect(plan.record.origin?.input_run_id).toBe('run_first');
+    expect(plan.record.origin?.kind !== 'schedule' && plan.record.origin?.input_run_id).toBe('run_first');
   });
 
   it('completes a batch left without results: recorded results stand, the others say whether they ran', () => {

@@ -223,7 +223,18 @@ function RunFacts({ run, top }: { run: Run; top: RunTreeNode | undefined }) {
             </dd>
           </div>
         )}
-        {run.origin !== null && (
+        {run.origin !== null && run.origin.kind === 'schedule' && (
+          <div>
+            <dt>Started by schedule</dt>
+            <dd data-testid="origin-schedule">
+              <a href="#/schedules">
+                <Text value={run.origin.schedule} />
+              </a>{' '}
+              for its fire at <time dateTime={run.origin.fire_at}>{formatTime(run.origin.fire_at)}</time>
+            </dd>
+          </div>
+        )}
+        {run.origin !== null && run.origin.kind !== 'schedule' && (
           <div>
             <dt>
               {run.origin.kind === 'retry' ? 'Retries' : `Forked at iteration ${run.origin.at_iteration} of`}

@@ -4,7 +4,7 @@ import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData } from '../job-data.js';
 import type { ReplyEntry } from '../journal.js';
-import type { Budget, RunOrigin, RunRecord } from '../run-record.js';
+import { type Budget, continuationOf, type RunOrigin, type RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 import { toolResultMessage } from './run-commits.js';
 import { inputLineOf, newRunRecord } from './run-creation.js';
@@ -97,7 +97,7 @@ export function planRetry(input: {
       run_id: retried.id,
       session_id: retried.session_id,
       at_iteration: null,
-      input_run_id: retried.origin?.input_run_id ?? retried.id,
+      input_run_id: continuationOf(retried)?.input_run_id ?? retried.id,
     },
     retried_by: null,
     partial: null,
@@ -242,7 +242,7 @@ export function planFork(input: {
     run_id: original.id,
     session_id: original.session_id,
     at_iteration: at,
-    input_run_id: input.parts ? runId : (original.origin?.input_run_id ?? original.id),
+    input_run_id: input.parts ? runId : (continuationOf(original)?.input_run_id ?? original.id),
   };
   const record = newRunRecord({
     id: runId,
@@ -314,7 +314,7 @@ export function planFork(input: {
 }
 
 function startEvents(record: RunRecord, input: string, now: string): StoredEvent[] {
-  const origin = record.origin;
+  const origin = continuationOf(record);
   return [
     buildEvent('run_started', record, { input }, now),
     buildEvent(

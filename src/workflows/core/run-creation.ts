@@ -4,7 +4,7 @@ import { zeroUsage } from '../../models/usage.js';
 import { defaultRunPriority, defaultTenant } from '../../schemas/index.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
-import { type Budget, inputLineMaxChars, type RunRecord } from '../run-record.js';
+import { type Budget, inputLineMaxChars, type RunRecord, type ScheduleOrigin } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
 
 export interface RunCreation {
@@ -48,6 +48,8 @@ export function planRunCreation(input: {
   /** The run's tenant (default `default`) and priority (default 5); a child run's are its root's. */
   tenant?: string;
   priority?: number;
+  /** The schedule and fire time that start the run (RunRecord.origin). */
+  origin?: ScheduleOrigin;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -66,7 +68,7 @@ export function planRunCreation(input: {
     prefix: input.prefix ?? '🤖',
     deadline_at: input.deadlineAt ?? null,
     max_iterations: input.maxIterations ?? null,
-    origin: null,
+    origin: input.origin ?? null,
     // A team member's task, not the team's chat it is given as its input.
     input_line: inputLineOf(parts),
     tenant: input.tenant ?? defaultTenant,

@@ -3,7 +3,7 @@ import type { ContractResult } from '../../events/result-metadata.js';
 import type { Usage } from '../../models/usage.js';
 import type { AttemptNote, AttemptsEntry, ReplyEntry, ToolIntent, ToolOutcomeEntry } from '../journal.js';
 import type { QuestionRecord } from '../question-record.js';
-import type { RunRecord } from '../run-record.js';
+import { continuationOf, type RunRecord } from '../run-record.js';
 import { runDurationMs } from './run-duration.js';
 import { type ShownStatus, shownStatus } from './shown-status.js';
 
@@ -455,14 +455,7 @@ export function buildRunTree(
       cost_usd: run.cost_usd,
       total: { tokens: { ...tokens }, cost_usd: run.cost_usd },
       contract: run.contract ? { contract: run.contract.contract, valid: run.contract.valid } : null,
-      origin: run.origin
-        ? {
-            kind: run.origin.kind,
-            run_id: run.origin.run_id,
-            session_id: run.origin.session_id,
-            at_iteration: run.origin.at_iteration,
-          }
-        : null,
+      origin: continuedFrom(run),
       retried_by: run.retried_by,
       children: children.length,
     };
@@ -483,4 +476,17 @@ export function buildRunTree(
   };
   visit(root, 0);
   return nodes;
+}
+
+/** The run a run continues, as a timeline shows it (a schedule's run continues none). */
+function continuedFrom(run: RunRecord) {
+  const origin = continuationOf(run);
+  return origin
+    ? {
+        kind: origin.kind,
+        run_id: origin.run_id,
+        session_id: origin.session_id,
+        at_iteration: origin.at_iteration,
+      }
+    : null;
 }

@@ -1,6 +1,7 @@
 import type { Message } from '../../../chat/index.js';
 import type { ModelCallInput } from '../../core/effects/index.js';
 import { journalField } from '../../journal.js';
+import { continuationOf } from '../../run-record.js';
 import { previousRequestOf, runStartOf } from './context-effects.js';
 import { instructionsWithContext, runContextText } from './run-context.js';
 import { next, type StageResult } from './stage-pipeline.js';
@@ -29,7 +30,7 @@ export async function requestStage(turn: Turn): Promise<StageResult<Turn>> {
     chat,
     // A retry or a fork has no input of its own (a fork may): its part of the chat starts at the input of
     // the run it continues.
-    runStart: runStartOf(chat, record.origin?.input_run_id ?? record.id),
+    runStart: runStartOf(chat, continuationOf(record)?.input_run_id ?? record.id),
     view: loaded.view,
     contextWindow: agent.provider.contextWindow,
     previous: previousRequestOf(
