@@ -147,6 +147,7 @@ describe('parseConfigText: defaults', () => {
         metrics: { enabled: false, worker_host: '127.0.0.1', worker_port: 9464 },
       },
       webhooks: [],
+      schedules: [],
     });
     expect(DEFAULT_REDIS_URL).toBe('redis://127.0.0.1:6379');
   });
