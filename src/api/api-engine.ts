@@ -38,4 +38,6 @@ export type ApiEngine = Pick<
   | 'listWebhookDeliveries'
   | 'redeliverWebhook'
   | 'schedules'
+  | 'sendEvent'
+  | 'signalRun'
 >;

@@ -45,6 +45,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   run_not_retryable: { code: 'conflict', details: { reason: 'run_not_retryable' } },
   run_not_forkable: { code: 'conflict', details: { reason: 'run_not_forkable' } },
   question_closed: { code: 'conflict', details: { reason: 'question_closed' } },
+  signals_full: { code: 'conflict', details: { reason: 'signals_full' } },
   invalid_response: { code: 'invalid_request' },
   idempotency_key_reused: { code: 'unprocessable', details: { reason: 'idempotency_key_reused' } },
   invalid_run_settings: { code: 'invalid_request' },

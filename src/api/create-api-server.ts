@@ -19,6 +19,7 @@ import { registerOpenApi } from './openapi.js';
 import { installRequestTracing, requestsTraced, TracedLogController } from './request-tracing.js';
 import { agentRoutes, runnableSummaries } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
+import { externalEventRoutes } from './routes/external-event-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { inboxRoutes } from './routes/inbox-routes.js';
 import { inspectRoutes } from './routes/inspect-routes.js';
@@ -102,6 +103,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.register(sessionRoutes, { ...v1, engine });
   app.register(runRoutes, { ...v1, engine });
   app.register(steerRoutes, { ...v1, engine });
+  app.register(externalEventRoutes, { ...v1, engine });
   app.register(runIndexRoutes, { ...v1, engine });
   app.register(inboxRoutes, { ...v1, engine });
   app.register(webhookRoutes, { ...v1, engine });

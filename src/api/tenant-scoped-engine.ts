@@ -1,5 +1,6 @@
 import { RatchetError } from '../errors/index.js';
 import { sessionIdOfRun } from '../workflows/index.js';
+import { listedRunStatusSchema } from '../workflows/run-record.js';
 import type { ApiEngine } from './api-engine.js';
 import { currentCaller } from './caller-scope.js';
 
@@ -154,6 +155,22 @@ export function tenantScopedEngine(
     listWebhookDeliveries: async (options) =>
       scoped() ? { deliveries: [], next: null } : engine.listWebhookDeliveries(options),
     redeliverWebhook: async (id) => (scoped() ? undefined : engine.redeliverWebhook(id)),
+    // An event reaches every run that waits for its name, and every trigger, whatever their tenant: an
+    // operator's only. A signal names one run: the caller's own.
+    sendEvent: (sent) => {
+      if (scoped()) {
+        throw new RatchetError(
+          'invalid_run_settings',
+          "events reach every tenant's runs: send them with an operator token, or signal a run of your own",
+          { details: { field: 'name' } },
+        );
+      }
+      return engine.sendEvent(sent);
+    },
+    signalRun: async (runId, sent) => {
+      await requireRun(runId);
+      return engine.signalRun(runId, sent);
+    },
     schedules: () => {
       const tenant = callerTenant();
       return tenant === undefined ? engine.schedules() : scopedSchedules(engine.schedules(), tenant);
@@ -172,11 +189,9 @@ export function tenantScopedEngine(
    * `maxCountedRuns` runs looked at: the counts of a tenant with more are those of its newest).
    */
   async function countOwnedRuns(sinceMs: number | undefined) {
-    const counts = Object.fromEntries(
-      (['queued', 'running', 'waiting', 'waiting_input', 'completed', 'failed', 'cancelled'] as const).map(
-        (status) => [status, 0],
-      ),
-    ) as Awaited<ReturnType<ApiEngine['countRuns']>>;
+    const counts = Object.fromEntries(listedRunStatusSchema.options.map((status) => [status, 0])) as Awaited<
+      ReturnType<ApiEngine['countRuns']>
+    >;
     let after: string | undefined;
     for (let looked = 0; looked < maxCountedRuns; looked += countPage) {
       const page = await engine.listRuns({

@@ -64,6 +64,7 @@ export function toWireRun(run: RunView): WireRun {
     iterations: run.iteration,
     progress: run.progress,
     pending_question: run.pending_question ? toWireQuestion(run.pending_question) : null,
+    waiting: run.waiting,
     input_line: run.input_line,
     created_at: run.created_at,
     finished_at: run.finished_at,
@@ -74,6 +75,7 @@ export function toWireRun(run: RunView): WireRun {
     retried_by: run.retried_by,
     tenant: run.tenant,
     priority: run.priority,
+    waiting_for: run.waiting_for ?? null,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };
 }

@@ -85,6 +85,10 @@ export function renderEvent(event: RatchetEvent): string | undefined {
       return `✘ failed (${event.data.error.code}): ${event.data.error.message}`;
     case 'run_cancelled':
       return `✘ cancelled: ${event.data.reason}`;
+    case 'waiting_for_worker':
+      return `⏸ waiting for a worker that has ${event.data.missing.join(', ')}`;
+    case 'worker_found':
+      return `▶ a worker with ${event.data.missing.join(', ')} took the run on`;
     // createTreeRenderer prints a child run's start when its agent_start comes; the run's end is its
     // run_completed, run_failed or run_cancelled; a reply in progress is printed once recorded (message_added).
     case 'agent_start':

@@ -22,6 +22,12 @@ export function describeRun(run: Run, invocation: Invocation = 'ratchet'): strin
     );
   }
   if (run.retried_by) lines.push(`  retried by  ${run.retried_by}`);
+  // No live worker has what a step of the run needs (decision 0031): name it, so an operator starts one.
+  if (run.status === 'waiting_for_worker' && run.waiting_for) {
+    lines.push(
+      `  waiting for a worker with ${printable(run.waiting_for.missing.join(', '))} (since ${run.waiting_for.since})`,
+    );
+  }
   if (run.iterations !== undefined) lines.push(`  iterations  ${run.iterations}`);
   if (run.usage) {
     const cost = run.cost_usd ? `, $${run.cost_usd.toFixed(4)}` : '';

@@ -17,6 +17,8 @@ import {
   runTreeSchema,
   scheduleListSchema,
   scheduleViewSchema,
+  sentEventSchema,
+  sentSignalSchema,
   sessionListSchema,
   sessionNoteListSchema,
   sessionSchema,
@@ -414,6 +416,28 @@ export class RatchetClient {
 
   resumeSchedule(scheduleId: string, options?: RequestOptions): Promise<Wire.ScheduleView> {
     return this.request('POST', `/v1/schedules/${encode(scheduleId)}/resume`, scheduleViewSchema, options);
+  }
+
+  /**
+   * Sends an event to the deployment (POST /v1/events): every run waiting for its name (wait_for_event)
+   * whose match its payload contains receives it, and so does a wait that starts within
+   * `events.retention_s`; each trigger of its name starts its run. Give `id` and send again until it is
+   * acknowledged: the same id delivers once and starts each trigger's run once (`duplicate: true`).
+   */
+  sendEvent(event: Wire.SendEventInput, options?: RequestOptions): Promise<Wire.SentEvent> {
+    return this.request('POST', '/v1/events', sentEventSchema, { ...options, body: event });
+  }
+
+  /**
+   * Sends a signal to one run (POST /v1/runs/:id/signal): its wait_for_event for that name receives it, now
+   * or when it waits later; the same `id` delivers once. 404 for an unknown run, 409 `conflict` with
+   * `details.reason` `run_finished` or `signals_full`.
+   */
+  signal(runId: string, signal: Wire.SignalRunInput, options?: RequestOptions): Promise<Wire.SentSignal> {
+    return this.request('POST', `/v1/runs/${encode(runId)}/signal`, sentSignalSchema, {
+      ...options,
+      body: signal,
+    });
   }
 
   /** Liveness: the API process answers (`/healthz`, no token needed). */

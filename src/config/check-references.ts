@@ -81,6 +81,14 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
     problems.push({ path: ['entry_agent'], message: unknownReference('agent', raw.entry_agent, runnable) });
   }
   checkSchedules(raw, runnable, problems);
+  entriesOf(raw.triggers).forEach((trigger, index) => {
+    const agent = isRecord(trigger) ? trigger.agent : undefined;
+    if (typeof agent === 'string' && runnable && !runnable.includes(agent))
+      problems.push({
+        path: ['triggers', index, 'agent'],
+        message: unknownReference('agent', agent, runnable),
+      });
+  });
   const redis = isRecord(raw.redis) ? raw.redis : {};
   const shardCount = typeof redis.shards === 'number' ? redis.shards : 1;
   entriesOf(isRecord(raw.worker) ? raw.worker.shards : undefined).forEach((shard, index) => {

@@ -4,6 +4,8 @@ import { originOf } from '../http/index.js';
 import { logFormatSettings } from '../log/index.js';
 import {
   duration,
+  eventNameSchema,
+  externalEventLimits,
   integer,
   maxDayMs,
   maxHourMs,
@@ -259,6 +261,12 @@ const workerSchema = z.strictObject({
    * locks to expire.
    */
   dead_worker_ms: withDefault(z.union([z.literal(0), integer(500, 60_000)]), 2_000),
+  /**
+   * A step whose code no live worker has (a tool, provider, extension kind, agent …) for this long shows
+   * its run as `waiting_for_worker` (decision 0031); it resumes when a worker that has it appears. 1 s to
+   * 1 day.
+   */
+  capability_wait_s: withDefault(duration(1, 86_400, '1 day'), 60),
   /** The shards this worker consumes (numbers below redis.shards); every shard when absent. */
   shards: z.preprocess(nullAsMissing, z.array(integer(0, 1023)).min(1).optional()),
 });
@@ -372,6 +380,30 @@ const apiSchema = z.strictObject({
 const eventsSchema = z.strictObject({
   /** Cap of each session's event stream (trimmed approximately). */
   max_len: withDefault(integer(100), 10_000),
+  /**
+   * How long an event sent to POST /v1/events is kept for waits that start later (wait_for_event looks back
+   * over it) and how long its id is remembered (the same id again delivers nothing new); decision 0033.
+   */
+  retention_s: withDefault(duration(1, externalEventLimits.maxRetentionS, '30 days'), 3_600),
+  /** At most this many events of one name are kept (the oldest go first). */
+  max_kept_per_event: withDefault(integer(1, externalEventLimits.maxKeptPerEvent), 1_000),
+});
+
+/** An event that starts a run (decision 0033): each event starts at most one run per trigger. */
+const triggerSchema = z.strictObject({
+  event: eventNameSchema,
+  /** The agent (or team, or handoff group) the run is of. */
+  agent: z.string().min(1),
+  /**
+   * The run's input: text in which `{{payload.a.b}}` is the payload's value at that path (text as is, other
+   * values as JSON, absent as nothing), `{{event}}` the event's name and `{{id}}` its id.
+   */
+  input: z
+    .string()
+    .min(1)
+    .max(externalEventLimits.templateChars, {
+      error: `at most ${externalEventLimits.templateChars} characters`,
+    }),
 });
 
 const logSchema = z.strictObject({
@@ -420,6 +452,8 @@ export const configSchema = z.strictObject({
   /** Tenants by name and their settings (decision 0035); `default` holds those of every tenant not named. */
   tenants: withDefault(z.record(tenantNameSchema, tenantSettingsSchema), {}),
   events: withDefault(eventsSchema, {}),
+  /** Events that start runs (decision 0033). */
+  triggers: withDefault(z.array(triggerSchema).max(100, { error: 'at most 100 triggers' }), []),
   log: withDefault(logSchema, {}),
   /** Settings of the built-in toolboxes (filesystem, search, exec, git, http). */
   tools: withDefault(toolsConfigSchema, {}),
@@ -442,6 +476,7 @@ export type RedisConfig = z.output<typeof redisSchema>;
 export type WorkerConfig = z.output<typeof workerSchema>;
 export type RetentionConfig = z.output<typeof retentionSchema>;
 export type EventsConfig = z.output<typeof eventsSchema>;
+export type TriggerConfig = z.output<typeof triggerSchema>;
 export type ApiConfig = z.output<typeof apiSchema>;
 export type { TelemetryConfig } from './telemetry-config-schema.js';
 export type ToolboxReference = z.output<typeof toolboxReferenceSchema>;

@@ -23,6 +23,7 @@ export {
   type TelemetryConfig,
   type TenantSettings,
   type ToolboxReference,
+  type TriggerConfig,
   type WorkerConfig,
 } from './config-schema.js';
 export { configSecrets, registerConfigSecrets } from './config-secrets.js';

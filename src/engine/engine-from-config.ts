@@ -62,6 +62,11 @@ export function engineFromConfig(options: {
     budgets: Object.fromEntries(
       config.agents.flatMap((agent) => (agent.budget === undefined ? [] : [[agent.name, agent.budget]])),
     ),
+    externalEvents: {
+      retentionS: config.events.retention_s,
+      maxKeptPerEvent: config.events.max_kept_per_event,
+      triggers: config.triggers,
+    },
     ...(options.findTool ? { findTool: options.findTool } : {}),
     ...(options.queueTelemetry ? { queueTelemetry: options.queueTelemetry } : {}),
   });

@@ -1,5 +1,6 @@
 import type { Telemetry } from 'bullmq';
 import type { Part } from '../chat/index.js';
+import type { TriggerConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
@@ -38,6 +39,8 @@ export interface EngineOptions {
   idempotencyTtlS?: number;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
+  /** Events from outside (config `events.retention_s`, `events.max_kept_per_event`, `triggers`; decision 0033). */
+  externalEvents?: ExternalEventSettings;
 }
 
 export interface StartRunInput {
@@ -70,4 +73,11 @@ export interface StartedRun {
   sessionId: string;
   /** true: an earlier submission with the same idempotency key started this run; nothing new was started. */
   replayed?: boolean;
+}
+
+/** What the engine keeps of events from outside (config `events`, `triggers`; decision 0033). */
+export interface ExternalEventSettings {
+  retentionS: number;
+  maxKeptPerEvent: number;
+  triggers: readonly TriggerConfig[];
 }

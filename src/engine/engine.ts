@@ -27,6 +27,13 @@ import type {
 } from '../workflows/index.js';
 import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 import { EngineParts } from './engine-parts.js';
+import {
+  type PublishedEventResult,
+  type SentEvent,
+  type SignalResult,
+  sendEvent,
+  sendSignal,
+} from './external-events.js';
 import { agentUsage, runSteps, runTree, type SystemState, systemState } from './inspection.js';
 import { inbox, listQuestions, oldestPendingQuestions, respond } from './questions.js';
 import type { ForkInput, SteerLimits } from './run-steering.js';
@@ -289,6 +296,19 @@ export class Engine {
   schedules(): Schedules {
     this.scheduleConcern ??= new Schedules(this.parts);
     return this.scheduleConcern;
+  }
+
+  /**
+   * Sends an event to the deployment (POST /v1/events, decision 0033): kept for the retention window for the
+   * waits of its name, which are woken; each trigger of its name starts its run once per event id.
+   */
+  sendEvent(sent: SentEvent): Promise<PublishedEventResult> {
+    return sendEvent(this.parts, sent);
+  }
+
+  /** Sends a signal to one run (POST /v1/runs/:id/signal): its waits for that event name receive it, once. */
+  signalRun(runId: string, sent: SentEvent): Promise<SignalResult> {
+    return sendSignal(this.parts, runId, sent);
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,13 @@
 export { Engine } from './engine.js';
 export { engineFromConfig, iterationLimit } from './engine-from-config.js';
 export type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
+export type {
+  ExternalEventSettings,
+  PublishedEventResult,
+  SentEvent,
+  SignalResult,
+  TriggeredRun,
+} from './external-events.js';
 export type { SystemState } from './inspection.js';
 export type { ForkInput, SteerLimits } from './run-steering.js';
 export type { FireOutcome, ScheduleState, Schedules } from './schedules.js';

@@ -2,6 +2,9 @@ import type { Part } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
 import { mainChatId } from '../redis/keys.js';
+import { readRunWaits } from '../redis/wait-store.js';
+import { externalEventLimits, parseJsonRecord } from '../schemas/index.js';
+import { waitRecordSchema } from '../tools/index.js';
 import {
   defaultRunPriority,
   defaultTenant,
@@ -17,6 +20,7 @@ import {
   type Progress,
   planRunCreation,
   type RunView,
+  type RunWait,
   type ScheduleOrigin,
   type SubGoal,
   sessionIdOfRun,
@@ -225,16 +229,53 @@ export async function getRun(parts: EngineParts, runId: string): Promise<RunView
     record.status === 'running' || record.status === 'queued'
       ? await questionsOfTree(parts, sessionId, record)
       : [];
+  const waiting =
+    record.status === 'running' || record.status === 'queued'
+      ? await waitsOf(parts, sessionId, runId, record.deadline_at)
+      : [];
   return {
     ...record,
     status: shownStatus(record.status, pending.length),
     pending_question: pending[0] ?? null,
+    waiting,
     progress: record.sub_goals
       ? supervisorProgress(record.sub_goals, record.updated_at)
       : progress
         ? (JSON.parse(progress) as Progress)
         : null,
   };
+}
+
+/**
+ * The open waits of a run (wait_for_event not yet settled, sleeps not yet over), soonest end first. A sleep
+ * past the run's deadline or 30 days was refused (its call ended with an error), so it is not listed.
+ */
+async function waitsOf(
+  parts: EngineParts,
+  sessionId: string,
+  runId: string,
+  deadlineAt: string | null,
+): Promise<RunWait[]> {
+  const nowMs = parts.now().getTime();
+  const deadlineMs = deadlineAt === null ? Number.POSITIVE_INFINITY : Date.parse(deadlineAt);
+  const records = (await readRunWaits(parts.redis, parts.space, sessionId, runId)).map((json) =>
+    parseJsonRecord(waitRecordSchema, json, `a wait of run ${runId}`),
+  );
+  return records
+    .flatMap((record): RunWait[] => {
+      if (record.kind === 'sleep') {
+        const refused =
+          record.until_ms > deadlineMs ||
+          record.until_ms - Date.parse(record.started_at) > externalEventLimits.maxSleepS * 1000;
+        if (record.until_ms <= nowMs || refused) return [];
+        const until = new Date(record.until_ms).toISOString();
+        return [{ kind: 'sleep', event: null, since: record.started_at, until }];
+      }
+      if (record.status !== 'waiting') return [];
+      const until = new Date(record.deadline_ms).toISOString();
+      return [{ kind: 'event', event: record.event, since: record.started_at, until }];
+    })
+    .sort((left, right) => left.until.localeCompare(right.until));
 }
 
 /** Resolves when the run is finished, or with its current state when the timeout passes. */

@@ -24,6 +24,8 @@ export const errorCodes = {
   schedule_not_found: { retryable: false },
   /** A schedule created with the id of one that exists (decision 0036). */
   schedule_exists: { retryable: false },
+  /** A signal to a run that keeps as many signals as it may (decision 0033). `details`: limit. */
+  signals_full: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },
   /** A submission's idempotency key started a run for another request (decision 0035). */

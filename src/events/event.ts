@@ -153,6 +153,13 @@ export const eventDataSchemas = {
   run_failed: z.strictObject({ error: runError, usage: usageSchema, iterations: z.number().int() }),
   run_cancelled: z.strictObject({ reason: z.string() }),
   /**
+   * No live worker has served what a step of the run needs for `worker.capability_wait_s`: the run waits,
+   * holding no worker, for one that advertises `missing` (decision 0031).
+   */
+  waiting_for_worker: z.strictObject({ missing: z.array(z.string()), since: z.iso.datetime() }),
+  /** A worker that serves what the run waited for appeared: its step goes on (decision 0031). */
+  worker_found: z.strictObject({ missing: z.array(z.string()), worker_id: z.string() }),
+  /**
    * The first event of a retry (POST /v1/runs/:id/retry): this run continues `retried_run_id`, which failed
    * or was cancelled, from its iteration `from_iteration` (the last whose reply was recorded).
    */

@@ -136,6 +136,41 @@ export function memoryKeys(space: KeySpace, scope: string): MemoryKeys {
   return { notes: `${base}:notes`, expiry: `${base}:expiry`, calls: `${base}:calls` };
 }
 
+export interface EventBusKeys {
+  /** Hash: event id -> its entry id in its name's stream (what makes the same id deliver once). */
+  ids: string;
+  /** Sorted set: event id -> when it was recorded (ms), to drop ids past the retention window. */
+  idTimes: string;
+  /** Sorted set: event name -> when its last event came (ms), to drop the streams of stale names. */
+  names: string;
+  /** Stream of the events of one name, kept for `events.retention_s`. */
+  stream(name: string): string;
+  /** Sorted set: `<session id> <job id>` of each step waiting for the name -> its deadline (ms). */
+  waiters(name: string): string;
+  /** What `stream(name)` and `waiters(name)` put before the name (the publish script drops stale names). */
+  streamPrefix: string;
+  waitersPrefix: string;
+}
+
+/**
+ * The events sent to the deployment (POST /v1/events, decision 0033): outside every session (any run may
+ * wait for them), under one hash tag of their own, so each publish touches one slot.
+ */
+export function eventBusKeys(space: KeySpace): EventBusKeys {
+  const base = `${space.prefix}:{events}`;
+  const streamPrefix = `${base}:stream:`;
+  const waitersPrefix = `${base}:waiters:`;
+  return {
+    ids: `${base}:ids`,
+    idTimes: `${base}:id-times`,
+    names: `${base}:names`,
+    stream: (name) => `${streamPrefix}${name}`,
+    waiters: (name) => `${waitersPrefix}${name}`,
+    streamPrefix,
+    waitersPrefix,
+  };
+}
+
 /** Pub/sub channel on which cancellations reach every worker. */
 /**
  * String: what a submission with an idempotency key started (decision 0035), expiring after
@@ -175,6 +210,10 @@ export interface RunKeys extends SessionKeys {
   children: string;
   /** Hash: usage sums of the run and every run below it (kept on a tree's root, for its run budget). */
   treeUsage: string;
+  /** Hash: the run's waits for events and sleeps (lua/wait-begin.lua lists its fields; decision 0033). */
+  waits: string;
+  /** List: the signals sent to the run (POST /v1/runs/:id/signal), JSON, oldest first. */
+  signals: string;
 }
 
 /** Recently built run keys per key space: every step of a run asks for them several times. */
@@ -198,6 +237,8 @@ export function runKeys(space: KeySpace, sessionId: string, runId: string): Read
     journal: `${base}:journal`,
     children: `${base}:children`,
     treeUsage: `${base}:tree-usage`,
+    waits: `${base}:waits`,
+    signals: `${base}:signals`,
   });
   if (recent.size >= recentRunKeysLimit) recent.clear();
   recent.set(id, keys);

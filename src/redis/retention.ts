@@ -172,6 +172,8 @@ async function expireRun(
       chat ?? keys.run,
       chat ? chatViewKey(chat) : keys.run,
       keys.runIndex,
+      keys.waits,
+      keys.signals,
     ],
     [runId, cutoff],
   );

@@ -34,7 +34,7 @@ import { runScript } from './scripts.js';
 export const examinedPerPage = 2000;
 
 /** The most sources list-runs reads (one per listed status); the unused places name the entries hash. */
-const maxSources = 7;
+const maxSources = 8;
 
 interface ShardPage {
   frontier: string;

@@ -18,11 +18,12 @@ const scriptKeyCounts = {
   'create-run': 10,
   'decide-fire': 2,
   'delete-schedule': 3,
-  'expire-run': 10,
+  'event-publish': 5,
+  'expire-run': 12,
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
   'fork-run': 10,
-  'list-runs': 9,
+  'list-runs': 10,
   'load-iteration': 4,
   'mark-parked': 2,
   'memory-write': 3,
@@ -33,12 +34,17 @@ const scriptKeyCounts = {
   'release-dead-lock': 3,
   'report-progress': 4,
   'retry-run': 11,
+  'run-signal': 3,
   'state-set': 2,
   'state-watch': 3,
   'task-claim': 1,
   'task-create': 2,
   'task-update': 1,
   'unindex-runs': 1,
+  'wait-begin': 3,
+  'wait-settle': 2,
+  'wait-for-worker': 4,
+  'worker-found': 3,
 } as const satisfies Record<string, number | 'variable'>;
 
 export type ScriptName = keyof typeof scriptKeyCounts;

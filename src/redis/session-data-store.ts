@@ -2,6 +2,7 @@ import type { BrowserPageStore, NoteStore, SessionDataStore, StateStore, TaskSto
 import type { RedisClient } from './connection.js';
 import { type KeySpace, type SessionDataKeys, sessionDataKeys } from './keys.js';
 import { runScript } from './scripts.js';
+import { redisWaits } from './wait-store.js';
 
 /**
  * The data a session's agents share through their toolboxes (state, tasks, notes, the browser's pages), as
@@ -16,6 +17,7 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
     ...redisTasks(redis, keys),
     ...redisNotes(redis, keys),
     ...redisBrowserPages(redis, keys),
+    ...redisWaits(redis, space, sessionId),
   };
 }
 

@@ -77,7 +77,7 @@ export async function sessionContentKeys(
   const session = sessionKeys(space, sessionId);
   const runKeyList = runIds.flatMap((runId) => {
     const keys = runKeys(space, sessionId, runId);
-    return [keys.run, keys.journal, keys.children, keys.treeUsage];
+    return [keys.run, keys.journal, keys.children, keys.treeUsage, keys.waits, keys.signals];
   });
   return [
     session.usage,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { defineRecordKind } from '../schemas/record-kinds.js';
+import { type CapabilityKind, capabilitiesSchema } from '../workflows/capability-record.js';
+import type { Capabilities } from '../workflows/core/step-needs.js';
 import type { RedisClient } from './connection.js';
 import { jobLockKey, type KeySpace, shardPrefix, stepQueueName } from './keys.js';
 import { runScript } from './scripts.js';
@@ -22,6 +24,8 @@ const entrySchema = z.strictObject({
   host: z.string().max(255).optional(),
   concurrency: z.number().int().positive().optional(),
   shards: z.array(z.number().int().nonnegative()).optional(),
+  /** What the process can serve, by kind (decision 0031; absent in entries of older workers). */
+  capabilities: capabilitiesSchema.optional(),
 });
 
 /** What a process says of itself in its entry, beside its lock-token ids. */
@@ -29,6 +33,8 @@ export interface WorkerAbout {
   host: string;
   concurrency: number;
   shards: readonly number[];
+  /** What it can serve (decision 0031). */
+  capabilities?: Capabilities;
 }
 
 /** A registered worker process as GET /v1/system shows it. */
@@ -42,6 +48,8 @@ export interface RegisteredWorker {
   /** When it last beat (null: its heartbeat expired, it is dead and not yet taken over). */
   last_heartbeat_at: string | null;
   alive: boolean;
+  /** What it can serve, by kind (null: a worker of a version that did not say). */
+  capabilities: { [Kind in CapabilityKind]: string[] } | null;
 }
 
 /** Every registered process, live or dead and not yet taken over (one round trip per 2 commands). */
@@ -64,6 +72,7 @@ export async function readWorkers(redis: RedisClient, space: KeySpace): Promise<
       started_at: entry.started_at,
       last_heartbeat_at: beatAt,
       alive: beat !== null,
+      capabilities: entry.capabilities ?? null,
     };
   });
 }
@@ -98,6 +107,7 @@ export class WorkerRegistry {
       pid: process.pid,
       started_at: new Date().toISOString(),
       ...(about ? { host: about.host, concurrency: about.concurrency, shards: [...about.shards] } : {}),
+      ...(about?.capabilities ? { capabilities: about.capabilities } : {}),
     };
     await this.redis
       .multi()

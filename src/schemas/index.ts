@@ -6,6 +6,13 @@ export {
   maxRunTimeoutS,
   secondsLimit,
 } from './duration-limits.js';
+export {
+  boundedJsonValue,
+  eventIdSchema,
+  eventNameSchema,
+  externalEventLimits,
+  jsonBytes,
+} from './external-events.js';
 export { idempotencyKeySchema, maxIdempotencyKeyChars } from './idempotency-key.js';
 export { describeIssues, formatPath } from './issues.js';
 export { parseJsonRecord, parseRecord } from './parse.js';

@@ -11,6 +11,15 @@ export type {
 export type { NoteStore } from './builtin/session-data/note-store.js';
 export type { StateStore } from './builtin/session-data/state-store.js';
 export type { TaskStore } from './builtin/session-data/task-store.js';
+export {
+  type EventWaitRecord,
+  type KeptEvent,
+  keptEventSchema,
+  type SleepRecord,
+  type WaitRecord,
+  type WaitStore,
+  waitRecordSchema,
+} from './builtin/waits/wait-store.js';
 export { isStepControl, type PreparedCall, prepareToolCall, runToolHandler } from './execute-tool-call.js';
 export {
   type FileChange,

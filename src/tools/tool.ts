@@ -96,6 +96,8 @@ export interface SessionAccess {
   now(): Date;
   /** Longest a parked call sleeps before it looks again (`worker.question_recheck_ms`). */
   recheckMs: number;
+  /** The run's deadline (ms since the epoch), when it has one: no step is parked past it. */
+  deadlineMs?: number | undefined;
   /**
    * Parks the call's step until `wakeAt` (ms since the epoch) or until `wake(jobId)`, holding no worker: throw
    * the error it returns. The handler then runs again from the start, so park only before any side effect.

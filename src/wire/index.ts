@@ -23,6 +23,19 @@ export {
   wireEventSchema,
 } from './events.js';
 export {
+  type SendEventBody,
+  type SendEventInput,
+  type SentEvent,
+  type SentSignal,
+  type SignalRunBody,
+  type SignalRunInput,
+  sendEventBodySchema,
+  sentEventSchema,
+  sentSignalSchema,
+  signalRunBodySchema,
+  triggeredRunSchema,
+} from './external-events.js';
+export {
   type IterationStep,
   type RunSteps,
   type RunTree,

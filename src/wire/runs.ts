@@ -17,6 +17,7 @@ import {
   listedRunStatusSchema,
   runErrorSchema,
   subGoalSchema,
+  waitingForSchema,
 } from '../workflows/run-record.js';
 import { inputPartsSchema } from './messages.js';
 import { questionSchema } from './questions.js';
@@ -154,6 +155,18 @@ export const runSchema = z
     iterations: z.number().int().nonnegative(),
     progress: progressSchema.nullable(),
     pending_question: questionSchema.nullable(),
+    waiting: z
+      .array(
+        z.strictObject({
+          kind: z.enum(['event', 'sleep']),
+          event: z.string().nullable().describe("The event's name (wait_for_event); null for a sleep."),
+          since: z.iso.datetime(),
+          until: z.iso.datetime().describe('When the sleep ends, or when the wait for the event times out.'),
+        }),
+      )
+      .describe(
+        "What the run's parked tool calls wait for (wait_for_event, sleep) and until when, soonest first; empty when nothing.",
+      ),
     input_line: z
       .string()
       .nullable()
@@ -197,6 +210,12 @@ export const runSchema = z
       ),
     tenant: z.string().describe("The tenant the run belongs to (a child run: its root run's)."),
     priority: z.int().describe('Its priority within its tenant, 1 to 10.'),
+    waiting_for: waitingForSchema
+      .nullable()
+      .optional()
+      .describe(
+        'While the status is waiting_for_worker: since when, and the names no live worker serves (`tool:crm_lookup`, `middleware:audit`, `agent:writer` …); null otherwise.',
+      ),
     metadata: resultMetadataSchema.describe(
       'What the result says about itself: execution time (until now while running), iterations, tool calls, tokens and cost; confidence, partial and contract are null for now.',
     ),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type CapabilityKind, capabilityKinds } from '../workflows/capability-record.js';
 
 /** The service itself on the wire: health checks (/healthz, /readyz) and its state (GET /v1/system). */
 
@@ -34,6 +35,16 @@ export const systemStateSchema = z
         last_heartbeat_at: isoTime.nullable(),
         /** False: its heartbeat expired; its steps are being taken over. */
         alive: z.boolean(),
+        capabilities: z
+          .strictObject(
+            Object.fromEntries(capabilityKinds.map((kind) => [kind, z.array(z.string())])) as {
+              [Kind in CapabilityKind]: z.ZodArray<z.ZodString>;
+            },
+          )
+          .nullable()
+          .describe(
+            'What the worker can serve, by kind: agents (and handoff groups, teams), providers, toolboxes, tools, effects, middleware, coordinators and stop conditions, MCP servers. A step needing a name its worker lacks goes back to the queue for a worker that has it (decision 0031). Null: a worker of a version that did not say.',
+          ),
       }),
     ),
     queues: z.array(

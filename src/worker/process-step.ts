@@ -14,6 +14,7 @@ import {
   type StepServices,
   stepKinds,
 } from '../workflows/index.js';
+import type { CapabilityGate } from './capability-gate.js';
 import { setTimeoutAt } from './long-timer.js';
 import type { RunCancellations } from './run-cancellations.js';
 
@@ -42,6 +43,8 @@ export interface StepProcessorOptions {
   maxStalledCount: number;
   /** The shard whose queue holds a session's steps (a label of the step metrics). */
   shardOf: (sessionId: string) => number;
+  /** Hands back steps whose code this worker lacks (decision 0031); none: every step runs here. */
+  capabilities?: CapabilityGate | undefined;
 }
 
 /**
@@ -73,6 +76,9 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
     let data: {
       session_id: string;
       run_id: string;
+      agent: string;
+      group?: string;
+      lineage?: string[];
       chat_id: string;
       deadline_at?: string;
       root_run_id?: string;
@@ -145,6 +151,17 @@ export function createStepProcessor(options: StepProcessorOptions): Processor {
             parkJob,
           );
           return;
+        }
+        const gate = options.capabilities;
+        if (gate) {
+          // Code this worker lacks: back to the queue for a worker that has it, no attempt spent.
+          const missing = gate.missingFor(data);
+          if (missing.length > 0) {
+            outcome = 'parked';
+            await gate.handBack(job, token, data, missing, deadline.ms);
+            throw new DelayedError();
+          }
+          await gate.beforeRun(job.id, data);
         }
         const end = await endsByItself(
           runStep(context, kind.execute(context, data as never), parkJob),

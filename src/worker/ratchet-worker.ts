@@ -18,6 +18,7 @@ import { QueueTelemetry } from '../telemetry/queue-telemetry.js';
 import type { ToolBox } from '../tools/index.js';
 import { compileContracts, type RetrySettings, type StepServices } from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
+import { CapabilityGate } from './capability-gate.js';
 import { DeadWorkerWatch } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { RetentionSweeper } from './retention-sweeper.js';
@@ -25,6 +26,7 @@ import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
 import { ScheduleFirer } from './schedule-firer.js';
 import { WebhookService } from './webhooks/webhook-service.js';
+import { workerCapabilities } from './worker-capabilities.js';
 
 export interface RatchetWorkerOptions {
   loaded: LoadedConfig;
@@ -55,6 +57,7 @@ export class RatchetWorker {
   private deadWorkerWatch: DeadWorkerWatch | undefined;
   /** The webhook dispatcher and deliveries, when the config has webhooks (decision 0034). */
   private webhooks: WebhookService | undefined;
+  private capabilityGate: CapabilityGate | undefined;
   private telemetry: Telemetry | undefined;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on. */
   private queueTelemetry: QueueTelemetry | undefined;
@@ -93,13 +96,21 @@ export class RatchetWorker {
     this.mcpServers = mcpServers;
     await mcpServers.start();
     if (this.shuttingDown) return;
-    const { agents, handoffs, teams, builtinToolboxes } = buildRegistry(
+    const extensions = this.options.extensions ?? (this.options.loaded.extensions as Extensions | undefined);
+    const registry = buildRegistry(
       config,
       configDir,
       [...this.options.toolboxes, ...mcpServers.toolboxes],
       logger,
-      this.options.extensions ?? (this.options.loaded.extensions as Extensions | undefined),
+      extensions,
     );
+    const { agents, handoffs, teams, builtinToolboxes } = registry;
+    const capabilities = workerCapabilities({
+      config,
+      registry,
+      toolboxes: [...this.options.toolboxes, ...mcpServers.toolboxes],
+      extensions,
+    });
     this.builtinToolboxes = builtinToolboxes;
     const traces = telemetrySettings(config.telemetry, process.env).traces;
     const queueTelemetry = traces?.queueSpans ? new QueueTelemetry(traces, this.workerId) : undefined;
@@ -180,6 +191,27 @@ export class RatchetWorker {
         logger.info({ run_id: runId, steps: aborted }, 'run cancelled: in-flight steps aborted');
     });
     if (this.shuttingDown) return;
+    const concurrency = this.options.concurrency ?? config.worker.concurrency;
+    const shards = config.worker.shards ?? Array.from({ length: space.shards }, (_, shard) => shard);
+    const scheduler = services.scheduler;
+    const capabilityGate = new CapabilityGate({
+      redis: commands,
+      space,
+      workerId: this.workerId,
+      shards,
+      capabilities,
+      // The worker's own config until runs record their definition (decision 0031).
+      definitionOf: (name) =>
+        config.agents.find((entry) => entry.name === name) ??
+        config.handoffs.find((entry) => entry.name === name) ??
+        config.teams.find((entry) => entry.name === name),
+      waitMs: config.worker.capability_wait_s * 1000,
+      recheckMs: config.worker.question_recheck_ms,
+      eventsMaxLength: config.events.max_len,
+      wake: (sessionId, jobId) => scheduler.wake(sessionId, jobId),
+      logger,
+    });
+    this.capabilityGate = capabilityGate;
     const processSteps = createStepProcessor({
       services,
       cancellations,
@@ -188,6 +220,7 @@ export class RatchetWorker {
       isShuttingDown: () => this.shuttingDown,
       maxStalledCount: config.worker.max_stalled_count,
       shardOf: (sessionId) => shardOf(space, sessionId),
+      capabilities: capabilityGate,
     });
     // Traces on: each step runs in its run's span, so BullMQ's spans join the run's trace (decision 0024).
     const processor: typeof processSteps = queueTelemetry
@@ -196,8 +229,6 @@ export class RatchetWorker {
             processSteps(job, token, signal),
           )
       : processSteps;
-    const concurrency = this.options.concurrency ?? config.worker.concurrency;
-    const shards = config.worker.shards ?? Array.from({ length: space.shards }, (_, shard) => shard);
     // Its blocking connections fail on every retry while Redis is away: one outage, told once.
     const outage = redisOutageLog(logger);
     for (const shard of shards) {
@@ -246,13 +277,16 @@ export class RatchetWorker {
         space,
         workers: this.workers.map((worker, index) => ({ shard: shards[index] as number, worker })),
         id: this.workerId,
-        about: { host: hostname(), concurrency, shards },
+        about: { host: hostname(), concurrency, shards, capabilities },
         deadAfterMs: config.worker.dead_worker_ms,
         logger,
         onDeadWorkers: (count) => this.telemetry?.deadWorkersNoticed(count),
       });
       await this.deadWorkerWatch.start();
     }
+    if (this.shuttingDown) return;
+    // After the registry entry: a step this worker wakes is one the others can see it serves.
+    await capabilityGate.start(capabilityLookMs(config.worker.capability_wait_s));
     if (this.shuttingDown) return;
     this.retention = new RetentionSweeper({
       commands,
@@ -342,6 +376,7 @@ export class RatchetWorker {
       logger.warn('shutdown deadline reached: aborting in-flight steps');
       for (const worker of workers) worker.cancelAllJobs('worker shutting down');
     }, deadlineMs);
+    this.capabilityGate?.close();
     // Off the registry first: a process that stops cleanly hands its steps back itself.
     await bounded(
       'the dead worker watch',
@@ -390,6 +425,11 @@ export class RatchetWorker {
       logger.info('worker closed');
     }
   }
+}
+
+/** How often a worker looks for steps waiting for what it serves: a quarter of the wait, 250 ms to 1 s. */
+function capabilityLookMs(waitS: number): number {
+  return Math.min(1_000, Math.max(250, Math.floor((waitS * 1000) / 4)));
 }
 
 /** After the deadline: time for aborted steps to hand their jobs back, and for connections to quit. */

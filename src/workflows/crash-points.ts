@@ -26,6 +26,11 @@ export const crashPointNames = [
   'tool.after_commit',
   'team.before_turn_commit',
   'team.after_turn_commit',
+  // A step handed back for a capable worker (decision 0031): its run's wait recorded, and its end.
+  'capability.before_wait_mark',
+  'capability.after_wait_mark',
+  'capability.before_resume',
+  'capability.after_resume',
   // Where the API (not a worker) writes a retry or a fork with its first step (decision 0022).
   'steer.before_retry_commit',
   'steer.after_retry_commit',

@@ -44,6 +44,19 @@ export function childRunId(sessionId: string, parentJobId: string, index: number
   return `run_${match[1]}_${token}`;
 }
 
+/**
+ * The session and run a trigger starts for an event (decision 0033): derived from the trigger and the event
+ * id, so every copy of the event names the same run and only the first creates it.
+ */
+export function triggeredRunIds(triggerKey: string): { sessionId: string; runId: string } {
+  const digest = createHash('sha256').update(`trigger/${triggerKey}`).digest();
+  let session = '';
+  for (const byte of digest.subarray(0, 16)) session += alphabet[byte % 32];
+  let run = '';
+  for (const byte of digest.subarray(16, 26)) run += alphabet[byte % 32];
+  return { sessionId: `ses_${session}`, runId: `run_${session}_${run}` };
+}
+
 /** The session of a run id, or undefined when the text is not a run id. */
 export function sessionIdOfRun(runId: string): string | undefined {
   const match = runIdPattern.exec(runId);

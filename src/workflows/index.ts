@@ -35,10 +35,31 @@ export type {
 } from './core/run-timeline.js';
 export { decideFire, type FireSituation } from './core/schedule-fire.js';
 export { shownStatus } from './core/shown-status.js';
+export {
+  type Capabilities,
+  type CapabilityKind,
+  capabilityKinds,
+  capabilityLimits,
+  capabilityProblems,
+  mergeNeeds,
+  missingNeeds,
+  type Needs,
+  type NeedsDefinition,
+  needsOf,
+  normalizedCapabilities,
+  servesAll,
+} from './core/step-needs.js';
 export { goalsProgress, type SupervisorLimits, supervisorInstructions } from './core/supervisor.js';
 export { type CrashPointName, crashPoint, crashPointNames } from './crash-points.js';
 export type { HandoffGroup } from './handoff-toolbox.js';
-export { isSessionId, newRunId, newSessionId, scheduledRunIds, sessionIdOfRun } from './ids.js';
+export {
+  isSessionId,
+  newRunId,
+  newSessionId,
+  scheduledRunIds,
+  sessionIdOfRun,
+  triggeredRunIds,
+} from './ids.js';
 export { journalField } from './journal.js';
 export { normalizeResponse, sessionOfQuestion } from './question-answers.js';
 export {
@@ -90,4 +111,11 @@ export { type ParkJob, runStep, type StepEnd } from './steps/runner/step-runner.
 export type { StepStore, StepStores } from './steps/runner/step-store.js';
 export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
-export { type Progress, type RunView, type SessionView, type UsageTotals, usageTotalsOf } from './views.js';
+export {
+  type Progress,
+  type RunView,
+  type RunWait,
+  type SessionView,
+  type UsageTotals,
+  usageTotalsOf,
+} from './views.js';

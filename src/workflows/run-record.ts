@@ -12,13 +12,15 @@ export const inputLineMaxChars = 200;
 /**
  * The one list of run statuses, in the order lists show them: what a client sees a run in. `waiting_input`
  * is a queued or running run with a pending question (its own, or for a root run one of its tree's),
- * computed when the run is read: the record stores the others.
+ * computed when the run is read: the record stores the others. `waiting_for_worker`: no live worker has
+ * served the code one of its steps needs for `worker.capability_wait_s` (decision 0031).
  */
 export const listedRunStatusSchema = z.enum([
   'queued',
   'running',
   'waiting',
   'waiting_input',
+  'waiting_for_worker',
   'completed',
   'failed',
   'cancelled',
@@ -96,6 +98,12 @@ export type AnyRunOrigin = z.infer<typeof anyRunOriginSchema>;
 export function continuationOf(run: { origin: AnyRunOrigin | null }): RunOrigin | null {
   return run.origin && run.origin.kind !== 'schedule' ? run.origin : null;
 }
+/** What a run waits for a worker to serve (RunRecord.waiting_for); at most 50 names of at most 200 characters. */
+export const waitingForSchema = z.strictObject({
+  since: z.iso.datetime(),
+  missing: z.array(z.string().max(210)).max(50),
+});
+export type WaitingFor = z.infer<typeof waitingForSchema>;
 
 /** A run's record in Redis (hash field `record`). Version 1. */
 export const runRecordSchema = z.strictObject({
@@ -180,6 +188,11 @@ export const runRecordSchema = z.strictObject({
   tenant: z.string().default('default'),
   /** Its priority within its tenant, 1 to 10, as submitted (default 5); a child run has its root's. */
   priority: z.int().min(1).max(10).default(5),
+  /**
+   * While the run's status is `waiting_for_worker`: since when its step waits, and what no live worker has
+   * (`tool:crm_lookup`, `agent:writer` …, decision 0031); absent otherwise.
+   */
+  waiting_for: waitingForSchema.optional(),
   result: z.string().nullable(),
   error: runErrorSchema.nullable(),
   created_at: z.iso.datetime(),

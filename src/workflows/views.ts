@@ -18,7 +18,19 @@ export type RunView = Omit<RunRecord, 'status'> & {
   status: RunStatus | 'waiting_input';
   pending_question: QuestionRecord | null;
   progress: Progress | null;
+  /** What the run's parked tool calls wait for (wait_for_event, sleep) and until when (decision 0033). */
+  waiting: RunWait[];
 };
+
+/** A wait of a run: for an event (at most until its timeout) or a sleep (until it ends). */
+export interface RunWait {
+  kind: 'event' | 'sleep';
+  /** The event's name; null for a sleep. */
+  event: string | null;
+  since: string;
+  /** When the sleep ends or the wait times out. */
+  until: string;
+}
 
 export type SessionView = SessionRecord & {
   status: 'idle' | 'active';

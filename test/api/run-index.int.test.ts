@@ -212,7 +212,16 @@ describe('GET /v1/runs', () => {
     // The status follows the run: answered, the waiting run completes and leaves waiting_input.
     const summaryBefore = (await harness.request('GET', '/v1/runs/summary')).body;
     expect(summaryBefore).toEqual({
-      counts: { queued: 0, running: 0, waiting: 0, waiting_input: 1, completed: 4, failed: 1, cancelled: 0 },
+      counts: {
+        queued: 0,
+        running: 0,
+        waiting: 0,
+        waiting_input: 1,
+        waiting_for_worker: 0,
+        completed: 4,
+        failed: 1,
+        cancelled: 0,
+      },
       total: 6,
       since: null,
     });

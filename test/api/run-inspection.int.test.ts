@@ -110,6 +110,16 @@ describe('GET /v1/system', () => {
       expect(worker.shards).toEqual([0]);
       expect(typeof worker.host).toBe('string');
       expect(Date.parse(worker.last_heartbeat_at)).toBeGreaterThanOrEqual(Date.parse(worker.started_at));
+      // What it serves (decision 0031): its config's agent, provider and toolboxes, the built-in kinds.
+      expect(worker.capabilities).toMatchObject({
+        agents: ['agent'],
+        providers: ['model'],
+        toolboxes: expect.arrayContaining(['test', 'utils']),
+        tools: expect.arrayContaining(['add']),
+        middleware: expect.arrayContaining(['timeout', 'recovery']),
+        coordinators: expect.arrayContaining(['sequence', 'llm']),
+        mcp_servers: [],
+      });
     }
     expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(body.config_hash).toMatch(/^[0-9a-f]{16}$/);

@@ -55,6 +55,7 @@ describe('runs', () => {
       iterations: 2,
       progress: { fraction: 0.5, message: 'half way', at: expect.any(String) },
       pending_question: null,
+      waiting: [],
       input_line: 'What is it?',
       created_at: expect.any(String),
       finished_at: expect.any(String),
@@ -65,6 +66,7 @@ describe('runs', () => {
       retried_by: null,
       tenant: 'default',
       priority: 5,
+      waiting_for: null,
       metadata: {
         execution_time_ms: expect.any(Number),
         iterations: 2,

@@ -72,6 +72,7 @@ function bodyFor(method: string, url: string, questionId: string): unknown {
   if (url.endsWith('/respond')) return { question_id: questionId, response: 'blue' };
   if (url.endsWith('/messages')) return { text: 'hello' };
   if (url.endsWith('/fork')) return { at_iteration: 1 };
+  if (url.endsWith('/signal')) return { event: 'go' };
   return {};
 }
 
@@ -149,6 +150,7 @@ describe('scoped API tokens', () => {
     const operatorSystem = await harness.request('GET', '/v1/system', { headers: as(operator) });
     expect(operatorSystem.body.runs_by_status).toMatchObject({ completed: 2, waiting_input: 1 });
     const summary = await harness.request('GET', '/v1/runs/summary', { headers: as(globex) });
+    expect(summary.status, JSON.stringify(summary.body)).toBe(200);
     expect(summary.body.counts).toMatchObject({ completed: 1, waiting_input: 1 });
     // The agents are the config's, for every token; their usage spans tenants, so a scoped token sees none.
     const agents = await harness.request('GET', '/v1/agents', { headers: as(acme) });

@@ -33,6 +33,19 @@ describe('describeRun', () => {
     );
   });
 
+  it('names what a run waiting for a worker needs, so an operator can start one that has it', () => {
+    const lines = describeRun(
+      run({
+        status: 'waiting_for_worker',
+        waiting_for: { since: '2026-01-01T00:00:00.000Z', missing: ['tool:crm_lookup', 'middleware:audit'] },
+      }),
+    );
+    expect(lines).toContain('  status      waiting_for_worker');
+    expect(lines).toContain(
+      '  waiting for a worker with tool:crm_lookup, middleware:audit (since 2026-01-01T00:00:00.000Z)',
+    );
+  });
+
   it('suggests the commands to answer a waiting question as the user runs the CLI', () => {
     const waiting = run({
       status: 'waiting_input',

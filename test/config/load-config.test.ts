@@ -107,8 +107,9 @@ describe('loadConfig', () => {
       question_recheck_ms: 60_000,
       keep_completed_jobs_s: 3_600,
       dead_worker_ms: 3_000,
+      capability_wait_s: 60,
     });
-    expect(config.events).toEqual({ max_len: 500 });
+    expect(config.events).toEqual({ max_len: 500, retention_s: 3_600, max_kept_per_event: 1_000 });
     expect(config.api).toEqual({
       host: '0.0.0.0',
       port: 9090,

@@ -54,6 +54,7 @@ describe('parseConfigText: defaults', () => {
         question_recheck_ms: 60_000,
         keep_completed_jobs_s: 86_400,
         dead_worker_ms: 2_000,
+        capability_wait_s: 60,
       },
       retention: {
         finished_runs_s: 604_800,
@@ -82,7 +83,8 @@ describe('parseConfigText: defaults', () => {
         admin_queues: false,
       },
       tenants: {},
-      events: { max_len: 10_000 },
+      events: { max_len: 10_000, retention_s: 3_600, max_kept_per_event: 1_000 },
+      triggers: [],
       log: { format: 'auto' },
       tools: {
         workspace: './workspace',
@@ -219,7 +221,7 @@ describe('parseConfigText: problems', () => {
       'worker.concurency: unknown key (did you mean "concurrency"?)',
       'worker.color: unknown key (expected one of: concurrency, lock_duration_ms, stalled_interval_ms, ' +
         'max_stalled_count, step_attempts, backoff_base_ms, backoff_max_ms, shutdown_timeout_ms, ' +
-        'question_recheck_ms, keep_completed_jobs_s, dead_worker_ms, shards)',
+        'question_recheck_ms, keep_completed_jobs_s, dead_worker_ms, capability_wait_s, shards)',
     ]);
     expect(
       problemsOf(minimal.replace('provider: default', 'provider: default\n    options: {max_iteration: 3}')),

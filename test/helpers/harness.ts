@@ -123,17 +123,30 @@ export class Harness {
   }
 
   /** A worker in a child process (real SIGKILL), optionally armed with crash points. */
-  spawnWorker(options: { crashAt?: string; env?: NodeJS.ProcessEnv } = {}): WorkerProcess {
+  spawnWorker(
+    options: {
+      crashAt?: string;
+      env?: NodeJS.ProcessEnv;
+      /** Another config file (another generation of workers) instead of the harness's own. */
+      configPath?: string;
+      /** Another worker entry file run through tsx (e.g. test/fixtures/middleware-worker.ts). */
+      entry?: string;
+    } = {},
+  ): WorkerProcess {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      RATCHET_LOG_LEVEL: 'info',
       ...options.env,
       RATCHET_TEST_EFFECT_LOG: this.effectLog,
-      RATCHET_LOG_LEVEL: 'info',
     };
     delete env.RATCHET_CRASH_AT;
     if (options.crashAt) env.RATCHET_CRASH_AT = options.crashAt;
     const worker = spawnNodeProcess({
-      args: [...testWorkerArgs(), '--config', this.configPath],
+      args: [
+        ...(options.entry ? ['--import', 'tsx', join(repoRoot, options.entry)] : testWorkerArgs()),
+        '--config',
+        options.configPath ?? this.configPath,
+      ],
       cwd: repoRoot,
       env,
     });

@@ -54,6 +54,8 @@ const mainPathPoints = crashPointNames.filter(
     !compactionOnly.includes(point) &&
     !supervisorOnly.includes(point) &&
     !point.startsWith('team.') &&
+    // A step handed back for a capable worker: test/integration/capabilities.int.test.ts covers them.
+    !point.startsWith('capability.') &&
     // A retry's and a fork's commits are made by the process that asks for them (an API), not by a worker:
     // test/orchestration/retry-fork.int.test.ts kills that process at each of them; likewise a submission's,
     // in test/api/idempotent-submission-crash.int.test.ts.

@@ -46,10 +46,10 @@ function runChild(crashAt: string, points: readonly string[]): Promise<ChildResu
 }
 
 describe('crashPointNames', () => {
-  it('are unique and name a step kind (or steer: a retry or fork; submit: a new run; schedule: a fire) and a place', () => {
+  it('are unique and name a step kind (or steer: a retry or fork; submit: a new run; schedule: a fire; capability: a wait for a worker) and a place', () => {
     expect(new Set(crashPointNames).size).toBe(crashPointNames.length);
     for (const name of crashPointNames)
-      expect(name).toMatch(/^(iteration|tool|team|steer|submit|webhook|schedule)\.[a-z_]+$/);
+      expect(name).toMatch(/^(iteration|tool|team|steer|submit|webhook|schedule|capability)\.[a-z_]+$/);
   });
 });
 

@@ -79,6 +79,8 @@ const examples: { [Kind in EventKind]: EventData<Kind> } = {
     fork_session_id: 'ses_eeeeeeeeeeeeeeee',
     at_iteration: 2,
   },
+  waiting_for_worker: { missing: ['tool:crm_lookup'], since: time },
+  worker_found: { missing: ['tool:crm_lookup'], worker_id: 'w1' },
 };
 
 function eventOf(kind: EventKind, index: number): RatchetEvent {
@@ -141,6 +143,8 @@ describe('every event kind, as each renderer shows it', () => {
       run_cancelled: 'coder: run cancelled',
       run_retried: 'coder: run retried',
       run_forked: 'coder: run forked',
+      waiting_for_worker: 'coder: waiting for a worker that has tool:crm_lookup',
+      worker_found: 'coder: a worker with tool:crm_lookup took the run on',
     });
   });
 });

@@ -163,6 +163,10 @@ const examples: { [Kind in EventKind]: () => StoredEvent } = {
       },
       time,
     ),
+  waiting_for_worker: () =>
+    buildEvent('waiting_for_worker', run, { missing: ['middleware:audit'], since: time }, time),
+  worker_found: () =>
+    buildEvent('worker_found', run, { missing: ['middleware:audit'], worker_id: 'w1' }, time),
 };
 
 describe('buildEvent', () => {

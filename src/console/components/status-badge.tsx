@@ -3,6 +3,7 @@ const labels: Record<string, string> = {
   running: 'running',
   waiting: 'waiting',
   waiting_input: 'waiting for input',
+  waiting_for_worker: 'waiting for a worker',
   completed: 'completed',
   failed: 'failed',
   cancelled: 'cancelled',

@@ -12,7 +12,9 @@ type NoteEvent = Extract<
       | 'error'
       | 'file_change'
       | 'run_retried'
-      | 'run_forked';
+      | 'run_forked'
+      | 'waiting_for_worker'
+      | 'worker_found';
   }
 >;
 
@@ -136,7 +138,9 @@ export function applyEvent(state: TranscriptState, event: RatchetClientEvent): b
     case 'error':
     case 'file_change':
     case 'run_retried':
-    case 'run_forked': {
+    case 'run_forked':
+    case 'waiting_for_worker':
+    case 'worker_found': {
       const text = noteText(event);
       state.notes.push({ id: event.id, kind: text.kind, time: event.time, text: text.text });
       return true;
@@ -224,6 +228,16 @@ function noteText(event: NoteEvent): { kind: TranscriptNote['kind']; text: strin
       return {
         kind: 'forked',
         text: `Forked from ${event.data.from_run_id} at iteration ${event.data.at_iteration} into session ${event.data.fork_session_id}.`,
+      };
+    case 'waiting_for_worker':
+      return {
+        kind: 'waiting_for_worker',
+        text: `No live worker has ${event.data.missing.join(', ')}: the run waits for one (it holds no worker).`,
+      };
+    case 'worker_found':
+      return {
+        kind: 'worker_found',
+        text: `A worker with ${event.data.missing.join(', ')} appeared: the run goes on.`,
       };
   }
 }

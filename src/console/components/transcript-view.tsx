@@ -81,6 +81,8 @@ const noteLabel: Record<TranscriptNote['kind'], string> = {
   retried: 'Retry',
   forked: 'Fork',
   file_change: 'File',
+  waiting_for_worker: 'Waiting for a worker',
+  worker_found: 'Worker found',
 };
 
 function NoteView({ note }: { note: TranscriptNote }) {

@@ -4,7 +4,7 @@
 // timeline with tokens and cost. Polled every 2 s; the transcript follows the event stream.
 //
 // Test ids: run-page, run-status (data-status), run-facts, run-task, run-duration, run-tokens, run-cost,
-// run-tokens-total, run-cost-total, run-result, run-error, retried-by, origin-link,
+// run-tokens-total, run-cost-total, run-result, run-error, waiting-for-worker, retried-by, origin-link,
 // parent-link, pending-questions, question (and QuestionForm's: answer-form, answer-input, answer-submit,
 // approve, edit-arguments, edited-arguments, approve-edited, reject-reason, reject, budget-raise,
 // budget-stop, answer-sent, answer-error), run-actions, cancel-run, retry-run, fork-form, fork-input,
@@ -19,6 +19,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { QuestionForm } from '../components/question-form.js';
 import { RunActions } from '../components/run-actions.js';
 import { RunTreeView } from '../components/run-tree-view.js';
+import { RunWaits } from '../components/run-waits.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { StepTimeline } from '../components/step-timeline.js';
 import { ModelText, Text, visibleText } from '../components/text.js';
@@ -81,8 +82,16 @@ export function RunPage({ client, params }: PageProps) {
         <StatusBadge status={current.status} testId="run-status" />
       </div>
       <ErrorNote error={run.error} />
+      {current.status === 'waiting_for_worker' && current.waiting_for && (
+        <p class="note" data-testid="waiting-for-worker">
+          <strong>Waiting for a worker:</strong> no live worker has{' '}
+          {visibleText(current.waiting_for.missing.join(', '))} (since {current.waiting_for.since}). The run
+          holds no worker and goes on by itself when one that has it starts.
+        </p>
+      )}
       <RunFacts run={current} top={tree.data?.runs.find((node) => node.run_id === runId)} />
       <AnswerReceipts receipts={receipts.receipts} />
+      <RunWaits waiting={current.waiting} />
       {pending.length > 0 && (
         <section class="panel" aria-labelledby="questions-heading" data-testid="pending-questions">
           <h2 id="questions-heading">Waiting for you</h2>

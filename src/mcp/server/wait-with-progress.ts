@@ -129,6 +129,10 @@ export function describeEvent(event: RatchetEvent): string | undefined {
       return `${event.agent}: ${event.data.message}`;
     case 'error':
       return `${event.agent}: ${event.data.step} attempt ${event.data.attempt} failed (${event.data.code})`;
+    case 'waiting_for_worker':
+      return `${event.agent}: waiting for a worker that has ${event.data.missing.join(', ')}`;
+    case 'worker_found':
+      return `${event.agent}: a worker with ${event.data.missing.join(', ')} took the run on`;
     case 'run_started':
     case 'agent_start':
     case 'agent_end':

@@ -14,6 +14,8 @@
   KEYS[8] the run's own chat (KEYS[1] when the run works on the session's main chat)
   KEYS[9] that chat's view (KEYS[1] likewise)
   KEYS[10] the shard's run index (base key; includes/run-index.lua): the run leaves it too
+  KEYS[11] the run's waits hash (decision 0033)
+  KEYS[12] the run's signals list
 
   ARGV[1] run id
   ARGV[2] cutoff: runs that finished at or before this time (ms, Redis clock) are due
@@ -43,7 +45,7 @@ if KEYS[5] ~= KEYS[1] then
     return 'KEPT'
   end
 end
-rcall('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+rcall('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[11], KEYS[12])
 if KEYS[8] ~= KEYS[1] then
   rcall('UNLINK', KEYS[8], KEYS[9])
 end

@@ -13,7 +13,8 @@
   KEYS[6] a further source or KEYS[1]
   KEYS[7] a further source or KEYS[1]
   KEYS[8] a further source or KEYS[1]
-  KEYS[9] the index's inputs hash (run id -> the first line of its input)
+  KEYS[9] a further source or KEYS[1] (one per listed status: every status is a source when none is asked)
+  KEYS[10] the index's inputs hash (run id -> the first line of its input)
   (A fixed number of keys: a Redis Cluster client routes a script by its keys, which it finds only so.)
 
   ARGV[1] upper bound, exclusive or inclusive, as ZRANGE BYLEX takes it ('+', '(<member>')
@@ -54,7 +55,7 @@ local function linesOf(ids, first, last)
   if text == '' then
     return {}
   end
-  return rcall('HMGET', KEYS[9], unpack(ids, first, last))
+  return rcall('HMGET', KEYS[10], unpack(ids, first, last))
 end
 
 local function accepted(runId, known, line)
@@ -164,7 +165,7 @@ end
 if ARGV[9] == 'set' then
   scanSet(KEYS[2])
 else
-  for _, source in ipairs({KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}) do
+  for _, source in ipairs({KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]}) do
     if source ~= KEYS[1] then
       scanSorted(source)
     end

@@ -14,6 +14,7 @@ import { notesToolbox } from './session-data/notes-toolbox.js';
 import { stateToolbox } from './session-data/state-toolbox.js';
 import { tasksToolbox } from './session-data/tasks-toolbox.js';
 import { utilsToolbox } from './utils/utils-toolbox.js';
+import { waitsToolbox } from './waits/waits-toolbox.js';
 
 export {
   delegationToolbox,
@@ -58,6 +59,7 @@ const builtinFactories = {
   tasks: () => tasksToolbox(),
   notes: () => notesToolbox(),
   memory: (settings) => memoryToolbox({ settings: settings.tools.memory }),
+  waits: () => waitsToolbox(),
 } satisfies Record<string, BuiltinFactory>;
 
 /** Names of the built-in toolboxes (for checking a config's agents before anything is built). */

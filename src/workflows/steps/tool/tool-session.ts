@@ -15,6 +15,7 @@ export function sessionAccess(context: StepContext, data: ToolJobData): SessionA
     jobId: context.jobId,
     now: services.now,
     recheckMs: services.questionRecheckMs,
+    deadlineMs: context.deadlineMs,
     park: async (wakeAt, waitingFor, recheck) => suspensionOf(park(wakeAt, recheck), waitingFor),
     wake: (jobId) => services.scheduler.wake(data.session_id, jobId),
   };
