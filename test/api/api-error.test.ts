@@ -47,6 +47,8 @@ describe('toApiError', () => {
       'question_closed',
       'invalid_response',
       'idempotency_key_reused',
+      'schedule_not_found',
+      'schedule_exists',
       'invalid_run_settings',
       'redis_unavailable',
       'shutting_down',
