@@ -56,6 +56,7 @@ describe('toApiError', () => {
       'record_too_new',
       'run_not_retryable',
       'run_not_forkable',
+      'signals_full',
     ]);
     for (const code of Object.keys(errorCodes) as ErrorCode[]) {
       if (clientFacing.has(code)) continue;
