@@ -3,15 +3,16 @@ import { RatchetError } from '../errors/index.js';
 import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
 import { mainChatId } from '../redis/keys.js';
 import { readRunWaits } from '../redis/wait-store.js';
-import { externalEventLimits, parseJsonRecord } from '../schemas/index.js';
-import { waitRecordSchema } from '../tools/index.js';
 import {
   defaultRunPriority,
   defaultTenant,
+  externalEventLimits,
   maxTenantNameChars,
+  parseJsonRecord,
   runPrioritySchema,
   tenantNameSchema,
 } from '../schemas/index.js';
+import { waitRecordSchema } from '../tools/index.js';
 import {
   crashPoint,
   goalsProgress,
