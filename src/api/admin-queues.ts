@@ -39,8 +39,12 @@ export const adminQueuesHeaders = {
 export interface AdminQueuesOptions {
   /** The step queue of every shard, in shard order. */
   queues: readonly Queue[];
-  /** `api.tokens`: none = no token needed (the host guard still applies). */
+  /**
+   * The operator tokens of `api.tokens` (a scoped token never opens the board: it shows every tenant's jobs).
+   */
   tokens: readonly string[];
+  /** Whether `api.tokens` has any entry: false = no token needed (the host guard still applies). */
+  authenticated: boolean;
 }
 
 /**
@@ -72,7 +76,7 @@ export const adminQueuesRoutes: FastifyPluginAsync<AdminQueuesOptions> = async (
       });
       return sendError(reply, refusal);
     }
-    if (tokenDigests.length === 0) return;
+    if (!options.authenticated) return;
     const presented = presentedToken(request);
     if (presented !== undefined && matchesDigest(tokenDigests, presented)) {
       if (tokenInQuery(request) !== undefined) return redirectWithCookie(request, reply, presented);

@@ -50,6 +50,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   question_closed: { code: 'conflict', details: { reason: 'question_closed' } },
   signals_full: { code: 'conflict', details: { reason: 'signals_full' } },
   invalid_response: { code: 'invalid_request' },
+  idempotency_key_reused: { code: 'unprocessable', details: { reason: 'idempotency_key_reused' } },
   invalid_run_settings: { code: 'invalid_request' },
   redis_unavailable: { code: 'unavailable' },
   shutting_down: { code: 'unavailable' },

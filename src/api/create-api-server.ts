@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { type RatchetConfig, registerConfigSecrets } from '../config/index.js';
+import { apiTokens, type RatchetConfig, registerConfigSecrets } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { ApiMetrics } from '../telemetry/index.js';
 import { adminQueuesRoutes } from './admin-queues.js';
@@ -30,6 +30,7 @@ import { sessionRoutes } from './routes/session-routes.js';
 import { steerRoutes } from './routes/steer-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import type { SseConnection } from './sse-connection.js';
+import { tenantScopedEngine } from './tenant-scoped-engine.js';
 
 export interface ApiServerOptions {
   engine: ApiEngine;
@@ -84,7 +85,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       authenticated: api.tokens.length > 0,
     }),
   );
-  app.addHook('onRequest', bearerAuth(api.tokens));
+  app.addHook('onRequest', bearerAuth(apiTokens(api.tokens)));
   // After the token: a client without one learns nothing more than 401.
   app.addHook('onRequest', jsonContentTypeGuard());
   app.addHook('onSend', frameGuard());
@@ -94,20 +95,22 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     for (const stream of openStreams) stream.close();
   });
 
+  // Every route reaches the engine scoped by its caller's tenant (decision 0035).
+  const engine = tenantScopedEngine(options.engine);
   registerOpenApi(app, { authenticated: api.tokens.length > 0 });
   app.register(healthRoutes, { pingRedis: options.pingRedis, pingTimeoutMs: api.redis_timeout_ms });
   const v1 = { prefix: '/v1' };
-  app.register(sessionRoutes, { ...v1, engine: options.engine });
-  app.register(runRoutes, { ...v1, engine: options.engine });
-  app.register(steerRoutes, { ...v1, engine: options.engine });
-  app.register(externalEventRoutes, { ...v1, engine: options.engine });
-  app.register(runIndexRoutes, { ...v1, engine: options.engine });
-  app.register(inboxRoutes, { ...v1, engine: options.engine });
-  app.register(webhookRoutes, { ...v1, engine: options.engine });
-  app.register(eventRoutes, { ...v1, engine: options.engine, keepAliveMs: api.keepalive_ms, openStreams });
-  app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine: options.engine });
-  app.register(inspectRoutes, { ...v1, engine: options.engine, config: options.config });
-  app.register(scheduleRoutes, { ...v1, engine: options.engine });
+  app.register(sessionRoutes, { ...v1, engine });
+  app.register(runRoutes, { ...v1, engine });
+  app.register(steerRoutes, { ...v1, engine });
+  app.register(externalEventRoutes, { ...v1, engine });
+  app.register(runIndexRoutes, { ...v1, engine });
+  app.register(inboxRoutes, { ...v1, engine });
+  app.register(webhookRoutes, { ...v1, engine });
+  app.register(eventRoutes, { ...v1, engine, keepAliveMs: api.keepalive_ms, openStreams });
+  app.register(agentRoutes, { ...v1, agents: runnableSummaries(options.config), engine });
+  app.register(inspectRoutes, { ...v1, engine, config: options.config });
+  app.register(scheduleRoutes, { ...v1, engine });
   app.register(consoleRoutes);
   if (options.config.telemetry.metrics.enabled) {
     const metrics = new ApiMetrics({
@@ -130,6 +133,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     app.register(metricsOffRoute);
   }
   if (api.admin_queues)
-    app.register(adminQueuesRoutes, { queues: options.engine.stepQueues(), tokens: api.tokens });
+    app.register(adminQueuesRoutes, {
+      queues: options.engine.stepQueues(),
+      tokens: apiTokens(api.tokens).flatMap((entry) => (entry.tenant === undefined ? [entry.token] : [])),
+      authenticated: api.tokens.length > 0,
+    });
   return app;
 }

@@ -1,6 +1,7 @@
 export { answersWithin } from './answers-within.js';
 export type { ApiEngine } from './api-engine.js';
 export { ApiError, toApiError, unavailableRetryAfterSeconds } from './api-error.js';
+export { type Caller, currentCaller, runAsCaller } from './caller-scope.js';
 export { type ApiServerOptions, createApiServer } from './create-api-server.js';
 export { type AgentSummary, listAgents, runnableSummaries } from './routes/agent-routes.js';
 export { listPendingQuestions } from './routes/inbox-routes.js';
@@ -17,3 +18,4 @@ export {
   waitForRun,
 } from './run-requests.js';
 export { sessionNotesOf, sessionStateOf, sessionTasksOf } from './session-data-reads.js';
+export { maxCountedRuns, tenantScopedEngine } from './tenant-scoped-engine.js';

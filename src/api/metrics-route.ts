@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiMetrics } from '../telemetry/index.js';
 import { ApiError } from './api-error.js';
+import { currentCaller } from './caller-scope.js';
 
 /**
  * `GET /metrics` in Prometheus text (`telemetry.metrics.enabled`; docs/operations.md). Behind `api.tokens`
@@ -8,6 +9,9 @@ import { ApiError } from './api-error.js';
  */
 export const metricsRoute: FastifyPluginAsync<{ metrics: ApiMetrics }> = async (app, options) => {
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    // Metrics count every tenant's runs: an operator's only (decision 0035).
+    if (currentCaller().tenant !== undefined)
+      throw new ApiError('not_found', 'unknown route', { resource: 'route' });
     const text = await options.metrics.scrape();
     return reply.type(options.metrics.contentType).send(text);
   });

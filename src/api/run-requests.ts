@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { StartedRun } from '../engine/index.js';
 import { RatchetError } from '../errors/index.js';
 import type {
   acceptedRunSchema,
@@ -28,8 +29,14 @@ const waitPollMs = 200;
  * Starts a run (on a new session unless `session_id` is given). To a session, without run settings, it is a
  * message to the session: its `on_busy` (or the agent's) decides what happens when the session is busy.
  */
-export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise<AcceptedRun> {
-  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations, on_busy } = body;
+export async function submitRun(
+  engine: ApiEngine,
+  body: CreateRunBody,
+  options: { idempotencyKey?: string | undefined } = {},
+): Promise<AcceptedRun> {
+  const { input, agent, session_id, metadata, budget, timeout_s, max_iterations, on_busy, tenant, priority } =
+    body;
+  const idempotencyKey = options.idempotencyKey ?? body.idempotency_key;
   const settings = [
     ['agent', agent],
     ['budget', budget],
@@ -52,11 +59,12 @@ export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise
       { details: { field: 'on_busy' } },
     );
   }
-  if (session_id !== undefined && settings.length === 0) {
+  if (session_id !== undefined && settings.length === 0 && tenant === undefined && priority === undefined) {
     const sent = await engine.sendMessage({
       input,
       sessionId: session_id,
       ...(on_busy === undefined ? {} : { onBusy: on_busy }),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     });
     return toWireSentMessage(sent);
   }
@@ -68,8 +76,20 @@ export async function submitRun(engine: ApiEngine, body: CreateRunBody): Promise
     ...(budget === undefined ? {} : { budget }),
     ...(timeout_s === undefined ? {} : { timeoutS: timeout_s }),
     ...(max_iterations === undefined ? {} : { maxIterations: max_iterations }),
+    ...(tenant === undefined ? {} : { tenant }),
+    ...(priority === undefined ? {} : { priority }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   });
-  return { run_id: started.runId, session_id: started.sessionId };
+  return acceptedOf(started);
+}
+
+/** What a submission answers: the run, and whether an earlier submission with its key started it. */
+export function acceptedOf(started: StartedRun): AcceptedRun {
+  return {
+    run_id: started.runId,
+    session_id: started.sessionId,
+    ...(started.replayed === true ? { replayed: true as const } : {}),
+  };
 }
 
 export type RetryRunBody = NonNullable<z.infer<typeof retryRunBodySchema>>;

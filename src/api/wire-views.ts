@@ -40,7 +40,7 @@ export function toWireSentMessage(sent: SentMessage): SentMessageReply {
   const base = { delivery: sent.delivery, run_id: sent.runId, session_id: sent.sessionId };
   switch (sent.delivery) {
     case 'started':
-      return base;
+      return sent.replayed === true ? { ...base, replayed: true as const } : base;
     case 'queued':
     case 'steered':
       return { ...base, message_id: sent.messageId, position: sent.position };
@@ -94,6 +94,8 @@ export function toWireRun(run: RunView): WireRun {
     max_iterations: run.max_iterations,
     origin: run.origin,
     retried_by: run.retried_by,
+    tenant: run.tenant,
+    priority: run.priority,
     waiting_for: run.waiting_for ?? null,
     definition: run.definition,
     metadata: resultMetadataOf(run, new Date().toISOString()),

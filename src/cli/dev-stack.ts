@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { LoadedConfig } from '../config/index.js';
+import { apiTokenValues, type LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { ensureRedis, type LocalRedis, LocalRedisError } from '../redis/local-redis.js';
 import type { ToolBox } from '../tools/index.js';
@@ -71,5 +71,5 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     await close();
     throw error;
   }
-  return { url: api.url, token: loaded.config.api.tokens[0], redis, close };
+  return { url: api.url, token: apiTokenValues(loaded.config.api.tokens)[0], redis, close };
 }

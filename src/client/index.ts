@@ -63,5 +63,6 @@ export {
   RatchetClient,
   type RatchetClientOptions,
   type RequestOptions,
+  type SubmitOptions,
   type WaitOptions,
 } from './ratchet-client.js';

@@ -54,6 +54,18 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+/** A submission's options: those of any call, and an idempotency key (decision 0035). */
+export interface SubmitOptions extends RequestOptions {
+  /** Sent as `Idempotency-Key`: printable ASCII without spaces, at most 255 characters. */
+  idempotencyKey?: string;
+}
+
+function idempotencyHeaders(options: SubmitOptions): { headers?: Record<string, string> } {
+  return options.idempotencyKey === undefined
+    ? {}
+    : { headers: { 'idempotency-key': options.idempotencyKey } };
+}
+
 export interface WaitOptions extends RequestOptions {
   /** Seconds the server waits for the run to finish (default 30, at most 300); then the run as it is. */
   timeoutS?: number;
@@ -91,9 +103,18 @@ export class RatchetClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
-  /** Starts a run (POST /v1/runs), on a new session unless `session_id` is given. */
-  submit(input: Wire.SubmitRunInput, options?: RequestOptions): Promise<Wire.AcceptedRun> {
-    return this.request('POST', '/v1/runs', acceptedRunSchema, { ...options, body: input });
+  /**
+   * Starts a run (POST /v1/runs), on a new session unless `session_id` is given. With `idempotencyKey` (sent
+   * as the `Idempotency-Key` header) a retried submission answers with the run the first one started
+   * (`replayed: true`) instead of starting another; the same key with a different input throws a 422
+   * `unprocessable` error.
+   */
+  submit(input: Wire.SubmitRunInput, options: SubmitOptions = {}): Promise<Wire.AcceptedRun> {
+    return this.request('POST', '/v1/runs', acceptedRunSchema, {
+      ...options,
+      body: input,
+      ...idempotencyHeaders(options),
+    });
   }
 
   /** A run: status, result or error, usage, progress, pending question. */
@@ -187,16 +208,18 @@ export class RatchetClient {
   /**
    * Sends a message to a session (POST /v1/sessions/:id/messages): it starts a run, or, while the session's
    * run is active, does what `on_busy` says (default: the agent's `options.on_busy`): `reject` (409
-   * `session_busy`), `queue`, `steer` or `interrupt`. The answer's `delivery` says which happened.
+   * `session_busy`), `queue`, `steer` or `interrupt`. The answer's `delivery` says which happened. With
+   * `idempotencyKey`, as `submit`: a message that started a run answers that run again (`replayed`).
    */
   send(
     sessionId: string,
     message: Wire.SendMessageInput,
-    options?: RequestOptions,
+    options: SubmitOptions = {},
   ): Promise<Wire.SentMessageReply> {
     return this.request('POST', `/v1/sessions/${encode(sessionId)}/messages`, sentMessageSchema, {
       ...options,
       body: message,
+      ...idempotencyHeaders(options),
     });
   }
 
@@ -468,24 +491,28 @@ export class RatchetClient {
     method: string,
     path: string,
     schema: Schema,
-    options?: RequestOptions & { body?: unknown },
+    options?: RequestOptions & { body?: unknown; headers?: Record<string, string> },
   ): Promise<z.output<Schema>>;
   private async request(
     method: string,
     path: string,
     schema: undefined,
-    options?: RequestOptions & { body?: unknown },
+    options?: RequestOptions & { body?: unknown; headers?: Record<string, string> },
   ): Promise<undefined>;
   private async request(
     method: string,
     path: string,
     schema: z.ZodType | undefined,
-    options: RequestOptions & { body?: unknown } = {},
+    options: RequestOptions & { body?: unknown; headers?: Record<string, string> } = {},
   ): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.headers,
+      ...options.headers,
+    };
     // Every request that changes something says JSON, body or none: the API refuses it otherwise (415), a
     // guard against other sites' pages, which cannot send this header without asking the server first.
     if (options.body !== undefined || (method !== 'GET' && method !== 'HEAD'))

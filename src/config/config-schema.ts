@@ -14,6 +14,7 @@ import {
   maxRunTimeoutS,
   nullAsMissing,
   onBusyPolicies,
+  tenantNameSchema,
   withDefault,
 } from '../schemas/index.js';
 import { contractConfigSchema } from './contract-config-schema.js';
@@ -318,11 +319,46 @@ const allowedOriginSchema = z.string().refine((value) => originOf(value) !== und
     'must be an origin: http:// or https://, a host and an optional port, nothing after (https://ui.example:8443)',
 });
 
+const tokenValueSchema = z.string().min(16, { error: 'must be at least 16 characters' });
+
+/** An `api.tokens` entry: an operator token, or a token scoped to one tenant. */
+const apiTokenSchema = z.union([
+  tokenValueSchema,
+  z.strictObject({ token: tokenValueSchema, tenant: tenantNameSchema }),
+]);
+export type ApiTokenEntry = z.output<typeof apiTokenSchema>;
+
+/** The longest `api.idempotency_ttl_s`: 30 days. */
+export const maxIdempotencyTtlS = 2_592_000;
+
+/**
+ * A tenant's settings (`tenants.<name>`; a `default` entry for every tenant not named). Admission and token
+ * budgets enforce them; this section only declares them.
+ */
+const tenantSettingsSchema = z.strictObject({
+  /** Runs of the tenant admitted at once (root runs; child runs count but never wait); none: no limit. */
+  max_active_runs: z.preprocess(nullAsMissing, integer(1, 1_000_000).optional()),
+  /** Input plus output tokens the tenant's model calls may use per minute; none: no budget. */
+  tokens_per_minute: z.preprocess(nullAsMissing, integer(1, 1_000_000_000).optional()),
+  /** The tenant's share of admission against the others' (1 to 1000). */
+  weight: withDefault(integer(1, 1000), 1),
+});
+export type TenantSettings = z.output<typeof tenantSettingsSchema>;
+
 const apiSchema = z.strictObject({
   host: withDefault(z.string().min(1), '127.0.0.1'),
   port: withDefault(integer(0, 65_535), 8080),
-  /** Bearer tokens accepted by the API; none configured = no authentication (local use only). */
-  tokens: withDefault(z.array(z.string().min(16, { error: 'must be at least 16 characters' })), []),
+  /**
+   * Bearer tokens accepted by the API; none configured = no authentication (local use only). A plain string
+   * is an operator token (every tenant); `{token, tenant}` a scoped one, which submits only as its tenant and
+   * sees only its tenant's runs and sessions (decision 0035).
+   */
+  tokens: withDefault(z.array(apiTokenSchema), []),
+  /**
+   * How long an `Idempotency-Key` of a submission is remembered, in seconds (1 s to 30 days): within it the
+   * same key answers with the run it first created.
+   */
+  idempotency_ttl_s: withDefault(integer(1, maxIdempotencyTtlS), 86_400),
   /**
    * Host names (or addresses) clients reach the API (and a worker's metrics listener) by, besides the
    * loopback names and the bound address: requests whose Host names another host get 403 (DNS rebinding).
@@ -428,6 +464,8 @@ export const configSchema = z.strictObject({
   worker: withDefault(workerSchema, {}),
   retention: withDefault(retentionSchema, {}),
   api: withDefault(apiSchema, {}),
+  /** Tenants by name and their settings (decision 0035); `default` holds those of every tenant not named. */
+  tenants: withDefault(z.record(tenantNameSchema, tenantSettingsSchema), {}),
   events: withDefault(eventsSchema, {}),
   /** Events that start runs (decision 0033). */
   triggers: withDefault(z.array(triggerSchema).max(100, { error: 'at most 100 triggers' }), []),

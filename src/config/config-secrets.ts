@@ -1,4 +1,5 @@
 import { registerSecrets } from '../secrets/index.js';
+import { apiTokenValues } from './api-tokens.js';
 import type { RatchetConfig } from './config-schema.js';
 
 /**
@@ -19,7 +20,7 @@ const plainHeader = /^(accept(-.*)?|content-.*|user-agent|cache-control|.*-versi
  * MCP servers' `env` and environment variables (which a provider SDK may read without the config naming them).
  */
 export function configSecrets(config: RatchetConfig, env: NodeJS.ProcessEnv): string[] {
-  const secrets: string[] = [...config.api.tokens];
+  const secrets: string[] = apiTokenValues(config.api.tokens);
   const workerToken = config.telemetry.metrics.worker_token;
   if (workerToken !== undefined) secrets.push(workerToken);
   for (const provider of config.providers) {

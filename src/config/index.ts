@@ -1,3 +1,4 @@
+export { type ApiToken, apiTokens, apiTokenValues } from './api-tokens.js';
 export {
   builtinMiddlewareOptions,
   loggerMiddlewareSchema,
@@ -10,6 +11,7 @@ export { configHash } from './config-hash.js';
 export {
   type AgentConfig,
   type ApiConfig,
+  type ApiTokenEntry,
   configSchema,
   DEFAULT_REDIS_URL,
   type EventsConfig,
@@ -19,6 +21,7 @@ export {
   type RetentionConfig,
   type TeamConfig,
   type TelemetryConfig,
+  type TenantSettings,
   type ToolboxReference,
   type TriggerConfig,
   type WorkerConfig,

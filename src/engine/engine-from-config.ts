@@ -51,6 +51,7 @@ export function engineFromConfig(options: {
     logger: options.logger,
     maxFollowers: config.api.max_followers,
     maxMetadataBytes: config.api.max_metadata_bytes,
+    idempotencyTtlS: config.api.idempotency_ttl_s,
     timeouts: Object.fromEntries(
       [...config.agents, ...config.teams].flatMap((agent) =>
         agent.options.timeout_s === undefined ? [] : [[agent.name, agent.options.timeout_s]],

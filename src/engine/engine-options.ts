@@ -45,6 +45,8 @@ export interface EngineOptions {
    * started here; absent (an engine built without a config): runs record none and use their workers' config.
    */
   definitions?: ReadonlyMap<string, DefinitionToRecord>;
+  /** How long a submission's idempotency key is remembered, in seconds (config `api.idempotency_ttl_s`); default 86400. */
+  idempotencyTtlS?: number;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */
   queueTelemetry?: Telemetry;
   /** Events from outside (config `events.retention_s`, `events.max_kept_per_event`, `triggers`; decision 0033). */
@@ -64,11 +66,23 @@ export interface StartRunInput {
   timeoutS?: number;
   /** Model calls the run may make: at most the agent's `options.max_iterations`. */
   maxIterations?: number;
+  /** The tenant the run (and a new session) belongs to; default `default`. A session's runs are its tenant's. */
+  tenant?: string;
+  /** The run's priority within its tenant, 1 to 10; default 5. */
+  priority?: number;
+  /**
+   * A key that makes the submission idempotent (decision 0035): within `idempotencyTtlS` the same key (of
+   * the same tenant, for the same session or for a new one) answers with the run it first started, and is
+   * refused (`idempotency_key_reused`) when the rest of the input differs.
+   */
+  idempotencyKey?: string;
 }
 
 export interface StartedRun {
   runId: string;
   sessionId: string;
+  /** true: an earlier submission with the same idempotency key started this run; nothing new was started. */
+  replayed?: boolean;
 }
 
 /** What the engine keeps of events from outside (config `events`, `triggers`; decision 0033). */

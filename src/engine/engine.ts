@@ -183,7 +183,9 @@ export class Engine {
 
   // Sessions and their data (sessions.ts).
 
-  createSession(input: { agent?: string; metadata?: Record<string, unknown> } = {}): Promise<SessionView> {
+  createSession(
+    input: { agent?: string; metadata?: Record<string, unknown>; tenant?: string } = {},
+  ): Promise<SessionView> {
     return createSession(this.parts, input);
   }
 

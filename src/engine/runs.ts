@@ -4,13 +4,21 @@ import { cancelRun as cancelStoredRun } from '../redis/cancel-run.js';
 import { requestUpgrade as requestStoredUpgrade } from '../redis/definition-store.js';
 import { mainChatId } from '../redis/keys.js';
 import { readRunWaits } from '../redis/wait-store.js';
-import { externalEventLimits, parseJsonRecord } from '../schemas/index.js';
+import {
+  defaultRunPriority,
+  defaultTenant,
+  externalEventLimits,
+  maxTenantNameChars,
+  parseJsonRecord,
+  runPrioritySchema,
+  tenantNameSchema,
+} from '../schemas/index.js';
 import { waitRecordSchema } from '../tools/index.js';
 import {
+  crashPoint,
   goalsProgress,
   isFinished,
   newRunId,
-  newSessionId,
   type Progress,
   planRunCreation,
   type RunView,
@@ -22,6 +30,13 @@ import {
 } from '../workflows/index.js';
 import type { StartedRun, StartRunInput } from './engine-options.js';
 import type { EngineParts } from './engine-parts.js';
+import {
+  checkIdempotencyKey,
+  idempotencyKeyReused,
+  idempotentWrite,
+  newSessionIdFor,
+  submissionFingerprint,
+} from './idempotent-submission.js';
 import { questionsOfTree } from './questions.js';
 import { assertAgent, checkMetadata, checkRunLimits, deadlineOf, isTeam, prefixOf } from './run-limits.js';
 import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
@@ -30,19 +45,37 @@ import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits 
 
 export async function startRun(parts: EngineParts, input: StartRunInput): Promise<StartedRun> {
   const { options, store } = parts;
-  const sessionId = input.sessionId ?? newSessionId();
-  const sessionAgent =
-    input.sessionId === undefined ? undefined : (await store.sessionRecord(sessionId))?.agent;
-  if (input.sessionId !== undefined && sessionAgent === undefined) {
-    throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+  const priority = input.priority ?? defaultRunPriority;
+  checkTenantAndPriority(input.tenant ?? defaultTenant, priority);
+  const key = input.idempotencyKey;
+  if (key !== undefined) checkIdempotencyKey(key);
+  const session = input.sessionId === undefined ? undefined : await store.sessionRecord(input.sessionId);
+  // A run on a session is its session's tenant's; another tenant's session is not there for a submission
+  // that names a tenant.
+  if (input.sessionId !== undefined) {
+    if (session === undefined || (input.tenant !== undefined && session.tenant !== input.tenant)) {
+      throw new RatchetError('session_not_found', `unknown session ${input.sessionId}`);
+    }
   }
-  const agent = input.agent ?? sessionAgent ?? options.defaultAgent;
+  const tenant = session?.tenant ?? input.tenant ?? defaultTenant;
+  const sessionId = input.sessionId ?? newSessionIdFor(parts, tenant, key);
+  const agent = input.agent ?? session?.agent ?? options.defaultAgent;
   assertAgent(options, agent);
   checkMetadata(options, input.metadata);
   const deadlineAt = deadlineOf(options, parts.now(), agent, input.timeoutS);
   checkRunLimits(options, agent, input);
   const inputParts: Part[] =
     typeof input.input === 'string' ? [{ type: 'text', text: input.input }] : input.input;
+  const idempotency =
+    key === undefined
+      ? undefined
+      : idempotentWrite(parts, {
+          key,
+          tenant,
+          sessionId,
+          newSession: input.sessionId === undefined,
+          fingerprint: submissionFingerprint(input, tenant, priority),
+        });
 
   for (let tries = 0; tries < 5; tries += 1) {
     // A fresh run id on every try, so a try refused as CONFLICT leaves nothing another try could collide with.
@@ -63,9 +96,23 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
       ...definitionOf(options, agent),
       chatLength,
       now: parts.now().toISOString(),
+      tenant,
+      priority,
     });
-    const { code, detail } = await parts.runWriter.write({ plan, chatLength });
-    if (code === 'OK') return { runId, sessionId };
+    crashPoint('submit.before_run_commit');
+    const { code, detail } = await parts.runWriter.write({
+      plan,
+      chatLength,
+      ...(idempotency ? { idempotency } : {}),
+    });
+    if (code === 'OK') {
+      crashPoint('submit.after_run_commit');
+      return { runId, sessionId };
+    }
+    if (code === 'IDEMPOTENT' && detail !== undefined) {
+      return { runId: detail, sessionId: sessionIdOfRun(detail) ?? sessionId, replayed: true };
+    }
+    if (code === 'IDEMPOTENCY_MISMATCH' && key !== undefined) throw idempotencyKeyReused(key, detail ?? '');
     if (code === 'CONFLICT') continue;
     if (code === 'SESSION_BUSY') {
       throw new RatchetError('session_busy', `session ${sessionId} already has an active run: ${detail}`, {
@@ -78,6 +125,25 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
   throw new RatchetError('internal', `could not start a run on session ${sessionId}: its chat kept changing`);
 }
 
+function checkTenantAndPriority(tenant: string, priority: number): void {
+  if (!tenantNameSchema.safeParse(tenant).success) {
+    throw new RatchetError(
+      'invalid_run_settings',
+      `tenant "${tenant.slice(0, maxTenantNameChars)}" is not a tenant name: use 1 to ${maxTenantNameChars} lower-case letters, digits, "_" or "-"`,
+      { details: { field: 'tenant', limit: maxTenantNameChars } },
+    );
+  }
+  if (!runPrioritySchema.safeParse(priority).success) {
+    throw new RatchetError(
+      'invalid_run_settings',
+      `priority must be a whole number from 1 to 10, not ${priority}`,
+      {
+        details: { field: 'priority', limit: 10 },
+      },
+    );
+  }
+}
+
 /**
  * Starts the run of a schedule's fire under the ids derived from the fire (scheduledRunIds), in a new session:
  * create-run refuses a run whose id exists (RUN_EXISTS) in the same atomic write that would create it, so a
@@ -85,7 +151,15 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
  */
 export async function startScheduledRun(
   parts: EngineParts,
-  input: { sessionId: string; runId: string; agent: string; input: string; origin: ScheduleOrigin },
+  input: {
+    sessionId: string;
+    runId: string;
+    agent: string;
+    input: string;
+    origin: ScheduleOrigin;
+    /** The schedule's tenant (decision 0035); `default` when it names none. */
+    tenant?: string | undefined;
+  },
 ): Promise<'started' | 'existed'> {
   const { options } = parts;
   assertAgent(options, input.agent);
@@ -99,9 +173,11 @@ export async function startScheduledRun(
     ...optionalDeadline(deadlineOf(options, parts.now(), input.agent, undefined)),
     prefix: prefixOf(options, input.agent),
     team: isTeam(options, input.agent),
+    ...definitionOf(options, input.agent),
     chatLength: 0,
     now: parts.now().toISOString(),
     origin: input.origin,
+    ...(input.tenant === undefined ? {} : { tenant: input.tenant }),
   });
   const { code } = await parts.runWriter.write({ plan, chatLength: 0, checked: true });
   if (code === 'OK') return 'started';
@@ -270,7 +346,8 @@ export async function requestUpgrade(parts: EngineParts, runId: string): Promise
 }
 
 /** The definition a new run of the agent records (decision 0030), when the engine has its config. */
-function definitionOf(options: EngineParts['options'], agent: string) {
+/** The definition a new run of `agent` records (decision 0030); none for an engine built without a config. */
+export function definitionOf(options: EngineParts['options'], agent: string) {
   const definition = options.definitions?.get(agent);
   return definition ? { definition } : {};
 }

@@ -188,6 +188,7 @@ export class Schedules {
         agent: record.spec.agent,
         input: record.spec.input,
         origin: { kind: 'schedule', schedule: scheduleId, fire_at: new Date(fireAtMs).toISOString() },
+        tenant: record.spec.tenant,
       });
       crashPoint('schedule.after_run_start');
       return { kind: 'started', runId: recorded.runId };

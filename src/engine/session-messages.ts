@@ -25,7 +25,7 @@ import {
 } from '../workflows/index.js';
 import type { EngineParts } from './engine-parts.js';
 import { assertAgent, deadlineOf, isTeam, prefixOf } from './run-limits.js';
-import { startRun } from './runs.js';
+import { definitionOf, startRun } from './runs.js';
 
 /**
  * A message sent to a session (POST /v1/sessions/:id/messages) and what it does when the session's run is
@@ -37,6 +37,11 @@ export interface SendMessageInput {
   input: string | Part[];
   /** What to do when the session has an active run; the session agent's `options.on_busy` when omitted. */
   onBusy?: OnBusy;
+  /**
+   * The submission's idempotency key (decision 0035): a message that starts a run records it with the run, and
+   * the same key again answers that run (`replayed`). A message queued, steered or interrupting keeps no key.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -46,7 +51,7 @@ export interface SendMessageInput {
  * (`interrupted_run_id`) and started `run_id` in its place.
  */
 export type SentMessage =
-  | { delivery: 'started'; runId: string; sessionId: string }
+  | { delivery: 'started'; runId: string; sessionId: string; replayed?: boolean }
   | { delivery: 'queued' | 'steered'; runId: string; sessionId: string; messageId: string; position: number }
   | { delivery: 'interrupted'; runId: string; sessionId: string; interruptedRunId: string };
 
@@ -75,7 +80,7 @@ export async function sendMessage(parts: EngineParts, input: SendMessageInput): 
     const activeRunId =
       (await parts.redis.hget(sessionKeys(parts.space, sessionId).session, 'active_run')) ?? '';
     if (policy === 'reject' || (activeRunId === '' && policy === 'interrupt')) {
-      const started = await startOrBusy(parts, sessionId, inputParts, policy);
+      const started = await startOrBusy(parts, sessionId, inputParts, policy, input.idempotencyKey);
       if (started) return started;
       continue;
     }
@@ -119,7 +124,7 @@ export async function sendMessage(parts: EngineParts, input: SendMessageInput): 
           position: accepted.position,
         };
       case 'IDLE': {
-        const started = await startOrBusy(parts, sessionId, inputParts, policy);
+        const started = await startOrBusy(parts, sessionId, inputParts, policy, input.idempotencyKey);
         if (started) return started;
         continue;
       }
@@ -161,9 +166,14 @@ async function startOrBusy(
   sessionId: string,
   input: Part[],
   policy: OnBusy,
+  idempotencyKey: string | undefined,
 ): Promise<SentMessage | undefined> {
   try {
-    const started = await startRun(parts, { input, sessionId });
+    const started = await startRun(parts, {
+      input,
+      sessionId,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
     return { delivery: 'started', ...started };
   } catch (error) {
     if (policy !== 'reject' && error instanceof RatchetError && error.code === 'session_busy')
@@ -217,8 +227,11 @@ async function interrupt(
     ...(deadlineAt ? { deadlineAt } : {}),
     prefix: prefixOf(parts.options, agent),
     team: isTeam(parts.options, agent),
+    ...definitionOf(parts.options, agent),
     chatLength,
     now: now.toISOString(),
+    tenant: active.record.tenant,
+    priority: active.record.priority,
   });
   crashPoint('message.before_interrupt_commit');
   const { code, detail } = await parts.busyMessages().interrupt({
@@ -291,8 +304,10 @@ async function startQueuedRun(parts: EngineParts, sessionId: string): Promise<bo
       ...(deadlineAt ? { deadlineAt } : {}),
       prefix: prefixOf(parts.options, session.agent),
       team: isTeam(parts.options, session.agent),
+      ...definitionOf(parts.options, session.agent),
       chatLength,
       now: now.toISOString(),
+      tenant: session.tenant,
     });
     const { code } = await parts.busyMessages().startQueued({ messageId: first.id, plan, chatLength });
     if (code === 'OK') return true;

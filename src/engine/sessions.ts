@@ -4,6 +4,7 @@ import { followEvents as followSessionEvents } from '../redis/event-follower.js'
 import { mainChatId } from '../redis/keys.js';
 import { redisMemory } from '../redis/memory-store.js';
 import { createSession as createStoredSession, getSession } from '../redis/session-store.js';
+import { defaultTenant } from '../schemas/index.js';
 import { type MemoryNote, readMemory } from '../tools/builtin/memory/memory-notes.js';
 import type { TaskRecord } from '../tools/builtin/session-data/task-record.js';
 import { type SessionView, sessionIdOfRun } from '../workflows/index.js';
@@ -20,13 +21,14 @@ import {
 
 export async function createSession(
   parts: EngineParts,
-  input: { agent?: string; metadata?: Record<string, unknown> },
+  input: { agent?: string; metadata?: Record<string, unknown>; tenant?: string },
 ): Promise<SessionView> {
   const agent = input.agent ?? parts.options.defaultAgent;
   assertAgent(parts.options, agent);
   checkMetadata(parts.options, input.metadata);
   return createStoredSession(parts.context, {
     agent,
+    tenant: input.tenant ?? defaultTenant,
     ...(input.metadata ? { metadata: input.metadata } : {}),
   });
 }

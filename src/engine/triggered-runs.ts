@@ -6,6 +6,7 @@ import type { KeptEvent } from '../tools/index.js';
 import { planRunCreation, triggeredRunIds } from '../workflows/index.js';
 import type { EngineParts } from './engine-parts.js';
 import { assertAgent, deadlineOf, isTeam, prefixOf } from './run-limits.js';
+import { definitionOf } from './runs.js';
 
 export interface TriggeredRun {
   /** The trigger's place in the config's `triggers`. */
@@ -88,6 +89,7 @@ export async function startTriggeredRun(
     ...(deadlineAt ? { deadlineAt } : {}),
     prefix: prefixOf(options, trigger.agent),
     team: isTeam(options, trigger.agent),
+    ...definitionOf(options, trigger.agent),
     chatLength: 0,
     now: now.toISOString(),
   });

@@ -37,6 +37,8 @@ export const errorCodes = {
   signals_full: { retryable: false },
   question_closed: { retryable: false },
   invalid_response: { retryable: false },
+  /** A submission's idempotency key started a run for another request (decision 0035). */
+  idempotency_key_reused: { retryable: false },
   /**
    * A run asked for more than its agent's config allows (e.g. a longer timeout_s), or a request went over a
    * configured bound (more session metadata than api.max_metadata_bytes). `details`: field, limit.

@@ -20,6 +20,16 @@ export function matchesDigest(known: readonly Buffer[], presented: string): bool
   return accepted;
 }
 
+/** Which of the known digests `presented` matches (-1: none): in constant time, every one compared. */
+export function matchingDigestIndex(known: readonly Buffer[], presented: string): number {
+  const presentedDigest = digest(presented);
+  let found = -1;
+  known.forEach((value, index) => {
+    if (timingSafeEqual(value, presentedDigest)) found = index;
+  });
+  return found;
+}
+
 export function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }

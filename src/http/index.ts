@@ -1,4 +1,4 @@
-export { bearerToken, digest, matchesDigest } from './bearer-token.js';
+export { bearerToken, digest, matchesDigest, matchingDigestIndex } from './bearer-token.js';
 export {
   allowedHostNames,
   type HostPolicy,

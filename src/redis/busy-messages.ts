@@ -8,6 +8,7 @@ import type { QuestionRecord } from '../workflows/question-record.js';
 import type { RunRecord } from '../workflows/run-record.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
 import type { RedisClient } from './connection.js';
+import { DefinitionStore } from './definition-store.js';
 import { chatKey, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 import { runScript } from './scripts.js';
@@ -136,13 +137,18 @@ export interface Interruption {
 export class BusyMessageWriter {
   private readonly writer: CheckedWriter;
 
+  private readonly definitions: DefinitionStore;
+
   constructor(private readonly options: RunWriterOptions) {
     this.writer = new CheckedWriter({ ...options, name: 'ratchet-busy-messages', maxConcurrent: 2 });
+    this.definitions = new DefinitionStore(options.redis, options.space);
   }
 
   /** Starts the run of the session's first queued message (start-queued-run.lua) with its first step. */
   async startQueued(input: { messageId: string; plan: RunCreation; chatLength: number }) {
     const { plan } = input;
+    // First, idempotently: a run names only a definition that is recorded (decision 0030).
+    if (plan.definition) await this.definitions.record(plan.definition);
     const { record } = plan;
     const keys = runKeys(this.options.space, record.session_id, record.id);
     const chat = chatKey(this.options.space, record.session_id, record.chat_id);
@@ -185,6 +191,7 @@ export class BusyMessageWriter {
   /** Cancels the session's active run and starts the new one, in one write (interrupt-run.lua). */
   async interrupt(input: Interruption) {
     const { plan, cancelled } = input;
+    if (plan.definition) await this.definitions.record(plan.definition);
     const { record } = plan;
     const space = this.options.space;
     const active = runKeys(space, record.session_id, cancelled.record.id);

@@ -183,6 +183,25 @@ export function definitionKey(space: Pick<KeySpace, 'prefix'>, hash: string): st
 }
 
 /** Pub/sub channel on which cancellations reach every worker. */
+/**
+ * String: what a submission with an idempotency key started (decision 0035), expiring after
+ * `api.idempotency_ttl_s`. Kept in the shard of the session it names, or for a submission that makes a new
+ * session, in the key's own shard (idempotencyShard), where that session's id is then drawn.
+ * `keyDigest` is the key's SHA-256 (hex), so a key of any characters makes a plain key name.
+ */
+export function idempotencyKey(
+  space: KeySpace,
+  input: { shard: number; tenant: string; sessionId: string | undefined; keyDigest: string },
+): string {
+  const scope = input.sessionId ?? 'new';
+  return `${shardPrefix(space, input.shard)}:idempotency:${input.tenant}:${scope}:${input.keyDigest}`;
+}
+
+/** The shard of an idempotency key that starts a new session (the session's id is drawn in it). */
+export function idempotencyShard(space: KeySpace, tenant: string, keyDigest: string): number {
+  return fnv1a(`${tenant}:${keyDigest}`) % space.shards;
+}
+
 export function cancelChannel(space: KeySpace): string {
   return `${space.prefix}:cancel`;
 }

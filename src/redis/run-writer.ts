@@ -14,10 +14,23 @@ export interface RunWrite {
    * the parent is finished. */
   parent?: RunKeys;
   /**
+   * A submission's idempotency key (decision 0035): create-run answers IDEMPOTENT (or IDEMPOTENCY_MISMATCH)
+   * with the run the key started, or records the key with the run it writes, in the same script.
+   */
+  idempotency?: IdempotentWrite;
+  /**
    * Check under WATCH even for a new session: its id is derived, not random (a schedule's fire), so the run may
    * exist already, and a refused write must add no step.
    */
   checked?: boolean;
+}
+
+export interface IdempotentWrite {
+  /** The Redis key (keys.ts idempotencyKey), in the session's shard. */
+  key: string;
+  /** What the submission asked for (a digest), compared with the one recorded. */
+  fingerprint: string;
+  ttlS: number;
 }
 
 /**
@@ -36,7 +49,7 @@ export class RunWriter {
 
   /** Writes the run (and its first step) unless create-run refuses it. */
   async write(input: RunWrite): Promise<{ code: RunWriteCode; detail: string | undefined }> {
-    const { plan } = input;
+    const { plan, idempotency } = input;
     const { record } = plan;
     const space = this.options.space;
     // First, idempotently: a run names only a definition that is recorded (decision 0030).
@@ -53,7 +66,16 @@ export class RunWriter {
       input.parent?.children ?? keys.run,
       retentionKeys(space, keys.shard).sessions,
       keys.runIndex,
+      idempotency?.key ?? keys.run,
     ];
+    const idempotencyRecord = idempotency
+      ? JSON.stringify({
+          v: 1,
+          run_id: record.id,
+          session_id: record.session_id,
+          fingerprint: idempotency.fingerprint,
+        })
+      : '';
     const scriptArgs = (mode: 'check' | 'create') => [
       mode,
       plan.sessionRecord ? JSON.stringify(plan.sessionRecord) : '',
@@ -61,6 +83,9 @@ export class RunWriter {
       JSON.stringify(record),
       input.chatLength,
       this.options.eventsMaxLength,
+      idempotencyRecord,
+      idempotency?.ttlS ?? 0,
+      idempotency?.fingerprint ?? '',
       // A check stops before the entries: it need not carry them.
       ...(mode === 'check'
         ? [0]
@@ -70,11 +95,21 @@ export class RunWriter {
     const { code, detail } = await this.writer.write({
       // Everything create-run's answer depends on: the session (record, active run), the chat's length, the
       // run itself and the parent run.
-      watch: [keys.session, chat, keys.run, ...(input.parent ? [input.parent.run] : [])],
+      watch: [
+        keys.session,
+        chat,
+        keys.run,
+        ...(input.parent ? [input.parent.run] : []),
+        ...(idempotency ? [idempotency.key] : []),
+      ],
       script: 'create-run',
       // A run that starts a session under a new random id has nothing to be refused by: no other run, no
-      // parent. Any other may be (a busy session, a finished parent).
-      refusable: input.checked === true || plan.sessionRecord === undefined || input.parent !== undefined,
+      // parent, no earlier submission. Any other may be (a busy session, a finished parent, a replay).
+      refusable:
+        input.checked === true ||
+        plan.sessionRecord === undefined ||
+        input.parent !== undefined ||
+        idempotency !== undefined,
       keys: scriptKeys,
       args: scriptArgs,
       step: { shard: keys.shard, kind: plan.first.kind, data: plan.first.data, jobId },

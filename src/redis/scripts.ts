@@ -17,7 +17,7 @@ const scriptKeyCounts = {
   'commit-step': 16,
   'commit-steers': 6,
   'commit-tool-outcome': 5,
-  'create-run': 9,
+  'create-run': 10,
   'decide-fire': 2,
   'delete-schedule': 3,
   'event-publish': 5,

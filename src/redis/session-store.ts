@@ -23,7 +23,7 @@ import { execPipeline } from './run-store.js';
 
 export async function createSession(
   context: EngineContext,
-  input: { agent: string; metadata?: Record<string, unknown> },
+  input: { agent: string; metadata?: Record<string, unknown>; tenant: string },
 ): Promise<SessionView> {
   const record: SessionRecord = {
     v: 1,
@@ -31,6 +31,7 @@ export async function createSession(
     agent: input.agent,
     metadata: input.metadata ?? {},
     created_at: context.now().toISOString(),
+    tenant: input.tenant,
   };
   const keys = sessionKeys(context.space, record.id);
   // In the shard's activity index from the start, so GET /v1/sessions lists it before its first run (and

@@ -13,6 +13,7 @@ export {
   externalEventLimits,
   jsonBytes,
 } from './external-events.js';
+export { idempotencyKeySchema, maxIdempotencyKeyChars } from './idempotency-key.js';
 export { describeIssues, formatPath } from './issues.js';
 export { maxQueuedMessagesLimit, type OnBusy, onBusyPolicies } from './on-busy.js';
 export { parseJsonRecord, parseRecord } from './parse.js';
@@ -34,3 +35,13 @@ export {
   scheduleSpecSchema,
 } from './schedule-spec.js';
 export { duration, integer, nullAsMissing, withDefault } from './schema-helpers.js';
+export {
+  defaultRunPriority,
+  defaultTenant,
+  maxRunPriority,
+  maxTenantNameChars,
+  minRunPriority,
+  runPrioritySchema,
+  tenantNamePattern,
+  tenantNameSchema,
+} from './tenant.js';

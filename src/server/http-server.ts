@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { type ApiServerOptions, answersWithin, createApiServer, runnableSummaries } from '../api/index.js';
+import {
+  type ApiServerOptions,
+  answersWithin,
+  createApiServer,
+  runnableSummaries,
+  tenantScopedEngine,
+} from '../api/index.js';
 import { mcpHttpRoutes } from '../mcp/server/index.js';
 
 /**
@@ -11,7 +17,8 @@ export function createHttpServer(options: ApiServerOptions): FastifyInstance {
   const app = createApiServer(options);
   const { api } = options.config;
   app.register(mcpHttpRoutes, {
-    engine: options.engine,
+    // The MCP tools see only their caller's tenant, as the routes do (decision 0035).
+    engine: tenantScopedEngine(options.engine),
     agents: runnableSummaries(options.config),
     logger: options.logger,
     redisAnswers: () => answersWithin(options.pingRedis, api.redis_timeout_ms),

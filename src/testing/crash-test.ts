@@ -13,11 +13,11 @@ import type { WorkerProcess } from './worker-process.js';
 export type { CrashTestReference };
 
 /**
- * The crash points a worker's steps can reach (the ones an API reaches, `steer.*`, and the webhook
- * dispatcher's, `webhook.*`, are left out): where a crash test kills its worker by default.
+ * The crash points a worker's steps can reach (the ones an API reaches, `steer.*` and `submit.*`, and the
+ * webhook dispatcher's, `webhook.*`, are left out): where a crash test kills its worker by default.
  */
 export const workerCrashPoints: readonly CrashPointName[] = crashPointNames.filter(
-  (point) => !point.startsWith('steer.') && !point.startsWith('webhook.'),
+  (point) => !point.startsWith('steer.') && !point.startsWith('submit.') && !point.startsWith('webhook.'),
 );
 
 export interface CrashTestOptions extends TestEngineOptions {

@@ -21,6 +21,11 @@ export const wireErrorCodes = {
   not_found: 404,
   /** The request contradicts the current state: `details.reason`. */
   conflict: 409,
+  /**
+   * The request is well formed but cannot be carried out as asked: `details.reason` (idempotency_key_reused:
+   * the idempotency key started another request's run, `details.idempotency_key`, `details.run_id`).
+   */
+  unprocessable: 422,
   /** The client sent its request too slowly (Node's `requestTimeout`). */
   request_timeout: 408,
   /** The body is larger than `api.body_limit_bytes`: `details.limit_bytes`. */

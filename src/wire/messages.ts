@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { imagePartSchema, messageSchema, textPartSchema } from '../chat/index.js';
-import { onBusyPolicies } from '../schemas/index.js';
+import { idempotencyKeySchema, onBusyPolicies } from '../schemas/index.js';
 
 /** The chat's messages on the wire (GET and POST /v1/sessions/:id/messages, GET /v1/runs/:id/messages). */
 
@@ -21,6 +21,9 @@ export const sendMessageBodySchema = z
           '`steer` (joins the active run before its next model call) or `interrupt` (cancels it and starts ' +
           "this one). Default: the session agent's `options.on_busy` (`reject` unless set).",
       ),
+    idempotency_key: idempotencyKeySchema
+      .optional()
+      .describe('Makes the message idempotent, like the Idempotency-Key header (decision 0035).'),
   })
   .refine((body) => (body.text === undefined) !== (body.parts === undefined), {
     message: 'give either `text` or `parts`',
@@ -51,6 +54,10 @@ export const sentMessageSchema = z
       .optional()
       .describe('A queued or steered message: its place among those waiting (0 = next).'),
     interrupted_run_id: z.string().optional(),
+    replayed: z
+      .literal(true)
+      .optional()
+      .describe('Present on a replay: an earlier message with the same idempotency key started this run.'),
   })
   .meta({ id: 'SentMessage' });
 export type SentMessageReply = z.output<typeof sentMessageSchema>;

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { resultMetadataSchema } from '../events/result-metadata.js';
 import { usageSchema } from '../models/usage.js';
-import { maxRunTimeoutS, onBusyPolicies, secondsLimit } from '../schemas/index.js';
+import {
+  defaultRunPriority,
+  idempotencyKeySchema,
+  maxRunTimeoutS,
+  onBusyPolicies,
+  runPrioritySchema,
+  secondsLimit,
+  tenantNameSchema,
+} from '../schemas/index.js';
 // The record module itself, not the workflows index (see questions.ts).
 import {
   anyRunOriginSchema,
@@ -67,6 +75,19 @@ export const createRunBodySchema = z.strictObject({
         "POST /v1/sessions/:id/messages (default: the agent's options.on_busy). Other than reject, it takes " +
         "no agent, budget, timeout_s or max_iterations: the run it makes has its agent's limits.",
     ),
+  tenant: tenantNameSchema
+    .optional()
+    .describe(
+      "The tenant the run (and a new session) belongs to; default `default`. A scoped token's tenant is its own: another is refused. A session's runs are its tenant's.",
+    ),
+  priority: runPrioritySchema
+    .optional()
+    .describe(`The run's priority within its tenant, 1 (lowest) to 10; default ${defaultRunPriority}.`),
+  idempotency_key: idempotencyKeySchema
+    .optional()
+    .describe(
+      'Makes the submission idempotent, like the Idempotency-Key header (give one or the other, or both alike): the same key within api.idempotency_ttl_s answers 200 with the run it first started; with a different request, 422.',
+    ),
 });
 
 export const cancelRunBodySchema = z
@@ -95,6 +116,12 @@ export const acceptedRunSchema = z
     message_id: z.string().optional(),
     position: z.number().int().nonnegative().optional(),
     interrupted_run_id: z.string().optional(),
+    replayed: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Present on a replay: an earlier submission with the same idempotency key started this run, and nothing new was started.',
+      ),
   })
   .meta({ id: 'AcceptedRun' });
 
@@ -196,6 +223,8 @@ export const runSchema = z
       .describe(
         'The run that continues this failed or cancelled one (POST /v1/runs/:id/retry); null: not retried.',
       ),
+    tenant: z.string().describe("The tenant the run belongs to (a child run: its root run's)."),
+    priority: z.int().describe('Its priority within its tenant, 1 to 10.'),
     waiting_for: waitingForSchema
       .nullable()
       .optional()

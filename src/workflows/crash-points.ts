@@ -41,6 +41,9 @@ export const crashPointNames = [
   // A worker's webhook dispatcher, between reading the outbox and acknowledging it (decision 0034).
   'webhook.before_enqueue',
   'webhook.after_enqueue',
+  // Where the API writes a submitted run with its first step (and its idempotency key, decision 0035).
+  'submit.before_run_commit',
+  'submit.after_run_commit',
   // Where a worker takes up a schedule's fire (decision 0036): its decision recorded, its run not started;
   // its run started, the fire job not completed.
   'schedule.after_decision',

@@ -11,6 +11,7 @@ export {
   type HashedDefinition,
   type ProviderDefinition,
 } from './agent-definition.js';
+export { canonicalJson } from './core/canonical-json.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
 export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
 export { effectRegistry, resolveEffects } from './core/effects/index.js';

@@ -194,6 +194,13 @@ export const runRecordSchema = z.strictObject({
    */
   input_line: z.string().max(inputLineMaxChars).nullable().default(null),
   /**
+   * The tenant the run belongs to (decision 0035): its session's; a child run's is its root's. A record from
+   * before tenants belongs to `default`.
+   */
+  tenant: z.string().default('default'),
+  /** Its priority within its tenant, 1 to 10, as submitted (default 5); a child run has its root's. */
+  priority: z.int().min(1).max(10).default(5),
+  /**
    * While the run's status is `waiting_for_worker`: since when its step waits, and what no live worker has
    * (`tool:crm_lookup`, `agent:writer` …, decision 0031); absent otherwise.
    */

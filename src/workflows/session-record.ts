@@ -8,6 +8,8 @@ export const sessionRecordSchema = z.strictObject({
   agent: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   created_at: z.iso.datetime(),
+  /** The tenant the session belongs to (decision 0035); a record from before tenants belongs to `default`. */
+  tenant: z.string().default('default'),
 });
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 

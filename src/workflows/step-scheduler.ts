@@ -9,7 +9,9 @@ export type RunWriteCode =
   | 'SESSION_BUSY'
   | 'RUN_EXISTS'
   | 'CONFLICT'
-  | 'PARENT_FINISHED';
+  | 'PARENT_FINISHED'
+  | 'IDEMPOTENT'
+  | 'IDEMPOTENCY_MISMATCH';
 
 /**
  * The narrow port through which steps move runs on: add the next iteration, a reply's tool calls, a team

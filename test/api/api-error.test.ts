@@ -46,6 +46,9 @@ describe('toApiError', () => {
       'run_finished',
       'question_closed',
       'invalid_response',
+      'idempotency_key_reused',
+      'schedule_not_found',
+      'schedule_exists',
       'invalid_run_settings',
       'redis_unavailable',
       'shutting_down',
@@ -53,6 +56,7 @@ describe('toApiError', () => {
       'record_too_new',
       'run_not_retryable',
       'run_not_forkable',
+      'signals_full',
     ]);
     for (const code of Object.keys(errorCodes) as ErrorCode[]) {
       if (clientFacing.has(code)) continue;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ApiEngine } from '../../src/api/index.js';
 import type { ApiConfig } from '../../src/config/index.js';
 import { type Logger, silentLogger } from '../../src/log/index.js';
@@ -17,6 +17,8 @@ export interface ApiHarnessOptions {
   /** Wraps the engine the API uses (to observe calls). */
   wrapEngine?: (engine: ApiEngine) => ApiEngine;
   pingRedis?: () => Promise<unknown>;
+  /** Told of every route the server registers (its plugins' too), before it listens. */
+  onRoute?: (route: RouteOptions) => void;
   /** Further options of the underlying Harness (another provider, agent settings). */
   harness?: Omit<HarnessOptions, 'script'>;
 }
@@ -45,6 +47,8 @@ export class ApiHarness {
         bindHost: '127.0.0.1',
         pingRedis: options.pingRedis ?? (() => harness.redis.ping()),
       });
+      const { onRoute } = options;
+      if (onRoute) app.addHook('onRoute', (route) => onRoute(route));
       const api = new ApiHarness(harness, app);
       await app.listen({ host: '127.0.0.1', port: 0 });
       const address = app.server.address();

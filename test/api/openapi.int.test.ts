@@ -70,16 +70,20 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
   expect(Object.keys(body.properties).sort()).toEqual([
     'agent',
     'budget',
+    'idempotency_key',
     'input',
     'max_iterations',
     'metadata',
     'on_busy',
+    'priority',
     'session_id',
+    'tenant',
     'timeout_s',
   ]);
   expect(body.required).toEqual(['input']);
   expect(body.additionalProperties).toBe(false);
   expect(Object.keys(createRun.responses).sort()).toEqual([
+    '200',
     '202',
     '400',
     '401',
@@ -87,6 +91,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     '404',
     '409',
     '413',
+    '422',
     '503',
   ]);
   expect(createRun.responses['409'].content['application/json'].schema.$ref).toBe(

@@ -65,6 +65,9 @@ describe('runs', () => {
       origin: null,
       retried_by: null,
       definition: { hash: expect.stringMatching(/^[0-9a-f]{32}$/), recorded_at: expect.any(String) },
+      tenant: 'default',
+      priority: 5,
+      waiting_for: null,
       metadata: {
         execution_time_ms: expect.any(Number),
         iterations: 2,

@@ -122,6 +122,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       port: 9090,
       tokens: ['a-very-long-token-0001'],
+      idempotency_ttl_s: 86_400,
       allowed_hosts: [],
       allowed_origins: [],
       body_limit_bytes: 2048,

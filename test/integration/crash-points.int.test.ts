@@ -63,8 +63,10 @@ const mainPathPoints = crashPointNames.filter(
     // busy-session-crash.int.test.ts kills that process at each of its points.
     !point.startsWith('message.') &&
     // A retry's and a fork's commits are made by the process that asks for them (an API), not by a worker:
-    // test/orchestration/retry-fork.int.test.ts kills that process at each of them.
+    // test/orchestration/retry-fork.int.test.ts kills that process at each of them; likewise a submission's,
+    // in test/api/idempotent-submission-crash.int.test.ts.
     !point.startsWith('steer.') &&
+    !point.startsWith('submit.') &&
     // The webhook dispatcher's are not on a run's path: webhooks.int.test.ts kills a worker at each.
     !point.startsWith('webhook.'),
 );

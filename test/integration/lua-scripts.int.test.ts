@@ -61,6 +61,7 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
       keys.run,
       retentionKeys(space, keys.shard).sessions,
       keys.runIndex,
+      keys.run,
     ],
     [
       'create',
@@ -69,6 +70,9 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
       JSON.stringify(plan.record),
       chatLength,
       1000,
+      '',
+      0,
+      '',
       plan.messages.length,
       ...plan.messages.map(encodeChatEntry),
       ...plan.events.map(encodeEvent),
@@ -122,8 +126,9 @@ describe('create-run', () => {
         runKeys(space, sessionId, runId).run,
         retentionKeys(space, first.keys.shard).sessions,
         first.keys.runIndex,
+        runKeys(space, sessionId, runId).run,
       ],
-      ['create', '', runId, '{}', 1, 1000, 0],
+      ['create', '', runId, '{}', 1, 1000, '', 0, '', 0],
     );
     expect(stale).toEqual(['CONFLICT', 'chat']);
   });

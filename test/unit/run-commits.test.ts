@@ -53,6 +53,8 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     retried_by: null,
     input_line: null,
     definition: null,
+    tenant: 'default',
+    priority: 5,
     result: null,
     error: null,
     created_at: created,

@@ -9,6 +9,7 @@ import {
 } from '../../wire/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses } from '../error-responses.js';
+import { idempotencyHeadersSchema, idempotencyKeyOf, sendSubmitted } from '../idempotency-header.js';
 import { cancelRun, requireRun, submitRun, waitForRun } from '../run-requests.js';
 
 const tags = ['runs'];
@@ -22,10 +23,20 @@ export const runRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async (ap
         tags,
         summary: 'Submit a task: starts a run (on a new session unless session_id is given)',
         body: createRunBodySchema,
-        response: { 202: acceptedRunSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
+        headers: idempotencyHeadersSchema,
+        response: {
+          200: acceptedRunSchema.describe(
+            'A replay: the run an earlier submission with the same key started',
+          ),
+          202: acceptedRunSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 422, 503),
+        },
       },
     },
-    async (request, reply) => reply.status(202).send(await submitRun(engine, request.body)),
+    async (request, reply) => {
+      const idempotencyKey = idempotencyKeyOf(request, request.body.idempotency_key);
+      return sendSubmitted(reply, await submitRun(engine, request.body, { idempotencyKey }));
+    },
   );
 
   app.get(

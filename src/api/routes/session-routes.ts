@@ -19,6 +19,7 @@ import {
 import { isSessionId, type SessionView } from '../../workflows/index.js';
 import type { ApiEngine } from '../api-engine.js';
 import { errorResponses } from '../error-responses.js';
+import { idempotencyHeadersSchema, idempotencyKeyOf, sendSubmitted } from '../idempotency-header.js';
 import { sessionNotesOf, sessionNotFound, sessionStateOf, sessionTasksOf } from '../session-data-reads.js';
 import { toWireMessage, toWireQuestion, toWireSentMessage, toWireSession } from '../wire-views.js';
 
@@ -104,19 +105,26 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
           'Send a message: starts a run on the session, or, while its run is active, does what `on_busy` says',
         params: sessionParamsSchema,
         body: sendMessageBodySchema,
-        response: { 202: sentMessageSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 503) },
+        headers: idempotencyHeadersSchema,
+        response: {
+          200: sentMessageSchema.describe('A replay: the run an earlier message with the same key started'),
+          202: sentMessageSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 422, 503),
+        },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
       if (!isSessionId(id)) throw sessionNotFound(id);
       const { text, parts, on_busy } = request.body;
+      const idempotencyKey = idempotencyKeyOf(request, request.body.idempotency_key);
       const sent = await engine.sendMessage({
         input: text ?? parts ?? [],
         sessionId: id,
         ...(on_busy === undefined ? {} : { onBusy: on_busy }),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       });
-      return reply.status(202).send(toWireSentMessage(sent));
+      return sendSubmitted(reply, toWireSentMessage(sent));
     },
   );
 

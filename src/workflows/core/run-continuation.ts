@@ -270,6 +270,9 @@ export function planFork(input: {
           : null,
     // A fork with a message of its own is about that message; one without goes on with the original's task.
     input_line: input.parts ? (inputLineOf(input.parts) ?? original.input_line) : original.input_line,
+    // A fork stays with its original's tenant (its new session too), at its priority.
+    tenant: original.tenant,
+    priority: original.priority,
     now,
   });
   const messages: Message[] = input.parts
@@ -289,7 +292,14 @@ export function planFork(input: {
     .join('\n');
   return {
     record,
-    sessionRecord: { v: 1, id: sessionId, agent, metadata: input.metadata, created_at: now },
+    sessionRecord: {
+      v: 1,
+      id: sessionId,
+      agent,
+      metadata: input.metadata,
+      created_at: now,
+      tenant: original.tenant,
+    },
     copied: input.copied,
     messages,
     events: [

@@ -1,6 +1,7 @@
 import type { Message, Part } from '../../chat/index.js';
 import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
+import { defaultRunPriority, defaultTenant } from '../../schemas/index.js';
 import { messageId } from '../ids.js';
 import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
 import { type Budget, inputLineMaxChars, type RunRecord, type ScheduleOrigin } from '../run-record.js';
@@ -53,6 +54,9 @@ export function planRunCreation(input: {
   deadlineAt?: string;
   /** Fewer iterations than the agent allows, for this run only (RunRecord.max_iterations). */
   maxIterations?: number;
+  /** The run's tenant (default `default`) and priority (default 5); a child run's are its root's. */
+  tenant?: string;
+  priority?: number;
   /** The schedule and fire time that start the run (RunRecord.origin). */
   origin?: ScheduleOrigin;
   /** The resolved definition of the run's agent (decision 0030); none: its workers' config is used. */
@@ -79,6 +83,8 @@ export function planRunCreation(input: {
     // A team member's task, not the team's chat it is given as its input.
     input_line: inputLineOf(parts),
     definition: input.definition ? { hash: input.definition.hash, recorded_at: now } : null,
+    tenant: input.tenant ?? defaultTenant,
+    priority: input.priority ?? defaultRunPriority,
     now,
   });
   const inputText = messages
@@ -122,7 +128,14 @@ export function planRunCreation(input: {
       ),
     ],
     sessionRecord: input.newSession
-      ? { v: 1, id: sessionId, agent, metadata: input.newSession.metadata, created_at: now }
+      ? {
+          v: 1,
+          id: sessionId,
+          agent,
+          metadata: input.newSession.metadata,
+          created_at: now,
+          tenant: record.tenant,
+        }
       : undefined,
     first: input.team
       ? { kind: 'team-turn', data: place }
@@ -161,6 +174,8 @@ export type NewRunFields = Pick<
   | 'max_iterations'
   | 'origin'
   | 'input_line'
+  | 'tenant'
+  | 'priority'
 > & { now: string; definition?: RunRecord['definition'] };
 
 /** The record of a run that has done nothing yet: a new run, a child run or a fork. */
@@ -197,6 +212,8 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     retried_by: null,
     input_line: fields.input_line,
     definition: fields.definition ?? null,
+    tenant: fields.tenant,
+    priority: fields.priority,
     result: null,
     error: null,
     created_at: fields.now,

@@ -75,6 +75,9 @@ async function ensureChildRuns(
       rootRunId: parent.root_run_id ?? parent.id,
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],
+      // A child run counts against its root's tenant, at its root's priority (decision 0035).
+      tenant: parent.tenant,
+      priority: parent.priority,
       // Its own agent's (or team's) timeout from now, or its parent's deadline when that is sooner.
       deadlineAt: runDeadline(
         context.services.now(),
