@@ -337,4 +337,41 @@ describe('webhook events of questions', () => {
       data: { run_id: runId },
     });
   }, 60_000);
+
+  it('sends the run_cancelled of a run a message interrupted (on_busy: interrupt)', async () => {
+    const hook = await receiver(() => 200);
+    server = hook.server;
+    const h = new Harness({
+      script: {
+        rules: [
+          {
+            when: { role: 'user', contains: 'charge' },
+            reply: { tool_calls: [{ name: 'charge_card', arguments: { amount: 42 } }] },
+          },
+        ],
+        default: { text: 'done' },
+      },
+      agent: { tools: { charge_card: { requires_approval: true } } },
+      config: {
+        webhooks: [
+          { url: hook.url, events: ['run_cancelled'], secret, allow_private: true, retry_base_ms: 50 },
+        ],
+      },
+    });
+    harness = h;
+    await h.startWorker();
+    const { runId, sessionId } = await h.engine.startRun({ input: 'charge the card' });
+    await waitFor(
+      async () => (await h.engine.getRun(runId))?.status === 'waiting_input',
+      30_000,
+      'the approval',
+    );
+    const sent = await h.engine.sendMessage({ sessionId, input: 'never mind', onBusy: 'interrupt' });
+    expect(sent.delivery).toBe('interrupted');
+    await waitFor(() => hook.received.length === 1, 30_000, 'the interruption to be sent');
+    const verifier = new Webhook(secret);
+    expect(
+      verifier.verify(hook.received[0]?.body ?? '', hook.received[0]?.headers as Record<string, string>),
+    ).toMatchObject({ type: 'run_cancelled', data: { run_id: runId } });
+  }, 60_000);
 });

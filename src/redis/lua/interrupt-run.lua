@@ -94,7 +94,10 @@ local result = {'OK'}
 local cancelEventsAt = 10 + 2 * updates
 local cancelEvents = tonumber(ARGV[cancelEventsAt])
 for index = cancelEventsAt + 1, cancelEventsAt + cancelEvents do
-  result[#result + 1] = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'event', ARGV[index])
+  local eventId = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'event', ARGV[index])
+  -- The interrupted run's run_cancelled reaches the webhooks that hear of it, as cancel-run's does.
+  noteForWebhooks(KEYS[3], eventId, ARGV[index])
+  result[#result + 1] = eventId
 end
 
 -- The new run starts (as create-run.lua) and is the session's active run.
