@@ -43,7 +43,13 @@ async function ratchetKeys(h: Harness): Promise<{ keys: string[]; bytes: number 
           !key.includes(':steps:') &&
           !key.includes('{retention}') &&
           !key.includes('{workers}') &&
-          !key.includes(':usage:agent:'),
+          !key.includes(':usage:agent:') &&
+          // The deployment's, not a session's: the schedules' queue, the events sent to the deployment, the
+          // webhook deliveries, and the agent definitions (one per definition, decision 0030).
+          !key.includes('{schedules}') &&
+          !key.includes('{events}') &&
+          !key.includes('{webhooks}') &&
+          !/:def:[0-9a-f]{32}$/.test(key),
       ),
     );
   } while (cursor !== '0');
