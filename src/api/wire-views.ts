@@ -96,7 +96,7 @@ export function toWireRun(run: RunView): WireRun {
     retried_by: run.retried_by,
     tenant: run.tenant,
     priority: run.priority,
-    waiting_for: run.waiting_for ?? null,
+    waiting_for: run.status === 'waiting_for_worker' ? (run.waiting_for ?? null) : null,
     definition: run.definition,
     metadata: resultMetadataOf(run, new Date().toISOString()),
   };

@@ -4,7 +4,7 @@ import { cancelCommit } from '../workflows/core/run-commits.js';
 import { sessionIdOfRun, stepJobId } from '../workflows/ids.js';
 import { journalField, replyEntrySchema } from '../workflows/journal.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
-import { isFinished, type RunRecord } from '../workflows/run-record.js';
+import { isFinished, type RunRecord, withoutStaleWait } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
 import type { EngineContext } from './engine-context.js';
 import { cancelChannel, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
@@ -54,7 +54,7 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
       ],
       [
         stored.rev,
-        JSON.stringify(plan.record),
+        JSON.stringify(withoutStaleWait(plan.record)),
         runId,
         context.eventsMaxLength,
         closed.length,

@@ -4,7 +4,12 @@ import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { type AttemptStart, attemptsKept, journalField } from '../workflows/journal.js';
-import { type RunStatus, runRecordSchema, type StoredRun } from '../workflows/run-record.js';
+import {
+  type RunStatus,
+  runRecordSchema,
+  type StoredRun,
+  withoutStaleWait,
+} from '../workflows/run-record.js';
 import type {
   BeginToolCall,
   BeginToolCallResult,
@@ -138,7 +143,7 @@ export async function commitStep<JournalValue>(
       request.journalField,
       JSON.stringify(plan.journal),
       request.expectedRev === undefined ? '' : String(request.expectedRev),
-      plan.record ? JSON.stringify(plan.record) : '',
+      plan.record ? JSON.stringify(withoutStaleWait(plan.record)) : '',
       request.expectedChatLength === undefined ? '' : String(request.expectedChatLength),
       plan.record?.id ?? '',
       plan.finished ? '1' : '0',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { type CapabilityKind, capabilitiesSchema } from '../schemas/capabilities.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import { defineRecordKind } from '../schemas/record-kinds.js';
-import { type CapabilityKind, capabilitiesSchema } from '../workflows/capability-record.js';
 import type { Capabilities } from '../workflows/core/step-needs.js';
 import type { RedisClient } from './connection.js';
 import { jobLockKey, type KeySpace, shardPrefix, stepQueueName } from './keys.js';

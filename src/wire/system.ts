@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CapabilityKind, capabilityKinds } from '../workflows/capability-record.js';
+import { type CapabilityKind, capabilityKinds } from '../schemas/capabilities.js';
 
 /** The service itself on the wire: health checks (/healthz, /readyz) and its state (GET /v1/system). */
 

@@ -227,3 +227,14 @@ export interface StoredRun {
 }
 
 defineRecordKind({ name: 'run', version: 1, schema: runRecordSchema });
+
+/**
+ * The record as a commit writes it: `waiting_for` is kept only while the run's status is waiting_for_worker.
+ * A step can run (and its commit move the run on) before the worker-found script ends the wait it raced
+ * with (decision 0031); the wait's marker is then removed by that script, and the record must not keep it.
+ */
+export function withoutStaleWait<T extends Pick<RunRecord, 'status' | 'waiting_for'>>(record: T): T {
+  if (record.status === 'waiting_for_worker' || record.waiting_for === undefined) return record;
+  const { waiting_for: _stale, ...rest } = record;
+  return rest as T;
+}

@@ -57,6 +57,9 @@ describe('toApiError', () => {
       'run_not_retryable',
       'run_not_forkable',
       'signals_full',
+      'queue_full',
+      'queued_message_not_found',
+      'steer_unsupported',
     ]);
     for (const code of Object.keys(errorCodes) as ErrorCode[]) {
       if (clientFacing.has(code)) continue;

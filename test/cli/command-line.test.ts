@@ -129,7 +129,7 @@ describe('parseCommandLine', () => {
       ...api,
     });
     expect(usageError(['runs', '--status', 'failed,finished'])).toBe(
-      '--status: "finished" is not a run status; give one or more of queued, running, waiting, waiting_input, completed, failed, cancelled',
+      '--status: "finished" is not a run status; give one or more of queued, running, waiting, waiting_input, waiting_for_worker, completed, failed, cancelled',
     );
     expect(usageError(['runs', '--status', 'faild'])).toContain('(did you mean "failed"?)');
     expect(usageError(['runs', '--limit', '501'])).toBe(

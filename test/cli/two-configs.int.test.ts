@@ -98,6 +98,10 @@ describe('two example configs on one Redis', () => {
     const status = await runCli(['status', accepted.run_id, '--url', url]);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('  status      waiting_for_worker');
-    expect(status.stdout).toContain('  waiting for a worker with agent:editor (since ');
+    // What the editor's recorded definition needs that the other config's worker lacks (decision 0030):
+    // its provider or toolboxes, named by kind.
+    expect(status.stdout).toMatch(
+      / {2}waiting for a worker with [a-z_]+:[\w.-]+(, [a-z_]+:[\w.-]+)* \(since /,
+    );
   }, 180_000);
 });

@@ -1,5 +1,5 @@
 import type { AgentConfig, HandoffConfig, TeamConfig } from '../../config/index.js';
-import { type CapabilityKind, capabilityKinds, capabilityLimits } from '../capability-record.js';
+import { type CapabilityKind, capabilityKinds, capabilityLimits } from '../../schemas/capabilities.js';
 
 export { type CapabilityKind, capabilityKinds, capabilityLimits };
 
