@@ -3,6 +3,7 @@ import type { Engine } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { type KeySpace, scheduleQueueName, schedulesPrefix } from '../redis/keys.js';
+import { redisOutageLog } from '../redis/redis-outage.js';
 import { type FireJobData, fireTimeOf } from '../redis/schedule-store.js';
 
 export interface ScheduleFirerOptions {
@@ -44,7 +45,11 @@ export class ScheduleFirer {
       maxStalledCount: options.maxStalledCount,
       autorun: false,
     });
-    worker.on('error', (error) => options.logger.warn({ err: error }, 'schedule worker error'));
+    // Redis going away is told once for the whole process (redis-outage.ts), not by each blocking client.
+    const outage = redisOutageLog(options.logger);
+    worker.on('error', (error) => {
+      if (!outage.absorb(error)) options.logger.warn({ err: error }, 'schedule worker error');
+    });
     worker.on('failed', (job, error) => {
       if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
         options.logger.error({ err: error, job_id: job.id }, 'schedule fire failed for good');

@@ -64,7 +64,7 @@ describe('ratchet dev through a Redis outage', () => {
     await json.waitFor('Redis is back', 30_000);
 
     const prettyLines = logLines(pretty);
-    expect(prettyLines).toHaveLength(2);
+    expect(prettyLines, prettyLines.join('\n')).toHaveLength(2);
     expect(prettyLines[0]).toMatch(
       /^\[\d\d:\d\d:\d\d\] WARN: Redis is unreachable \((read ECONNRESET|connect ECONNREFUSED 127\.0\.0\.1:\d+)\): retrying; steps wait until it is back$/,
     );
