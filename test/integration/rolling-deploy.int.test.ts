@@ -298,6 +298,19 @@ describe('a rolling deploy', () => {
       ...audited.map(() => expect.stringMatching(/^audited: seven/)),
     ]);
     for (const child of [helper, scout]) expect((await v2.getRun(child))?.status).toBe('completed');
+    // Nothing lost or duplicated in their chats, the SIGKILLs notwithstanding: one message per step.
+    const turns = (pairs: number) => [
+      'user',
+      ...Array(pairs).fill(['assistant', 'tool']).flat(),
+      'assistant',
+    ];
+    const roles = async (sessionId: string) => (await h.transcript(sessionId)).map((message) => message.role);
+    expect(await roles(asker.sessionId)).toEqual(turns(1));
+    expect(await roles(looper.sessionId)).toEqual(turns(4));
+    expect(await roles(boss.sessionId)).toEqual(turns(1));
+    expect(await roles(mover.sessionId)).toEqual(turns(2));
+    expect(await roles(newsroom.sessionId)).toEqual(['user', 'assistant', 'assistant']);
+    for (const { sessionId } of audited) expect(await roles(sessionId)).toEqual(turns(1));
 
     // Pinned runs were answered with v1's definition on both generations: v1's instructions and tools.
     const calls = h.modelCalls();
