@@ -337,7 +337,7 @@ describe('a rolling deploy', () => {
       expect(aPids.has(made[0]?.pid), `${name}'s first call by A`).toBe(true);
       expect(
         bPids.has(made.at(-1)?.pid),
-        `${name}'s last call by B: ${JSON.stringify(made.map((each) => [each.iteration, each.pid]))}`,
+        `${name}'s last call by B: ${JSON.stringify(made.map((each) => [each.iteration, each.pid, each.messages.at(-1)?.text]))}`,
       ).toBe(true);
       expect(made.at(-1)?.agent).toBe(name);
     }
