@@ -5,6 +5,7 @@ import {
   type AgentRuntime,
   agentEntryOf,
   type DefinitionRuntimes,
+  type DefinitionToRecord,
   type HandoffGroup,
   type HashedDefinition,
   type PinnedDefinition,
@@ -66,6 +67,10 @@ export class WorkerDefinitions implements DefinitionRuntimes {
 
   pinned(hash: string): PinnedDefinition | undefined {
     return this.pinnedByHash.get(hash);
+  }
+
+  record(definition: DefinitionToRecord): Promise<void> {
+    return this.options.store.record(definition);
   }
 
   private pin(definition: AgentDefinition, hash: string): PinnedDefinition {

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineFromConfig } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
-import { definitionKey } from '../../src/redis/keys.js';
+import { definitionKey, runKeys } from '../../src/redis/keys.js';
 import { createTestEngine, type TestEngine } from '../../src/testing/index.js';
 import { agentDefinitionSchema } from '../../src/workflows/index.js';
-import { waitForExit } from '../helpers/crash-scenario.js';
+import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
 import { deployConfig, parkedOnQuestion } from '../helpers/deploy.js';
 
 // Decision 0030: a run keeps the definition it started with. A run parked on a question crosses a restart of
@@ -115,5 +115,64 @@ describe('a run keeps its definition across a deploy', () => {
     const done = await engine.engine.waitForRun(started[0]?.runId ?? '', { timeoutMs: 20_000 });
     expect(done.status).toBe('completed');
     await worker.close(2000);
+  }, 60_000);
+
+  // Found by the rolling-deploy test: the parked delegate_to_agent step of a parent, run again on a worker
+  // whose config renamed the child's agent (its safety-net recheck), refused the name and gave the parent an
+  // error result while the child was still working. A child the call already started is waited for.
+  it('a delegation in flight survives a deploy that renames the child agent', async () => {
+    const delegating = (helper: string) => ({
+      providers: [
+        {
+          name: 'boss-model',
+          kind: 'scripted',
+          model: 'test',
+          replies: [
+            { tool_calls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'pick one' } }] },
+            { text: 'boss: done' },
+          ],
+        },
+        { name: 'helper-model', kind: 'scripted', model: 'test', replies },
+      ],
+      agents: [
+        { name: 'boss', provider: 'boss-model', instructions: 'Boss.' },
+        { name: helper, provider: 'helper-model', instructions: 'V1: answer in one word.' },
+      ],
+      worker: { question_recheck_ms: 300 },
+    });
+    const engine = await createTestEngine({ config: delegating('helper') });
+    engines.push(engine);
+    const first = engine.spawnWorker();
+    const boss = await engine.start({ input: 'get one picked', agent: 'boss' });
+    let child = '';
+    let questionId = '';
+    await waitFor(
+      async () => {
+        const children = runKeys(engine.engine.space, boss.sessionId, boss.runId).children;
+        child = (await engine.redis.smembers(children))[0] ?? '';
+        questionId = child ? ((await engine.engine.getRun(child))?.pending_question?.id ?? '') : '';
+        return questionId !== '';
+      },
+      20_000,
+      'the child to ask its question',
+    );
+    expect((await first.stop()).code).toBe(0);
+    const loaded = deployConfig(engine, delegating('assistant'));
+    const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
+    try {
+      engine.spawnWorker();
+      // The parent's parked tool step is looked at again by the new worker (every question_recheck_ms).
+      const since = Date.now();
+      await waitFor(() => Date.now() - since >= 2_000, 10_000, 'a few rechecks');
+      expect((await api.getRun(boss.runId))?.status).not.toBe('completed');
+      await api.respond(boss.sessionId, questionId, 'blue');
+      const done = await api.waitForRun(boss.runId, { timeoutMs: 30_000 });
+      expect(done.status).toBe('completed');
+      const second = engine.modelCalls().find((call) => call.run_id === boss.runId && call.iteration === 2);
+      const sent = (second as unknown as { messages: { text: string }[] }).messages.at(-1)?.text;
+      expect(sent).toContain('blue it is');
+    } finally {
+      await api.close();
+    }
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineFromConfig } from '../../src/engine/index.js';
 import { silentLogger } from '../../src/log/index.js';
+import { definitionKey } from '../../src/redis/keys.js';
 import { createTestEngine, type TestEngine } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { deployConfig, parkedOnQuestion, systemPrompts } from '../helpers/deploy.js';
@@ -105,6 +106,57 @@ describe('pin or upgrade, per agent', () => {
       expect(second.length).toBeGreaterThanOrEqual(1);
       for (const call of second) expect(call.system).toContain('V2 mover.');
     }, 90_000);
+  }
+
+  // Found by the rolling-deploy test: an upgrade named a definition no process had stored (only a run's start
+  // recorded one), so the next step after the upgraded iteration, reading it by hash, failed the run with
+  // record_invalid. The definition is stored before the commit that names it; a worker that dies between the
+  // two leaves it stored and unnamed (harmless: definitions are content-addressed and never removed).
+  for (const point of [undefined, 'iteration.before_model_call', 'iteration.after_commit']) {
+    it(`records the definition it moves to, so the steps after the upgrade read it${point ? ` (SIGKILL at ${point})` : ''}`, async () => {
+      const toolReplies = [
+        { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+        { tool_calls: [{ name: 'calculate', arguments: { expression: '2 + 2' } }] },
+        { text: 'four it is' },
+      ];
+      const withTools = (instructions: string) => ({
+        providers: [{ name: 'model', kind: 'scripted', model: 'test', replies: toolReplies }],
+        agents: [
+          { ...agent('mover', instructions, 'upgrade'), toolboxes: ['utils'] },
+          agent('keeper', 'V1 keeper.', 'pin'),
+        ],
+      });
+      const engine = await createTestEngine({ config: withTools('V1 mover.') });
+      engines.push(engine);
+      const first = engine.spawnWorker();
+      const mover = await parkedOnQuestion(engine, 'mover');
+      await first.stop();
+      const loaded = deployConfig(engine, withTools('V2 mover.'));
+      const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
+      try {
+        if (point) {
+          const crashing = engine.spawnWorker({ crashAt: point });
+          await api.respond(mover.sessionId, mover.questionId, 'blue');
+          await crashing.exited;
+          expect(crashing.child.signalCode).toBe('SIGKILL');
+        } else {
+          await api.respond(mover.sessionId, mover.questionId, 'blue');
+        }
+        engine.spawnWorker();
+        const done = await api.waitForRun(mover.runId, { timeoutMs: 40_000 });
+        expect(done.status, JSON.stringify(done.error)).toBe('completed');
+        expect(done.result).toBe('four it is');
+        const current = (await api.agentDefinitions('mover')).current;
+        expect(done.definition?.hash).toBe(current);
+        expect(await engine.redis.exists(definitionKey({ prefix: engine.prefix }, current ?? ''))).toBe(1);
+        expect(await upgradeEvents(engine, mover.sessionId, mover.runId)).toHaveLength(1);
+        expect(systemPrompts(engine, mover.runId).filter((call) => call.iteration === 3)).toEqual([
+          { iteration: 3, system: expect.stringContaining('V2 mover.') },
+        ]);
+      } finally {
+        await api.close();
+      }
+    }, 60_000);
   }
 
   it('keeps an upgrade run on its definition when its agent is gone, and says so once', async () => {

@@ -91,6 +91,11 @@ export interface DefinitionRuntimes {
   prepare(hash: string): Promise<void>;
   /** A prepared definition; undefined when `prepare` was not called for it. */
   pinned(hash: string): PinnedDefinition | undefined;
+  /**
+   * Stores one of this worker's current definitions unless it is there (once per process and hash): an
+   * upgrade records the definition it moves a run to before its commit names it, so any worker can read it.
+   */
+  record(definition: DefinitionToRecord): Promise<void>;
 }
 
 /** A recorded definition as a worker runs it. */

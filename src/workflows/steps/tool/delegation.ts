@@ -23,11 +23,20 @@ export function delegateFunction(
     for (const task of tasks) {
       if (task.agent === data.agent)
         throw new Error(`agent "${task.agent}" cannot delegate to itself: do the task yourself`);
-      if (!isRunnable(services, task.agent)) {
+    }
+    const unknown = tasks.flatMap((task, index) => (isRunnable(services, task.agent) ? [] : [index]));
+    if (unknown.length > 0) {
+      // A child an earlier execution of this call started is waited for, not refused: it works under its own
+      // recorded definition (decision 0030), though this worker's config no longer has its name (a deploy).
+      const started = await context.store.loadRuns(
+        unknown.map((index) => childRunId(data.session_id, context.jobId, index)),
+      );
+      const missing = unknown.find((_, position) => started[position] === undefined);
+      if (missing !== undefined) {
         const known = runnableNames(services)
           .filter((name) => name !== data.agent)
           .join(', ');
-        throw new Error(`unknown agent "${task.agent}" (agents you can delegate to: ${known})`);
+        throw new Error(`unknown agent "${tasks[missing]?.agent}" (agents you can delegate to: ${known})`);
       }
     }
     const stored = await context.store.loadRun();
