@@ -75,16 +75,17 @@ async function expectReceivedOnce(h: Harness, runId: string, sessionId: string, 
 describe('a wait under a worker SIGKILL', () => {
   for (const point of ['tool.before_commit', 'tool.after_commit', 'tool.mid_call@2']) {
     it(`at ${point}: the event is received once`, async () => {
-      const h = start({ script: waitScript });
+      // A wake-up the loaded machine delays is caught by the recheck within 2 s, not the default's.
+      const h = start({ script: waitScript, worker: { question_recheck_ms: 2_000 } });
       const first = h.spawnWorker({ crashAt: point });
       const { runId, sessionId } = await h.engine.startRun({ input: 'wait for the deploy' });
       await waitFor(async () => (await waiters(h, 'deploy')) === 1, 30_000, 'the wait to park');
       await h.engine.sendEvent({ event: 'deploy', payload: { version: 7 }, id: 'deploy-1' });
-      const exit = await waitForExit(first, 30_000);
+      const exit = await waitForExit(first, 60_000);
       expect(exit.signal).toBe('SIGKILL');
       h.spawnWorker();
       await expectReceivedOnce(h, runId, sessionId, 1);
-    }, 90_000);
+    }, 120_000);
   }
 
   it('an event recorded by an API that died before waking anyone is found by the recheck', async () => {

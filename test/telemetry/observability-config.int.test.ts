@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { runKeys } from '../../src/redis/keys.js';
 import { ApiHarness } from '../api/api-harness.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import type { WorkerProcess } from '../helpers/harness.js';
@@ -83,8 +84,20 @@ describe('the Grafana dashboard and the Prometheus alert rules', () => {
     // Two workers; the one making the first model call is killed, so the survivor's series include a
     // takeover and a repeated call.
     const workers = [api.harness.spawnWorker(), api.harness.spawnWorker()];
-    const { runId } = await api.harness.engine.startRun({ input: 'go' });
+    const { runId, sessionId } = await api.harness.engine.startRun({ input: 'go' });
     await waitFor(() => (api?.harness.modelCalls().length ?? 0) > 0, 30_000, 'the first model call');
+    // Killed once the call is counted in the run's journal (calls:1), which is what makes the survivor's call
+    // a repeat: on a loaded machine the count can land after the request reaches the model.
+    const journal = runKeys(
+      { prefix: api.harness.prefix, shards: api.harness.loaded.config.redis.shards },
+      sessionId,
+      runId,
+    ).journal;
+    await waitFor(
+      async () => Number((await api?.harness.redis.hget(journal, 'calls:1')) ?? 0) >= 1,
+      30_000,
+      'the first model call to be counted',
+    );
     const doomed = workers.find((candidate) => candidate.child.pid === api?.harness.modelCalls()[0]?.pid);
     await doomed?.kill();
     worker = workers.find((candidate) => candidate !== doomed);
