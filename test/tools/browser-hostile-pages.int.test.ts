@@ -255,24 +255,28 @@ describeWithBrowser('hostile pages against the model’s answers', () => {
   it.each([
     ['Chromium’s WebRTC policy alone', 'off'],
     ['the network namespace, where it can be made', 'auto'],
-  ])('WebRTC sends nothing to a UDP or TCP listener on loopback: %s', async (_name, networkNamespace) => {
-    heard.length = 0;
-    const started = browserHarness(
-      {
-        replies: [
-          call('browser_open', { url: `${site.origin}/webrtc` }),
-          call('browser_wait', { text: 'gathered' }),
-          call('browser_read', { selector: '#status' }),
-          { text: 'done' },
-        ],
-      },
-      { network_namespace: networkNamespace },
-    );
-    await started.startWorker();
-    const { results } = await completedRun(started, undefined);
-    // Gathering is over: any STUN or TURN packet would have been sent by now (loopback delivers at once).
-    expect(ok(results[2] as (typeof results)[number]).content).toBe('gathered 0 candidates');
-    expect(heard).toEqual([]);
-    // A worker starting Chromium in a network namespace of its own takes a while on a loaded machine.
-  }, 90_000);
+  ])(
+    'WebRTC sends nothing to a UDP or TCP listener on loopback: %s',
+    async (_name, networkNamespace) => {
+      heard.length = 0;
+      const started = browserHarness(
+        {
+          replies: [
+            call('browser_open', { url: `${site.origin}/webrtc` }),
+            call('browser_wait', { text: 'gathered' }),
+            call('browser_read', { selector: '#status' }),
+            { text: 'done' },
+          ],
+        },
+        { network_namespace: networkNamespace },
+      );
+      await started.startWorker();
+      const { results } = await completedRun(started, undefined);
+      // Gathering is over: any STUN or TURN packet would have been sent by now (loopback delivers at once).
+      expect(ok(results[2] as (typeof results)[number]).content).toBe('gathered 0 candidates');
+      expect(heard).toEqual([]);
+      // A worker starting Chromium in a network namespace of its own takes a while on a loaded machine.
+    },
+    90_000,
+  );
 });
