@@ -75,6 +75,11 @@ export const coordinatorOptionSchemas = {
     provider: z.string().min(1),
     instructions: withDefault(z.string(), ''),
     max_rounds: withDefault(integer(0), 10),
+    /**
+     * How many of the latest shared messages its requests show (1 to 1000), with its own decisions on them
+     * between: its chat across turns.
+     */
+    window: withDefault(integer(1, 1000), 20),
   }),
 } as const;
 

@@ -26,6 +26,10 @@ export const crashPointNames = [
   'tool.before_commit',
   'tool.before_next_iteration',
   'tool.after_commit',
+  // A team's coordinator has chosen (an llm coordinator's reply is in hand), its choice not yet recorded; and
+  // recorded, its members not yet started.
+  'team.before_selection_commit',
+  'team.after_selection_commit',
   'team.before_turn_commit',
   'team.after_turn_commit',
   // A step handed back for a capable worker (decision 0031): its run's wait recorded, and its end.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRecordKind } from '../schemas/record-kinds.js';
+import { maxCoordinatorReasonChars } from './core/coordinator-chat.js';
 
 /**
  * The journal of a run: one hash whose fields record what each step has done. A field is written in the
@@ -115,6 +116,8 @@ export const teamSelectionSchema = z.strictObject({
   v: z.literal(1),
   members: z.array(z.number().int().nonnegative()),
   done: z.boolean(),
+  /** Why the `llm` coordinator decided so, as it said (cut to maxCoordinatorReasonChars): its chat keeps it. */
+  reason: z.string().max(maxCoordinatorReasonChars).optional(),
 });
 export type TeamSelectionEntry = z.infer<typeof teamSelectionSchema>;
 

@@ -1,50 +1,71 @@
 import { z } from 'zod';
 import type { Message } from '../../../chat/index.js';
+import { isLlmCoordinator } from '../../../config/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { addUsage, type Usage, zeroUsage } from '../../../models/usage.js';
-import { messageText } from '../../core/team.js';
+import {
+  type CoordinatorDecision,
+  coordinatorChat,
+  maxCoordinatorReasonChars,
+} from '../../core/coordinator-chat.js';
 import type { TeamTurnJobData } from '../../job-data.js';
 import { journalField, type TeamSelectionEntry } from '../../journal.js';
 import { callModel, requestContext } from '../iteration/model-call.js';
 import { descriptionOf } from '../runner/agent-runtime.js';
 import { isPark, type Park } from '../runner/step-action.js';
 import type { StepContext, TeamService } from '../runner/step-context.js';
-import type { ObservedRun } from '../runner/step-observer.js';
-
-/** How many of the latest shared messages the coordinator model sees. */
-export const coordinatorWindow = 20;
+import type { LoadedTurn } from './team-turn-load.js';
 
 const choiceSchema = z.strictObject({
   members: z.array(z.string()),
   done: z.boolean(),
+  reason: z.string().optional(),
 });
 
 /**
- * The `llm` coordinator: a model reads the team and the latest shared messages and answers
- * {"members": [...], "done": bool}. An answer that is not that JSON (or names no member of the team) gets
- * one retry with the reason; a second bad answer fails the team run with a clear error.
+ * The `llm` coordinator: a model reads the team and its own chat (the latest `window` shared messages, with
+ * what it decided at each earlier turn and why between them) and answers
+ * {"members": [...], "done": bool, "reason": "..."}. An answer that is not that JSON (or names no member of
+ * the team) gets one retry with the reason; a second bad answer fails the team run with a clear error.
  */
 export async function chooseMembers(
   context: StepContext,
   data: TeamTurnJobData,
   team: TeamService,
-  shared: readonly Message[],
-  run: ObservedRun,
+  loaded: LoadedTurn,
 ): Promise<{ entry: TeamSelectionEntry; usage: Usage } | Park> {
   const agent = team.coordinatorAgent;
-  if (!agent) throw new RatchetError('config_invalid', `team ${team.name} has no coordinator model`);
-  const now = context.services.now().toISOString();
+  const { coordinator } = team;
+  if (!agent || !isLlmCoordinator(coordinator))
+    throw new RatchetError('config_invalid', `team ${team.name} has no coordinator model`);
+  // Everything the request holds comes from the run as recorded, so a turn that runs again sends the same.
+  const createdAt = loaded.record.updated_at;
+  const idOf = (id: string) => `${data.run_id}-t${data.iteration}-${id}`;
   const message = (id: string, role: 'system' | 'user' | 'assistant', text: string): Message => ({
-    id: `${data.run_id}-t${data.iteration}-${id}`,
+    id: idOf(id),
     sender: role === 'assistant' ? agent.name : role,
     role,
     parts: [{ type: 'text', text }],
     metadata: {},
-    created_at: now,
+    created_at: createdAt,
   });
+  const names = team.members.map((member) => member.agent);
+  const decisions = new Map<number, CoordinatorDecision>();
+  for (const [turn, entry] of loaded.decisions) {
+    const members = entry.members.map((index) => names[index] ?? `#${index}`);
+    decisions.set(turn, { members, done: entry.done, reason: entry.reason });
+  }
   const messages: Message[] = [
-    message('coord-system', 'system', systemPrompt(context, team, agent.instructions)),
-    message('coord-window', 'user', conversationWindow(shared)),
+    message('coord-system', 'system', systemPrompt(context, team, coordinator.instructions)),
+    ...coordinatorChat({
+      shared: loaded.shared,
+      decisions,
+      turn: data.iteration,
+      window: coordinator.window,
+      coordinator: agent.name,
+      idOf,
+      createdAt,
+    }),
   ];
   let usage: Usage = { ...zeroUsage };
   let problem = '';
@@ -59,7 +80,7 @@ export async function chooseMembers(
         context: requestContext(context, data, agent.name),
       },
       journalField.teamCoordinatorCalls(data.iteration, attempt),
-      run,
+      loaded.record,
       'coordinator',
     );
     if (isPark(completion)) return completion;
@@ -73,7 +94,7 @@ export async function chooseMembers(
       message(
         `coord-retry-${attempt}`,
         'user',
-        `That answer could not be used: ${problem}. Reply with only the JSON object, e.g. {"members": ["${team.members[0]?.agent}"], "done": false}.`,
+        `That answer could not be used: ${problem}. Reply with only the JSON object, e.g. {"members": ["${team.members[0]?.agent}"], "done": false, "reason": "why"}.`,
       ),
     );
   }
@@ -96,20 +117,18 @@ function systemPrompt(context: StepContext, team: TeamService, instructions: str
     members,
     'Decide who acts next. Members you name act at the same time; their answers are added to the ' +
       'conversation in the order you name them. When the last message of the conversation is the ' +
-      "team's finished answer, say done.",
-    'Reply with only a JSON object: {"members": ["<member name>", ...], "done": <true|false>}.',
+      "team's finished answer, say done. Each user message holds what was added to the team's " +
+      'conversation since your previous decision; your earlier decisions follow them.',
+    'Reply with only a JSON object: {"members": ["<member name>", ...], "done": <true|false>, ' +
+      '"reason": "<why, in a sentence>"}.',
   ]
     .filter((line) => line !== '')
     .join('\n\n');
 }
 
-function conversationWindow(shared: readonly Message[]): string {
-  const window = shared.slice(-coordinatorWindow);
-  const lines = window.map((message) => `[${message.sender}] ${messageText(message)}`);
-  return `The conversation so far (latest ${window.length} of ${shared.length} messages):\n\n${lines.join('\n\n')}`;
-}
-
-type Parsed = { ok: true; choice: { members: number[]; done: boolean } } | { ok: false; problem: string };
+type Parsed =
+  | { ok: true; choice: { members: number[]; done: boolean; reason?: string } }
+  | { ok: false; problem: string };
 
 function parseChoice(text: string, team: TeamService): Parsed {
   const json = text
@@ -126,7 +145,9 @@ function parseChoice(text: string, team: TeamService): Parsed {
   if (!result.success)
     return {
       ok: false,
-      problem: 'it needs exactly the fields "members" (a list of names) and "done" (true or false)',
+      problem:
+        'it needs exactly the fields "members" (a list of names) and "done" (true or false), and may ' +
+        'have "reason" (text)',
     };
   const names = team.members.map((member) => member.agent);
   const unknown = result.data.members.filter((name) => !names.includes(name));
@@ -139,6 +160,12 @@ function parseChoice(text: string, team: TeamService): Parsed {
     return { ok: false, problem: 'name at least one member, or say done' };
   return {
     ok: true,
-    choice: { members: result.data.members.map((name) => names.indexOf(name)), done: result.data.done },
+    choice: {
+      members: result.data.members.map((name) => names.indexOf(name)),
+      done: result.data.done,
+      ...(result.data.reason === undefined
+        ? {}
+        : { reason: result.data.reason.slice(0, maxCoordinatorReasonChars) }),
+    },
   };
 }

@@ -56,7 +56,7 @@ export async function decide(
         message: `team "${team.name}" reached max_rounds (${coordinator.max_rounds}) without its coordinator saying done`,
       });
     }
-    const chosen = await chooseMembers(context, data, team, loaded.shared, loaded.record);
+    const chosen = await chooseMembers(context, data, team, loaded);
     if (isPark(chosen)) return chosen;
     choice = chosen;
   }
@@ -91,6 +91,8 @@ export async function decide(
     },
     {
       what: 'recording the coordinator choice',
+      before: 'team.before_selection_commit',
+      after: 'team.after_selection_commit',
       andThen: (result) => {
         if (result.status === 'ok') {
           const chosen = { ...loaded, record, rev: loaded.rev + 1 };

@@ -1,4 +1,5 @@
 import type { Message } from '../../../chat/index.js';
+import { isLlmCoordinator } from '../../../config/index.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
 import { initialTeamState, type Selection, type TeamState } from '../../core/team.js';
 import type { TeamTurnJobData } from '../../job-data.js';
@@ -19,6 +20,11 @@ export interface LoadedTurn {
   turnDone: boolean;
   selection: TeamSelectionEntry | undefined;
   shared: Message[];
+  /**
+   * The `llm` coordinator's recorded decisions of the earlier turns its window can show, by turn (each turn
+   * adds at least one shared message, so no turn before n - window): empty for other coordinators.
+   */
+  decisions: Map<number, TeamSelectionEntry>;
 }
 
 export async function loadTurn(
@@ -27,6 +33,9 @@ export async function loadTurn(
   team: TeamService,
 ): Promise<LoadedTurn | undefined> {
   const n = data.iteration;
+  const { coordinator } = team;
+  const earliest = isLlmCoordinator(coordinator) ? Math.max(1, n - coordinator.window) : n;
+  const earlier = Array.from({ length: n - earliest }, (_, offset) => earliest + offset);
   const {
     run: stored,
     journal,
@@ -35,9 +44,19 @@ export async function loadTurn(
     journalField.teamTurn(n - 1),
     journalField.teamTurn(n),
     journalField.teamSelection(n),
+    ...earlier.map((turn) => journalField.teamSelection(turn)),
   ]);
   if (!stored) return undefined;
-  const [previous, done, selection] = journal;
+  const [previous, done, selection, ...decided] = journal;
+  const decisions = new Map<number, TeamSelectionEntry>();
+  for (const [index, value] of decided.entries()) {
+    const turn = earlier[index] ?? 0;
+    if (typeof value === 'string')
+      decisions.set(
+        turn,
+        parseJsonRecord(teamSelectionSchema, value, `journal team-select:${turn} of ${data.run_id}`),
+      );
+  }
   const state = previous
     ? parseJsonRecord(teamStateSchema, previous, `journal team:${n - 1} of ${data.run_id}`)
     : { v: 1 as const, ...initialTeamState(team) };
@@ -50,6 +69,7 @@ export async function loadTurn(
       ? parseJsonRecord(teamSelectionSchema, selection, `journal team-select:${n} of ${data.run_id}`)
       : undefined,
     shared: chat,
+    decisions,
   };
 }
 
