@@ -36,5 +36,7 @@ export const resultMetadataSchema = z.strictObject({
   confidence: z.number().nullable(),
   partial: z.strictObject({ reason: z.string() }).nullable(),
   contract: contractResultSchema.nullable(),
+  /** Named intermediate results the run reported (`report_progress` with `data`); {} when none. */
+  partial_results: z.record(z.string(), z.json()).default({}),
 });
 export type ResultMetadata = z.infer<typeof resultMetadataSchema>;

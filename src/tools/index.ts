@@ -2,6 +2,7 @@ export type { BrowserPageStore } from './builtin/browser/browser-page-store.js';
 export { guardedHop } from './builtin/http/guarded-fetch.js';
 export { classifyAddress } from './builtin/http/ip-ranges.js';
 export { checkDestination, type Resolver, systemResolver } from './builtin/http/ssrf-guard.js';
+export { reportProgressInputSchema } from './builtin/interaction-toolbox.js';
 export type {
   MemoryLimits,
   MemoryScope,
@@ -30,6 +31,7 @@ export {
 } from './file-change.js';
 export { askProblem, interactionLimits, progressProblem } from './interaction-limits.js';
 export { type ListedTool, listedToolSchema, type McpToolListings } from './mcp-tool-listings.js';
+export { type PartialResults, partialResultLimits, partialResultsSchema } from './partial-results.js';
 export type { SessionDataStore } from './session-data-store.js';
 export {
   type AskOptions,

@@ -176,6 +176,11 @@ export const runRecordSchema = z.strictObject({
   orchestration_steps: z.number().int().nonnegative().default(0),
   /** Set when the run ended with only part of its work done, and why. */
   partial: z.strictObject({ reason: z.string() }).nullable().default(null),
+  /**
+   * Named intermediate results the run reported (`report_progress`'s `data`), merged when the reply that
+   * reports them is recorded; bounded by partialResultLimits.
+   */
+  partial_results: z.record(z.string(), z.json()).default({}),
   /** The confidence the final answer states (a structured answer's `confidence`, 0..1); null: none stated. */
   confidence: z.number().nullable().default(null),
   /** The final answer checked against its handoff contract; null when no contract applies. */

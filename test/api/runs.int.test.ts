@@ -76,6 +76,7 @@ describe('runs', () => {
         cost_usd: 0,
         confidence: null,
         partial: null,
+        partial_results: {},
         contract: null,
       },
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { maxQuestionTimeoutS, secondsLimit } from '../../schemas/index.js';
 import { charsLimitMessage, interactionLimits as limits } from '../interaction-limits.js';
+import { partialResultLimits, partialResultsSchema } from '../partial-results.js';
 import { defineTool } from '../tool.js';
 import { createToolBox, type ToolBox } from '../toolbox.js';
 
@@ -51,15 +52,29 @@ const askUser = defineTool({
     }),
 });
 
+/**
+ * `report_progress`'s input. Its `data` is kept in the run's result metadata (`partial_results`) when the reply
+ * that calls it is recorded (src/workflows/core/partial-results.ts), checked against this same schema.
+ */
+export const reportProgressInputSchema = z.strictObject({
+  message: boundedText(limits.progressChars).describe(
+    `what has been done or is being done (at most ${limits.progressChars} characters)`,
+  ),
+  fraction: z.number().min(0).max(1).optional().describe('share of the task done, from 0 to 1'),
+  data: partialResultsSchema
+    .optional()
+    .describe(
+      "named intermediate results to keep in the run's result (a name reported again replaces its value; " +
+        `at most ${partialResultLimits.names} names, each value at most ${partialResultLimits.valueChars} characters as JSON)`,
+    ),
+});
+
 const reportProgress = defineTool({
   name: 'report_progress',
-  description: 'Tells the user how far the task has come (a progress event).',
-  inputSchema: z.strictObject({
-    message: boundedText(limits.progressChars).describe(
-      `what has been done or is being done (at most ${limits.progressChars} characters)`,
-    ),
-    fraction: z.number().min(0).max(1).optional().describe('share of the task done, from 0 to 1'),
-  }),
+  description:
+    'Tells the user how far the task has come (a progress event); `data` keeps named intermediate results ' +
+    "in the run's result.",
+  inputSchema: reportProgressInputSchema,
   idempotent: true,
   handler: async (context, input) => {
     await context.reportProgress({

@@ -7,7 +7,8 @@ export type { ResultMetadata };
  * What a run's result says about itself: how long it took, how many iterations and tool calls, tokens and
  * cost. It is in the run's `agent_end` event, in the run as the API shows it, and in the result a parent
  * receives from a delegation. `confidence` is what a structured answer states, `partial` why a run ended with
- * part of its work (a supervisor's limit or unfinished sub-goals), `contract` its handoff contract's verdict.
+ * part of its work (a supervisor's limit or unfinished sub-goals), `contract` its handoff contract's verdict,
+ * `partial_results` the named intermediate results it reported.
  */
 
 /** A run's result metadata: finished, from its finish; not finished yet, up to `now`. */
@@ -24,6 +25,7 @@ export function resultMetadataOf(
     | 'confidence'
     | 'partial'
     | 'contract'
+    | 'partial_results'
   >,
   now: string,
 ): ResultMetadata {
@@ -39,5 +41,6 @@ export function resultMetadataOf(
     confidence: run.confidence,
     partial: run.partial,
     contract: run.contract,
+    partial_results: run.partial_results,
   };
 }

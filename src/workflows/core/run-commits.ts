@@ -1,5 +1,6 @@
 import type { ContextView, Message, Part, ToolCallPart } from '../../chat/index.js';
 import { buildEvent, type EventData, previewContent, type StoredEvent } from '../../events/event.js';
+import { mergePartialResults } from './partial-results.js';
 
 /** The events effects ask for with a reply. */
 type EffectEventKind = 'compaction' | 'loop_detected' | 'reflection' | 'progress';
@@ -120,6 +121,9 @@ export function replyCommit(input: {
             names: [...new Set([...run.tool_calls.names, ...decision.calls.map((call) => call.name)])].sort(),
           }
         : run.tool_calls,
+    ...(decision.kind === 'tools'
+      ? { partial_results: mergePartialResults(run.partial_results, decision.calls) }
+      : {}),
     usage,
     cost_usd: run.cost_usd + input.costUsd,
     retry_waste: {

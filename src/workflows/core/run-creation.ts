@@ -206,6 +206,7 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     sub_goals: null,
     orchestration_steps: 0,
     partial: null,
+    partial_results: {},
     confidence: null,
     contract: null,
     origin: fields.origin,
