@@ -80,9 +80,9 @@ describeTreeCrashes({
   points: [
     ['iteration.after_commit@2', "the boss's delegation to lead_a is recorded, its tool not run"],
     ['iteration.before_goals_commit@1', "lead_a's first goal is about to be moved by its helper's result"],
-    ['tool.mid_call@3', "lead_a's second delegation is in flight"],
-    ['iteration.before_goals_commit@3', "the boss's goal a is about to be moved by lead_a's result"],
-    ['iteration.after_goals_commit@4', "a move of lead_b's first goal is recorded"],
+    ['tool.mid_call@3', "lead_a's declaration of its own sub-goals is in flight"],
+    ['iteration.before_goals_commit@3', "lead_b's first goal is about to be moved by its helper's result"],
+    ['iteration.after_goals_commit@2', "the boss's goal a, moved by lead_a's result, is recorded"],
   ],
   // One step in flight when the kill comes: it may lose one model call.
   extraModelCalls: 1,
