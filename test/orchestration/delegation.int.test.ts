@@ -99,6 +99,7 @@ describe('delegation', () => {
             confidence: null,
             partial: null,
             contract: null,
+            partial_results: {},
           },
         },
       ],
