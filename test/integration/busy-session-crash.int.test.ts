@@ -18,6 +18,13 @@ afterEach(async () => {
 const script: Script = {
   rules: [
     {
+      when: { role: 'user', contains: 'work for minutes' },
+      reply: {
+        text: 'working',
+        tool_calls: [{ name: 'slow_echo', arguments: { text: 'x', delay_ms: 180_000 } }],
+      },
+    },
+    {
       when: { role: 'user', contains: 'work long' },
       reply: {
         text: 'working',
@@ -35,8 +42,12 @@ const script: Script = {
   default: { text: 'done' },
 };
 
-function busyHarness(): Harness {
-  harness = new Harness({ script, agent: { options: { max_iterations: 10, max_queued_messages: 25 } } });
+function busyHarness(worker: Record<string, number> = {}): Harness {
+  harness = new Harness({
+    script,
+    agent: { options: { max_iterations: 10, max_queued_messages: 25 } },
+    worker,
+  });
   return harness;
 }
 
@@ -161,6 +172,30 @@ describe('messages to a busy session under SIGKILL', () => {
       );
     },
   );
+
+  it("an interruption whose sender dies right after its commit still aborts the old run's call in flight", async () => {
+    // One slot: the new run can start only once the old run's 3-minute tool call has let go of it, which
+    // happens at once only if the abort reached the worker without the (dead) sender's help.
+    const h = busyHarness({ concurrency: 1 });
+    await h.startWorker();
+    const { id: sessionId } = await h.engine.createSession({});
+    const first = await h.engine.sendMessage({ sessionId, input: 'work for minutes' });
+    await inToolCall(h, sessionId, first.runId);
+    const sent = Date.now();
+    await sendAndDie(h, 'message.after_interrupt_commit', [sessionId, 'interrupt', 'instead']);
+    expect((await h.engine.getRun(first.runId))?.status).toBe('cancelled');
+    const runs = (await h.engine.listRuns({ sessionId, root: true, limit: 50 })).runs;
+    const next = runs.find((run) => run.id !== first.runId);
+    expect(next).toBeDefined();
+    const run = await h.engine.waitForRun(next?.id ?? '', { timeoutMs: 60_000 });
+    expect(run.status).toBe('completed');
+    expect(Date.now() - sent).toBeLessThan(60_000);
+    const chat = await h.transcript(sessionId);
+    expect(chat.filter((message) => message.role === 'user').map(textOf)).toEqual([
+      'work for minutes',
+      'instead',
+    ]);
+  });
 
   it('interrupt while the worker of the active run is killed: the old run stays cancelled, the new one runs', async () => {
     const h = busyHarness();
