@@ -28,7 +28,9 @@ export function connectApi(url: string, token: string | undefined): CliApi {
   let lost: string | undefined;
   const cliFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const target = new URL(input instanceof Request ? input.url : input);
-    const stream = target.pathname.endsWith('/events');
+    // A session's event stream is a GET; POST /v1/events sends one event and is an ordinary call.
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const stream = method === 'GET' && target.pathname.endsWith('/events');
     if (stream && lost !== undefined) {
       for (const listener of listeners) listener(lost);
       lost = undefined;

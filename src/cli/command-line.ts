@@ -23,6 +23,8 @@ export type CommandName =
   | 'attach'
   | 'cancel'
   | 'answer'
+  | 'events'
+  | 'signal'
   | 'config';
 
 /** A parsed `ratchet` command line. */
@@ -65,6 +67,9 @@ export type Command =
   | ({ name: 'cancel'; runId: string; reason: string | undefined } & ApiTarget)
   /** `id`: a question id, a run id or a session id (its one pending question). */
   | ({ name: 'answer'; id: string; text: string } & ApiTarget)
+  /** `payload`: --payload parsed as JSON (absent: none). */
+  | ({ name: 'events-send'; event: string; payload: unknown; id: string | undefined } & ApiTarget)
+  | ({ name: 'signal'; runId: string; event: string; payload: unknown; id: string | undefined } & ApiTarget)
   | { name: 'config-validate'; file: string };
 
 /** The command line is wrong: the CLI prints the message and the usage text, and exits 2. */
@@ -111,6 +116,7 @@ function defineCommand<Options extends OptionTable>(spec: CommandSpec<Options>):
 const configOption = { config: { type: 'string', short: 'c' } } as const;
 const portOption = { port: { type: 'string' } } as const;
 const apiOptions = { url: { type: 'string' }, token: { type: 'string' } } as const;
+const externalEventOptions = { payload: { type: 'string' }, id: { type: 'string' }, ...apiOptions } as const;
 
 const commands: Record<CommandName, CommandSpec<OptionTable>> = {
   dev: defineCommand({
@@ -271,6 +277,46 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
         );
       }
       return { name: 'answer', id, text, ...apiTarget(values) };
+    },
+  }),
+  events: defineCommand({
+    synopsis: 'events send NAME [--payload JSON] [--id ID] [--url URL] [--token T]',
+    summary: 'send an event to the runs waiting for NAME and its triggers (operator token)',
+    options: externalEventOptions,
+    maxPositionals: 2,
+    build: (values, positionals, invocation) => {
+      const [action, event] = positionals;
+      if (action !== 'send') {
+        throw new UsageError(
+          action === undefined
+            ? `events: say what to do, e.g. ${invocation} events send payment.settled --payload '{"order":"A1"}'`
+            : `events: unknown action "${action}"${didYouMean(action, ['send'])}`,
+          'events',
+        );
+      }
+      if (event === undefined || event.trim() === '') {
+        throw new UsageError(
+          `events send: give the event's name, e.g. ${invocation} events send build.done`,
+          'events',
+        );
+      }
+      return { name: 'events-send', event: event.trim(), ...externalEvent(values) };
+    },
+  }),
+  signal: defineCommand({
+    synopsis: 'signal RUN_ID NAME [--payload JSON] [--id ID] [--url URL] [--token T]',
+    summary: 'send a signal to one run (its wait_for_event for NAME receives it)',
+    options: externalEventOptions,
+    maxPositionals: 2,
+    build: (values, positionals, invocation) => {
+      const [runId, event] = positionals;
+      if (runId === undefined || event === undefined || event.trim() === '') {
+        throw new UsageError(
+          `signal: give the run id and the event's name, e.g. ${invocation} signal run_… approved --payload '{"by":"ann"}'`,
+          'signal',
+        );
+      }
+      return { name: 'signal', runId: runId.trim(), event: event.trim(), ...externalEvent(values) };
     },
   }),
   config: defineCommand({
@@ -458,6 +504,21 @@ function requiredPositional(command: CommandName, positionals: string[], what: s
   const [value] = positionals;
   if (value === undefined || value.trim() === '') throw new UsageError(`${command}: give ${what}`, command);
   return value.trim();
+}
+
+/** --payload (JSON), --id and the API of `events send` and `signal`; the API checks the bounds. */
+function externalEvent(values: { payload?: string; id?: string; url?: string; token?: string }) {
+  let payload: unknown;
+  if (values.payload !== undefined) {
+    try {
+      payload = JSON.parse(values.payload);
+    } catch (error) {
+      throw new UsageError(
+        `--payload: not JSON (${(error as Error).message}); quote it, e.g. --payload '{"order":"A1"}'`,
+      );
+    }
+  }
+  return { payload, id: values.id, ...apiTarget(values) };
 }
 
 function apiTarget(values: { url?: string; token?: string }): ApiTarget {

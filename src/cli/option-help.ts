@@ -62,6 +62,8 @@ export const optionHelp: Record<string, OptionHelp> = {
       attach: runApiHelp,
       cancel: runApiHelp,
       answer: runApiHelp,
+      events: 'the API (default: $RATCHET_URL, else http://127.0.0.1:8080)',
+      signal: runApiHelp,
     },
   },
   token: {
@@ -103,6 +105,22 @@ export const optionHelp: Record<string, OptionHelp> = {
     flag: '--all',
     about: 'runs: page on to the oldest run',
     per: { runs: 'page on to the oldest run' },
+  },
+  payload: {
+    flag: '--payload JSON',
+    about: "events send, signal: the event's payload, any JSON value (what the waiting run receives)",
+    per: {
+      events: "the event's payload, any JSON value (what the waiting runs receive)",
+      signal: "the signal's payload, any JSON value (what the waiting run receives)",
+    },
+  },
+  id: {
+    flag: '--id ID',
+    about: 'events send, signal: makes delivery idempotent (the same id twice delivers once)',
+    per: {
+      events: 'makes delivery idempotent: the same id twice delivers once (default: a new id)',
+      signal: 'makes delivery idempotent: the same id twice delivers once (default: a new id)',
+    },
   },
   reason: {
     flag: '--reason TEXT',

@@ -52,6 +52,8 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
     case 'cancel':
     case 'answer':
     case 'attach':
+    case 'events-send':
+    case 'signal':
       return remoteCommand(command, io);
     case 'dev': {
       const { devCommand } = await import('./server-commands.js');
@@ -86,7 +88,10 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
 
 /** The commands about runs already started, against an API; the API's refusals are one line each (exit 1). */
 async function remoteCommand(
-  command: Extract<Command, { name: 'runs' | 'schedules' | 'status' | 'cancel' | 'answer' | 'attach' }>,
+  command: Extract<
+    Command,
+    { name: 'runs' | 'schedules' | 'status' | 'cancel' | 'answer' | 'attach' | 'events-send' | 'signal' }
+  >,
   io: ProcessIo,
 ): Promise<number> {
   try {
@@ -102,6 +107,13 @@ async function remoteCommand(
       case 'schedules': {
         const { schedulesCommand } = await import('./schedules-command.js');
         return await schedulesCommand(command, io);
+      }
+      case 'events-send':
+      case 'signal': {
+        const { eventsSendCommand, signalCommand } = await import('./external-event-commands.js');
+        return command.name === 'signal'
+          ? await signalCommand(command, io)
+          : await eventsSendCommand(command, io);
       }
       default: {
         const remote = await import('./remote-commands.js');

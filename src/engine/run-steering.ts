@@ -18,6 +18,7 @@ import {
   retryRefusal,
   sessionIdOfRun,
 } from '../workflows/index.js';
+import { sessionBusyError } from './session-busy.js';
 
 /** New limits a retry or a fork may ask for: each at most what its agent allows. */
 export interface SteerLimits {
@@ -95,11 +96,7 @@ export async function retryRun(context: SteerContext, runId: string, limits: Ste
     }
     if (code === 'CONFLICT') continue;
     if (code === 'NO_RUN') throw new RatchetError('run_not_found', `unknown run ${runId}`);
-    if (code === 'SESSION_BUSY') {
-      throw new RatchetError('session_busy', `session ${sessionId} already has an active run: ${detail}`, {
-        details: { active_run_id: detail },
-      });
-    }
+    if (code === 'SESSION_BUSY' || code === 'QUEUE_WAITING') throw sessionBusyError(sessionId, code, detail);
     throw new RatchetError('internal', `retry-run returned ${code}`);
   }
   throw new RatchetError('internal', `could not retry run ${runId}: it kept changing`);

@@ -40,6 +40,7 @@ import {
 import { questionsOfTree } from './questions.js';
 import { assertAgent, checkMetadata, checkRunLimits, deadlineOf, isTeam, prefixOf } from './run-limits.js';
 import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
+import { sessionBusyError } from './session-busy.js';
 
 /** The runs of the client face: start, retry, fork, cancel, read and wait for them. */
 
@@ -114,11 +115,7 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
     }
     if (code === 'IDEMPOTENCY_MISMATCH' && key !== undefined) throw idempotencyKeyReused(key, detail ?? '');
     if (code === 'CONFLICT') continue;
-    if (code === 'SESSION_BUSY') {
-      throw new RatchetError('session_busy', `session ${sessionId} already has an active run: ${detail}`, {
-        details: { active_run_id: detail },
-      });
-    }
+    if (code === 'SESSION_BUSY' || code === 'QUEUE_WAITING') throw sessionBusyError(sessionId, code, detail);
     if (code === 'NO_SESSION') throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
     throw new RatchetError('internal', `create-run returned ${code}`);
   }

@@ -79,32 +79,35 @@ export async function sendMessage(parts: EngineParts, input: SendMessageInput): 
   for (let tries = 0; tries < changeTries; tries += 1) {
     const activeRunId =
       (await parts.redis.hget(sessionKeys(parts.space, sessionId).session, 'active_run')) ?? '';
-    if (policy === 'reject' || (activeRunId === '' && policy === 'interrupt')) {
+    if (policy === 'reject') {
       const started = await startOrBusy(parts, sessionId, inputParts, policy, input.idempotencyKey);
       if (started) return started;
       continue;
     }
-    if (policy === 'interrupt') {
+    if (policy === 'interrupt' && activeRunId !== '') {
       const interrupted = await interrupt(parts, sessionId, agent, activeRunId, inputParts);
       if (interrupted) return interrupted;
       continue;
     }
+    // With no active run, a message of any policy but reject goes to the queue: it starts a run only when the
+    // queue is empty (IDLE), else it waits behind the messages of a run that just ended (decision 0040).
+    const mode = policy === 'steer' && activeRunId !== '' ? 'steer' : 'queue';
     const message: PendingMessage = {
       v: 1,
       id: newPendingMessageId(),
       parts: pendingParts(inputParts),
       sent_at: parts.now().toISOString(),
-      ...(policy === 'steer' && activeRunId !== '' ? { steered_to: activeRunId } : {}),
+      ...(mode === 'steer' ? { steered_to: activeRunId } : {}),
     };
     const limit = parts.options.maxQueuedMessages?.[agent] ?? defaultMaxQueued;
     const accepted = await acceptBusyMessage(parts.redis, parts.space, {
-      mode: policy,
+      mode,
       sessionId,
       activeRunId,
       message,
       maxWaiting: limit,
       queuedEvent:
-        policy === 'queue'
+        mode === 'queue'
           ? buildEvent(
               'message_queued',
               { id: activeRunId || runIdOfPendingMessage(sessionId, message.id), agent },
@@ -117,8 +120,8 @@ export async function sendMessage(parts: EngineParts, input: SendMessageInput): 
     switch (accepted.code) {
       case 'OK':
         return {
-          delivery: policy === 'queue' ? 'queued' : 'steered',
-          runId: policy === 'queue' ? runIdOfPendingMessage(sessionId, message.id) : activeRunId,
+          delivery: mode === 'queue' ? 'queued' : 'steered',
+          runId: mode === 'queue' ? runIdOfPendingMessage(sessionId, message.id) : activeRunId,
           sessionId,
           messageId: message.id,
           position: accepted.position,

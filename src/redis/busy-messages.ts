@@ -9,7 +9,7 @@ import type { RunRecord } from '../workflows/run-record.js';
 import { CheckedWriter, type RunWriterOptions } from './checked-writer.js';
 import type { RedisClient } from './connection.js';
 import { DefinitionStore } from './definition-store.js';
-import { chatKey, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
+import { cancelChannel, chatKey, type KeySpace, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 import { runScript } from './scripts.js';
 
@@ -227,6 +227,7 @@ export class BusyMessageWriter {
         JSON.stringify(record),
         input.chatLength,
         this.options.eventsMaxLength,
+        cancelChannel(space),
         cancelled.closedQuestions.length,
         ...cancelled.closedQuestions.flatMap((question) => [question.id, JSON.stringify(question)]),
         cancelled.events.length,

@@ -13,9 +13,9 @@ import { encodeEvent, loadRun } from './run-store.js';
 import { runScript } from './scripts.js';
 
 /**
- * Cancels a run: the finished status is written first (every step checks it before it starts and when it
- * commits), then the run's queued steps are removed and every worker is told to abort the run's in-flight
- * model requests and tool handlers.
+ * Cancels a run: the finished status is written (every step checks it before it starts and when it commits)
+ * and every worker is told to abort the run's in-flight model requests and tool handlers, in one script;
+ * then the run's queued steps are removed.
  */
 export async function cancelRun(context: EngineContext, runId: string, reason: string): Promise<void> {
   const sessionId = sessionIdOfRun(runId);
@@ -57,6 +57,7 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
         JSON.stringify(withoutStaleWait(plan.record)),
         runId,
         context.eventsMaxLength,
+        cancelChannel(context.space),
         closed.length,
         ...closed.flatMap((question) => [question.id, JSON.stringify(question)]),
         ...plan.events.map(encodeEvent),
@@ -78,12 +79,12 @@ export async function cancelRun(context: EngineContext, runId: string, reason: s
 }
 
 /**
- * What follows a run's cancelled record (cancel-run.lua, or interrupt-run.lua): every worker is told to abort
- * its in-flight calls, its queued steps are removed, its children cancelled and its parent woken.
+ * What follows a run's cancelled record (cancel-run.lua, or interrupt-run.lua, which also told every worker
+ * to abort its in-flight calls, so that abort does not depend on this process living on): its queued steps
+ * are removed, its children cancelled and its parent woken.
  */
 export async function afterCancel(context: EngineContext, run: RunRecord): Promise<void> {
   const keys = runKeys(context.space, run.session_id, run.id);
-  await context.redis.publish(cancelChannel(context.space), run.id);
   await removeQueuedSteps(context, keys.shard, keys.journal, run.id, run.iteration);
   await cancelChildren(context, keys.children, run.id);
   await context.queues.wakeParent(run);
@@ -126,8 +127,8 @@ async function removeQueuedSteps(
 }
 
 /**
- * Listens, on a connection of its own, to the cancellations every engine broadcasts (cancelRun publishes the
- * run id), and calls `onCancel` with each run id.
+ * Listens, on a connection of its own, to the cancellations every engine broadcasts (cancel-run.lua and
+ * interrupt-run.lua publish the run id), and calls `onCancel` with each run id.
  */
 export async function listenForCancellations(
   subscriber: RedisClient,

@@ -10,7 +10,13 @@ import { DefinitionStore } from './definition-store.js';
 import { chatKey, chatViewKey, retentionKeys, runKeys, sessionKeys } from './keys.js';
 import { encodeEvent, loadRun, readChat } from './run-store.js';
 
-export type ContinuationWriteCode = 'OK' | 'NO_RUN' | 'CONFLICT' | 'RUN_EXISTS' | 'SESSION_BUSY';
+export type ContinuationWriteCode =
+  | 'OK'
+  | 'NO_RUN'
+  | 'CONFLICT'
+  | 'RUN_EXISTS'
+  | 'SESSION_BUSY'
+  | 'QUEUE_WAITING';
 
 /**
  * Reads what a retry or a fork continues from, and writes the continuing run with its first step
@@ -110,7 +116,7 @@ export class ContinuationStore {
     const chat = chatKey(space, record.session_id, record.chat_id);
     return this.checkedWrite({
       script: 'retry-run',
-      watch: [keys.session, chat, old.run, keys.run],
+      watch: [keys.session, chat, old.run, keys.run, keys.queued],
       keys: [
         keys.session,
         chat,
@@ -123,6 +129,7 @@ export class ContinuationStore {
         retentionKeys(space, keys.shard).sessions,
         keys.runIndex,
         keys.treeUsage,
+        keys.queued,
       ],
       args: (mode) => [
         mode,

@@ -67,6 +67,7 @@ export class RunWriter {
       retentionKeys(space, keys.shard).sessions,
       keys.runIndex,
       idempotency?.key ?? keys.run,
+      keys.queued,
     ];
     const idempotencyRecord = idempotency
       ? JSON.stringify({
@@ -93,12 +94,13 @@ export class RunWriter {
     ];
     const jobId = stepJobId.iteration(record.id, 1);
     const { code, detail } = await this.writer.write({
-      // Everything create-run's answer depends on: the session (record, active run), the chat's length, the
-      // run itself and the parent run.
+      // Everything create-run's answer depends on: the session (record, active run, queued messages), the
+      // chat's length, the run itself and the parent run.
       watch: [
         keys.session,
         chat,
         keys.run,
+        ...(input.parent ? [] : [keys.queued]),
         ...(input.parent ? [input.parent.run] : []),
         ...(idempotency ? [idempotency.key] : []),
       ],

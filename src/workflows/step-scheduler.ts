@@ -7,6 +7,7 @@ export type RunWriteCode =
   | 'OK'
   | 'NO_SESSION'
   | 'SESSION_BUSY'
+  | 'QUEUE_WAITING'
   | 'RUN_EXISTS'
   | 'CONFLICT'
   | 'PARENT_FINISHED'

@@ -232,8 +232,10 @@ describe('scoped API tokens', () => {
       list_session_tasks: { session_id: sessionId },
       list_session_notes: { session_id: sessionId },
       submit_task: { input: 'x', session_id: sessionId },
+      signal_run: { run_id: world.asking.runId, event: 'go' },
     };
-    const lists = ['list_runs', 'list_sessions', 'list_pending_questions', 'list_agents'];
+    // send_event names no run: it reaches every tenant's, so a tenant's token is refused (below).
+    const lists = ['list_runs', 'list_sessions', 'list_pending_questions', 'list_agents', 'send_event'];
     for (const tool of tools) {
       if (lists.includes(tool.name)) continue;
       const args = argumentsOf[tool.name];
@@ -248,6 +250,9 @@ describe('scoped API tokens', () => {
     expect(JSON.stringify(sessions.value)).not.toContain(sessionId);
     const agents = await callTool(mcp, 'list_agents', {});
     expect(agents.isError, agents.text).toBe(false);
+    const event = await callTool(mcp, 'send_event', { event: 'go' });
+    expect(event.isError, event.text).toBe(true);
+    expect(event.text).toContain('operator token');
     const pending = await callTool(mcp, 'list_pending_questions', {});
     expect(JSON.stringify(pending.value)).not.toContain(world.questionId);
     // Globex's question is still pending and its run still waiting.

@@ -125,9 +125,12 @@ export interface CliWorld {
 export function createWorld(options: {
   script: Script;
   redisUrl: string;
-  tokens?: string[];
+  /** API tokens: an operator's (a string) or one scoped to a tenant. */
+  tokens?: (string | { token: string; tenant: string })[];
   /** Leave redis.url out of the file (the CLI takes REDIS_URL). */
   urlFromEnv?: boolean;
+  /** Built-in toolboxes of the agent `helper` (default: utils). */
+  toolboxes?: string[];
 }): CliWorld {
   const dir = mkdtempSync(join(tmpdir(), 'ratchet-cli-'));
   const prefix = `t-${randomBytes(6).toString('hex')}`;
@@ -135,7 +138,12 @@ export function createWorld(options: {
   const config = {
     providers: [{ name: 'model', kind: 'scripted', model: 'test', script: 'script.json' }],
     agents: [
-      { name: 'helper', description: 'answers', provider: 'model', toolboxes: ['utils'] },
+      {
+        name: 'helper',
+        description: 'answers',
+        provider: 'model',
+        toolboxes: options.toolboxes ?? ['utils'],
+      },
       { name: 'other', description: 'also answers', provider: 'model', toolboxes: [] },
     ],
     redis: options.urlFromEnv ? { prefix } : { url: options.redisUrl, prefix },
@@ -145,7 +153,7 @@ export function createWorld(options: {
   const configPath = join(dir, 'ratchet.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const loaded = loadConfig(configPath, {
-    knownToolboxes: ['utils'],
+    knownToolboxes: ['utils', ...(options.toolboxes ?? [])],
     env: { ...process.env, REDIS_URL: options.redisUrl },
   });
   const redis = createRedis({ url: options.redisUrl, logger: silentLogger(), name: 'cli-test' });

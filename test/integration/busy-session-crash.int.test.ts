@@ -18,6 +18,13 @@ afterEach(async () => {
 const script: Script = {
   rules: [
     {
+      when: { role: 'user', contains: 'work for minutes' },
+      reply: {
+        text: 'working',
+        tool_calls: [{ name: 'slow_echo', arguments: { text: 'x', delay_ms: 180_000 } }],
+      },
+    },
+    {
       when: { role: 'user', contains: 'work long' },
       reply: {
         text: 'working',
@@ -35,8 +42,12 @@ const script: Script = {
   default: { text: 'done' },
 };
 
-function busyHarness(): Harness {
-  harness = new Harness({ script, agent: { options: { max_iterations: 10, max_queued_messages: 25 } } });
+function busyHarness(worker: Record<string, number> = {}): Harness {
+  harness = new Harness({
+    script,
+    agent: { options: { max_iterations: 10, max_queued_messages: 25 } },
+    worker,
+  });
   return harness;
 }
 
@@ -59,7 +70,15 @@ async function unfinishedRuns(h: Harness, sessionId: string): Promise<number> {
 async function sendAndDie(h: Harness, crashAt: string, args: string[]): Promise<void> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'test/fixtures/message-client.ts'), '--config', h.configPath, ...args],
+    [
+      '--import',
+      'tsx',
+      join(repoRoot, 'test/fixtures/engine-client.ts'),
+      '--config',
+      h.configPath,
+      'message',
+      ...args,
+    ],
     { cwd: repoRoot, env: { ...process.env, RATCHET_CRASH_AT: crashAt }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -136,8 +155,9 @@ describe('messages to a busy session under SIGKILL', () => {
       const h = busyHarness();
       await h.startWorker();
       const { id: sessionId } = await h.engine.createSession({});
-      // Long enough for the sender's process to start while the run is still active.
-      const first = await h.engine.sendMessage({ sessionId, input: 'work long' });
+      // Long enough for the sender's process to start while the run is still active, however loaded the
+      // machine (a 15 s call ended first under load once, and the sender then started a run).
+      const first = await h.engine.sendMessage({ sessionId, input: 'work for minutes' });
       await inToolCall(h, sessionId, first.runId);
       let most = 0;
       let sampling = true;
@@ -148,6 +168,11 @@ describe('messages to a busy session under SIGKILL', () => {
         }
       })();
       await sendAndDie(h, point, [sessionId, 'interrupt', 'instead']);
+      // A sender that died before its commit left the old run alone: it is still going, and ends by a cancel.
+      if (point === 'message.before_interrupt_commit') {
+        expect((await h.engine.getRun(first.runId))?.status).toBe('running');
+        await h.engine.cancelRun(first.runId);
+      }
       await waitFor(async () => (await unfinishedRuns(h, sessionId)) === 0, 45_000, 'the runs to end');
       sampling = false;
       await sampler;
@@ -157,10 +182,34 @@ describe('messages to a busy session under SIGKILL', () => {
         .map((run) => (run.id === first.runId ? `old:${run.status}` : `new:${run.status}`))
         .sort();
       expect(statuses).toEqual(
-        point === 'message.before_interrupt_commit' ? ['old:completed'] : ['new:completed', 'old:cancelled'],
+        point === 'message.before_interrupt_commit' ? ['old:cancelled'] : ['new:completed', 'old:cancelled'],
       );
     },
   );
+
+  it("an interruption whose sender dies right after its commit still aborts the old run's call in flight", async () => {
+    // One slot: the new run can start only once the old run's 3-minute tool call has let go of it, which
+    // happens at once only if the abort reached the worker without the (dead) sender's help.
+    const h = busyHarness({ concurrency: 1 });
+    await h.startWorker();
+    const { id: sessionId } = await h.engine.createSession({});
+    const first = await h.engine.sendMessage({ sessionId, input: 'work for minutes' });
+    await inToolCall(h, sessionId, first.runId);
+    const sent = Date.now();
+    await sendAndDie(h, 'message.after_interrupt_commit', [sessionId, 'interrupt', 'instead']);
+    expect((await h.engine.getRun(first.runId))?.status).toBe('cancelled');
+    const runs = (await h.engine.listRuns({ sessionId, root: true, limit: 50 })).runs;
+    const next = runs.find((run) => run.id !== first.runId);
+    expect(next).toBeDefined();
+    const run = await h.engine.waitForRun(next?.id ?? '', { timeoutMs: 60_000 });
+    expect(run.status).toBe('completed');
+    expect(Date.now() - sent).toBeLessThan(60_000);
+    const chat = await h.transcript(sessionId);
+    expect(chat.filter((message) => message.role === 'user').map(textOf)).toEqual([
+      'work for minutes',
+      'instead',
+    ]);
+  });
 
   it('interrupt while the worker of the active run is killed: the old run stays cancelled, the new one runs', async () => {
     const h = busyHarness();

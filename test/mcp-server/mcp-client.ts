@@ -69,6 +69,8 @@ export const ratchetMcpToolNames = [
   'list_sessions',
   'respond',
   'retry_run',
+  'send_event',
+  'signal_run',
   'submit_task',
   'wait_run',
 ];

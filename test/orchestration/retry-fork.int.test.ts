@@ -398,7 +398,7 @@ const repoRoot = resolve(import.meta.dirname, '../..');
 async function steerAndDie(h: Harness, crashAt: string, args: string[]): Promise<void> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'test/fixtures/steer-client.ts'), '--config', h.configPath, ...args],
+    ['--import', 'tsx', join(repoRoot, 'test/fixtures/engine-client.ts'), '--config', h.configPath, ...args],
     { cwd: repoRoot, env: { ...process.env, RATCHET_CRASH_AT: crashAt }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

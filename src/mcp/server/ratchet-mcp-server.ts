@@ -35,11 +35,15 @@ import {
   runSchema,
   runStepsSchema,
   runTreeSchema,
+  sendEventBodySchema,
+  sentEventSchema,
+  sentSignalSchema,
   sessionListInputSchema,
   sessionListSchema,
   sessionNoteListSchema,
   sessionStateSchema,
   sessionTaskListSchema,
+  signalRunBodySchema,
   stepsQuerySchema,
 } from '../../wire/index.js';
 import { questionResponseSchema } from '../../workflows/index.js';
@@ -331,6 +335,48 @@ export function createRatchetMcpServer(options: RatchetMcpServerOptions): McpSer
       },
     },
     ({ run_id, ...fork }) => toolAnswer('fork_run', logger, () => forkRun(engine, run_id, fork)),
+  );
+
+  server.registerTool(
+    'send_event',
+    {
+      title: 'Send an event',
+      description:
+        'Sends an event to the deployment (as POST /v1/events): every run waiting for its name ' +
+        '(wait_for_event) whose match the payload contains receives it, a wait that starts within ' +
+        'events.retention_s too, and each trigger of the name starts its run. Give `id` and send again until it ' +
+        'is answered: the same id delivers once (`duplicate: true`). Events reach every tenant: a tenant ' +
+        'token is refused (signal_run a run of your own instead). Returns {id, duplicate, woken, runs}.',
+      inputSchema: sendEventBodySchema,
+      outputSchema: outputOf(sentEventSchema),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+    },
+    (sent) => toolAnswer('send_event', logger, async () => ({ ...(await engine.sendEvent(sent)) })),
+  );
+
+  server.registerTool(
+    'signal_run',
+    {
+      title: 'Signal a run',
+      description:
+        'Sends a signal to one run (as POST /v1/runs/:id/signal): its wait_for_event for that name receives ' +
+        'it, now or when it waits later; the same `id` delivers once. Returns {id, duplicate, woken}.',
+      inputSchema: z.strictObject({ run_id: runIdSchema, ...signalRunBodySchema.shape }),
+      outputSchema: outputOf(sentSignalSchema),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    ({ run_id, ...sent }) =>
+      toolAnswer('signal_run', logger, async () => ({ ...(await engine.signalRun(run_id, sent)) })),
   );
 
   server.registerTool(

@@ -1,8 +1,8 @@
 --[[
   Cancels a run that is not finished: its record becomes the given (cancelled) record, its events are added,
   the session's active run is released (its unread steered messages queued) and its pending questions
-  are closed. Steps of the run see the
-  finished status before they start and when they try to commit.
+  are closed (includes/cancel-open-run.lua, shared with interrupt-run). Steps of the run see the finished
+  status before they start and when they try to commit, and the workers running them are told at once.
 
   KEYS[1] run hash: record, rev
   KEYS[2] session hash: active_run
@@ -20,19 +20,17 @@
   ARGV[2] cancelled run record JSON
   ARGV[3] run id
   ARGV[4] events stream max length
-  ARGV[5] number of question updates Q
-  ARGV[6 .. 5+2Q]     question id, question JSON (closed), pairs
-  ARGV[6+2Q .. #ARGV] events (JSON)
+  ARGV[5] the cancel channel: told the run id, so every worker aborts its in-flight calls
+  ARGV[6] number of question updates Q
+  ARGV[7 .. 6+2Q]     question id, question JSON (closed), pairs
+  ARGV[7+2Q .. #ARGV] events (JSON)
 
   Returns {'OK', eventId...} | {'NO_RUN'} | {'RUN_FINISHED', status} | {'CONFLICT', 'run'}
 ]]
 local rcall = redis.call
 
 --- @include "step-guards"
---- @include "retention-index"
---- @include "run-index"
---- @include "webhook-outbox"
---- @include "release-session"
+--- @include "cancel-open-run"
 
 local refused = runOpen(KEYS[1])
 if refused then
@@ -42,34 +40,14 @@ if rcall('HGET', KEYS[1], 'rev') ~= ARGV[1] then
   return {'CONFLICT', 'run'}
 end
 
-rcall('HSET', KEYS[1], 'record', ARGV[2])
-rcall('HINCRBY', KEYS[1], 'rev', 1)
-indexRun(KEYS[8], ARGV[3], ARGV[2])
-releaseSession(KEYS[2], ARGV[3], KEYS[9], KEYS[10], KEYS[11], KEYS[3], ARGV[4], ARGV[2])
-markFinished(KEYS[6], KEYS[7], ARGV[3], KEYS[2])
-
-local updates = tonumber(ARGV[5])
-for index = 6, 5 + 2 * updates, 2 do
-  if rcall('SISMEMBER', KEYS[5], ARGV[index]) == 1 then
-    rcall('HSET', KEYS[4], ARGV[index], ARGV[index + 1])
-    rcall('SREM', KEYS[5], ARGV[index])
-    indexQuestion(KEYS[8], cjson.decode(ARGV[index + 1]), -1)
-  end
-end
--- A question of this run asked after the caller read the pending ones: no longer pending either.
-local marker = '"run_id":"' .. ARGV[3] .. '"'
-for _, id in ipairs(rcall('SMEMBERS', KEYS[5])) do
-  local question = rcall('HGET', KEYS[4], id)
-  if question and string.find(question, marker, 1, true) then
-    rcall('SREM', KEYS[5], id)
-    indexQuestion(KEYS[8], cjson.decode(question), -1)
-  end
-end
-
+local keys = {
+  run = KEYS[1], session = KEYS[2], events = KEYS[3], questions = KEYS[4], pending = KEYS[5],
+  finishedRuns = KEYS[6], sessions = KEYS[7], runIndex = KEYS[8], steers = KEYS[9], queued = KEYS[10],
+  queueStarts = KEYS[11],
+}
+local eventsFrom = 7 + 2 * tonumber(ARGV[6])
 local result = {'OK'}
-for index = 6 + 2 * updates, #ARGV do
-  local eventId = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[index])
-  noteForWebhooks(KEYS[3], eventId, ARGV[index])
+for _, eventId in ipairs(cancelOpenRun(keys, ARGV[3], ARGV[2], ARGV[4], 6, eventsFrom, #ARGV, ARGV[5])) do
   result[#result + 1] = eventId
 end
 return result

@@ -14,6 +14,7 @@
   KEYS[10] the submission's idempotency key (string: its record JSON, expiring), for a submission that has
            one (decision 0035); KEYS[4] for none. It is in the session's shard: a new session's id is drawn
            in the shard of the key
+  KEYS[11] the session's queued messages (list): a root run waits behind them (decision 0040)
   A child run works on a chat of its own beside the session's active run: it neither needs nor takes the
   session's active_run.
 
@@ -38,6 +39,7 @@
     {'IDEMPOTENCY_MISMATCH', runId}  the key started runId already, for another fingerprint (nothing written)
     {'NO_SESSION'}
     {'SESSION_BUSY', activeRunId}
+    {'QUEUE_WAITING', count}   the session has no active run but messages queued, whose runs start first
     {'RUN_EXISTS'}
     {'PARENT_FINISHED', status}
     {'CONFLICT', 'chat'}   the chat grew since it was read: read it again and retry
@@ -68,7 +70,8 @@ if idempotent then
   end
 end
 
-local answer = newRunAnswer(ARGV[1], KEYS[4], KEYS[1], KEYS[2], tonumber(ARGV[5]), child and KEYS[6] or nil)
+local answer = newRunAnswer(ARGV[1], KEYS[4], KEYS[1], KEYS[2], tonumber(ARGV[5]), child and KEYS[6] or nil,
+  (not child) and KEYS[11] or nil)
 if answer then
   return answer
 end

@@ -1,7 +1,7 @@
 --[[
   Interrupts a session's active run with a new message (on_busy: interrupt, decision 0032), in one write:
-  the active run is cancelled as cancel-run cancels it (its record, its events, its pending questions
-  closed, its unread steered messages queued) and a new run starts on the session's chat with the message, as
+  the active run is cancelled as cancel-run cancels it (includes/cancel-open-run.lua: its record, its
+  events, its pending questions closed, its unread steered messages queued, the workers told) and a new run starts on the session's chat with the message, as
   create-run starts one. Nothing can come between the two: the session never has two active runs, nor a
   moment with none another message could take.
 
@@ -28,7 +28,9 @@
   ARGV[6] the new run's record JSON
   ARGV[7] expected chat length before the append
   ARGV[8] events stream max length
-  ARGV[9] number of question updates Q, then Q pairs (question id, closed question JSON)
+  ARGV[9] the cancel channel: told the active run's id, so every worker aborts its in-flight calls even when
+          the caller dies right after this write (decision 0040)
+  ARGV[10] number of question updates Q, then Q pairs (question id, closed question JSON)
   then the number of cancel events C, then C events (JSON)
   then the number of chat entries M, then M entries, then the new run's events (JSON) to the end
 
@@ -40,7 +42,7 @@ local rcall = redis.call
 --- @include "step-guards"
 --- @include "append-entries"
 --- @include "new-run"
---- @include "release-session"
+--- @include "cancel-open-run"
 
 if rcall('HEXISTS', KEYS[1], 'record') == 0 then
   return {'NO_SESSION'}
@@ -67,36 +69,17 @@ if ARGV[1] == 'check' then
 end
 
 -- The active run is cancelled (as cancel-run.lua).
-rcall('HSET', KEYS[4], 'record', ARGV[4])
-rcall('HINCRBY', KEYS[4], 'rev', 1)
-indexRun(KEYS[10], ARGV[2], ARGV[4])
-releaseSession(KEYS[1], ARGV[2], KEYS[12], KEYS[13], KEYS[14], KEYS[3], ARGV[8], ARGV[4])
-markFinished(KEYS[8], KEYS[9], ARGV[2], KEYS[1])
-
-local updates = tonumber(ARGV[9])
-for index = 10, 9 + 2 * updates, 2 do
-  if rcall('SISMEMBER', KEYS[7], ARGV[index]) == 1 then
-    rcall('HSET', KEYS[6], ARGV[index], ARGV[index + 1])
-    rcall('SREM', KEYS[7], ARGV[index])
-    indexQuestion(KEYS[10], cjson.decode(ARGV[index + 1]), -1)
-  end
-end
-local marker = '"run_id":"' .. ARGV[2] .. '"'
-for _, id in ipairs(rcall('SMEMBERS', KEYS[7])) do
-  local question = rcall('HGET', KEYS[6], id)
-  if question and string.find(question, marker, 1, true) then
-    rcall('SREM', KEYS[7], id)
-    indexQuestion(KEYS[10], cjson.decode(question), -1)
-  end
-end
-
-local result = {'OK'}
-local cancelEventsAt = 10 + 2 * updates
+local keys = {
+  run = KEYS[4], session = KEYS[1], events = KEYS[3], questions = KEYS[6], pending = KEYS[7],
+  finishedRuns = KEYS[8], sessions = KEYS[9], runIndex = KEYS[10], steers = KEYS[12], queued = KEYS[13],
+  queueStarts = KEYS[14],
+}
+local cancelEventsAt = 11 + 2 * tonumber(ARGV[10])
 local cancelEvents = tonumber(ARGV[cancelEventsAt])
-for index = cancelEventsAt + 1, cancelEventsAt + cancelEvents do
-  local eventId = rcall('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'event', ARGV[index])
-  -- The interrupted run's run_cancelled reaches the webhooks that hear of it, as cancel-run's does.
-  noteForWebhooks(KEYS[3], eventId, ARGV[index])
+local result = {'OK'}
+local cancelled = cancelOpenRun(keys, ARGV[2], ARGV[4], ARGV[8], 10, cancelEventsAt + 1,
+  cancelEventsAt + cancelEvents, ARGV[9])
+for _, eventId in ipairs(cancelled) do
   result[#result + 1] = eventId
 end
 

@@ -16,6 +16,7 @@
   KEYS[10] the shard's run index (base key; includes/run-index.lua)
   KEYS[11] the new run's tree usage hash (RunKeys.treeUsage): starts with the usage its record carries over,
            so its tree's sums (its run budget, GET /v1/runs' tree_usage) count the work it continues
+  KEYS[12] the session's queued messages (list): a retry waits behind them (decision 0040)
 
   ARGV[1]  'create', or 'check': answer as 'create' would, and write nothing (the caller WATCHes the keys,
            checks, then creates and adds the first step in one MULTI only when the check said OK)
@@ -36,6 +37,7 @@
     {'CONFLICT', what}      the retried run or the chat changed since they were read: read again and retry
     {'RUN_EXISTS'}
     {'SESSION_BUSY', activeRunId}
+    {'QUEUE_WAITING', count}   the session has no active run but messages queued, whose runs start first
 ]]
 local rcall = redis.call
 
@@ -49,7 +51,7 @@ end
 if rev ~= ARGV[3] then
   return {'CONFLICT', 'run'}
 end
-local answer = newRunAnswer(ARGV[1], KEYS[6], KEYS[1], KEYS[2], tonumber(ARGV[7]), nil)
+local answer = newRunAnswer(ARGV[1], KEYS[6], KEYS[1], KEYS[2], tonumber(ARGV[7]), nil, KEYS[12])
 if answer then
   return answer
 end
