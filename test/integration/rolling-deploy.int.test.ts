@@ -382,12 +382,14 @@ describe('a rolling deploy', () => {
       expect(count(await eventKinds(h, sessionId), 'waiting_for_worker')).toBe(0);
     for (const { sessionId } of early) {
       const kinds = await eventKinds(h, sessionId);
-      // Once at least (again if it was handed back while B's only worker lay dead), and B ended a wait.
-      // Not asserted: one worker_found per waiting_for_worker. A race of decision 0031 sometimes leaves a
-      // last wait unended (an A worker whose view of the live workers is up to a look old marks the run
-      // again just after B ended its wait, and B then runs the step without ending it); the run completes.
+      // Once at least (again if it was handed back while B's only worker lay dead), and every wait was
+      // ended by a worker of B: exactly one worker_found per waiting_for_worker, each after its wait.
+      const waits = kinds.filter((kind) => kind === 'waiting_for_worker' || kind === 'worker_found');
       expect(count(kinds, 'waiting_for_worker')).toBeGreaterThanOrEqual(1);
-      expect(count(kinds, 'worker_found')).toBeGreaterThanOrEqual(1);
+      expect(waits).toEqual(
+        waits.map((_, index) => (index % 2 === 0 ? 'waiting_for_worker' : 'worker_found')),
+      );
+      expect(waits.length % 2).toBe(0);
     }
     for (const { runId } of audited) expect(callsOf(runId).every((each) => bPids.has(each.pid))).toBe(true);
   }, 240_000);
