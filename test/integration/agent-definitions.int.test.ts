@@ -175,4 +175,113 @@ describe('a run keeps its definition across a deploy', () => {
       await api.close();
     }
   }, 60_000);
+
+  // A team's own turns use its recorded definition too: its coordinator and its members as the run started
+  // with them, and each member's run records the member as the team's definition has it.
+  it('a team run mid-round finishes with its recorded members and coordinator after a deploy changes its team', async () => {
+    const ask = (question: string) => ({ tool_calls: [{ name: 'ask_user', arguments: { question } }] });
+    const newsroom = (version: 1 | 2) => ({
+      providers: [
+        {
+          name: 'scout-model',
+          kind: 'scripted',
+          model: 'test',
+          replies: [ask('Which owl?'), { text: 'facts: barn owls hunt at night' }],
+        },
+        {
+          name: 'scribe-model',
+          kind: 'scripted',
+          model: 'test',
+          replies: [{ text: 'article: barn owls are nocturnal' }],
+        },
+        { name: 'v2-model', kind: 'scripted', model: 'test', replies: [{ text: 'v2 wrote this' }] },
+      ],
+      // v2: the scout is removed, the scribe renamed (with new instructions), a new member added, and the
+      // coordinator changed from a sequence to a loop.
+      agents:
+        version === 1
+          ? [
+              { name: 'scout', provider: 'scout-model', instructions: 'V1 scout.' },
+              { name: 'scribe', provider: 'scribe-model', instructions: 'V1 scribe.' },
+            ]
+          : [
+              { name: 'writer', provider: 'scribe-model', instructions: 'V2 writer.' },
+              { name: 'editor', provider: 'v2-model', instructions: 'V2 editor.' },
+            ],
+      teams: [
+        version === 1
+          ? {
+              name: 'newsroom',
+              members: [
+                { agent: 'scout', role: 'research' },
+                { agent: 'scribe', role: 'write' },
+              ],
+              coordinator: { kind: 'sequence' },
+            }
+          : {
+              name: 'newsroom',
+              members: [{ agent: 'editor' }, { agent: 'writer', role: 'write' }],
+              coordinator: { kind: 'loop', max_rounds: 3 },
+            },
+      ],
+      worker: { question_recheck_ms: 300 },
+    });
+    const engine = await createTestEngine({ config: newsroom(1) });
+    engines.push(engine);
+    const first = engine.spawnWorker();
+    const team = await engine.start({ input: 'write about owls', agent: 'newsroom' });
+    let scout = '';
+    let questionId = '';
+    await waitFor(
+      async () => {
+        const children = runKeys(engine.engine.space, team.sessionId, team.runId).children;
+        scout = (await engine.redis.smembers(children))[0] ?? '';
+        questionId = scout ? ((await engine.engine.getRun(scout))?.pending_question?.id ?? '') : '';
+        return questionId !== '';
+      },
+      20_000,
+      'the first member to ask its question',
+    );
+    const recorded = (await engine.engine.getRun(team.runId))?.definition;
+    expect((await first.stop()).code).toBe(0);
+    const loaded = deployConfig(engine, newsroom(2));
+    const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
+    try {
+      const second = engine.spawnWorker();
+      await api.respond(team.sessionId, questionId, 'barn owl');
+      const done = await api.waitForRun(team.runId, { timeoutMs: 30_000 });
+      expect(done.status, JSON.stringify(done.error)).toBe('completed');
+      expect(done.result).toContain('article: barn owls are nocturnal');
+      expect(done.definition).toEqual(recorded);
+      // Two turns, as v1's sequence of two members: the scout, then the scribe (a name v2 no longer has).
+      const children = await engine.redis.smembers(
+        runKeys(engine.engine.space, team.sessionId, team.runId).children,
+      );
+      const members = await Promise.all(children.map((id) => api.getRun(id)));
+      expect(members.map((run) => run?.agent).sort()).toEqual(['scout', 'scribe']);
+      for (const run of members) expect(run?.status).toBe('completed');
+      const calls = engine.modelCalls();
+      const scribe = members.find((run) => run?.agent === 'scribe');
+      const scribeCalls = calls.filter((call) => call.run_id === scribe?.id);
+      expect(scribeCalls).toHaveLength(1);
+      // The scribe's turn was taken by the v2 worker, with v1's instructions.
+      expect(scribeCalls[0]?.pid).toBe(second.child.pid);
+      expect((scribeCalls[0] as unknown as { system: string }).system).toContain('V1 scribe.');
+      // The scribe's run records the scribe as the team's definition has it: the v1 agent's own hash.
+      expect(scribe?.definition?.hash).toMatch(/^[0-9a-f]{32}$/);
+      const stored = agentDefinitionSchema.parse(
+        JSON.parse(
+          (await engine.redis.get(
+            definitionKey({ prefix: engine.prefix }, scribe?.definition?.hash ?? ''),
+          )) ?? '',
+        ),
+      );
+      expect(stored).toMatchObject({ kind: 'agent', name: 'scribe', entry: { instructions: 'V1 scribe.' } });
+      // Nothing of v2's team ran.
+      expect(calls.some((call) => (call as unknown as { system: string }).system.includes('V2'))).toBe(false);
+      await second.stop();
+    } finally {
+      await api.close();
+    }
+  }, 90_000);
 });
