@@ -284,4 +284,82 @@ describe('a run keeps its definition across a deploy', () => {
       await api.close();
     }
   }, 90_000);
+
+  it('a handoff group mid-run keeps its recorded members after a deploy renames one and changes the group', async () => {
+    const transfer = (to: string) => ({ tool_calls: [{ name: `transfer_to_${to}`, arguments: {} }] });
+    const desk = (version: 1 | 2) => ({
+      providers: [
+        {
+          name: 'triage-model',
+          kind: 'scripted',
+          model: 'test',
+          rules: [{ when: { role: 'user', contains: 'help' }, reply: transfer('expert') }],
+        },
+        {
+          name: 'expert-model',
+          kind: 'scripted',
+          model: 'test',
+          rules: [
+            {
+              when: { role: 'tool', contains: 'transferred to expert' },
+              reply: { tool_calls: [{ name: 'ask_user', arguments: { question: 'Which colour?' } }] },
+            },
+            { when: { role: 'tool', contains: 'blue' }, reply: { text: 'expert: blue it is' } },
+          ],
+        },
+      ],
+      // v2: the expert is renamed (with new instructions) and the group's members follow it.
+      agents: [
+        { name: 'triage', provider: 'triage-model', instructions: 'V1 triage.' },
+        version === 1
+          ? { name: 'expert', provider: 'expert-model', instructions: 'V1 expert.' }
+          : { name: 'specialist', provider: 'expert-model', instructions: 'V2 specialist.' },
+      ],
+      handoffs: [{ name: 'desk', members: ['triage', version === 1 ? 'expert' : 'specialist'] }],
+      worker: { question_recheck_ms: 300 },
+    });
+    const engine = await createTestEngine({ config: desk(1) });
+    engines.push(engine);
+    const first = engine.spawnWorker();
+    const { runId, sessionId, questionId } = await (async () => {
+      const started = await engine.start({ input: 'help me pick', agent: 'desk' });
+      let id = '';
+      await waitFor(
+        async () => {
+          id = (await engine.engine.getRun(started.runId))?.pending_question?.id ?? '';
+          return id !== '';
+        },
+        60_000,
+        'the expert to ask its question',
+      );
+      return { ...started, questionId: id };
+    })();
+    const recorded = (await engine.engine.getRun(runId))?.definition;
+    expect((await first.stop()).code).toBe(0);
+    const loaded = deployConfig(engine, desk(2));
+    const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
+    try {
+      const second = engine.spawnWorker();
+      // A loaded machine may take a while to start a worker process: the answer waits for it.
+      await api.respond(sessionId, questionId, 'blue');
+      const done = await api.waitForRun(runId, { timeoutMs: 60_000 });
+      expect(done.status, JSON.stringify(done.error)).toBe('completed');
+      expect(done.result).toBe('expert: blue it is');
+      expect(done.definition).toEqual(recorded);
+      const calls = engine
+        .modelCalls()
+        .filter((call) => call.run_id === runId)
+        .map((call) => call as unknown as { agent: string; system: string; pid: number; tools: string[] });
+      expect(calls.map((call) => call.agent)).toEqual(['triage', 'expert', 'expert']);
+      // The expert's answer was made by the v2 worker, as v1 recorded the expert and the group.
+      const last = calls.at(-1);
+      expect(last?.pid).toBe(second.child.pid);
+      expect(last?.system).toContain('V1 expert.');
+      expect(last?.tools).toContain('transfer_to_triage');
+      expect(calls.some((call) => call.system.includes('V2'))).toBe(false);
+      await second.stop();
+    } finally {
+      await api.close();
+    }
+  }, 90_000);
 });
