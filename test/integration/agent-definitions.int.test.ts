@@ -5,7 +5,7 @@ import { definitionKey, runKeys } from '../../src/redis/keys.js';
 import { createTestEngine, type TestEngine } from '../../src/testing/index.js';
 import { agentDefinitionSchema } from '../../src/workflows/index.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
-import { deployConfig, parkedOnQuestion } from '../helpers/deploy.js';
+import { childParkedOnQuestion, deployConfig, parkedOnQuestion } from '../helpers/deploy.js';
 
 // Decision 0030: a run keeps the definition it started with. A run parked on a question crosses a restart of
 // its worker and API on a config where its agent was renamed, or its instructions and model changed: the
@@ -144,18 +144,7 @@ describe('a run keeps its definition across a deploy', () => {
     engines.push(engine);
     const first = engine.spawnWorker();
     const boss = await engine.start({ input: 'get one picked', agent: 'boss' });
-    let child = '';
-    let questionId = '';
-    await waitFor(
-      async () => {
-        const children = runKeys(engine.engine.space, boss.sessionId, boss.runId).children;
-        child = (await engine.redis.smembers(children))[0] ?? '';
-        questionId = child ? ((await engine.engine.getRun(child))?.pending_question?.id ?? '') : '';
-        return questionId !== '';
-      },
-      20_000,
-      'the child to ask its question',
-    );
+    const { questionId } = await childParkedOnQuestion(engine, boss);
     expect((await first.stop()).code).toBe(0);
     const loaded = deployConfig(engine, delegating('assistant'));
     const api = engineFromConfig({ config: loaded.config, redis: engine.redis, logger: silentLogger() });
@@ -230,18 +219,7 @@ describe('a run keeps its definition across a deploy', () => {
     engines.push(engine);
     const first = engine.spawnWorker();
     const team = await engine.start({ input: 'write about owls', agent: 'newsroom' });
-    let scout = '';
-    let questionId = '';
-    await waitFor(
-      async () => {
-        const children = runKeys(engine.engine.space, team.sessionId, team.runId).children;
-        scout = (await engine.redis.smembers(children))[0] ?? '';
-        questionId = scout ? ((await engine.engine.getRun(scout))?.pending_question?.id ?? '') : '';
-        return questionId !== '';
-      },
-      20_000,
-      'the first member to ask its question',
-    );
+    const { questionId } = await childParkedOnQuestion(engine, team);
     const recorded = (await engine.engine.getRun(team.runId))?.definition;
     expect((await first.stop()).code).toBe(0);
     const loaded = deployConfig(engine, newsroom(2));
