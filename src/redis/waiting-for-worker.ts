@@ -50,14 +50,16 @@ export async function noteWaitingStep(
   redis: RedisClient,
   space: KeySpace,
   step: Omit<WaitingStep, 'v'>,
+  /** 'again': written whether or not it is there (after a mark: the entry a capable worker must find). */
+  mode: 'first' | 'again' = 'first',
 ): Promise<WaitingStep> {
   const key = waitingStepsKey(space);
-  const { job_id: jobId, ...entry } = step;
-  const replies = await redis
-    .multi()
-    .hsetnx(key, jobId, JSON.stringify({ v: 1, ...entry }))
-    .hget(key, jobId)
-    .exec();
+  const { job_id: jobId, ...fields } = step;
+  const entry = JSON.stringify({ v: 1, ...fields });
+  const write = redis.multi();
+  if (mode === 'first') write.hsetnx(key, jobId, entry);
+  else write.hset(key, jobId, entry);
+  const replies = await write.hget(key, jobId).exec();
   const stored = replies?.[1]?.[1];
   if (typeof stored !== 'string') return { v: 1, ...step };
   return { ...parseJsonRecord(waitingStepSchema, stored, `waiting step ${jobId}`), job_id: jobId };
@@ -101,6 +103,16 @@ export async function stepsOfEndedRuns(
     const { record: run } = parseRun(record, null, `run ${step.run_id}`);
     return isFinished(run.status);
   });
+}
+
+/** Whether the run's wait for a worker is open (wait-for-worker.lua's marker is in its hash). */
+export async function isWaitingForWorker(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  runId: string,
+): Promise<boolean> {
+  return (await redis.hexists(runKeys(space, sessionId, runId).run, 'waiting_for_worker')) === 1;
 }
 
 export async function forgetWaitingStep(redis: RedisClient, space: KeySpace, jobId: string): Promise<void> {

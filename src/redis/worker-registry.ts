@@ -100,6 +100,9 @@ export class WorkerRegistry {
     this.keys = registryKeys(space);
   }
 
+  /** This process's entry as it registered it: written again when a beat finds it gone. */
+  private entry: string | undefined;
+
   async register(bullmqIds: readonly string[], about?: WorkerAbout): Promise<void> {
     const entry = {
       v: 1,
@@ -109,16 +112,31 @@ export class WorkerRegistry {
       ...(about ? { host: about.host, concurrency: about.concurrency, shards: [...about.shards] } : {}),
       ...(about?.capabilities ? { capabilities: about.capabilities } : {}),
     };
+    this.entry = JSON.stringify(entry);
     await this.redis
       .multi()
       .set(this.keys.heartbeat(this.id), new Date().toISOString(), 'PX', this.ttlMs)
-      .hset(this.keys.registry, this.id, JSON.stringify(entry))
+      .hset(this.keys.registry, this.id, this.entry)
       .exec();
   }
 
-  async beat(): Promise<void> {
-    // The beat's time is its value (GET /v1/system shows it): the same one command.
-    await this.redis.set(this.keys.heartbeat(this.id), new Date().toISOString(), 'PX', this.ttlMs);
+  /**
+   * Beats, and registers again (the same entry: its ids, what it serves) when its entry is gone: a live
+   * process whose beats lapsed (a stalled event loop, Redis away) was taken for dead and its entry removed by
+   * another's takeover, and without it no worker would count it live or hand it steps it serves. The beat's
+   * time is its value (GET /v1/system shows it); one round trip, as before: the check rides in the same
+   * transaction. Returns true when it registered again.
+   */
+  async beat(): Promise<boolean> {
+    const replies = await this.redis
+      .multi()
+      .set(this.keys.heartbeat(this.id), new Date().toISOString(), 'PX', this.ttlMs)
+      .hexists(this.keys.registry, this.id)
+      .exec();
+    if (this.entry === undefined || replies?.[1]?.[1] !== 0) return false;
+    // HSETNX: a takeover that removes it again meanwhile is answered at the next beat.
+    await this.redis.hsetnx(this.keys.registry, this.id, this.entry);
+    return true;
   }
 
   /** A process that stops cleanly leaves nothing to take over. */

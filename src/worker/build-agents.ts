@@ -4,6 +4,7 @@ import {
   isLlmCoordinator,
   type JsonSchemaSubset,
   type RatchetConfig,
+  type TeamConfig,
   type ToolboxReference,
 } from '../config/index.js';
 import { iterationLimit } from '../engine/index.js';
@@ -50,6 +51,11 @@ export interface Registry {
    * its toolboxes, middleware and effects by name, its provider's credentials by name, the recorded model.
    */
   buildAgent(agent: AgentConfig, path: string, recorded?: ProviderDefinition): AgentRuntime;
+  /**
+   * Builds a team from an entry (a recorded definition's) with this worker's code: its coordinator kind by
+   * name, an `llm` coordinator's provider credentials by name with the recorded model.
+   */
+  buildTeam(team: TeamConfig, recorded?: Readonly<Record<string, ProviderDefinition>>): TeamService;
 }
 
 /** Whether a recorded provider definition says what this worker's provider entry says. */
@@ -273,47 +279,44 @@ export function buildRegistry(
       },
     ]),
   );
-  const teams = new Map<string, TeamService>(
-    config.teams.map((team) => {
-      const { coordinator } = team;
-      const coordinatorAgent = isLlmCoordinator(coordinator)
-        ? {
-            name: `${team.name}-coordinator`,
-            description: `chooses who acts next in team ${team.name}`,
-            prefix: team.prefix,
-            instructions: coordinator.instructions,
-            maxIterations: 1,
-            stream: false,
-            budget: undefined,
-            timeoutS: undefined,
-            outputSchema: undefined,
-            maxDelegationDepth: undefined,
-            supervisor: undefined,
-            effects: [],
-            completer: completerOf(coordinator.provider),
-            toolboxes: [],
-            tools: [],
-            provider: providerRuntime(coordinator.provider),
-            approvalTools: new Set<string>(),
-          }
-        : undefined;
-      return [
-        team.name,
-        {
-          name: team.name,
-          description: team.description,
+  const buildTeam = (team: TeamConfig, recorded?: Readonly<Record<string, ProviderDefinition>>) => {
+    const { coordinator } = team;
+    const coordinatorAgent = isLlmCoordinator(coordinator)
+      ? {
+          name: `${team.name}-coordinator`,
+          description: `chooses who acts next in team ${team.name}`,
           prefix: team.prefix,
-          members: team.members,
-          coordinator,
-          coordinatorAgent,
-          timeoutS: team.options.timeout_s,
-          coordinatorDefinition: coordinatorNamed(kinds, coordinator.kind, team.name),
-          stopConditions: kinds.stopConditions,
-        },
-      ];
-    }),
-  );
-  return { agents, handoffs, teams, builtinToolboxes: builtins, buildAgent };
+          instructions: coordinator.instructions,
+          maxIterations: 1,
+          stream: false,
+          budget: undefined,
+          timeoutS: undefined,
+          outputSchema: undefined,
+          maxDelegationDepth: undefined,
+          supervisor: undefined,
+          effects: [],
+          completer: completerFor(coordinator.provider, recorded?.[coordinator.provider]),
+          toolboxes: [],
+          tools: [],
+          provider: providerRuntime(coordinator.provider, recorded?.[coordinator.provider]),
+          approvalTools: new Set<string>(),
+        }
+      : undefined;
+    const service: TeamService = {
+      name: team.name,
+      description: team.description,
+      prefix: team.prefix,
+      members: team.members,
+      coordinator,
+      coordinatorAgent,
+      timeoutS: team.options.timeout_s,
+      coordinatorDefinition: coordinatorNamed(kinds, coordinator.kind, team.name),
+      stopConditions: kinds.stopConditions,
+    };
+    return service;
+  };
+  const teams = new Map<string, TeamService>(config.teams.map((team) => [team.name, buildTeam(team)]));
+  return { agents, handoffs, teams, builtinToolboxes: builtins, buildAgent, buildTeam };
 }
 
 /** The registered middleware a config entry names (the config check found it, unless given other extensions). */

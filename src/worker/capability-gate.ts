@@ -4,6 +4,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { type KeySpace, shardOf } from '../redis/keys.js';
 import {
   forgetWaitingStep,
+  isWaitingForWorker,
   markWaitingForWorker,
   noteWaitingStep,
   resumeWaitingRun,
@@ -86,6 +87,8 @@ export interface CapabilityGateOptions {
 export const handBackDelay = { firstMs: 100, maxMs: 5_000 } as const;
 /** How often a worker checks whether the run of a waiting step it cannot serve has ended: capability_wait_s, at least 5 s. */
 const endedCheckMinMs = 5_000;
+/** How many times one look ends the wait of one step (see endWait). */
+const maxEndRounds = 3;
 /** How many steps' hand-back counts a worker keeps (it forgets them all past this). */
 const handBackMemory = 10_000;
 
@@ -171,16 +174,12 @@ export class CapabilityGate {
     const count = (this.handBacks.get(jobId) ?? 0) + 1;
     if (this.handBacks.size >= handBackMemory) this.handBacks.clear();
     this.handBacks.set(jobId, count);
-    const capable = this.live.some(
-      (worker) =>
-        worker.id !== options.workerId &&
-        worker.capabilities !== null &&
-        (worker.shards === null || worker.shards.includes(shard)) &&
-        servesAll(worker.capabilities, missing),
-    );
+    const shortDelay = () =>
+      now + Math.min(handBackDelay.maxMs, handBackDelay.firstMs * 2 ** Math.min(count - 1, 16));
+    let capable = this.capableLive(shard, missing);
     let wakeAt: number;
     if (capable) {
-      wakeAt = now + Math.min(handBackDelay.maxMs, handBackDelay.firstMs * 2 ** Math.min(count - 1, 16));
+      wakeAt = shortDelay();
     } else {
       const entry = await noteWaitingStep(options.redis, options.space, {
         job_id: jobId,
@@ -191,7 +190,16 @@ export class CapabilityGate {
         since: now,
       });
       const waitEndsAt = entry.since + options.waitMs;
+      // The wait ran out by this worker's view of the live workers, which is up to a look old: a capable
+      // worker may have appeared (and ended this very wait) since. Marking is rare, so the registry is read
+      // again before it: a run is marked only when no live worker serves it now.
       if (now >= waitEndsAt) {
+        await this.refreshLive();
+        capable = this.capableLive(shard, missing);
+      }
+      if (capable) {
+        wakeAt = shortDelay();
+      } else if (now >= waitEndsAt) {
         crashPoint('capability.before_wait_mark');
         const outcome = await markWaitingForWorker(options.redis, options.space, {
           sessionId: place.session_id,
@@ -205,6 +213,9 @@ export class CapabilityGate {
         });
         if (outcome === 'marked') {
           crashPoint('capability.after_wait_mark');
+          // A capable worker that ended an earlier wait of this step may have removed its entry after this
+          // worker read it: noted again, so the worker that serves the step finds it and ends this wait.
+          await noteWaitingStep(options.redis, options.space, entry, 'again');
           options.logger.warn(
             { run_id: place.run_id, job_id: jobId, missing },
             'no live worker serves what this step needs: its run waits for a worker',
@@ -228,22 +239,30 @@ export class CapabilityGate {
 
   private async endWait(jobId: string, sessionId: string, runId: string, wake: boolean): Promise<void> {
     const { options } = this;
-    crashPoint('capability.before_resume');
-    const outcome = await resumeWaitingRun(options.redis, options.space, {
-      sessionId,
-      runId,
-      workerId: options.workerId,
-      now: new Date().toISOString(),
-      eventsMaxLength: options.eventsMaxLength,
-    });
-    if (outcome === 'conflict') return;
-    if (outcome === 'resumed') {
-      crashPoint('capability.after_resume');
-      options.logger.info({ run_id: runId, job_id: jobId }, 'a run waiting for a worker goes on here');
+    // A worker whose view of the live workers was older than this one's may take the woken step and mark the
+    // run again before the entry is removed (its own note of the step goes with it): the run's marker says
+    // so, and this worker ends that wait too, so every wait has its end. Bounded: a worker reads the
+    // registry again before it marks, so a second round is rare and a third is a worker taken for dead.
+    for (let round = 0; round < maxEndRounds; round += 1) {
+      crashPoint('capability.before_resume');
+      const outcome = await resumeWaitingRun(options.redis, options.space, {
+        sessionId,
+        runId,
+        workerId: options.workerId,
+        now: new Date().toISOString(),
+        eventsMaxLength: options.eventsMaxLength,
+      });
+      if (outcome === 'conflict') return;
+      if (outcome === 'resumed') {
+        crashPoint('capability.after_resume');
+        options.logger.info({ run_id: runId, job_id: jobId }, 'a run waiting for a worker goes on here');
+      }
+      if (wake) await options.wake(sessionId, jobId);
+      await forgetWaitingStep(options.redis, options.space, jobId);
+      this.waitingJobs.delete(jobId);
+      if (outcome === 'finished') return;
+      if (!(await isWaitingForWorker(options.redis, options.space, sessionId, runId))) return;
     }
-    if (wake) await options.wake(sessionId, jobId);
-    await forgetWaitingStep(options.redis, options.space, jobId);
-    this.waitingJobs.delete(jobId);
   }
 
   /** Removes the entries of runs that ended while they waited (each checked at most once per wait). */
@@ -262,14 +281,32 @@ export class CapabilityGate {
     }
   }
 
-  /** One look: the live workers, and a page of the waiting steps (those this worker serves are woken). */
-  private async look(): Promise<void> {
+  /** Whether a live worker other than this one consumes `shard` and serves every name of `missing`. */
+  private capableLive(shard: number, missing: readonly string[]): boolean {
+    return this.live.some(
+      (worker) =>
+        worker.id !== this.options.workerId &&
+        worker.capabilities !== null &&
+        (worker.shards === null || worker.shards.includes(shard)) &&
+        servesAll(worker.capabilities, missing),
+    );
+  }
+
+  private async refreshLive(): Promise<void> {
+    const workers = await readWorkers(this.options.redis, this.options.space);
+    this.live = workers.filter((worker) => worker.alive);
+  }
+
+  /**
+   * One look: the live workers, and a page of the waiting steps (those this worker serves are woken). The
+   * worker looks on a timer (`start`); a test may look at a moment it chooses.
+   */
+  async look(): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     const { options } = this;
     try {
-      const workers = await readWorkers(options.redis, options.space);
-      this.live = workers.filter((worker) => worker.alive);
+      await this.refreshLive();
       const page = await waitingSteps(options.redis, options.space, this.cursor);
       this.cursor = page.cursor;
       const seen = new Set(this.cursor === '0' ? [] : this.waitingJobs);

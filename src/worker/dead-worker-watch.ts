@@ -72,7 +72,12 @@ export class DeadWorkerWatch {
     if (this.busy) return;
     this.busy = true;
     try {
-      await this.registry.beat();
+      if (await this.registry.beat()) {
+        this.options.logger.warn(
+          { worker_id: this.registry.id },
+          'this worker was taken for dead (its heartbeat lapsed) and its registry entry removed: registered again',
+        );
+      }
       if (Date.now() - this.readyAt < this.options.deadAfterMs) return;
       const dead = await this.registry.deadWorkers();
       if (dead.length > 0) await this.takeOver(dead);

@@ -1,3 +1,4 @@
+import type { TeamConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { DefinitionStore } from '../redis/definition-store.js';
 import {
@@ -6,9 +7,11 @@ import {
   agentEntryOf,
   type DefinitionRuntimes,
   type DefinitionToRecord,
+  expandRecorded,
   type HandoffGroup,
   type HashedDefinition,
   type PinnedDefinition,
+  type TeamService,
 } from '../workflows/index.js';
 import type { Registry } from './build-agents.js';
 
@@ -27,7 +30,7 @@ export class WorkerDefinitions implements DefinitionRuntimes {
     private readonly options: {
       store: DefinitionStore;
       current: ReadonlyMap<string, HashedDefinition>;
-      registry: Pick<Registry, 'buildAgent'>;
+      registry: Pick<Registry, 'buildAgent' | 'buildTeam'>;
       /** What a handoff group tells its members of another one (its description). */
       describe: (name: string) => string;
       env: NodeJS.ProcessEnv;
@@ -77,6 +80,7 @@ export class WorkerDefinitions implements DefinitionRuntimes {
     const built = new Map<string, AgentRuntime>();
     const { registry, env } = this.options;
     const names = definition.kind === 'agent' ? [definition.name] : Object.keys(definition.members);
+    let team: TeamService | undefined;
     return {
       definition,
       agent: (name) => {
@@ -94,6 +98,14 @@ export class WorkerDefinitions implements DefinitionRuntimes {
         return runtime;
       },
       handoff: definition.kind === 'handoff' ? this.handoffOf(definition) : undefined,
+      team: () => {
+        if (definition.kind !== 'team') return undefined;
+        team ??= registry.buildTeam(
+          expandRecorded(definition.entry, env, `team "${definition.name}"`) as TeamConfig,
+          definition.providers,
+        );
+        return team;
+      },
     };
   }
 

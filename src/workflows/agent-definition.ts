@@ -139,6 +139,28 @@ export function definitionsOf(config: RatchetConfig): Map<string, HashedDefiniti
   }
 }
 
+/**
+ * The definition of one member of a recorded team or handoff group, as `definitionsOf` gives an agent's: its
+ * entry, its provider and the contracts that bind it, all from the group's record. A team's member run
+ * records it, so the member acts as the team recorded it whatever the worker's config says now (the same
+ * hash as the agent's own while the config is unchanged). Undefined when the group has no such member.
+ */
+export function memberDefinitionOf(group: AgentDefinition, name: string): HashedDefinition | undefined {
+  const entry = group.members[name];
+  if (!entry) return undefined;
+  const provider = typeof entry.provider === 'string' ? entry.provider : undefined;
+  const recorded = provider === undefined ? undefined : group.providers[provider];
+  return hashDefinition({
+    v: 1,
+    kind: 'agent',
+    name,
+    entry,
+    members: {},
+    providers: provider !== undefined && recorded ? { [provider]: recorded } : {},
+    contracts: group.contracts.filter((contract) => contract.from_agent === name),
+  });
+}
+
 function providerDefinitionOf(provider: RatchetConfig['providers'][number]): ProviderDefinition {
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
   const fields = {

@@ -8,6 +8,7 @@ export {
   agentEntryOf,
   changedFields,
   definitionsOf,
+  expandRecorded,
   type HashedDefinition,
   type ProviderDefinition,
 } from './agent-definition.js';

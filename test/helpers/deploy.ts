@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { type LoadedConfig, loadConfig } from '../../src/config/index.js';
+import { runKeys } from '../../src/redis/keys.js';
 import type { TestEngine } from '../../src/testing/index.js';
 import { testConfig } from '../../src/testing/test-engine.js';
 import { waitFor } from './crash-scenario.js';
@@ -32,6 +33,26 @@ export async function parkedOnQuestion(engine: TestEngine, agent?: string) {
     'the run to ask its question',
   );
   return { runId, sessionId, questionId };
+}
+
+/** Waits until the first child run of a run (a delegation's child, a team's member) asks its question. */
+export async function childParkedOnQuestion(
+  engine: TestEngine,
+  parent: { sessionId: string; runId: string },
+): Promise<{ child: string; questionId: string }> {
+  let child = '';
+  let questionId = '';
+  await waitFor(
+    async () => {
+      const children = runKeys(engine.engine.space, parent.sessionId, parent.runId).children;
+      child = (await engine.redis.smembers(children))[0] ?? '';
+      questionId = child ? ((await engine.engine.getRun(child))?.pending_question?.id ?? '') : '';
+      return questionId !== '';
+    },
+    60_000,
+    'the child run to ask its question',
+  );
+  return { child, questionId };
 }
 
 /** The system prompts the scripted model was sent for a run, by iteration. */

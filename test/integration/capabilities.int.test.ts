@@ -143,6 +143,47 @@ describe('a step needing code no live worker has', () => {
     await waitFor(async () => (await h.redis.hlen(waitingSteps)) === 0, 30_000, 'the entry to go');
   }, 120_000);
 
+  it('a live worker taken for dead registers again, with what it serves, at its next heartbeat', async () => {
+    const h = newHarness();
+    const space = spaceOf(h);
+    // The newer worker serves `clerk`; the older does not. The newer is frozen (SIGSTOP) past its heartbeat
+    // window, so the older takes it for dead and removes its registry entry; then it goes on (SIGCONT).
+    const older = h.spawnWorker({ configPath: olderConfig(h) });
+    const newer = h.spawnWorker();
+    await started(older, newer);
+    const entryOf = async (pid: number | undefined) =>
+      (await readWorkers(h.redis, space)).find((entry) => entry.pid === pid);
+    await waitFor(async () => (await entryOf(newer.child.pid))?.alive === true, 30_000, 'the newer entry');
+    const before = await entryOf(newer.child.pid);
+    const pid = newer.child.pid as number;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await waitFor(
+        async () => (await entryOf(pid)) === undefined,
+        60_000,
+        'the older worker to take the frozen one for dead and remove its entry',
+      );
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await waitFor(
+      async () => (await entryOf(pid))?.alive === true,
+      30_000,
+      'the newer worker to register again',
+    );
+    const again = await entryOf(pid);
+    expect(again?.id).toBe(before?.id);
+    expect(again?.capabilities).toEqual(before?.capabilities);
+    expect(again?.capabilities?.agents).toContain('clerk');
+    expect(newer.output()).toContain('registered again');
+    // Registered, it is counted live: a run only it serves goes to it without waiting for a worker.
+    const { runId, sessionId } = await h.engine.startRun({ input: 'add 2 and 3', agent: 'clerk' });
+    const run = await h.engine.waitForRun(runId, { timeoutMs: 60_000 });
+    expect(run.status).toBe('completed');
+    expect(count(await eventKinds(h, sessionId), 'waiting_for_worker')).toBe(0);
+    expect(h.modelCalls().every((call) => call.pid === pid)).toBe(true);
+  }, 180_000);
+
   it('a step needing a middleware kind only worker B has is never run by worker A, both live', async () => {
     const h = newHarness();
     // v2 has an agent with the `coin_flip` middleware; only B's worker code registers that kind.

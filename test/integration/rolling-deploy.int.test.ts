@@ -23,8 +23,9 @@ import { Harness, type HarnessAgent, type WorkerProcess } from '../helpers/harne
 // member parked on a question) and an upgrade run. A and B overlap while some of them go on, a worker is
 // SIGKILLed in the middle, A is stopped with SIGTERM, and the rest finish on B.
 //
-// The team is not renamed or changed: a team's own turns read the worker's config for the team, not its
-// recorded definition (a known gap, decision 0030's consequences); its members' runs are pinned as agents.
+// The team changes too: v2 renames its second member (`scribe` → `columnist`) and makes its coordinator a
+// loop. A team's turns use its recorded definition (its coordinator and members), and each member's run
+// records the member as the team's definition has it, so the team run finishes as v1's sequence.
 
 let harness: Harness | undefined;
 let apiV2: Engine | undefined;
@@ -89,6 +90,7 @@ function v2Config(h: Harness): string {
   const config = JSON.parse(readFileSync(h.configPath, 'utf8')) as {
     agents: ConfigEntry[];
     providers: ConfigEntry[];
+    teams: ConfigEntry[];
   };
   const byName = (name: string) => {
     const entry = config.agents.find((each) => each.name === name);
@@ -104,6 +106,17 @@ function v2Config(h: Harness): string {
   const looperModel = config.providers.find((each) => each.name === 'model-looper');
   if (looperModel) looperModel.model = 'test-v2';
   byName('mover').instructions = 'V2 mover.';
+  byName('scribe').name = 'columnist';
+  config.teams = [
+    {
+      ...team,
+      members: [
+        { agent: 'scout', role: 'research' },
+        { agent: 'columnist', role: 'write' },
+      ],
+      coordinator: { kind: 'loop', max_rounds: 3 },
+    },
+  ];
   config.providers.push({
     name: 'model-audited',
     kind: 'scripted',
@@ -323,6 +336,18 @@ describe('a rolling deploy', () => {
       }
       expect((await v2.getRun(runId))?.definition?.hash, name).toBe(v1Hashes.get(runId));
     }
+    // The team finished as v1's sequence on B, whose config renamed its second member and changed its
+    // coordinator: its members' runs are v1's scout and scribe, the scribe answering with v1's instructions.
+    const newsroomMembers = await Promise.all(
+      (await h.redis.smembers(runKeys(h.engine.space, newsroom.sessionId, newsroom.runId).children)).map(
+        (id) => v2.getRun(id),
+      ),
+    );
+    expect(newsroomMembers.map((run) => run?.agent).sort()).toEqual(['scout', 'scribe']);
+    const scribeCalls = callsOf(newsroomMembers.find((run) => run?.agent === 'scribe')?.id ?? '');
+    expect(scribeCalls).toHaveLength(1);
+    expect(scribeCalls[0]?.system).toContain('V1 scribe.');
+    expect(bPids.has(scribeCalls[0]?.pid)).toBe(true);
     // The looper was offered v1's tools to the end (slow_echo, removed in v2, included), on v1's model.
     // (An iteration whose worker was SIGKILLed before its commit asked the model again: same definition.)
     expect([...new Set(callsOf(looper.runId).map((each) => each.iteration))]).toEqual([1, 2, 3, 4, 5]);
@@ -382,12 +407,14 @@ describe('a rolling deploy', () => {
       expect(count(await eventKinds(h, sessionId), 'waiting_for_worker')).toBe(0);
     for (const { sessionId } of early) {
       const kinds = await eventKinds(h, sessionId);
-      // Once at least (again if it was handed back while B's only worker lay dead), and B ended a wait.
-      // Not asserted: one worker_found per waiting_for_worker. A race of decision 0031 sometimes leaves a
-      // last wait unended (an A worker whose view of the live workers is up to a look old marks the run
-      // again just after B ended its wait, and B then runs the step without ending it); the run completes.
+      // Once at least (again if it was handed back while B's only worker lay dead), and every wait was
+      // ended by a worker of B: exactly one worker_found per waiting_for_worker, each after its wait.
+      const waits = kinds.filter((kind) => kind === 'waiting_for_worker' || kind === 'worker_found');
       expect(count(kinds, 'waiting_for_worker')).toBeGreaterThanOrEqual(1);
-      expect(count(kinds, 'worker_found')).toBeGreaterThanOrEqual(1);
+      expect(waits).toEqual(
+        waits.map((_, index) => (index % 2 === 0 ? 'waiting_for_worker' : 'worker_found')),
+      );
+      expect(waits.length % 2).toBe(0);
     }
     for (const { runId } of audited) expect(callsOf(runId).every((each) => bPids.has(each.pid))).toBe(true);
   }, 240_000);

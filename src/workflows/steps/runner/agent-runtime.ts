@@ -2,7 +2,7 @@ import { RatchetError } from '../../../errors/index.js';
 import { type ToolBox, toolDefinitions } from '../../../tools/index.js';
 import type { HandoffGroup } from '../../handoff-toolbox.js';
 import { handoffToolbox } from '../../handoff-toolbox.js';
-import type { AgentRuntime, PinnedDefinition, StepServices } from './step-context.js';
+import type { AgentRuntime, PinnedDefinition, StepServices, TeamService } from './step-context.js';
 
 const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
 
@@ -36,6 +36,17 @@ export function isRunAgent(services: WorkerRegistry, name: string, hash?: string
   const pinned = pinnedDefinition(services, hash);
   if (pinned) return pinned.agent(name) !== undefined;
   return services.agents.has(name);
+}
+
+/**
+ * The team a team run works as: as its definition recorded it (its coordinator and members, decision 0030),
+ * or this worker's config's when the run has none or it is this worker's current one.
+ */
+export function runTeam(services: WorkerRegistry, name: string, hash?: string): TeamService {
+  const pinned = pinnedDefinition(services, hash);
+  const team = pinned ? pinned.team() : services.teams.get(name);
+  if (!team) throw notOnThisWorker(services, `team "${name}"`);
+  return team;
 }
 
 function configured(services: WorkerRegistry, name: string): AgentRuntime {

@@ -14,6 +14,11 @@ export interface ChildTask {
   task: string;
   /** A team member's turn instead: the chat it continues (its private chat) and its input messages. */
   turn?: { chatId?: string; messages: (childRunId: string) => Message[] };
+  /**
+   * The agent as the parent's recorded definition has it (a pinned team's member, decision 0030): the
+   * definition the child records, its display prefix and timeout. Absent: this worker's config's agent.
+   */
+  recorded?: { definition: DefinitionToRecord; prefix: string; timeoutS: number | undefined };
 }
 
 /** Where one child run stands. */
@@ -65,10 +70,11 @@ async function ensureChildRuns(
       newSession: undefined,
       chatLength,
       now: context.services.now().toISOString(),
-      prefix: input.prefixOf(task.agent),
+      prefix: task.recorded?.prefix ?? input.prefixOf(task.agent),
       team: input.isTeam(task.agent),
-      // The child works under its agent's definition as this worker's config has it now (decision 0030).
-      ...currentDefinition(context, task.agent),
+      // The child works under its agent's definition as its parent's definition recorded it, or as this
+      // worker's config has it now (decision 0030).
+      ...(task.recorded ? { definition: task.recorded.definition } : currentDefinition(context, task.agent)),
       // The tree shares its root's run budget: every run's usage is summed on the root too.
       ...withBudget(parent.budget),
       budgetRaises: parent.budget_raises,
@@ -81,7 +87,10 @@ async function ensureChildRuns(
       // Its own agent's (or team's) timeout from now, or its parent's deadline when that is sooner.
       deadlineAt: runDeadline(
         context.services.now(),
-        context.services.agents.get(task.agent)?.timeoutS ?? context.services.teams.get(task.agent)?.timeoutS,
+        task.recorded
+          ? task.recorded.timeoutS
+          : (context.services.agents.get(task.agent)?.timeoutS ??
+              context.services.teams.get(task.agent)?.timeoutS),
         parent.deadline_at,
       ),
     });

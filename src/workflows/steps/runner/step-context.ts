@@ -105,6 +105,8 @@ export interface PinnedDefinition {
   agent(name: string): AgentRuntime | undefined;
   /** A handoff group's run: the group as recorded. */
   handoff: HandoffGroup | undefined;
+  /** A team's run: the team as recorded (its coordinator and members), built once; undefined: not a team. */
+  team(): TeamService | undefined;
 }
 
 /** Long-lived parts every step uses, built once per worker process. */

@@ -1,12 +1,14 @@
 import { RatchetError } from '../../../errors/index.js';
+import { memberDefinitionOf } from '../../agent-definition.js';
 import { messageAddedEvent } from '../../core/run-commits.js';
 import { answerMessages, syncForMember } from '../../core/team.js';
 import type { TeamTurnJobData } from '../../job-data.js';
 import { journalField } from '../../journal.js';
 import type { RunRecord } from '../../run-record.js';
+import { pinnedDefinition } from '../runner/agent-runtime.js';
 import type { ChildState, ChildTask } from '../runner/child-wait.js';
 import { commit, enqueue, type StepAction } from '../runner/step-action.js';
-import type { StepContext, TeamService } from '../runner/step-context.js';
+import type { PinnedDefinition, StepContext, TeamService } from '../runner/step-context.js';
 import type { LoadedTurn } from './team-turn-load.js';
 
 /**
@@ -24,12 +26,14 @@ export function memberTurns(
   selected: readonly number[],
 ): ChildTask[] {
   const { services } = context;
+  const pinned = pinnedDefinition(services, data.definition);
   return selected.map((index) => {
     const member = team.members[index];
     if (!member) throw new RatchetError('record_invalid', `team ${team.name} has no member ${index}`);
     return {
       agent: member.agent,
       task: '',
+      ...(pinned ? { recorded: recordedMember(pinned, member.agent) } : {}),
       turn: {
         chatId: `${data.run_id}-m${index}`,
         messages: (childRunId: string) => {
@@ -56,6 +60,26 @@ export function memberTurns(
       },
     };
   });
+}
+
+/**
+ * A member of a team whose run is pinned to its recorded definition (decision 0030): the member's run records
+ * the member as the team's definition has it, whatever this worker's config now says of that name.
+ */
+function recordedMember(pinned: PinnedDefinition, agent: string): ChildTask['recorded'] {
+  const definition = memberDefinitionOf(pinned.definition, agent);
+  const runtime = pinned.agent(agent);
+  if (!definition || !runtime) {
+    throw new RatchetError(
+      'record_invalid',
+      `the recorded definition of team ${pinned.definition.name} has no member "${agent}"`,
+    );
+  }
+  return {
+    definition: { hash: definition.hash, text: definition.text },
+    prefix: runtime.prefix,
+    timeoutS: runtime.timeoutS,
+  };
 }
 
 /** The members' answers go to the shared chat in selection order, with the team's state after the turn. */
@@ -134,6 +158,8 @@ export function nextTurn(data: TeamTurnJobData, record: RunRecord): StepAction {
         iteration: data.iteration + 1,
         ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
         ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
+        // The team's recorded definition goes with every turn, as with every step of a run (decision 0030).
+        ...(record.definition ? { definition: record.definition.hash } : {}),
       },
     },
   ]);

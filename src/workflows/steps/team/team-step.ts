@@ -4,7 +4,7 @@ import { type Selection, teamResult } from '../../core/team.js';
 import { type TeamTurnJobData, teamTurnJobDataSchema } from '../../job-data.js';
 import { journalField } from '../../journal.js';
 import { isFinished } from '../../run-record.js';
-import { notOnThisWorker } from '../runner/agent-runtime.js';
+import { runTeam } from '../runner/agent-runtime.js';
 import { awaitChildRuns } from '../runner/child-wait.js';
 import { failRun } from '../runner/run-failures.js';
 import { commit, done, type StepAction, wakeParent } from '../runner/step-action.js';
@@ -22,8 +22,7 @@ import { type LoadedTurn, loadTurn, selectionOf } from './team-turn-load.js';
  */
 async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Promise<StepAction> {
   const { services } = context;
-  const team = services.teams.get(data.agent);
-  if (!team) throw notOnThisWorker(services, `team "${data.agent}"`);
+  const team = runTeam(services, data.agent, data.definition);
   const loaded = await loadTurn(context, data, team);
   if (!loaded) {
     context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
