@@ -24,10 +24,11 @@ export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
 export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (app, options) => {
   serveStatelessMcp(app, {
     url: '/mcp',
-    refusal: async (reply) => {
-      if (await options.redisAnswers()) return undefined;
+    refused: async (reply) => {
+      if (await options.redisAnswers()) return false;
       reply.header('retry-after', String(unavailableRetryAfterSeconds));
-      return sendRpcError(reply, 503, -32000, 'the service is temporarily unavailable; retry later');
+      sendRpcError(reply, 503, -32000, 'the service is temporarily unavailable; retry later');
+      return true;
     },
     createServer: () => createRatchetMcpServer(options),
   });
@@ -35,8 +36,11 @@ export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (ap
 
 export interface StatelessMcpRoute {
   url: string;
-  /** Answers the request itself (an error) before any MCP server exists, or leaves it to the server. */
-  refusal(reply: FastifyReply): Promise<FastifyReply | undefined>;
+  /**
+   * Answers the request itself (an error) before any MCP server exists, and says so; false leaves it to the
+   * server. (A boolean, not the reply: a FastifyReply is a thenable, which an async function would await.)
+   */
+  refused(reply: FastifyReply): Promise<boolean>;
   createServer(): McpServer | Server;
 }
 
@@ -52,8 +56,7 @@ export function serveStatelessMcp(app: FastifyInstance, route: StatelessMcpRoute
   });
 
   app.post(route.url, { schema: { hide: true } }, async (request, reply) => {
-    const refused = await route.refusal(reply);
-    if (refused !== undefined) return refused;
+    if (await route.refused(reply)) return reply;
     const server = route.createServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     open.add(transport);

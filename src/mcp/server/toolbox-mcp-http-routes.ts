@@ -16,16 +16,17 @@ export const toolboxMcpPath = '/v1/mcp/toolboxes';
 export const toolboxMcpHttpRoutes: FastifyPluginAsync<ToolboxMcpServerOptions> = async (app, options) => {
   serveStatelessMcp(app, {
     url: toolboxMcpPath,
-    refusal: async (reply) => {
+    refused: async (reply) => {
       const { tenant } = currentCaller();
-      if (tenant === undefined) return undefined;
-      return sendRpcError(
+      if (tenant === undefined) return false;
+      sendRpcError(
         reply,
         403,
         -32000,
         `forbidden: the toolbox MCP server works on the deployment's shared workspace and memory; a tenant's ` +
           'token (this one is scoped to a tenant) cannot use it: use an operator token',
       );
+      return true;
     },
     createServer: () => createToolboxMcpServer(options),
   });
