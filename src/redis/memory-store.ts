@@ -1,7 +1,7 @@
 import type { MemoryScope, MemoryStore } from '../tools/index.js';
 import type { RedisClient } from './connection.js';
 import { type KeySpace, memoryKeys } from './keys.js';
-import { runScript } from './scripts.js';
+import { defineScripts, runScript } from './scripts.js';
 
 function scopeName(scope: MemoryScope): string {
   return scope.kind === 'agent' ? `agent:${scope.agent}` : 'deployment';
@@ -9,6 +9,8 @@ function scopeName(scope: MemoryScope): string {
 
 /** The memory toolbox's port in Redis: one hash of notes per scope, written by memory-write.lua. */
 export function redisMemory(redis: RedisClient, space: KeySpace): MemoryStore {
+  // A client of its own (`ratchet mcp --toolboxes memory`) has no scripts yet; defining them twice is a no-op.
+  defineScripts(redis);
   return {
     async write(scope, write, limits) {
       const keys = memoryKeys(space, scopeName(scope));

@@ -67,7 +67,7 @@ describe('/v1/mcp/toolboxes (api.mcp_toolboxes)', () => {
     expect(read.text).not.toContain(toolboxSecret);
     const escaped = await callTool(client, 'read_file', { path: '../outside.txt' });
     expect(escaped.isError).toBe(true);
-    expect(escaped.text).not.toContain('outside the workspace\n');
+    expect(escaped.text).not.toContain('OUTSIDE-MARKER-CONTENT');
 
     // Over stateless HTTP no client can be asked: tools needing approval are refused, by the config's list
     // (http_request) and by an agent's requires_approval (write_file).

@@ -66,6 +66,7 @@ describe('the MCP Inspector CLI against the toolbox MCP server', () => {
     expect(read.content[0].text).toContain('the workspace file');
     const escaped = await call('../outside.txt');
     expect(escaped.isError).toBe(true);
-    expect(escaped.content[0].text).not.toContain('outside the workspace\n');
-  });
+    expect(escaped.content[0].text).not.toContain('OUTSIDE-MARKER-CONTENT');
+    // Three clients, each starting the server: generous on a loaded machine.
+  }, 180_000);
 });

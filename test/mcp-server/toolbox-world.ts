@@ -29,7 +29,7 @@ export class ToolboxWorld {
     writeFileSync(join(this.workspace, 'notes.txt'), 'the workspace file\n');
     writeFileSync(join(this.workspace, 'leak.txt'), `the key is ${toolboxSecret}\n`);
     // Outside the workspace, beside the config: what a path escape would reach.
-    writeFileSync(join(this.dir, 'outside.txt'), 'outside the workspace\n');
+    writeFileSync(join(this.dir, 'outside.txt'), 'OUTSIDE-MARKER-CONTENT\n');
     this.configPath = join(this.dir, 'ratchet.json');
     writeFileSync(
       this.configPath,
