@@ -139,6 +139,8 @@ function sessionDataOf(browserPages: Map<string, string>): SessionDataStore {
   return new Proxy(pages, {
     get(target, property) {
       if (property in target) return target[property as keyof typeof target];
+      // Not a thenable, and no symbol protocol: only the stores' methods are refused.
+      if (typeof property === 'symbol' || property === 'then') return undefined;
       return async () => {
         throw new Error(`session data (${String(property)}) is not available when a tool is called over MCP`);
       };
