@@ -7,7 +7,7 @@ import type { LoadedConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { createRatchetMcpServer, createToolboxMcpServer, servedToolboxes } from '../mcp/server/index.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
-import { redisMemory } from '../redis/memory-store.js';
+import { redisMemoryOnOwnConnection } from '../redis/memory-store.js';
 import type { ToolBox } from '../tools/index.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError } from './cli-error.js';
@@ -87,7 +87,7 @@ async function serveToolboxes(
   const server = createToolboxMcpServer({
     toolboxes: served.toolboxes,
     approvalTools: served.approvalTools,
-    memory: redisMemory(redis, { prefix: config.redis.prefix, shards: config.redis.shards }),
+    memory: redisMemoryOnOwnConnection(redis, { prefix: config.redis.prefix, shards: config.redis.shards }),
     logger,
   });
   try {

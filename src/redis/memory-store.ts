@@ -9,8 +9,6 @@ function scopeName(scope: MemoryScope): string {
 
 /** The memory toolbox's port in Redis: one hash of notes per scope, written by memory-write.lua. */
 export function redisMemory(redis: RedisClient, space: KeySpace): MemoryStore {
-  // A client of its own (`ratchet mcp --toolboxes memory`) has no scripts yet; defining them twice is a no-op.
-  defineScripts(redis);
   return {
     async write(scope, write, limits) {
       const keys = memoryKeys(space, scopeName(scope));
@@ -37,4 +35,13 @@ export function redisMemory(redis: RedisClient, space: KeySpace): MemoryStore {
     },
     read: (scope) => redis.hgetall(memoryKeys(space, scopeName(scope)).notes),
   };
+}
+
+/**
+ * The memory port on a connection opened for it alone (`ratchet mcp --toolboxes memory`), which no engine has
+ * given the scripts yet.
+ */
+export function redisMemoryOnOwnConnection(redis: RedisClient, space: KeySpace): MemoryStore {
+  defineScripts(redis);
+  return redisMemory(redis, space);
 }

@@ -86,7 +86,8 @@ const layers: readonly (readonly string[])[] = [
   ['worker', 'server'],
   ['testing'],
   ['cli', 'console'],
-  ['index.ts', 'known-kinds.ts'],
+  ['known-kinds.ts'],
+  ['index.ts'],
 ];
 
 /** The imports that do not go down the layering, as `file → target`, and the folders the table lacks. */
