@@ -23,15 +23,7 @@ async function inspect(w: ToolboxWorld, args: string[]): Promise<any> {
     JSON.stringify({
       mcpServers: {
         toolboxes: {
-          command: process.execPath,
-          args: [
-            join(repoRoot, 'bin/ratchet.mjs'),
-            'mcp',
-            '--config',
-            w.configPath,
-            '--toolboxes',
-            'filesystem',
-          ],
+          ...w.mcpCommand('filesystem'),
           env: { TOOLBOX_TEST_KEY: w.env.TOOLBOX_TEST_KEY },
         },
       },

@@ -30,15 +30,7 @@ async function connect(
   options: { toolboxes: string; elicit?: (message: string) => ElicitResult },
 ): Promise<Client> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      join(repoRoot, 'bin/ratchet.mjs'),
-      'mcp',
-      '--config',
-      w.configPath,
-      '--toolboxes',
-      options.toolboxes,
-    ],
+    ...w.mcpCommand(options.toolboxes),
     cwd: repoRoot,
     env: w.env,
     stderr: 'pipe',

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, type RedisClient } from '../../src/redis/connection.js';
+import { repoRoot } from './mcp-client.js';
 
 /** A secret the config knows (a provider's key): every tool result must hide it. */
 export const toolboxSecret = 'sk-toolbox-mcp-secret-7f3a9c2e41';
@@ -54,6 +55,14 @@ export class ToolboxWorld {
       }),
     );
     this.env = { ...(process.env as Record<string, string>), TOOLBOX_TEST_KEY: toolboxSecret };
+  }
+
+  /** `ratchet mcp --toolboxes NAMES` on this config, as an MCP client is told to start it. */
+  mcpCommand(toolboxes: string): { command: string; args: string[] } {
+    return {
+      command: process.execPath,
+      args: [join(repoRoot, 'bin/ratchet.mjs'), 'mcp', '--config', this.configPath, '--toolboxes', toolboxes],
+    };
   }
 
   /** Removes the directory and the memory notes written under the prefix. */
