@@ -48,6 +48,7 @@ async function connect(
   return client;
 }
 
+// Each test starts the CLI (one or two clients): generous limits on a loaded machine.
 describe('ratchet mcp --toolboxes (stdio)', () => {
   it('serves the tools of the toolboxes named, confined to the workspace, with secrets redacted', async () => {
     world = new ToolboxWorld();
@@ -117,7 +118,7 @@ describe('ratchet mcp --toolboxes (stdio)', () => {
     expect(written.isError, written.text).toBe(false);
     const remembered = await callTool(client, 'memory_read', {});
     expect(remembered.text).toContain('the sky is blue');
-  });
+  }, 180_000);
 
   it('refuses a tool that needs approval when the client cannot be asked; asks one that can (elicitation)', async () => {
     world = new ToolboxWorld();
@@ -151,7 +152,7 @@ describe('ratchet mcp --toolboxes (stdio)', () => {
     // A tool that needs no approval is not asked about.
     await callTool(asking, 'read_file', { path: 'approved.txt' });
     expect(asked).toHaveLength(2);
-  });
+  }, 180_000);
 
   it('refuses a session toolbox and an unknown name at start, naming what can be served', async () => {
     world = new ToolboxWorld();
@@ -175,5 +176,5 @@ describe('ratchet mcp --toolboxes (stdio)', () => {
     expect(started.stderr).toContain('"state" works on a session\'s shared data');
     expect(started.stderr).toContain('unknown toolbox "filesytem" (did you mean "filesystem"?)');
     expect(started.stderr).toContain('toolboxes that can be served: utils, filesystem');
-  });
+  }, 180_000);
 });
