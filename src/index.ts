@@ -16,7 +16,13 @@ export {
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
+  loadConfigRaw,
+  maxRawConfigBytes,
+  parseConfigRaw,
   parseConfigText,
+  type RawConfig,
+  type RawEnvReference,
+  type TextPosition,
 } from './config/index.js';
 export { type Engine, engineFromConfig } from './engine/index.js';
 export type { ExtensionContext } from './extensions/context.js';
@@ -61,6 +67,13 @@ export {
   type ToolRequest,
   type ToolResult,
 } from './extensions/middleware.js';
+export {
+  builtinToolboxNames,
+  coordinatorKinds,
+  effectKinds,
+  middlewareKinds,
+  providerKinds,
+} from './known-kinds.js';
 export { createLogger, type Logger } from './log/index.js';
 export { type ProviderKind, registerProvider } from './models/index.js';
 export { closeRedis, createRedis } from './redis/connection.js';

@@ -34,7 +34,14 @@ export type Command =
   | { name: 'dev'; config: string | undefined; port: number | undefined }
   | { name: 'api'; config: string | undefined; port: number | undefined }
   | { name: 'worker'; config: string | undefined; concurrency: number | undefined }
-  | { name: 'mcp'; config: string | undefined }
+  | {
+      name: 'mcp';
+      config: string | undefined;
+      /** `--toolboxes`: serve these toolboxes' tools rather than the run operations. */
+      toolboxes?: string[] | undefined;
+      /** `--require-approval`: tools (of those toolboxes) a person approves before each call. */
+      requireApproval?: string[] | undefined;
+    }
   | {
       name: 'run';
       task: string;
@@ -153,11 +160,20 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
     }),
   }),
   mcp: defineCommand({
-    synopsis: 'mcp [--config F]',
-    summary: "an MCP server on stdio (the API's /mcp serves it over HTTP)",
-    options: configOption,
+    synopsis: 'mcp [--config F] [--toolboxes NAMES [--require-approval TOOLS]]',
+    summary:
+      "an MCP server on stdio (the API's /mcp serves it over HTTP); with --toolboxes, one serving the tools " +
+      'of those toolboxes (comma-separated)',
+    options: { ...configOption, toolboxes: { type: 'string' }, 'require-approval': { type: 'string' } },
     maxPositionals: 0,
-    build: (values) => ({ name: 'mcp', config: values.config }),
+    build: (values) => {
+      const toolboxes = nameList('--toolboxes', values.toolboxes);
+      const requireApproval = nameList('--require-approval', values['require-approval']);
+      if (requireApproval !== undefined && toolboxes === undefined) {
+        throw new UsageError('mcp: --require-approval goes with --toolboxes (e.g. --toolboxes exec)', 'mcp');
+      }
+      return { name: 'mcp', config: values.config, toolboxes, requireApproval };
+    },
   }),
   run: defineCommand({
     synopsis:
@@ -531,6 +547,18 @@ function optionalUrl(text: string | undefined): string | undefined {
     throw new UsageError(`--url: must be an http:// or https:// URL (got "${text}")`);
   }
   return text.replace(/\/+$/, '');
+}
+
+/** A comma-separated list of names (`--toolboxes filesystem,search`), or undefined when not given. */
+function nameList(option: string, value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0)
+    throw new UsageError(`mcp: ${option} needs names, e.g. ${option} filesystem,search`, 'mcp');
+  return names;
 }
 
 function optionalInteger(

@@ -65,7 +65,15 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
     }
     case 'mcp': {
       const { mcpCommand } = await import('./mcp-command.js');
-      return mcpCommand({ config: command.config, toolboxes }, io);
+      return mcpCommand(
+        {
+          config: command.config,
+          toolboxes,
+          serve: command.toolboxes,
+          requireApproval: command.requireApproval,
+        },
+        io,
+      );
     }
     case 'worker': {
       // The worker process handles its own signals and exits by itself; it catches them before its

@@ -1,8 +1,10 @@
 import type { LoadedConfig, RatchetConfig } from '../config/index.js';
 import { type Engine, engineFromConfig } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
+import { type ServedToolboxes, servedToolboxes } from '../mcp/server/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import { closeRedis, createRedis, redisTargetOf } from '../redis/connection.js';
+import { redisMemory } from '../redis/memory-store.js';
 import { createHttpServer } from '../server/index.js';
 import { createToolBox, type ToolBox } from '../tools/index.js';
 import { buildAgents, toolLookup } from '../worker/index.js';
@@ -27,15 +29,30 @@ export interface StartApiOptions {
 export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
   const { loaded, logger } = options;
   const { config } = loaded;
-  const { engine, redis, close: release } = openApiEngine({ ...options, name: 'ratchet-api' });
+  const { engine, redis, close: closeEngine } = openApiEngine({ ...options, name: 'ratchet-api' });
+  let served: ServedToolboxes | undefined;
+  const release = async () => {
+    try {
+      await served?.close();
+    } finally {
+      await closeEngine();
+    }
+  };
   let app: ReturnType<typeof createHttpServer>;
   try {
+    served = toolboxesToServe(loaded, options.toolboxes);
     app = createHttpServer({
       engine,
       config,
       logger,
       bindHost: options.host,
       pingRedis: () => redis.ping(),
+      toolboxMcp: served && {
+        toolboxes: served.toolboxes,
+        approvalTools: served.approvalTools,
+        memory: redisMemory(redis, engine.space),
+        logger: logger.child({ component: 'toolbox-mcp' }),
+      },
     });
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
@@ -69,6 +86,24 @@ export async function startApi(options: StartApiOptions): Promise<ApiProcess> {
       }
     },
   };
+}
+
+/** The toolboxes `api.mcp_toolboxes` serves, built from the config; undefined when it is off. */
+function toolboxesToServe(loaded: LoadedConfig, toolboxes: readonly ToolBox[]): ServedToolboxes | undefined {
+  const section = loaded.config.api.mcp_toolboxes;
+  if (!section.enabled) return undefined;
+  try {
+    return servedToolboxes({
+      names: section.toolboxes,
+      config: loaded.config,
+      configDir: loaded.configDir,
+      codeToolboxes: toolboxes,
+      requiresApproval: section.requires_approval,
+      source: 'api.mcp_toolboxes.toolboxes',
+    });
+  } catch (error) {
+    throw new CliError(`${loaded.path}: ${(error as Error).message}`, 2);
+  }
 }
 
 /** An engine as the API uses it, on a connection of its own. */

@@ -182,10 +182,13 @@ export class RatchetClient {
     return this.request('GET', `/v1/questions${queryString(query)}`, inboxSchema, options);
   }
 
-  /** The session's chat, oldest first, each message with its index; `after` (an index) for the newer ones. */
+  /**
+   * The session's chat, oldest first, each message with its index; `after` (an index) for the newer ones,
+   * `sender` for one sender's only (an agent's name, "user" or a tool's name), `limit` for at most that many.
+   */
   async messages(
     sessionId: string,
-    query: { after?: number } = {},
+    query: Wire.SessionMessagesQuery = {},
     options?: RequestOptions,
   ): Promise<Wire.ChatMessage[]> {
     const path = `/v1/sessions/${encode(sessionId)}/messages${queryString(query)}`;

@@ -345,6 +345,20 @@ const tenantSettingsSchema = z.strictObject({
 });
 export type TenantSettings = z.output<typeof tenantSettingsSchema>;
 
+/** `api.mcp_toolboxes`: the toolbox MCP server on the API (off by default: it runs tools in the API process). */
+const mcpToolboxesSchema = z
+  .strictObject({
+    enabled: withDefault(z.boolean(), false),
+    /** Toolbox names: built-in ones (not state, tasks, notes, waits) and those registered in code. */
+    toolboxes: withDefault(z.array(z.string().min(1).max(100)).max(50), []),
+    /** Tools whose calls a person approves first (besides those an agent marks `requires_approval`). */
+    requires_approval: withDefault(z.array(z.string().min(1).max(200)).max(1_000), []),
+  })
+  .refine((section) => !section.enabled || section.toolboxes.length > 0, {
+    error: 'name the toolboxes to serve in toolboxes (e.g. [filesystem, search]), or set enabled: false',
+    path: ['toolboxes'],
+  });
+
 const apiSchema = z.strictObject({
   host: withDefault(z.string().min(1), '127.0.0.1'),
   port: withDefault(integer(0, 65_535), 8080),
@@ -390,6 +404,11 @@ const apiSchema = z.strictObject({
   max_followers: withDefault(integer(1, 100_000), 1_000),
   /** Serve bull-board (read-only) at /admin/queues for the step queues of every shard, behind the tokens. */
   admin_queues: withDefault(z.boolean(), false),
+  /**
+   * Serve the tools of these toolboxes over MCP at /v1/mcp/toolboxes (docs/mcp.md), run in the API process
+   * with the config's `tools` settings, to operator tokens only (decision 0041).
+   */
+  mcp_toolboxes: withDefault(mcpToolboxesSchema, {}),
 });
 
 const eventsSchema = z.strictObject({

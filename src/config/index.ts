@@ -60,6 +60,14 @@ export {
   type ParseConfigOptions,
   parseConfigText,
 } from './load-config.js';
+export {
+  loadConfigRaw,
+  maxRawConfigBytes,
+  parseConfigRaw,
+  type RawConfig,
+  type RawEnvReference,
+  type TextPosition,
+} from './load-config-raw.js';
 export type {
   HttpMcpServerConfig,
   McpServerConfig,

@@ -1,7 +1,7 @@
 import type { MemoryScope, MemoryStore } from '../tools/index.js';
 import type { RedisClient } from './connection.js';
 import { type KeySpace, memoryKeys } from './keys.js';
-import { runScript } from './scripts.js';
+import { defineScripts, runScript } from './scripts.js';
 
 function scopeName(scope: MemoryScope): string {
   return scope.kind === 'agent' ? `agent:${scope.agent}` : 'deployment';
@@ -35,4 +35,13 @@ export function redisMemory(redis: RedisClient, space: KeySpace): MemoryStore {
     },
     read: (scope) => redis.hgetall(memoryKeys(space, scopeName(scope)).notes),
   };
+}
+
+/**
+ * The memory port on a connection opened for it alone (`ratchet mcp --toolboxes memory`), which no engine has
+ * given the scripts yet.
+ */
+export function redisMemoryOnOwnConnection(redis: RedisClient, space: KeySpace): MemoryStore {
+  defineScripts(redis);
+  return redisMemory(redis, space);
 }

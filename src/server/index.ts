@@ -1,1 +1,1 @@
-export { createHttpServer } from './http-server.js';
+export { createHttpServer, type HttpServerOptions } from './http-server.js';

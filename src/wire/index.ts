@@ -71,6 +71,8 @@ export {
 } from './lists.js';
 export {
   type ChatMessage,
+  maxMessagesLimit,
+  maxSenderChars,
   messageListSchema,
   messagesQuerySchema,
   type QueuedMessage,
@@ -80,8 +82,10 @@ export {
   runMessageListSchema,
   type SendMessageInput,
   type SentMessageReply,
+  type SessionMessagesQuery,
   sendMessageBodySchema,
   sentMessageSchema,
+  sessionMessagesQuerySchema,
 } from './messages.js';
 export {
   type AnswerAccepted,

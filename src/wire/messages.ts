@@ -90,6 +90,39 @@ export const messagesQuerySchema = z.strictObject({
     .describe('Only messages whose index is greater than this (all messages when omitted).'),
 });
 
+/** The longest sender name a chat filter takes (agent names, tool names and "user" are far shorter). */
+export const maxSenderChars = 200;
+/** The most messages one filtered read returns. */
+export const maxMessagesLimit = 1_000;
+
+/** GET /v1/sessions/:id/messages: `after`, and a filter by who wrote the messages. */
+export const sessionMessagesQuerySchema = messagesQuerySchema.extend({
+  sender: z
+    .string()
+    .min(1)
+    .max(maxSenderChars)
+    .optional()
+    .describe(
+      `Only the messages this sender wrote: an agent's name, "user", or a tool's name (at most ${maxSenderChars} characters).`,
+    ),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(maxMessagesLimit)
+    .optional()
+    .describe(
+      `At most this many messages, the oldest first (1 to ${maxMessagesLimit}; all when omitted): page on with ` +
+        '`after` set to the last index.',
+    ),
+});
+/** What the typed client sends as that query. */
+export type SessionMessagesQuery = {
+  after?: number;
+  sender?: string;
+  limit?: number;
+};
+
 export const chatMessageSchema = messageSchema
   .extend({ index: z.number().int().nonnegative().describe('Position in the chat.') })
   .meta({ id: 'Message' });

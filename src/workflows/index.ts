@@ -15,7 +15,7 @@ export {
 export { canonicalJson } from './core/canonical-json.js';
 export { type ContractCheck, compileContracts } from './core/contracts.js';
 export { builtinCoordinatorDefinitions, type TeamKinds, teamKinds } from './core/coordinators.js';
-export { effectRegistry, resolveEffects } from './core/effects/index.js';
+export { builtinEffects, effectRegistry, resolveEffects } from './core/effects/index.js';
 export { createOutputCheck } from './core/guardrails.js';
 export {
   builtinMiddleware,

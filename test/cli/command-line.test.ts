@@ -37,6 +37,14 @@ describe('parseCommandLine', () => {
     });
     expect(parseCommandLine(['mcp'])).toEqual({ name: 'mcp', config: undefined });
     expect(parseCommandLine(['mcp', '--config', 'c.yaml'])).toEqual({ name: 'mcp', config: 'c.yaml' });
+    expect(
+      parseCommandLine(['mcp', '--toolboxes', 'filesystem, exec', '--require-approval', 'run_command']),
+    ).toEqual({
+      name: 'mcp',
+      config: undefined,
+      toolboxes: ['filesystem', 'exec'],
+      requireApproval: ['run_command'],
+    });
     expect(parseCommandLine(['config', 'validate', 'x.yaml'])).toEqual({
       name: 'config-validate',
       file: 'x.yaml',
@@ -200,6 +208,12 @@ describe('parseCommandLine', () => {
     expect(usageError(['dev', '--bogus'])).toBe('dev: unknown option "--bogus"');
     expect(usageError(['dev', 'extra'])).toBe('dev: unexpected argument "extra"');
     expect(usageError(['mcp', '--port', '1'])).toBe('mcp: unknown option "--port"');
+    expect(usageError(['mcp', '--toolboxes', ' , '])).toBe(
+      'mcp: --toolboxes needs names, e.g. --toolboxes filesystem,search',
+    );
+    expect(usageError(['mcp', '--require-approval', 'write_file'])).toBe(
+      'mcp: --require-approval goes with --toolboxes (e.g. --toolboxes exec)',
+    );
     expect(usageError(['config', 'validate', '-x'])).toBe(
       'config: unknown option "-x" (it takes no options)',
     );

@@ -131,6 +131,11 @@ describe('loadConfig', () => {
       redis_timeout_ms: 1500,
       max_followers: 50,
       admin_queues: true,
+      mcp_toolboxes: {
+        enabled: true,
+        toolboxes: ['filesystem', 'search'],
+        requires_approval: ['write_file'],
+      },
     });
   });
 

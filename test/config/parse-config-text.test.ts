@@ -88,6 +88,7 @@ describe('parseConfigText: defaults', () => {
         redis_timeout_ms: 3_000,
         max_followers: 1_000,
         admin_queues: false,
+        mcp_toolboxes: { enabled: false, toolboxes: [], requires_approval: [] },
       },
       tenants: {},
       events: { max_len: 10_000, retention_s: 3_600, max_kept_per_event: 1_000 },

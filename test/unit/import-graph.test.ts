@@ -86,6 +86,7 @@ const layers: readonly (readonly string[])[] = [
   ['worker', 'server'],
   ['testing'],
   ['cli', 'console'],
+  ['known-kinds.ts'],
   ['index.ts'],
 ];
 

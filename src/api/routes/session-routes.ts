@@ -3,13 +3,13 @@ import { z } from 'zod';
 import {
   createSessionBodySchema,
   messageListSchema,
-  messagesQuerySchema,
   questionListSchema,
   queuedMessageParamsSchema,
   respondAcceptedSchema,
   respondBodySchema,
   sendMessageBodySchema,
   sentMessageSchema,
+  sessionMessagesQuerySchema,
   sessionNoteListSchema,
   sessionParamsSchema,
   sessionSchema,
@@ -81,18 +81,23 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
     {
       schema: {
         tags,
-        summary: "The session's chat messages, oldest first",
+        summary: "The session's chat messages, oldest first (optionally only one sender's)",
         params: sessionParamsSchema,
-        querystring: messagesQuerySchema,
+        querystring: sessionMessagesQuerySchema,
         response: { 200: messageListSchema, ...errorResponses(400, 401, 403, 404, 503) },
       },
     },
     async (request) => {
       const { id } = request.params;
       await requireSession(engine, id);
-      const from = request.query.after === undefined ? 0 : request.query.after + 1;
+      const { after, sender, limit } = request.query;
+      const from = after === undefined ? 0 : after + 1;
       const messages = await engine.readChat(id, { from });
-      return { messages: messages.map((message, offset) => toWireMessage(message, from + offset)) };
+      // Each keeps its index in the chat, so `after` pages on from the last one returned.
+      const shown = messages
+        .map((message, offset) => toWireMessage(message, from + offset))
+        .filter((message) => sender === undefined || message.sender === sender);
+      return { messages: limit === undefined ? shown : shown.slice(0, limit) };
     },
   );
 

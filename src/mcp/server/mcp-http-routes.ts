@@ -1,5 +1,7 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { unavailableRetryAfterSeconds } from '../../api/index.js';
 import { createRatchetMcpServer, type RatchetMcpServerOptions } from './ratchet-mcp-server.js';
 
@@ -20,18 +22,42 @@ export interface McpHttpRoutesOptions extends RatchetMcpServerOptions {
  * DELETE answer 405.
  */
 export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (app, options) => {
+  serveStatelessMcp(app, {
+    url: '/mcp',
+    refused: async (reply) => {
+      if (await options.redisAnswers()) return false;
+      reply.header('retry-after', String(unavailableRetryAfterSeconds));
+      sendRpcError(reply, 503, -32000, 'the service is temporarily unavailable; retry later');
+      return true;
+    },
+    createServer: () => createRatchetMcpServer(options),
+  });
+};
+
+export interface StatelessMcpRoute {
+  url: string;
+  /**
+   * Answers the request itself (an error) before any MCP server exists, and says so; false leaves it to the
+   * server. (A boolean, not the reply: a FastifyReply is a thenable, which an async function would await.)
+   */
+  refused(reply: FastifyReply): Promise<boolean>;
+  createServer(): McpServer | Server;
+}
+
+/**
+ * An MCP endpoint over stateless Streamable HTTP at `url`: every POST gets a server and a transport of its
+ * own, closed when its response ends (aborting the handlers still running); GET and DELETE answer 405.
+ */
+export function serveStatelessMcp(app: FastifyInstance, route: StatelessMcpRoute): void {
   const open = new Set<StreamableHTTPServerTransport>();
-  // An open wait_run would hold the API's close until its timeout: closing the transport ends it.
+  // An open call would hold the API's close until it ends: closing the transport ends it.
   app.addHook('preClose', async () => {
     await Promise.allSettled([...open].map((transport) => transport.close()));
   });
 
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    if (!(await options.redisAnswers())) {
-      reply.header('retry-after', String(unavailableRetryAfterSeconds));
-      return sendRpcError(reply, 503, -32000, 'the service is temporarily unavailable; retry later');
-    }
-    const server = createRatchetMcpServer(options);
+  app.post(route.url, { schema: { hide: true } }, async (request, reply) => {
+    if (await route.refused(reply)) return reply;
+    const server = route.createServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     open.add(transport);
     reply.raw.once('close', () => {
@@ -55,16 +81,21 @@ export const mcpHttpRoutes: FastifyPluginAsync<McpHttpRoutesOptions> = async (ap
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
       method,
-      url: '/mcp',
+      url: route.url,
       schema: { hide: true },
       handler: async (_request, reply) =>
         sendRpcError(reply, 405, -32000, 'method not allowed: this MCP endpoint is stateless (POST only)'),
     });
   }
-};
+}
 
 /** A JSON-RPC error answer (what an MCP client reads), before the transport took the response. */
-function sendRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+export function sendRpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+): FastifyReply {
   if (status === 405) reply.header('allow', 'POST');
   return reply.status(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }

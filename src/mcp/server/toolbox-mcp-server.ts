@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../log/index.js';
+import { DEFAULT_MAX_REPLY_CHARS } from '../../models/index.js';
+import { redactSecrets } from '../../secrets/index.js';
+import {
+  type AnyTool,
+  type FileChanges,
+  fileChangeCollector,
+  type MemoryStore,
+  prepareToolCall,
+  runToolHandler,
+  type ToolBox,
+  type ToolOutcome,
+  toolDefinitionOf,
+} from '../../tools/index.js';
+import { canElicit, elicit, toolboxToolContext } from './toolbox-tool-context.js';
+
+/**
+ * The most characters a call's arguments may hold, as JSON: the most a model's reply may carry
+ * (DEFAULT_MAX_REPLY_CHARS), so an MCP client can send a tool nothing larger than an agent could.
+ */
+export const maxToolboxArgumentChars = DEFAULT_MAX_REPLY_CHARS;
+
+/** How much of a call's arguments an approval form shows. */
+const shownArgumentChars = 2_000;
+
+export interface ToolboxMcpServerOptions {
+  /** The toolboxes served, in order: on a name clash the first one's tool is served (as for an agent). */
+  toolboxes: readonly ToolBox[];
+  /** Tools whose every call a person approves first (an elicitation), or which are refused without one. */
+  approvalTools: ReadonlySet<string>;
+  /** Where the `memory` toolbox keeps its notes. */
+  memory: MemoryStore;
+  logger: Logger;
+  /** The clock the tools read (memory's expiry). */
+  now?: () => Date;
+}
+
+/**
+ * The tools of configured toolboxes as an MCP server (`ratchet mcp --toolboxes`, the API's
+ * `/v1/mcp/toolboxes`). A call goes through what an agent's call goes through: the tool's schema, its own
+ * guards (the workspace, the exec sandbox, the SSRF guard are the toolbox's, built from the same config),
+ * approval when the config asks for it, and secrets redacted from the result. What belongs to a run only
+ * (delegation, session data, parking) is refused. One server is one scope: the browser keeps a page for it
+ * until `close`.
+ */
+export function createToolboxMcpServer(options: ToolboxMcpServerOptions): Server {
+  const { logger } = options;
+  const scopeId = `mcp_${randomUUID()}`;
+  const browserPages = new Map<string, string>();
+  const now = options.now ?? (() => new Date());
+  const tools = servedTools(options.toolboxes);
+  const server = new Server(
+    { name: 'ratchet-toolboxes', version: '1' },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        "The tools of Ratchet's configured toolboxes, confined as when an agent calls them (workspace, " +
+        'sandbox, network guard). Tools marked for approval ask you first, or are refused if your client ' +
+        'cannot show a form.',
+    },
+  );
+  const listed: McpTool[] = [...tools.values()].map((tool) => {
+    const definition = toolDefinitionOf(tool);
+    return {
+      name: definition.name,
+      description: definition.description,
+      inputSchema: { ...definition.inputSchema, type: 'object' },
+      annotations: { idempotentHint: tool.idempotent },
+    };
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const argumentsJson = JSON.stringify(request.params.arguments ?? {});
+    if (argumentsJson.length > maxToolboxArgumentChars) {
+      return errorResult(
+        `arguments: ${argumentsJson.length} characters of JSON, over the limit of ${maxToolboxArgumentChars}; ` +
+          'send less (read and write large files in parts)',
+      );
+    }
+    const prepared = prepareToolCall({ name, arguments: argumentsJson }, tools.get(name), [...tools.keys()]);
+    if (!prepared.ok) return resultOf(prepared.outcome);
+    const scope = { server, requestId: extra.requestId, signal: extra.signal };
+    if (options.approvalTools.has(name)) {
+      const refusal = await approvalRefusal(scope, name, argumentsJson);
+      if (refusal !== undefined) return errorResult(refusal);
+    }
+    const progressToken = extra._meta?.progressToken;
+    const changes = fileChangeCollector();
+    const context = toolboxToolContext({
+      ...scope,
+      progressToken,
+      sendProgress: (progress, message) =>
+        progressToken === undefined
+          ? Promise.resolve()
+          : extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, message },
+            }),
+      logger: logger.child({ tool: name }),
+      memory: options.memory,
+      scopeId,
+      browserPages,
+      now,
+      toolName: name,
+      recordFileChange: changes.record,
+    });
+    try {
+      const outcome = await runToolHandler(prepared.tool, prepared.input, context);
+      return resultOf(outcome, changes.collected());
+    } catch (error) {
+      // A handler that parks or a cancelled call: not the tool's failure, and no run to hand it back to.
+      logger.debug({ err: error, tool: name }, 'toolbox call over MCP stopped');
+      return errorResult(
+        extra.signal.aborted
+          ? `the call of tool "${name}" was cancelled`
+          : redactSecrets(`tool "${name}" cannot run over MCP: ${(error as Error).message}`),
+      );
+    }
+  });
+
+  const close = server.close.bind(server);
+  server.close = async () => {
+    try {
+      await close();
+    } finally {
+      for (const toolbox of options.toolboxes) toolbox.runEnded?.(scopeId);
+    }
+  };
+  return server;
+}
+
+/** The tools served, by name: the first toolbox's on a clash. */
+function servedTools(toolboxes: readonly ToolBox[]): Map<string, AnyTool> {
+  const tools = new Map<string, AnyTool>();
+  for (const toolbox of toolboxes) {
+    for (const tool of toolbox.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+  }
+  return tools;
+}
+
+/**
+ * Why a call that needs approval may not run, or undefined once a person approved it. Without an elicitation
+ * capability nobody can be asked, and the call is refused rather than run unapproved.
+ */
+async function approvalRefusal(
+  scope: Parameters<typeof elicit>[0],
+  name: string,
+  argumentsJson: string,
+): Promise<string | undefined> {
+  if (!canElicit(scope.server)) {
+    return (
+      `tool "${name}" needs a person's approval, and this MCP client cannot ask for it (it declared no ` +
+      'elicitation capability): use a client that supports elicitation, or have an agent call it'
+    );
+  }
+  const shown =
+    argumentsJson.length > shownArgumentChars
+      ? `${argumentsJson.slice(0, shownArgumentChars)}… (${argumentsJson.length} characters)`
+      : argumentsJson;
+  const answer = await elicit(
+    scope,
+    redactSecrets(`Approve the call of tool "${name}" with ${shown}?`),
+    {
+      decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
+      reason: { type: 'string', title: 'Reason (optional)', maxLength: 1_000 },
+    },
+    ['decision'],
+  );
+  if (answer?.decision === 'approve') return undefined;
+  const reason = typeof answer?.reason === 'string' && answer.reason !== '' ? `: ${answer.reason}` : '';
+  return `the call of tool "${name}" was not approved${reason}`;
+}
+
+function resultOf(outcome: ToolOutcome, changes?: FileChanges): CallToolResult {
+  return {
+    content: [
+      { type: 'text', text: outcome.content },
+      ...(outcome.images ?? []).map((image) => ({
+        type: 'image' as const,
+        data: image.data,
+        mimeType: image.media_type,
+      })),
+    ],
+    ...(outcome.isError ? { isError: true } : {}),
+    // What the call changed in the workspace, as an agent's run reports it in file_change events.
+    ...(changes && changes.changes.length > 0
+      ? { _meta: { 'ratchet/file_changes': { changes: changes.changes, more: changes.more } } }
+      : {}),
+  } as CallToolResult;
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
