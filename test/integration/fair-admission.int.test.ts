@@ -84,7 +84,7 @@ describe('fair admission', () => {
     }
   });
 
-  it("holds a tenant at its max_active_runs while others go on, and takes its runs by priority, then age", async () => {
+  it('holds a tenant at its max_active_runs while others go on, and takes its runs by priority, then age', async () => {
     const { admission, woken, cleanup } = admissionOf({ tenants: { a: [1, 1] } });
     try {
       expect(await admission.admit(run('a-first', 'a'))).toBe(true);
@@ -102,7 +102,8 @@ describe('fair admission', () => {
       expect(reasons.get('a-old')).toMatchObject({ reason: 'tenant_limit', ahead: 1 });
       expect(reasons.get('a-old')?.message).toContain('tenant a has 1 of its 1 active runs');
       expect(reasons.has('b-any')).toBe(false);
-      for (const ending of ['a-first', 'a-urgent', 'a-old']) await admission.release({ id: ending, tenant: 'a' });
+      for (const ending of ['a-first', 'a-urgent', 'a-old'])
+        await admission.release({ id: ending, tenant: 'a' });
       expect(woken).toEqual(['a-first', 'b-any', 'a-urgent', 'a-old', 'a-young']);
     } finally {
       await cleanup();
@@ -178,7 +179,10 @@ describe('fair admission', () => {
 
   it('a config without a cap or a max_active_runs admits nothing: runs start untracked', () => {
     expect(
-      admissionPolicyOf({ admission: { recheck_s: 30 }, tenants: { a: { weight: 3, tokens_per_minute: 5 } } }),
+      admissionPolicyOf({
+        admission: { recheck_s: 30 },
+        tenants: { a: { weight: 3, tokens_per_minute: 5 } },
+      }),
     ).toBeUndefined();
     expect(
       admissionPolicyOf({ admission: { recheck_s: 2 }, tenants: { a: { weight: 3, max_active_runs: 4 } } }),
