@@ -23,6 +23,8 @@ export interface AdmissionPolicy {
 interface TenantLimits {
   max_active_runs?: number | undefined;
   weight: number;
+  /** Not admission's (a token budget, decision 0038): read by the steps' limiter. */
+  tokens_per_minute?: number | undefined;
 }
 
 /**
