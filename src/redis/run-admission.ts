@@ -1,6 +1,9 @@
-import { crashPoint } from '../workflows/crash-points.js';
-import type { AdmissionCandidate, RunAdmission } from '../workflows/steps/runner/run-admission.js';
-import type { QueuedReason } from '../workflows/views.js';
+import {
+  type AdmissionCandidate,
+  crashPoint,
+  type QueuedReason,
+  type RunAdmission,
+} from '../workflows/index.js';
 import type { RedisClient } from './connection.js';
 import { admissionKeys, type KeySpace } from './keys.js';
 import { runScript } from './scripts.js';

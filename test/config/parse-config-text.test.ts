@@ -90,6 +90,7 @@ describe('parseConfigText: defaults', () => {
         admin_queues: false,
       },
       tenants: {},
+      admission: { recheck_s: 30, sweep_s: 5 },
       events: { max_len: 10_000, retention_s: 3_600, max_kept_per_event: 1_000 },
       triggers: [],
       log: { format: 'auto' },

@@ -1,6 +1,6 @@
 import { type IterationJobData, iterationJobDataSchema } from '../../job-data.js';
 import { isFinished } from '../../run-record.js';
-import { admissionWait } from '../runner/run-admission.js';
+import { admissionWait } from '../runner/admission-wait.js';
 import { done, type StepAction, wakeParent } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
 import { defineStepKind, type StepKind } from '../runner/step-kind.js';

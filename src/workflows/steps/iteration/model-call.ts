@@ -29,11 +29,11 @@ export async function callModel(
   const reservationId = `${context.jobId}:${context.started}`;
   const tenant = run.tenant ?? 'default';
   const budget = services.tenantBudgets?.(tenant);
-  const budgetKey = `tenant:${tenant}`;
+  const budgetLimit = `tenant:${tenant}`;
   if (budget !== undefined) {
     // The tenant's budget first: a step it holds back takes no room of the provider's meanwhile.
     const admission = await services.limiter.admit(
-      budgetKey,
+      budgetLimit,
       { rpm: 0, inputTpm: 0, outputTpm: 0, totalTpm: budget },
       { id: reservationId, inputTokens: estimateInputTokens(request.messages), outputTokens: 0 },
       services.now().getTime(),
@@ -85,7 +85,7 @@ export async function callModel(
       observer.modelCall(report(context, agent, request, { run, purpose }, startMs, calls, completion));
     if (budget !== undefined) {
       // The tenant's reservation counts what the provider reported, from now on.
-      await services.limiter.settle(budgetKey, {
+      await services.limiter.settle(budgetLimit, {
         reservationId,
         inputTokens: completion.usage.input_tokens,
         outputTokens: completion.usage.output_tokens,
