@@ -103,6 +103,34 @@ describe('fair admission of runs', () => {
   }, 90_000);
 });
 
+describe('fair admission under SIGKILL at the admission of a first step', () => {
+  it('a worker killed right after its first step was admitted: the run goes on once, the queued one after it', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: { admission: { max_active_runs: 1, recheck_s: 2, sweep_s: 1 } },
+    });
+    harness = h;
+    const first = await h.engine.startRun({ input: 'first' });
+    const second = await h.engine.startRun({ input: 'second' });
+    expect((await h.engine.getRun(second.runId))?.queued_reason?.reason).toBe('deployment_limit');
+    const doomed = h.spawnWorker({ crashAt: 'admission.after_admit' });
+    const exit = await doomed.exited;
+    expect(exit.signal, doomed.output()).toBe('SIGKILL');
+    expect(doomed.output()).toContain('crash point admission.after_admit reached');
+    expect(h.modelCalls()).toHaveLength(0);
+
+    const survivor = h.spawnWorker();
+    for (const run of [first, second]) {
+      const ended = await h.engine.waitForRun(run.runId, { timeoutMs: 60_000 });
+      expect(ended.status, survivor.output()).toBe('completed');
+    }
+    const calls = h.modelCalls().map((call) => call.run_id);
+    expect(calls).toEqual([first.runId, second.runId]);
+    const keys = admissionKeys(h.engine.space);
+    await waitFor(async () => (await h.redis.hlen(keys.active)) === 0, 20_000, 'every slot freed');
+  }, 120_000);
+});
+
 describe('token budgets', () => {
   it("parks a tenant's step past its tokens_per_minute, holding no worker and spending no attempt", async () => {
     const h = new Harness({
