@@ -110,6 +110,29 @@ describe('fair admission', () => {
     }
   });
 
+  it('a tenant that was idle while another ran alone banks no credit for it', async () => {
+    const { admission, woken, cleanup } = admissionOf({ cap: 1 });
+    try {
+      // B once, then A alone for a long time (no one waits: every run admitted at once).
+      await admission.admit(run('b-early', 'b'));
+      await admission.release({ id: 'b-early', tenant: 'b' });
+      for (let index = 0; index < 10; index += 1) {
+        await admission.admit(run(`a-alone-${index}`, 'a'));
+        await admission.release({ id: `a-alone-${index}`, tenant: 'a' });
+      }
+      // Now both wait, B first: they alternate; B does not take the next three for A's ten alone.
+      await admission.admit(run('a-busy', 'a'));
+      for (const id of ['b1', 'b2', 'b3']) await admission.admit(run(id, 'b'));
+      for (const id of ['a1', 'a2', 'a3']) await admission.admit(run(id, 'a'));
+      for (const ending of ['a-busy', 'b1', 'a1', 'b2', 'a2']) {
+        await admission.release({ id: ending, tenant: ending.startsWith('a') ? 'a' : 'b' });
+      }
+      expect(woken.slice(-5)).toEqual(['b1', 'a1', 'b2', 'a2', 'b3']);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('a run cancelled while queued leaves the queue and is never admitted', async () => {
     const { admission, woken, cleanup } = admissionOf({ cap: 1 });
     try {

@@ -4,7 +4,9 @@
 
   active (hash runId -> tenant)     root runs admitted and not yet released
   counts (hash tenant -> number)    active runs per tenant
-  vtime (hash tenant -> number)     each tenant's virtual time: admissions so far divided by its weight
+  vtime (hash tenant -> number)     each tenant's virtual time: admissions so far divided by its weight;
+                                    field `_system` (no tenant's name starts with `_`): the virtual time of
+                                    the latest admission
   waiting (set of tenants)          tenants with queued runs
   queueBase .. tenant (sorted set)  the tenant's queued runs, by (11 - priority) * 1e13 + created ms: highest
                                     priority first, then oldest
@@ -12,7 +14,8 @@
   settingsOf(settings, tenant) -> maxActive (0 = none), weight
   enqueue(keys, queueBase, tenant, runId, score)
     Queues the run (its score kept when queued already). A tenant that starts waiting takes at least the
-    smallest virtual time of the tenants waiting already, so time spent idle is not banked as credit.
+    smallest virtual time of the tenants waiting already (none waiting: that of the latest admission), so
+    time spent idle is not banked as credit (start-time fair queueing).
   fill(keys, queueBase, settings, cap, bound) -> admitted run ids
     While the deployment is under `cap` active runs (0 = none) and at most `bound` times: of the waiting
     tenants under their own max_active_runs, the one with the smallest virtual time (then the smaller name)
@@ -27,16 +30,26 @@ local function settingsOf(settings, tenant)
 end
 
 local function enqueue(keys, queueBase, tenant, runId, score)
-  if redis.call('SISMEMBER', keys.waiting, tenant) == 0 then
+  -- A tenant whose queue emptied is left in the set until a fill passes: it waits for nothing.
+  if redis.call('ZCARD', keys.queue) == 0 then
     local least = nil
     for _, other in ipairs(redis.call('SMEMBERS', keys.waiting)) do
-      local time = tonumber(redis.call('HGET', keys.vtime, other) or '0')
-      if least == nil or time < least then
-        least = time
+      if other ~= tenant then
+        if redis.call('ZCARD', queueBase .. other) == 0 then
+          redis.call('SREM', keys.waiting, other)
+        else
+          local time = tonumber(redis.call('HGET', keys.vtime, other) or '0')
+          if least == nil or time < least then
+            least = time
+          end
+        end
       end
     end
+    if least == nil then
+      least = tonumber(redis.call('HGET', keys.vtime, '_system') or '0')
+    end
     local own = tonumber(redis.call('HGET', keys.vtime, tenant) or '0')
-    if least ~= nil and least > own then
+    if least > own then
       redis.call('HSET', keys.vtime, tenant, string.format('%.17g', least))
     end
     redis.call('SADD', keys.waiting, tenant)
@@ -73,7 +86,8 @@ local function fill(keys, queueBase, settings, cap, bound)
     redis.call('HSET', keys.active, runId, best)
     redis.call('HINCRBY', keys.counts, best, 1)
     local _, weight = settingsOf(settings, best)
-    redis.call('HSET', keys.vtime, best, string.format('%.17g', bestTime + 1 / weight))
+    redis.call('HSET', keys.vtime, best, string.format('%.17g', bestTime + 1 / weight),
+      '_system', string.format('%.17g', bestTime))
     admitted[#admitted + 1] = runId
   end
   return admitted
