@@ -16,7 +16,8 @@ import type { StepMarks } from './step-marks.js';
  * runs on an idle deployment, and the share of model calls each tenant got while both had work (from B's
  * first submission until B's last model call). Measured with fair admission off (first come, first served,
  * as before) and on (`admission.max_active_runs` = the worker's concurrency, equal weights), in one process
- * against one in-process worker. A's runs left when B is done are not waited for: their keys are deleted.
+ * against one in-process worker, warmed up first by 20 runs of a third tenant in every mode. A's runs left
+ * when B is done are not waited for: their keys are deleted.
  */
 
 export type FairnessMode = 'idle' | 'off' | 'on';
@@ -68,6 +69,14 @@ export async function measureFairness(options: FairnessOptions, mode: FairnessMo
   const submitted = new Map<string, number>();
   try {
     await worker.start();
+    // A warm worker in every mode (the first runs of a fresh worker are slower): 20 runs of a third tenant.
+    const warmup = await Promise.all(
+      Array.from({ length: 20 }, (_unused, index) =>
+        engine.startRun({ input: `w ${index}`, tenant: 'warmup' }),
+      ),
+    );
+    for (const { runId } of warmup) await engine.waitForRun(runId, { timeoutMs: 60_000 });
+    marks.clear();
     if (mode !== 'idle') {
       await runInSlots(options.heavyRuns, 20, async (index) => {
         const { runId } = await engine.startRun({ input: `a ${index}`, tenant: 'a' });
