@@ -17,6 +17,8 @@ export interface BenchConfigOptions {
   concurrency: number;
   /** The config's telemetry section (BENCH_TELEMETRY=on: bench/telemetry-sink.ts); absent: off. */
   telemetry?: Record<string, unknown> | undefined;
+  /** More top-level sections (the fairness bench's `admission` and `tenants`). */
+  sections?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export function benchConfig(options: BenchConfigOptions): LoadedConfig {
       : { url: options.url, prefix: options.prefix, shards: 1 },
     worker: { concurrency: options.concurrency },
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    ...options.sections,
   });
   return { config, path: '<bench>', configDir: process.cwd() };
 }

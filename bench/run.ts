@@ -21,6 +21,9 @@
  *      model that answers after 50 ms (concurrency-bound) and at once (CPU-bound): runs/s, p50/p99 per
  *      iteration, ratio to 1 worker, Redis CPU per step, Redis memory per finished run before and after
  *      retention. See bench/scaling.ts.
+ *   F. Fairness (issue 35): tenant A submits BENCH_FAIRNESS_RUNS (default 2,000) one-iteration runs, then tenant
+ *      B 20; B's p95 wait before its model call against the same 20 on an idle deployment, and B's share of
+ *      the model calls while both had work, with fair admission off (today) and on. See bench/fairness.ts.
  * Rates are work done over the wall time of the measured part. Targets: Ratchet's p50 per step (= per job)
  * ≤ 3× raw, its throughput at full concurrency ≥ 1/3 of raw, takeover ≤ 15 s. FAIL is reported, never turned
  * into an exit code: this is a measurement. Sizes: BENCH_RUNS (runs or chains at full concurrency, default
@@ -30,6 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
 import { contextTarget, formatContextTokens, measureContextTokens } from './context-tokens.js';
 import { describeEnvironment } from './environment.js';
+import { type FairnessResult, formatFairness, idleP95Of, measureFairness, p95, shareOf } from './fairness.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
 import { measureRawChains } from './raw-chain.js';
 import {
@@ -55,6 +59,14 @@ const takeovers = positiveInteger('BENCH_TAKEOVERS', 10);
 const longRun = positiveInteger('BENCH_LONG_ITERATIONS', 100);
 /** Runs per worker process in section E: the same number of waves of runs at every worker count. */
 const scalingRuns = positiveInteger('BENCH_SCALING_RUNS', 50);
+/** Section F: the runs tenant A submits before tenant B's 20. */
+const fairnessOptions = {
+  url,
+  heavyRuns: positiveInteger('BENCH_FAIRNESS_RUNS', 2000),
+  lightRuns: 20,
+  concurrency: 20,
+  modelDelayMs: 20,
+};
 const chainJobs = 2 * iterations - 1;
 /** Lock settings of Ratchet's worker defaults, given to the raw worker too. */
 const lock = { lockDurationMs: 10_000, stalledIntervalMs: 5_000 };
@@ -153,6 +165,7 @@ function targetsOf(
   takeoverResults: readonly TakeoverResult[],
   context: Target,
   scaling: readonly ScalingResult[],
+  fairness: readonly FairnessResult[],
 ): Target[] {
   const full = `${concurrency} in flight`;
   return [
@@ -175,6 +188,29 @@ function targetsOf(
     takeoverTarget(takeoverResults, 3_000),
     context,
     scalingTarget(scaling),
+    ...fairnessTargets(fairness),
+  ];
+}
+
+/** Fair admission on: B's p95 wait ≤ 2× idle, and B's share of calls within 10% of its weight (½). */
+function fairnessTargets(results: readonly FairnessResult[]): Target[] {
+  const on = results.find((result) => result.mode === 'on');
+  if (!on) return [];
+  const ratio = p95(on.lightWaits) / idleP95Of(results);
+  const share = shareOf(on.calls);
+  return [
+    {
+      label: "fairness: B's p95 wait before its model call vs idle",
+      measured: `${ratio.toFixed(1)}×`,
+      limit: '≤ 2×',
+      pass: ratio <= 2,
+    },
+    {
+      label: "fairness: B's share of model calls while both had work",
+      measured: `${(100 * share).toFixed(0)}% (from B's first call: ${(100 * shareOf(on.callsOnceServed)).toFixed(0)}%)`,
+      limit: '50% ± 10%',
+      pass: Math.abs(share - 0.5) <= 0.1,
+    },
   ];
 }
 
@@ -218,6 +254,10 @@ async function main(): Promise<void> {
       scaling.push(await measureScaling({ url }, workers, delayMs, scalingRuns * workers));
   }
 
+  const fairness: FairnessResult[] = [];
+  for (const mode of ['idle', 'off', 'on'] as const)
+    fairness.push(await measureFairness(fairnessOptions, mode));
+
   const singleRows = [single.serial, single.parallel].flatMap((rows) => [rows.raw, rows.ratchet]);
   const chainRows = [chain.serial, chain.parallel].flatMap((rows) => [
     rows.raw,
@@ -236,9 +276,13 @@ async function main(): Promise<void> {
   console.log('');
   console.log(formatScaling(scaling));
   console.log('');
+  console.log(formatFairness(fairness, fairnessOptions));
+  console.log('');
   const withEffects = contextRuns[1];
   if (!withEffects) throw new Error('the context bench did not run');
-  console.log(formatTargets(targetsOf(single, chain, takeoverResults, contextTarget(withEffects), scaling)));
+  console.log(
+    formatTargets(targetsOf(single, chain, takeoverResults, contextTarget(withEffects), scaling, fairness)),
+  );
   const sink = await telemetrySink();
   if (sink) {
     const { requests, bytes } = await sink.counts();

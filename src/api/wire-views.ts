@@ -96,6 +96,7 @@ export function toWireRun(run: RunView): WireRun {
     retried_by: run.retried_by,
     tenant: run.tenant,
     priority: run.priority,
+    queued_reason: run.queued_reason ?? null,
     waiting_for: run.status === 'waiting_for_worker' ? (run.waiting_for ?? null) : null,
     definition: run.definition,
     metadata: resultMetadataOf(run, new Date().toISOString()),

@@ -28,6 +28,9 @@ export function describeRun(run: Run, invocation: Invocation = 'ratchet'): strin
       `  waiting for a worker with ${printable(run.waiting_for.missing.join(', '))} (since ${run.waiting_for.since})`,
     );
   }
+  // Held back by fair admission (decision 0038): why, and how many of its tenant's runs go first.
+  if (run.status === 'queued' && run.queued_reason)
+    lines.push(`  queued      ${printable(run.queued_reason.message)}`);
   if (run.iterations !== undefined) lines.push(`  iterations  ${run.iterations}`);
   if (run.usage) {
     const cost = run.cost_usd ? `, $${run.cost_usd.toFixed(4)}` : '';

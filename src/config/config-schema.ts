@@ -332,8 +332,8 @@ export type ApiTokenEntry = z.output<typeof apiTokenSchema>;
 export const maxIdempotencyTtlS = 2_592_000;
 
 /**
- * A tenant's settings (`tenants.<name>`; a `default` entry for every tenant not named). Admission and token
- * budgets enforce them; this section only declares them.
+ * A tenant's settings (`tenants.<name>`; a `default` entry for every tenant not named). Fair admission and
+ * token budgets enforce them (decision 0038).
  */
 const tenantSettingsSchema = z.strictObject({
   /** Runs of the tenant admitted at once (root runs; child runs count but never wait); none: no limit. */
@@ -358,6 +358,24 @@ const mcpToolboxesSchema = z
     error: 'name the toolboxes to serve in toolboxes (e.g. [filesystem, search]), or set enabled: false',
     path: ['toolboxes'],
   });
+
+/**
+ * Fair admission across tenants (decision 0038). With a cap, or any tenant's `max_active_runs`, root runs
+ * past it wait as `queued` and are admitted by weighted fair share as slots free.
+ */
+const admissionSchema = z.strictObject({
+  /**
+   * Root runs of all tenants admitted at once (1 to 1,000,000); none: no cap of the deployment's (only the
+   * tenants' own `max_active_runs` hold runs back). Set it near the workers' total concurrency to make
+   * tenants share the workers by weight.
+   */
+  max_active_runs: z.preprocess(nullAsMissing, integer(1, 1_000_000).optional()),
+  /** How often a queued run's first step checks its admission, a safety net for a lost wake-up (1 to 3600 s). */
+  recheck_s: withDefault(integer(1, 3600), 30),
+  /** How often a worker releases the slots of runs that ended without releasing them (1 to 3600 s). */
+  sweep_s: withDefault(integer(1, 3600), 5),
+});
+export type AdmissionSettings = z.output<typeof admissionSchema>;
 
 const apiSchema = z.strictObject({
   host: withDefault(z.string().min(1), '127.0.0.1'),
@@ -485,6 +503,8 @@ export const configSchema = z.strictObject({
   api: withDefault(apiSchema, {}),
   /** Tenants by name and their settings (decision 0035); `default` holds those of every tenant not named. */
   tenants: withDefault(z.record(tenantNameSchema, tenantSettingsSchema), {}),
+  /** Fair admission of root runs across tenants (decision 0038). */
+  admission: withDefault(admissionSchema, {}),
   events: withDefault(eventsSchema, {}),
   /** Events that start runs (decision 0033). */
   triggers: withDefault(z.array(triggerSchema).max(100, { error: 'at most 100 triggers' }), []),

@@ -2,6 +2,7 @@ import type { Telemetry } from 'bullmq';
 import { type RatchetConfig, registerConfigSecrets, resolveEntryAgent } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
+import { admissionPolicyOf } from '../redis/run-admission.js';
 import { finalFailureHeadroom, type StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
 import { definitionsOf } from '../workflows/index.js';
@@ -37,6 +38,7 @@ export function engineFromConfig(options: {
 }): Engine {
   const { config } = options;
   registerConfigSecrets(config);
+  const admission = admissionPolicyOf(config);
   return new Engine({
     redis: options.redis,
     space: { prefix: config.redis.prefix, shards: config.redis.shards },
@@ -73,6 +75,7 @@ export function engineFromConfig(options: {
       triggers: config.triggers,
     },
     definitions: definitionsOf(config),
+    ...(admission ? { admission } : {}),
     ...(options.findTool ? { findTool: options.findTool } : {}),
     ...(options.queueTelemetry ? { queueTelemetry: options.queueTelemetry } : {}),
   });

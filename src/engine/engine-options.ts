@@ -4,6 +4,7 @@ import type { TriggerConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
+import type { AdmissionPolicy } from '../redis/run-admission.js';
 import type { StepJobSettings } from '../redis/step-queues.js';
 import type { OnBusy } from '../schemas/index.js';
 import type { Tool } from '../tools/index.js';
@@ -51,6 +52,8 @@ export interface EngineOptions {
   queueTelemetry?: Telemetry;
   /** Events from outside (config `events.retention_s`, `events.max_kept_per_event`, `triggers`; decision 0033). */
   externalEvents?: ExternalEventSettings;
+  /** Fair admission of root runs (config `admission:` and `tenants:`, decision 0038); absent: none. */
+  admission?: AdmissionPolicy;
 }
 
 export interface StartRunInput {

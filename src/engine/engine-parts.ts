@@ -5,12 +5,19 @@ import { ContinuationStore } from '../redis/continuation-store.js';
 import type { EngineContext } from '../redis/engine-context.js';
 import { EngineStore, openQueueConnection } from '../redis/engine-store.js';
 import { EventHub } from '../redis/event-hub.js';
-import type { KeySpace } from '../redis/keys.js';
+import { type KeySpace, shardOf } from '../redis/keys.js';
 import { QueueScheduler } from '../redis/queue-scheduler.js';
+import { RedisRunAdmission } from '../redis/run-admission.js';
 import { RunWriter } from '../redis/run-writer.js';
 import { StepQueues } from '../redis/step-queues.js';
 import { WebhookDeliveryStore } from '../redis/webhook-deliveries.js';
-import type { QuestionRecord, RunRecord, StepScheduler } from '../workflows/index.js';
+import {
+  type QuestionRecord,
+  type RunRecord,
+  type StepScheduler,
+  sessionIdOfRun,
+  stepJobId,
+} from '../workflows/index.js';
 import type { EngineOptions } from './engine-options.js';
 
 /**
@@ -42,6 +49,8 @@ export class EngineParts {
   readonly eventHub: EventHub;
   /** Writes new runs with their first steps, on a connection of its own (it WATCHes). */
   readonly runWriter: RunWriter;
+  /** Fair admission of root runs (decision 0038); absent when the config limits nothing. */
+  readonly admission: RedisRunAdmission | undefined;
   /**
    * Reads and writes of retries and forks (decision 0022), on a connection of their own (they WATCH), opened
    * on the first retry or fork: most engines (a worker's) never make one.
@@ -76,6 +85,20 @@ export class EngineParts {
       queues: this.queues,
       eventsMaxLength: options.eventsMaxLength,
     });
+    const policy = options.admission;
+    this.admission = policy
+      ? new RedisRunAdmission({
+          redis: options.redis,
+          space: options.space,
+          policy,
+          // A run's first step is always its iteration 1 job (a team's first turn too).
+          wake: async (runId) => {
+            const sessionId = sessionIdOfRun(runId);
+            if (sessionId)
+              await this.queues.wake(shardOf(options.space, sessionId), stepJobId.iteration(runId, 1));
+          },
+        })
+      : undefined;
     this.eventHub = new EventHub({
       redis: options.redis,
       maxFollowers: options.maxFollowers ?? 1000,

@@ -12,6 +12,7 @@ import type {
   QuestionKind,
   QuestionRecord,
   QuestionResponse,
+  RunAdmission,
   RunCounts,
   RunFilter,
   RunPage,
@@ -25,6 +26,7 @@ import type {
   StepScheduler,
   UsageTotals,
 } from '../workflows/index.js';
+import { sweepAdmission } from './admission.js';
 import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 import { EngineParts } from './engine-parts.js';
 import {
@@ -92,6 +94,19 @@ export class Engine {
   /** The step queues (tests and benchmarks look into them). */
   get queues(): StepQueues {
     return this.parts.queues;
+  }
+
+  /** Fair admission of root runs (decision 0038); undefined when the config limits nothing. */
+  get admission(): RunAdmission | undefined {
+    return this.parts.admission;
+  }
+
+  /**
+   * Frees the admission slots of runs that ended, or are gone, without freeing them (a process died between
+   * the run's end and its release), on one process at a time; returns how many it freed (decision 0038).
+   */
+  sweepAdmission(): Promise<number> {
+    return sweepAdmission(this.parts);
   }
 
   /** The engine's other face, for the steps a worker runs: add steps, wake them, cancel runs. */

@@ -15,6 +15,7 @@ import {
 } from '../schemas/index.js';
 import { waitRecordSchema } from '../tools/index.js';
 import {
+  awaitsAdmission,
   crashPoint,
   goalsProgress,
   isFinished,
@@ -105,9 +106,13 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
       plan,
       chatLength,
       ...(idempotency ? { idempotency } : {}),
+      // Under fair admission the first step waits in the delayed set until the run is admitted (below, or
+      // by a freed slot); the delay is the safety net of a process that dies before it asks (decision 0038).
+      ...(parts.admission ? { firstStepDelayMs: parts.admission.recheckMs } : {}),
     });
     if (code === 'OK') {
       crashPoint('submit.after_run_commit');
+      await parts.admission?.admit(plan.record);
       return { runId, sessionId };
     }
     if (code === 'IDEMPOTENT' && detail !== undefined) {
@@ -244,11 +249,16 @@ export async function getRun(parts: EngineParts, runId: string): Promise<RunView
     record.status === 'running' || record.status === 'queued'
       ? await waitsOf(parts, sessionId, runId, record.deadline_at)
       : [];
+  const queuedReason =
+    parts.admission && awaitsAdmission(record)
+      ? ((await parts.admission.queuedReasons([record])).get(runId) ?? null)
+      : null;
   return {
     ...record,
     status: shownStatus(record.status, pending.length),
     pending_question: pending[0] ?? null,
     waiting,
+    queued_reason: queuedReason,
     progress: record.sub_goals
       ? supervisorProgress(record.sub_goals, record.updated_at)
       : progress
@@ -311,6 +321,9 @@ export async function cancelRun(parts: EngineParts, runId: string, reason: strin
   await cancelStoredRun(parts.context, runId, reason);
   const run = await getRun(parts, runId);
   if (!run) throw new RatchetError('run_not_found', `unknown run ${runId}`);
+  // A cancelled root run frees its admission slot, or leaves the admission queue (decision 0038).
+  if (run.parent === null && isFinished(run.status === 'waiting_input' ? 'running' : run.status))
+    await parts.admission?.release(run);
   return run;
 }
 

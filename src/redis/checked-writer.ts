@@ -17,8 +17,11 @@ export interface CheckedWrite {
   script: ScriptName;
   keys: readonly string[];
   args: (mode: 'check' | 'create') => readonly (string | number)[];
-  /** The run's first step, added with the write to the step queue of its shard. */
-  step: { shard: number; kind: string; data: unknown; jobId: string };
+  /**
+   * The run's first step, added with the write to the step queue of its shard; delayed by `delayMs` when
+   * given (a run that waits for its admission, decision 0038: woken when admitted).
+   */
+  step: { shard: number; kind: string; data: unknown; jobId: string; delayMs?: number };
   /**
    * false when the script cannot refuse this write (a run in a session it creates under a new random id):
    * the MULTI is then sent at once, in one round trip, with no WATCH and no check.
@@ -182,7 +185,9 @@ export class CheckedWriter {
       scriptCommand(write.script)
     ]?.(...write.keys, ...write.args('create'));
     const queue = queues.queue(step.shard);
-    await new Job(queue, step.kind, step.data, queues.jobOptions(step.jobId), step.jobId).addJob(transaction);
+    const options = queues.jobOptions(step.jobId);
+    if (step.delayMs !== undefined) options.delay = step.delayMs;
+    await new Job(queue, step.kind, step.data, options, step.jobId).addJob(transaction);
     const results = await transaction.exec();
     if (!results) return undefined;
     const [error, reply] = results[0] ?? [];

@@ -344,6 +344,46 @@ export function rateLimitKeys(space: KeySpace, provider: string): RateLimitKeys 
   return { reservations: `${base}:reservations`, tokens: `${base}:tokens`, state: `${base}:state` };
 }
 
+/**
+ * A tenant's token budget (`tenants.<name>.tokens_per_minute`, decision 0038): the provider limiter's keys
+ * under a hash tag of its own per tenant.
+ */
+export function tenantBudgetKeys(space: KeySpace, tenant: string): RateLimitKeys {
+  const base = `${space.prefix}:{budget:${tenant}}`;
+  return { reservations: `${base}:reservations`, tokens: `${base}:tokens`, state: `${base}:state` };
+}
+
+export interface AdmissionKeys {
+  /** Hash: run id -> tenant, the root runs admitted and not yet released. */
+  active: string;
+  /** Hash: tenant -> its active runs. */
+  counts: string;
+  /** Hash: tenant -> its virtual time (admissions / weight). */
+  vtime: string;
+  /** Set: the tenants with queued runs. */
+  waiting: string;
+  /** The base of each tenant's queue (sorted set: run id -> priority and age); the tenant's name follows. */
+  queueBase: string;
+  /** String: held by the worker that sweeps released runs out of `active` (one at a time). */
+  sweepLock: string;
+}
+
+/**
+ * Fair admission (decision 0038): one hash tag for the whole deployment, so an admission decision is one
+ * atomic script whatever the shard of the run.
+ */
+export function admissionKeys(space: KeySpace): AdmissionKeys {
+  const base = `${space.prefix}:{admission}`;
+  return {
+    active: `${base}:active`,
+    counts: `${base}:counts`,
+    vtime: `${base}:vtime`,
+    waiting: `${base}:waiting`,
+    queueBase: `${base}:queue:`,
+    sweepLock: `${base}:sweep`,
+  };
+}
+
 /** Hash: usage of an agent summed over its runs on one shard (the API adds the shards up). */
 export function agentUsageKey(space: KeySpace, shard: number, agent: string): string {
   return `${shardPrefix(space, shard)}:usage:agent:${agent}`;

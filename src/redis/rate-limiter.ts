@@ -1,6 +1,6 @@
 import type { Admission, RateLimiter, RateLimits } from '../workflows/steps/runner/rate-limiter.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, rateLimitKeys } from './keys.js';
+import { type KeySpace, type RateLimitKeys, rateLimitKeys, tenantBudgetKeys } from './keys.js';
 import { runScript } from './scripts.js';
 
 /**
@@ -20,7 +20,7 @@ export class RedisRateLimiter implements RateLimiter {
     reservation: { id: string; inputTokens: number; outputTokens: number },
     now: number,
   ): Promise<Admission> {
-    const keys = rateLimitKeys(this.space, provider);
+    const keys = keysOf(this.space, provider);
     const [code, wait] = await runScript(
       this.redis,
       'rate-limit-admit',
@@ -34,13 +34,14 @@ export class RedisRateLimiter implements RateLimiter {
         reservation.inputTokens,
         reservation.outputTokens,
         limits.windowMs ?? 60_000,
+        limits.totalTpm ?? 0,
       ],
     );
     return code === 'OK' ? { admitted: true } : { admitted: false, waitMs: Number(wait) };
   }
 
   async settle(provider: string, settlement: Parameters<RateLimiter['settle']>[1]): Promise<void> {
-    const keys = rateLimitKeys(this.space, provider);
+    const keys = keysOf(this.space, provider);
     await runScript(
       this.redis,
       'rate-limit-settle',
@@ -54,4 +55,11 @@ export class RedisRateLimiter implements RateLimiter {
       ],
     );
   }
+}
+
+/** A tenant's budget is limited as `tenant:<name>` (decision 0038), under keys of its own; else a provider. */
+function keysOf(space: KeySpace, limited: string): RateLimitKeys {
+  return limited.startsWith('tenant:')
+    ? tenantBudgetKeys(space, limited.slice('tenant:'.length))
+    : rateLimitKeys(space, limited);
 }

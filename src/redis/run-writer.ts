@@ -23,6 +23,11 @@ export interface RunWrite {
    * exist already, and a refused write must add no step.
    */
   checked?: boolean;
+  /**
+   * Adds the first step delayed by this long (a root run under fair admission, decision 0038): the writer's
+   * caller asks for the run's admission next, which wakes the step; the delay is the safety net.
+   */
+  firstStepDelayMs?: number;
 }
 
 export interface IdempotentWrite {
@@ -114,7 +119,13 @@ export class RunWriter {
         idempotency !== undefined,
       keys: scriptKeys,
       args: scriptArgs,
-      step: { shard: keys.shard, kind: plan.first.kind, data: plan.first.data, jobId },
+      step: {
+        shard: keys.shard,
+        kind: plan.first.kind,
+        data: plan.first.data,
+        jobId,
+        ...(input.firstStepDelayMs === undefined ? {} : { delayMs: input.firstStepDelayMs }),
+      },
     });
     return { code: code as RunWriteCode, detail };
   }

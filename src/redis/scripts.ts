@@ -8,6 +8,8 @@ import type { RedisClient } from './connection.js';
  * client is derived from the name (`commit-step` → `ratchetCommitStep`, scriptCommand).
  */
 const scriptKeyCounts = {
+  'admission-admit': 5,
+  'admission-release': 5,
   'answer-question': 5,
   'ask-question': 6,
   'begin-tool-call': 5,

@@ -225,6 +225,21 @@ export const runSchema = z
       ),
     tenant: z.string().describe("The tenant the run belongs to (a child run: its root run's)."),
     priority: z.int().describe('Its priority within its tenant, 1 to 10.'),
+    queued_reason: z
+      .strictObject({
+        reason: z
+          .enum(['tenant_limit', 'deployment_limit'])
+          .describe(
+            'tenant_limit: its tenant has max_active_runs active runs; deployment_limit: admission.max_active_runs runs of all tenants are active, and freed slots go to tenants by weighted fair share.',
+          ),
+        message: z.string().describe('The reason in words, with the counts.'),
+        ahead: z.int().nonnegative().describe('Runs of its tenant admitted before it (priority, then age).'),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        'While a root run waits for fair admission (status queued, decision 0038): why; null otherwise.',
+      ),
     waiting_for: waitingForSchema
       .nullable()
       .optional()

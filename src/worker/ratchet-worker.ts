@@ -32,6 +32,7 @@ import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
 import { ScheduleFirer } from './schedule-firer.js';
+import { tenantBudgetsOf } from './tenant-budgets.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 import { workerCapabilities } from './worker-capabilities.js';
 import { WorkerDefinitions } from './worker-definitions.js';
@@ -61,6 +62,8 @@ export class RatchetWorker {
   /** The built-in toolboxes the registry built, closed at shutdown (the browser's Chromium). */
   private builtinToolboxes: ToolBox[] = [];
   private retention: RetentionSweeper | undefined;
+  /** Frees admission slots of runs that ended without freeing them (decision 0038); off without admission. */
+  private admissionSweep: NodeJS.Timeout | undefined;
   private scheduleFirer: ScheduleFirer | undefined;
   private queuedRuns: QueuedRunStarter | undefined;
   private deadWorkerWatch: DeadWorkerWatch | undefined;
@@ -181,6 +184,8 @@ export class RatchetWorker {
       workerId: this.workerId,
       keyPrefix: config.redis.prefix,
       definitions,
+      admission: engine.admission,
+      tenantBudgets: tenantBudgetsOf(config.tenants),
       // Toolboxes an agent uses that hold something per run are told when a run ends (the browser's page).
       observer: withRunEndListeners(
         this.telemetry,
@@ -331,6 +336,20 @@ export class RatchetWorker {
     });
     await this.retention.start();
     if (this.shuttingDown) return;
+    if (engine.admission) {
+      let sweeping = false;
+      this.admissionSweep = setInterval(() => {
+        if (sweeping) return;
+        sweeping = true;
+        engine
+          .sweepAdmission()
+          .catch((error: unknown) => logger.warn({ err: error }, 'admission sweep failed; trying again'))
+          .finally(() => {
+            sweeping = false;
+          });
+      }, config.admission.sweep_s * 1000);
+      this.admissionSweep.unref();
+    }
     if (config.webhooks.length > 0) {
       this.webhooks = new WebhookService({
         config,
@@ -408,6 +427,7 @@ export class RatchetWorker {
       for (const worker of workers) worker.cancelAllJobs('worker shutting down');
     }, deadlineMs);
     this.capabilityGate?.close();
+    if (this.admissionSweep) clearInterval(this.admissionSweep);
     // Off the registry first: a process that stops cleanly hands its steps back itself.
     await bounded(
       'the dead worker watch',

@@ -55,6 +55,10 @@ export const crashPointNames = [
   // Where the API cancels a session's active run and starts the next in one write (on_busy: interrupt).
   'message.before_interrupt_commit',
   'message.after_interrupt_commit',
+  // Fair admission (decision 0038): a run admitted, or a slot freed and runs admitted into it, and the
+  // admitted runs' first steps not yet woken.
+  'admission.after_admit',
+  'admission.after_release',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

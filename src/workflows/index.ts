@@ -72,6 +72,7 @@ export {
   runIdOfPendingMessage,
   scheduledRunIds,
   sessionIdOfRun,
+  stepJobId,
   triggeredRunIds,
 } from './ids.js';
 export { journalField } from './journal.js';
@@ -111,6 +112,11 @@ export {
   scheduleRecordSchema,
 } from './schedule-record.js';
 export type { StepScheduler } from './step-scheduler.js';
+export {
+  type AdmissionCandidate,
+  awaitsAdmission,
+  type RunAdmission,
+} from './steps/runner/run-admission.js';
 export type { StepAction } from './steps/runner/step-action.js';
 export type {
   AgentRuntime,
@@ -119,6 +125,7 @@ export type {
   StepContext,
   StepServices,
   TeamService,
+  TenantBudgets,
 } from './steps/runner/step-context.js';
 export type { StepKind } from './steps/runner/step-kind.js';
 export type {
@@ -135,6 +142,7 @@ export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
 export {
   type Progress,
+  type QueuedReason,
   type RunView,
   type RunWait,
   type SessionView,

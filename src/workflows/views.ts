@@ -21,7 +21,18 @@ export type RunView = Omit<RunRecord, 'status'> & {
   progress: Progress | null;
   /** What the run's parked tool calls wait for (wait_for_event, sleep) and until when (decision 0033). */
   waiting: RunWait[];
+  /** While a root run waits for fair admission (decision 0038): why. */
+  queued_reason?: QueuedReason | null;
 };
+
+/** Why a queued root run waits for its admission (decision 0038). */
+export interface QueuedReason {
+  /** `tenant_limit`: its tenant has max_active_runs active; `deployment_limit`: the deployment's cap is reached. */
+  reason: 'tenant_limit' | 'deployment_limit';
+  message: string;
+  /** Runs of its tenant ahead of it (0: the next of its tenant). */
+  ahead: number;
+}
 
 /** A wait of a run: for an event (at most until its timeout) or a sleep (until it ends). */
 export interface RunWait {

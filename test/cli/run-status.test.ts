@@ -46,6 +46,23 @@ describe('describeRun', () => {
     );
   });
 
+  it('says why a queued run waits for its admission (decision 0038)', () => {
+    const lines = describeRun(
+      run({
+        status: 'queued',
+        queued_reason: {
+          reason: 'tenant_limit',
+          message:
+            'tenant acme has 3 of its 3 active runs (max_active_runs); 2 of its runs are ahead of this one',
+          ahead: 2,
+        },
+      }),
+    );
+    expect(lines).toContain(
+      '  queued      tenant acme has 3 of its 3 active runs (max_active_runs); 2 of its runs are ahead of this one',
+    );
+  });
+
   it('suggests the commands to answer a waiting question as the user runs the CLI', () => {
     const waiting = run({
       status: 'waiting_input',

@@ -91,6 +91,7 @@ describe('parseConfigText: defaults', () => {
         mcp_toolboxes: { enabled: false, toolboxes: [], requires_approval: [] },
       },
       tenants: {},
+      admission: { recheck_s: 30, sweep_s: 5 },
       events: { max_len: 10_000, retention_s: 3_600, max_kept_per_event: 1_000 },
       triggers: [],
       log: { format: 'auto' },

@@ -46,11 +46,11 @@ function runChild(crashAt: string, points: readonly string[]): Promise<ChildResu
 }
 
 describe('crashPointNames', () => {
-  it('are unique and name a step kind (or steer: a retry or fork; schedule: a fire; capability: a wait for a worker; message: an interrupt; submit: a keyed submission) and a place', () => {
+  it('are unique and name a step kind (or steer: a retry or fork; schedule: a fire; capability: a wait for a worker; message: an interrupt; submit: a keyed submission; admission: a slot decision) and a place', () => {
     expect(new Set(crashPointNames).size).toBe(crashPointNames.length);
     for (const name of crashPointNames)
       expect(name).toMatch(
-        /^(iteration|tool|team|steer|webhook|schedule|capability|message|submit)\.[a-z_]+$/,
+        /^(iteration|tool|team|steer|webhook|schedule|capability|message|submit|admission)\.[a-z_]+$/,
       );
   });
 });

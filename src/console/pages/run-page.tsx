@@ -91,6 +91,12 @@ export function RunPage({ client, params }: PageProps) {
           holds no worker and goes on by itself when one that has it starts.
         </p>
       )}
+      {current.status === 'queued' && current.queued_reason && (
+        <p class="note" data-testid="queued-reason">
+          <strong>Waiting for admission:</strong> {visibleText(current.queued_reason.message)}. The run holds
+          no worker and starts when a slot frees.
+        </p>
+      )}
       <RunFacts run={current} top={tree.data?.runs.find((node) => node.run_id === runId)} />
       <AnswerReceipts receipts={receipts.receipts} />
       <RunWaits waiting={current.waiting} />

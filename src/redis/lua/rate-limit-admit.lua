@@ -16,6 +16,7 @@
   ARGV[6] estimated input tokens
   ARGV[7] expected output tokens
   ARGV[8] window length (ms)
+  ARGV[9] input plus output tokens per window (0 = no limit; a tenant's tokens_per_minute, decision 0038)
 
   Returns {'OK'} | {'WAIT', milliseconds}
 ]]
@@ -60,9 +61,10 @@ if rpm > 0 and count >= rpm then
   return {'WAIT', tostring(tonumber(entries[2 * (count - rpm) + 2]) + window - now + 1)}
 end
 
-if inputTpm > 0 or outputTpm > 0 then
+local totalTpm = tonumber(ARGV[9] or '0')
+if inputTpm > 0 or outputTpm > 0 or totalTpm > 0 then
   local inputUsed, outputUsed = 0, 0
-  local inputAt, outputAt = {}, {}
+  local inputAt, outputAt, totalAt = {}, {}, {}
   for index = 1, #entries, 2 do
     local tokens = rcall('HGET', KEYS[2], entries[index]) or '0:0'
     local input, output = string.match(tokens, '(%d+):(%d+)')
@@ -72,6 +74,7 @@ if inputTpm > 0 or outputTpm > 0 then
     outputUsed = outputUsed + output
     inputAt[#inputAt + 1] = {at, input}
     outputAt[#outputAt + 1] = {at, output}
+    totalAt[#totalAt + 1] = {at, input + output}
   end
   -- A request larger than the whole budget is admitted alone, into an empty window.
   if inputTpm > 0 and inputUsed + wantInput > inputTpm and count > 0 then
@@ -79,6 +82,10 @@ if inputTpm > 0 or outputTpm > 0 then
   end
   if outputTpm > 0 and outputUsed + wantOutput > outputTpm and count > 0 then
     return {'WAIT', tostring(waitFor(outputAt, outputUsed + wantOutput - outputTpm))}
+  end
+  local totalUsed, wantTotal = inputUsed + outputUsed, wantInput + wantOutput
+  if totalTpm > 0 and totalUsed + wantTotal > totalTpm and count > 0 then
+    return {'WAIT', tostring(waitFor(totalAt, totalUsed + wantTotal - totalTpm))}
   end
 end
 

@@ -1,5 +1,6 @@
 import { type IterationJobData, iterationJobDataSchema } from '../../job-data.js';
 import { isFinished } from '../../run-record.js';
+import { admissionWait } from '../runner/admission-wait.js';
 import { done, type StepAction, wakeParent } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
 import { defineStepKind, type StepKind } from '../runner/step-kind.js';
@@ -63,6 +64,8 @@ async function execute(context: StepContext, data: IterationJobData): Promise<St
   // wakes its parent again, in case a crash came between its last commit and the wake-up.
   if (isFinished(record.status)) return wakeParent(record);
   if (record.iteration > data.iteration) return done;
+  const queued = await admissionWait(context, record);
+  if (queued) return queued;
   logRunStart(context, record);
   // The job names the definition the step was added under; an upgrade may have moved the run since.
   const definition = record.definition?.hash;

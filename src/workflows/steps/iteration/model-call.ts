@@ -27,6 +27,25 @@ export async function callModel(
   const limits = provider.rateLimit;
   const limited = limits !== undefined && (limits.rpm > 0 || limits.input_tpm > 0 || limits.output_tpm > 0);
   const reservationId = `${context.jobId}:${context.started}`;
+  const tenant = run.tenant ?? 'default';
+  const budget = services.tenantBudgets?.(tenant);
+  const budgetLimit = `tenant:${tenant}`;
+  if (budget !== undefined) {
+    // The tenant's budget first: a step it holds back takes no room of the provider's meanwhile.
+    const admission = await services.limiter.admit(
+      budgetLimit,
+      { rpm: 0, inputTpm: 0, outputTpm: 0, totalTpm: budget },
+      { id: reservationId, inputTokens: estimateInputTokens(request.messages), outputTokens: 0 },
+      services.now().getTime(),
+    );
+    if (!admission.admitted) {
+      context.logger.info(
+        { tenant, wait_ms: admission.waitMs },
+        "over its tenant's tokens_per_minute: step parked",
+      );
+      return park(services.now().getTime() + admission.waitMs);
+    }
+  }
   if (limited) {
     const admission = await services.limiter.admit(
       provider.name,
@@ -64,6 +83,15 @@ export async function callModel(
     const calls = await counted;
     if (observer)
       observer.modelCall(report(context, agent, request, { run, purpose }, startMs, calls, completion));
+    if (budget !== undefined) {
+      // The tenant's reservation counts what the provider reported, from now on.
+      await services.limiter.settle(budgetLimit, {
+        reservationId,
+        inputTokens: completion.usage.input_tokens,
+        outputTokens: completion.usage.output_tokens,
+        now: services.now().getTime(),
+      });
+    }
     if (limited || completion.rateLimit) {
       await services.limiter.settle(provider.name, {
         ...(limited

@@ -3,6 +3,8 @@ export interface RateLimits {
   rpm: number;
   inputTpm: number;
   outputTpm: number;
+  /** Input plus output tokens per window (a tenant's `tokens_per_minute`, decision 0038); 0 or absent: none. */
+  totalTpm?: number;
   /** Length of the sliding window the limits apply to (a minute unless a test or a provider says otherwise). */
   windowMs?: number;
 }

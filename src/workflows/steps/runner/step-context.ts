@@ -15,6 +15,7 @@ import type { HandoffGroup } from '../../handoff-toolbox.js';
 import type { Budget } from '../../run-record.js';
 import type { StepScheduler } from '../../step-scheduler.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { RunAdmission } from './run-admission.js';
 import type { StepObserver } from './step-observer.js';
 import type { StepStore, StepStores } from './step-store.js';
 
@@ -136,7 +137,14 @@ export interface StepServices {
   observer?: StepObserver | undefined;
   /** The definitions runs work under (decision 0030); absent: every run uses this worker's config. */
   definitions?: DefinitionRuntimes | undefined;
+  /** Fair admission of root runs (decision 0038); absent when the config limits nothing. */
+  admission?: RunAdmission | undefined;
+  /** Each tenant's token budget per minute (`tenants.<name>.tokens_per_minute`, `default` for the rest). */
+  tenantBudgets?: TenantBudgets | undefined;
 }
+
+/** The tenants' token budgets: tokens per minute of a tenant, or undefined when it has none. */
+export type TenantBudgets = (tenant: string) => number | undefined;
 
 /** One execution of one step job. */
 export interface StepContext {

@@ -34,6 +34,8 @@ export interface ObservedRun {
   id: string;
   root_run_id: string | null;
   session_id: string;
+  /** Its tenant, whose token budget the call counts against (decision 0038); absent: `default`. */
+  tenant?: string;
 }
 
 /** Why a call was made again: an earlier execution started it and died (takeover) or failed (retry). */

@@ -48,8 +48,10 @@ export async function runStep(
         }
         // The point after a commit is reached when the write took effect (or an earlier attempt's had).
         if (action.after && (result.status === 'ok' || result.status === 'done')) crashPoint(action.after);
-        if (result.status === 'ok' && action.commit.op === 'run')
+        if (result.status === 'ok' && action.commit.op === 'run') {
           logRunEnd(context, action.commit.request.plan);
+          await releaseAdmission(context, action.commit.request.plan);
+        }
         action = await action.andThen(result as never);
         break;
       }
@@ -74,6 +76,25 @@ function logRunEnd(context: StepContext, plan: CommitPlan<unknown>): void {
     { run_id: record.id, agent: record.agent, status: record.status, duration_ms: duration },
     'agent run ended',
   );
+}
+
+/**
+ * A root run that ended frees its admission slot, and the runs admitted into it are woken (decision 0038).
+ * A crash before this leaves the slot to the admission sweep; a failure to release is logged, never fails
+ * the step whose commit is done.
+ */
+async function releaseAdmission(context: StepContext, plan: CommitPlan<unknown>): Promise<void> {
+  const { record } = plan;
+  const admission = context.services.admission;
+  if (!admission || !plan.finished || !record || record.parent !== null) return;
+  await admission
+    .release(record)
+    .catch((error: unknown) =>
+      context.logger.warn(
+        { err: error, run_id: record.id },
+        'admission slot not released: the sweep frees it',
+      ),
+    );
 }
 
 /** The first step of a run says so in the logs (again if that step runs again). */

@@ -5,6 +5,7 @@ import { type TeamTurnJobData, teamTurnJobDataSchema } from '../../job-data.js';
 import { journalField } from '../../journal.js';
 import { isFinished } from '../../run-record.js';
 import { runTeam } from '../runner/agent-runtime.js';
+import { admissionWait } from '../runner/admission-wait.js';
 import { awaitChildRuns } from '../runner/child-wait.js';
 import { failRun } from '../runner/run-failures.js';
 import { commit, done, type StepAction, wakeParent } from '../runner/step-action.js';
@@ -29,6 +30,8 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     return done;
   }
   if (isFinished(loaded.record.status)) return wakeParent(loaded.record);
+  const queued = await admissionWait(context, loaded.record);
+  if (queued) return queued;
   logRunStart(context, loaded.record);
   if (loaded.turnDone) return nextTurn(data, loaded.record);
   if (loaded.selection) return afterSelection(context, data, team, loaded, selectionOf(loaded.selection));

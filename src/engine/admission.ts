@@ -1,0 +1,40 @@
+import { isFinished, sessionIdOfRun } from '../workflows/index.js';
+import type { EngineParts } from './engine-parts.js';
+
+/** How long one process holds the sweep (a sweep takes a round trip per 100 active runs, plus releases). */
+const sweepLockMs = 30_000;
+
+/**
+ * The safety net of fair admission (decision 0038): a root run's end releases its slot after the run's final
+ * commit, and the cancellation of a queued run removes it from the queue; a process that dies in between
+ * leaves the slot taken. The sweep releases every admitted run that is finished or gone, on one process at a
+ * time (a lock with an expiry). Returns how many it released.
+ */
+export async function sweepAdmission(parts: EngineParts): Promise<number> {
+  const admission = parts.admission;
+  if (!admission) return 0;
+  if (!(await admission.holdSweep(sweepLockMs))) return 0;
+  let released = 0;
+  try {
+    const active = await admission.activeRuns();
+    for (let start = 0; start < active.length; start += 100) {
+      const batch = active.slice(start, start + 100);
+      const records = await Promise.all(
+        batch.map(async (run) => {
+          const sessionId = sessionIdOfRun(run.id);
+          return sessionId ? parts.store.loadRun(sessionId, run.id) : undefined;
+        }),
+      );
+      for (const [index, run] of batch.entries()) {
+        const stored = records[index];
+        if (stored && !isFinished(stored.record.status)) continue;
+        await admission.release(run);
+        released += 1;
+      }
+    }
+  } finally {
+    await admission.releaseSweep();
+  }
+  if (released > 0) parts.options.logger.info({ released }, 'admission slots of ended runs released');
+  return released;
+}

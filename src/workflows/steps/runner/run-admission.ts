@@ -1,0 +1,26 @@
+import type { RunRecord } from '../../run-record.js';
+
+/**
+ * Fair admission of root runs (decision 0038), the port the steps use: a root run's first step asks for its
+ * admission before it starts, and parks while the run is queued; a root run's end frees its slot.
+ */
+export interface RunAdmission {
+  /** How long a queued run's first step stays parked before it checks again (a lost wake-up's safety net). */
+  readonly recheckMs: number;
+  /**
+   * Admits the run or queues it (idempotent, from any process). Every run this call admits has its first
+   * step woken, the run's own too unless `wakeSelf` is false (its step is the caller).
+   */
+  admit(run: AdmissionCandidate, options?: { wakeSelf?: boolean }): Promise<boolean>;
+  /** Whether the run is admitted (its first step's recheck). */
+  isAdmitted(runId: string): Promise<boolean>;
+  /** Frees the run's slot (or its place in the queue) and admits and wakes the runs that fit now. */
+  release(run: Pick<RunRecord, 'id' | 'tenant'>): Promise<void>;
+}
+
+export type AdmissionCandidate = Pick<RunRecord, 'id' | 'tenant' | 'priority' | 'created_at'>;
+
+/** A root run that has not started is admitted before its first step goes on. */
+export function awaitsAdmission(record: RunRecord): boolean {
+  return record.status === 'queued' && record.parent === null;
+}
