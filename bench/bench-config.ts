@@ -17,6 +17,8 @@ export interface BenchConfigOptions {
   concurrency: number;
   /** The config's telemetry section (BENCH_TELEMETRY=on: bench/telemetry-sink.ts); absent: off. */
   telemetry?: Record<string, unknown> | undefined;
+  /** More keys of the worker section (the defaults otherwise). */
+  worker?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -37,7 +39,7 @@ export function benchConfig(options: BenchConfigOptions): LoadedConfig {
     redis: options.clusterNodes
       ? { url: options.url, prefix: options.prefix, shards: 8, cluster_nodes: options.clusterNodes }
       : { url: options.url, prefix: options.prefix, shards: 1 },
-    worker: { concurrency: options.concurrency },
+    worker: { ...options.worker, concurrency: options.concurrency },
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   return { config, path: '<bench>', configDir: process.cwd() };

@@ -6,6 +6,8 @@ export interface TcpProxyOptions {
   target: { host: string; port: number };
   /** Added to every chunk in each direction (0.5: a Redis a network hop away). Sub-millisecond is kept. */
   delayMs?: number;
+  /** The loopback port to listen on (a free one when absent). */
+  port?: number;
 }
 
 /** One direction of a proxied connection: chunks wait until their time (and while the proxy is paused). */
@@ -63,7 +65,7 @@ export class TcpProxy {
     let proxy: TcpProxy | undefined;
     const server = createServer((socket) => proxy?.accept(socket));
     proxy = new TcpProxy(server, options);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
     return proxy;
   }
 
