@@ -6,10 +6,10 @@
  * added time shows how many round trips wait on one another per step.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
 import { readyLine } from './child-ready.js';
+import { freePort } from './free-port.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
 import { measureRawChains } from './raw-chain.js';
 import { summarize } from './stats.js';
@@ -19,17 +19,6 @@ const delayMs = Number(process.env.BENCH_LATENCY_MS ?? 0.5);
 const runs = Number(process.env.BENCH_RUNS ?? 20);
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 10);
 const proxyEntry = fileURLToPath(new URL('./latency-proxy.ts', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
-}
 
 /** p50 per job (one queue hop and one job's work) of the raw chain and of Ratchet's tool loop, at `target`. */
 async function measure(target: string): Promise<{ raw: number; ratchet: number }> {

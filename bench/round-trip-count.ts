@@ -5,10 +5,10 @@
 // warm-up, start and clean-up, leaving the commands of 2 × `runs` runs of 2N-1 jobs each.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
 
 export interface CommandRow {
@@ -56,17 +56,6 @@ const clientConnection = 'bench-engine';
 
 /** BullMQ's QueueEvents names its connection `<prefix>:<queue>:qe`: the bench's own completion watcher. */
 const measuringConnection = /:qe$/;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
-}
 
 /**
  * Counts every command Redis runs while the runs go on, through MONITOR (which names a script's commands

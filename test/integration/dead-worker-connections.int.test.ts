@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TcpProxy } from '../../bench/tcp-proxy.js';
 import { waitFor } from '../helpers/crash-scenario.js';
+import { started } from '../helpers/generations.js';
 import { Harness, type WorkerProcess } from '../helpers/harness.js';
 
 // Decision 0045: a SIGKILLed worker process's connections close at once and Redis stops listing its named
@@ -24,14 +25,6 @@ const longLock = { lock_duration_ms: 600_000, stalled_interval_ms: 2_000 };
 const byConnection = 'a worker process has no connection to Redis left';
 const byHeartbeat = 'a worker process stopped beating its heartbeat';
 const takenOver = 'a worker process died: its steps were released';
-
-async function started(...workers: WorkerProcess[]): Promise<void> {
-  await waitFor(
-    () => workers.every((worker) => worker.output().includes('worker started')),
-    60_000,
-    'the workers to start',
-  );
-}
 
 /** Closes, from Redis's side, every connection by the name the worker process `pid` registered. */
 async function closeConnectionsOf(h: Harness, pid: number): Promise<number> {
