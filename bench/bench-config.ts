@@ -19,6 +19,8 @@ export interface BenchConfigOptions {
   telemetry?: Record<string, unknown> | undefined;
   /** More top-level sections (the fairness bench's `admission` and `tenants`). */
   sections?: Record<string, unknown> | undefined;
+  /** More keys of the worker section (the defaults otherwise). */
+  worker?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -39,7 +41,7 @@ export function benchConfig(options: BenchConfigOptions): LoadedConfig {
     redis: options.clusterNodes
       ? { url: options.url, prefix: options.prefix, shards: 8, cluster_nodes: options.clusterNodes }
       : { url: options.url, prefix: options.prefix, shards: 1 },
-    worker: { concurrency: options.concurrency },
+    worker: { ...options.worker, concurrency: options.concurrency },
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     ...options.sections,
   });

@@ -22,6 +22,8 @@ export interface RatchetRunsOptions extends ScenarioSize {
   url: string;
   /** Iterations per run: `iterations - 1` with one noop tool call each, then the final answer. */
   iterations: number;
+  /** More keys of the worker section (the defaults otherwise). */
+  worker?: Record<string, unknown>;
 }
 
 interface MeasuredRun {
@@ -47,6 +49,7 @@ export async function measureRatchetRuns(options: RatchetRunsOptions): Promise<S
     maxIterations: options.iterations,
     concurrency: options.concurrency,
     telemetry: (await telemetrySink())?.config,
+    worker: options.worker,
   });
   const logger = silentLogger();
   const worker = new RatchetWorker({ loaded, toolboxes: [noopToolbox(marks)], logger });

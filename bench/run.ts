@@ -48,7 +48,7 @@ import {
 import { formatScaling, measureScaling, type ScalingResult, scalingTarget } from './scaling.js';
 import type { ScenarioSize } from './scenario.js';
 import { measureTakeover, type TakeoverResult } from './takeover.js';
-import { formatTakeovers, takeoverTarget } from './takeover-report.js';
+import { formatTakeovers, takeoverLimitMs, takeoverTarget } from './takeover-report.js';
 import { telemetryOn, telemetrySink } from './telemetry-sink.js';
 
 const url = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -185,7 +185,7 @@ function targetsOf(
       chain.parallel.raw,
       1 / 3,
     ),
-    takeoverTarget(takeoverResults, 3_000),
+    takeoverTarget(takeoverResults, takeoverLimitMs),
     context,
     scalingTarget(scaling),
     ...fairnessTargets(fairness),

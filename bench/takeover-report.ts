@@ -27,6 +27,9 @@ function percentileOf(values: readonly number[], fraction: number): number {
   );
 }
 
+/** Issue 37's target for the p95 of takeovers after SIGKILL (decision 0045). */
+export const takeoverLimitMs = 500;
+
 /** p95 of the takeovers (SIGKILL → the run completed on the survivor) must be within `limitMs`. */
 export function takeoverTarget(results: readonly TakeoverResult[], limitMs: number): Target {
   const times = results.map((result) => result.takeoverMs);

@@ -277,6 +277,12 @@ const workerSchema = z.strictObject({
    */
   dead_worker_ms: withDefault(z.union([z.literal(0), integer(500, 60_000)]), 2_000),
   /**
+   * A registered worker process that has had no connection to Redis for this long is dead, sooner than its
+   * heartbeat says (decision 0045): longer than a cut connection takes to come back. 0: heartbeats alone.
+   * Not used on a Redis Cluster. 100 to 10000.
+   */
+  dead_connection_ms: withDefault(z.union([z.literal(0), integer(100, 10_000)]), 300),
+  /**
    * A step whose code no live worker has (a tool, provider, extension kind, agent …) for this long shows
    * its run as `waiting_for_worker` (decision 0031); it resumes when a worker that has it appears. 1 s to
    * 1 day.

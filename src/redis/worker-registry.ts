@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import { z } from 'zod';
 import { type CapabilityKind, capabilitiesSchema } from '../schemas/capabilities.js';
 import { parseJsonRecord } from '../schemas/parse.js';
@@ -26,6 +27,11 @@ const entrySchema = z.strictObject({
   shards: z.array(z.number().int().nonnegative()).optional(),
   /** What the process can serve, by kind (decision 0031; absent in entries of older workers). */
   capabilities: capabilitiesSchema.optional(),
+  /**
+   * The name (CLIENT SETNAME) of the process's own connection (decision 0045): while Redis lists none by
+   * this name, the process is gone. Absent in entries of older workers, which only the heartbeat judges.
+   */
+  connection_name: z.string().min(1).max(255).optional(),
 });
 
 /** What a process says of itself in its entry, beside its lock-token ids. */
@@ -82,6 +88,12 @@ export interface DeadWorker {
   bullmqIds: readonly string[];
 }
 
+/** A registered process (other than the one asking), as the dead worker watch judges it. */
+export interface RegisteredProcess extends DeadWorker {
+  /** The name its own connection carries (absent: an older worker; only its heartbeat tells). */
+  connectionName: string | undefined;
+}
+
 function registryKeys(space: KeySpace) {
   // A hash tag of its own: the registry and every heartbeat are in one slot.
   const base = `${space.prefix}:{workers}`;
@@ -96,6 +108,8 @@ export class WorkerRegistry {
     private readonly space: KeySpace,
     readonly id: string,
     private readonly ttlMs: number,
+    /** The CLIENT SETNAME of this process's own connection (decision 0045), when others may judge by it. */
+    private readonly connectionName?: string,
   ) {
     this.keys = registryKeys(space);
   }
@@ -111,6 +125,7 @@ export class WorkerRegistry {
       started_at: new Date().toISOString(),
       ...(about ? { host: about.host, concurrency: about.concurrency, shards: [...about.shards] } : {}),
       ...(about?.capabilities ? { capabilities: about.capabilities } : {}),
+      ...(this.connectionName ? { connection_name: this.connectionName } : {}),
     };
     this.entry = JSON.stringify(entry);
     await this.redis
@@ -139,6 +154,41 @@ export class WorkerRegistry {
     return true;
   }
 
+  /**
+   * Every registered process other than this one, and the names of the connections Redis has now (CLIENT
+   * LIST), in one round trip. The names are undefined on a Redis Cluster (a process's connections are spread
+   * over the masters and reconnect lazily there: decision 0045) and where CLIENT LIST is refused (`refused`).
+   */
+  async processes(withConnections: boolean): Promise<{
+    processes: RegisteredProcess[];
+    connectionNames: Set<string> | undefined;
+    refused?: Error;
+  }> {
+    const pipeline = this.redis.pipeline().hgetall(this.keys.registry);
+    const listing = withConnections && !(this.redis instanceof Cluster);
+    if (listing) pipeline.call('CLIENT', 'LIST', 'TYPE', 'normal');
+    const [registry, clients] = (await pipeline.exec()) ?? [];
+    if (!registry || registry[0]) throw registry?.[0] ?? new Error('no answer to HGETALL');
+    const processes = Object.entries(registry[1] as Record<string, string>)
+      .filter(([id]) => id !== this.id)
+      .map(([id, json]) => {
+        const entry = parseJsonRecord(entrySchema, json, `worker registry entry ${id}`);
+        return { id, bullmqIds: entry.bullmq_ids, connectionName: entry.connection_name };
+      });
+    if (!listing || !clients) return { processes, connectionNames: undefined };
+    if (clients[0]) return { processes, connectionNames: undefined, refused: clients[0] };
+    return { processes, connectionNames: clientNames(String(clients[1])) };
+  }
+
+  /** Which of these processes' heartbeats have expired (one round trip). */
+  async withoutHeartbeat(processes: readonly RegisteredProcess[]): Promise<RegisteredProcess[]> {
+    if (processes.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const { id } of processes) pipeline.exists(this.keys.heartbeat(id));
+    const alive = ((await pipeline.exec()) ?? []).map(([, value]) => value === 1);
+    return processes.filter((_, index) => !alive[index]);
+  }
+
   /** A process that stops cleanly leaves nothing to take over. */
   async unregister(): Promise<void> {
     await this.forget(this.id);
@@ -146,22 +196,6 @@ export class WorkerRegistry {
 
   async forget(id: string): Promise<void> {
     await this.redis.multi().del(this.keys.heartbeat(id)).hdel(this.keys.registry, id).exec();
-  }
-
-  /** Registered processes (other than this one) whose heartbeat expired. */
-  async deadWorkers(): Promise<DeadWorker[]> {
-    const entries = Object.entries(await this.redis.hgetall(this.keys.registry)).filter(
-      ([id]) => id !== this.id,
-    );
-    if (entries.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const [id] of entries) pipeline.exists(this.keys.heartbeat(id));
-    const alive = ((await pipeline.exec()) ?? []).map(([, value]) => value === 1);
-    return entries.flatMap(([id, json], index) => {
-      if (alive[index]) return [];
-      const entry = parseJsonRecord(entrySchema, json, `worker registry entry ${id}`);
-      return [{ id, bullmqIds: entry.bullmq_ids }];
-    });
   }
 
   /**
@@ -190,6 +224,13 @@ export class WorkerRegistry {
     }
     return released;
   }
+}
+
+/** The `name=` of each line of CLIENT LIST (a name has no spaces; an unnamed connection has `name=`). */
+export function clientNames(listing: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of listing.matchAll(/(?:^| )name=(\S*)/gm)) if (match[1]) names.add(match[1]);
+  return names;
 }
 
 defineRecordKind({ name: 'worker.registry-entry', version: 1, schema: entrySchema });

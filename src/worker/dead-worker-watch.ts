@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { KeySpace } from '../redis/keys.js';
-import { type WorkerAbout, WorkerRegistry } from '../redis/worker-registry.js';
+import { type RegisteredProcess, type WorkerAbout, WorkerRegistry } from '../redis/worker-registry.js';
 
 /**
  * Takes over a dead worker process's steps within about `deadAfterMs`, without waiting for their job locks
@@ -18,12 +18,26 @@ import { type WorkerAbout, WorkerRegistry } from '../redis/worker-registry.js';
  * keeps its late writes out (every commit checks the lock token), so a step is repeated, never corrupted.
  * After its own connection to Redis comes back, a process waits `deadAfterMs` before judging others: their
  * heartbeats may have expired while Redis was away.
+ *
+ * Sooner than the heartbeat (decision 0045): each process names its own connection (`connectionName`), and
+ * every `goneAfterMs / 3` looks at the names Redis lists (CLIENT LIST, in the round trip that reads the
+ * registry). A SIGKILLed process's connections close at once; a registered process whose name has been
+ * missing for `goneAfterMs` — longer than its connection takes to come back after a cut — is dead. A process
+ * cut off without its connection closing (a partition, a paused network) keeps its name listed, and its
+ * heartbeat judges it as before.
  */
 export class DeadWorkerWatch {
   private readonly registry: WorkerRegistry;
   private timer: NodeJS.Timeout | undefined;
   private readyAt = Date.now();
   private busy = false;
+  private lastBeatAt = 0;
+  /** Processes whose connection name this one saw listed since its own connection last came back. */
+  private readonly seenConnected = new Set<string>();
+  /** When each registered process's connection name was first seen missing (cleared when seen again). */
+  private readonly missingSince = new Map<string, number>();
+  /** CLIENT LIST was refused (a managed Redis may forbid it): heartbeats alone judge from then on. */
+  private listingRefused = false;
 
   constructor(
     private readonly options: {
@@ -36,6 +50,11 @@ export class DeadWorkerWatch {
       /** What GET /v1/system shows of the process. */
       about?: WorkerAbout;
       deadAfterMs: number;
+      /**
+       * The name this process's connection (`redis`) carries, and how long another process's name may be
+       * missing from CLIENT LIST before it is dead (decision 0045). Without it, only heartbeats judge.
+       */
+      connections?: { name: string; goneAfterMs: number };
       logger: Logger;
       /** Told how many dead processes this one found and released the steps of (for metrics). */
       onDeadWorkers?: (count: number) => void;
@@ -46,9 +65,12 @@ export class DeadWorkerWatch {
       options.space,
       options.id ?? randomUUID(),
       options.deadAfterMs,
+      options.connections?.name,
     );
     options.redis.on('ready', () => {
       this.readyAt = Date.now();
+      this.seenConnected.clear();
+      this.missingSince.clear();
     });
   }
 
@@ -57,8 +79,10 @@ export class DeadWorkerWatch {
       this.options.workers.map(({ worker }) => worker.id),
       this.options.about,
     );
-    const every = Math.max(100, Math.floor(this.options.deadAfterMs / 4));
-    this.timer = setInterval(() => void this.tick(), every);
+    this.lastBeatAt = Date.now();
+    // A first look: the processes listed now are seen, so one that dies from now on is judged by its name.
+    await this.findDead(false).catch(() => []);
+    this.timer = setInterval(() => void this.tick(), this.tickMs());
     this.timer.unref();
   }
 
@@ -68,18 +92,35 @@ export class DeadWorkerWatch {
     await this.registry.unregister().catch(() => {});
   }
 
+  private beatMs(): number {
+    return Math.max(100, Math.floor(this.options.deadAfterMs / 4));
+  }
+
+  private tickMs(): number {
+    const goneAfterMs = this.options.connections?.goneAfterMs;
+    return goneAfterMs === undefined
+      ? this.beatMs()
+      : Math.min(this.beatMs(), Math.max(25, Math.floor(goneAfterMs / 3)));
+  }
+
   private async tick(): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     try {
-      if (await this.registry.beat()) {
-        this.options.logger.warn(
-          { worker_id: this.registry.id },
-          'this worker was taken for dead (its heartbeat lapsed) and its registry entry removed: registered again',
-        );
+      const now = Date.now();
+      const beating = now - this.lastBeatAt >= this.beatMs() - this.tickMs() / 2;
+      if (beating) {
+        if (await this.registry.beat()) {
+          this.options.logger.warn(
+            { worker_id: this.registry.id },
+            'this worker was taken for dead (its heartbeat lapsed) and its registry entry removed: registered again',
+          );
+        }
+        this.lastBeatAt = now;
       }
-      if (Date.now() - this.readyAt < this.options.deadAfterMs) return;
-      const dead = await this.registry.deadWorkers();
+      // Heartbeats that expired while this process's own connection was away say nothing.
+      const judgeHeartbeats = beating && now - this.readyAt >= this.options.deadAfterMs;
+      const dead = await this.findDead(judgeHeartbeats);
       if (dead.length > 0) await this.takeOver(dead);
     } catch (error) {
       this.options.logger.warn({ err: error }, 'dead worker watch: RedisClient call failed; trying again');
@@ -88,7 +129,64 @@ export class DeadWorkerWatch {
     }
   }
 
-  private async takeOver(dead: Awaited<ReturnType<WorkerRegistry['deadWorkers']>>): Promise<void> {
+  /**
+   * Registered processes whose connection name, once seen, has been missing for `goneAfterMs`, and (when
+   * `judgeHeartbeats`) those whose heartbeat expired.
+   */
+  private async findDead(judgeHeartbeats: boolean): Promise<RegisteredProcess[]> {
+    const listing = this.options.connections !== undefined && !this.listingRefused;
+    const { processes, connectionNames, refused } = await this.registry.processes(listing);
+    if (refused) {
+      this.listingRefused = true;
+      this.options.logger.warn(
+        { err: refused },
+        'dead worker watch: Redis refuses CLIENT LIST; dead workers are noticed by their heartbeat alone',
+      );
+    }
+    const gone = connectionNames ? this.connectionsGone(processes, connectionNames) : new Set<string>();
+    const expired = new Set(
+      (await this.registry.withoutHeartbeat(judgeHeartbeats ? processes : [])).map(({ id }) => id),
+    );
+    const dead = processes.filter((process) => gone.has(process.id) || expired.has(process.id));
+    for (const process of dead) {
+      this.options.logger.warn(
+        { dead_worker: process.id, noticed_by: expired.has(process.id) ? 'heartbeat' : 'connection' },
+        expired.has(process.id)
+          ? 'a worker process stopped beating its heartbeat: taken for dead'
+          : 'a worker process has no connection to Redis left: taken for dead',
+      );
+    }
+    return dead;
+  }
+
+  /**
+   * The processes whose connection name has been missing for `goneAfterMs` after this process saw it listed
+   * (since its own connection last came back: after a Redis restart every process is reconnecting, and one
+   * that never came back is left to its heartbeat).
+   */
+  private connectionsGone(processes: readonly RegisteredProcess[], listed: Set<string>): Set<string> {
+    const goneAfterMs = this.options.connections?.goneAfterMs ?? Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    const gone = new Set<string>();
+    for (const { id, connectionName } of processes) {
+      if (!connectionName) continue;
+      if (listed.has(connectionName)) {
+        this.seenConnected.add(id);
+        this.missingSince.delete(id);
+        continue;
+      }
+      if (!this.seenConnected.has(id)) continue;
+      const since = this.missingSince.get(id) ?? now;
+      this.missingSince.set(id, since);
+      if (now - since >= goneAfterMs) gone.add(id);
+    }
+    const registered = new Set(processes.map(({ id }) => id));
+    for (const id of this.seenConnected) if (!registered.has(id)) this.seenConnected.delete(id);
+    for (const id of this.missingSince.keys()) if (!registered.has(id)) this.missingSince.delete(id);
+    return gone;
+  }
+
+  private async takeOver(dead: readonly RegisteredProcess[]): Promise<void> {
     const { workers, logger } = this.options;
     // Every shard, not only this process's: a dead process may have consumed shards this one does not.
     for (let shard = 0; shard < this.options.space.shards; shard += 1) {
@@ -105,7 +203,16 @@ export class DeadWorkerWatch {
         'a worker process died: its steps were released and go back to the queue',
       );
     }
-    for (const entry of dead) await this.registry.forget(entry.id);
+    for (const entry of dead) {
+      await this.registry.forget(entry.id);
+      this.missingSince.delete(entry.id);
+      this.seenConnected.delete(entry.id);
+    }
     this.options.onDeadWorkers?.(dead.length);
   }
+}
+
+/** The CLIENT SETNAME of a worker process's own connection (no spaces: a registry id is a UUID). */
+export function workerConnectionName(workerId: string): string {
+  return `ratchet:w:${workerId}`;
 }

@@ -25,7 +25,7 @@ import {
 } from '../workflows/index.js';
 import { buildRegistry, toolLookup } from './build-agents.js';
 import { CapabilityGate, needsOfRecorded } from './capability-gate.js';
-import { DeadWorkerWatch } from './dead-worker-watch.js';
+import { DeadWorkerWatch, workerConnectionName } from './dead-worker-watch.js';
 import { backoffStrategy, createStepProcessor, stallHeadroom } from './process-step.js';
 import { QueuedRunStarter } from './queued-run-starter.js';
 import { RetentionSweeper } from './retention-sweeper.js';
@@ -94,7 +94,8 @@ export class RatchetWorker {
     const commands = createRedis({
       ...redisTargetOf(config.redis),
       logger,
-      name: 'ratchet-worker-commands',
+      // Others see this process alive while Redis lists a connection by this name (decision 0045).
+      name: workerConnectionName(this.workerId),
       batching: 'per-turn',
     });
     this.commands = commands;
@@ -313,6 +314,14 @@ export class RatchetWorker {
         id: this.workerId,
         about: { host: hostname(), concurrency, shards, capabilities },
         deadAfterMs: config.worker.dead_worker_ms,
+        ...(config.worker.dead_connection_ms > 0 && !config.redis.cluster_nodes
+          ? {
+              connections: {
+                name: workerConnectionName(this.workerId),
+                goneAfterMs: config.worker.dead_connection_ms,
+              },
+            }
+          : {}),
         logger,
         onDeadWorkers: (count) => this.telemetry?.deadWorkersNoticed(count),
       });

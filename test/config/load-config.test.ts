@@ -115,6 +115,7 @@ describe('loadConfig', () => {
       question_recheck_ms: 60_000,
       keep_completed_jobs_s: 3_600,
       dead_worker_ms: 3_000,
+      dead_connection_ms: 500,
       capability_wait_s: 60,
     });
     expect(config.events).toEqual({ max_len: 500, retention_s: 3_600, max_kept_per_event: 1_000 });

@@ -61,6 +61,7 @@ describe('parseConfigText: defaults', () => {
         question_recheck_ms: 60_000,
         keep_completed_jobs_s: 86_400,
         dead_worker_ms: 2_000,
+        dead_connection_ms: 300,
         capability_wait_s: 60,
       },
       retention: {
@@ -230,7 +231,7 @@ describe('parseConfigText: problems', () => {
       'worker.concurency: unknown key (did you mean "concurrency"?)',
       'worker.color: unknown key (expected one of: concurrency, lock_duration_ms, stalled_interval_ms, ' +
         'max_stalled_count, step_attempts, backoff_base_ms, backoff_max_ms, shutdown_timeout_ms, ' +
-        'question_recheck_ms, keep_completed_jobs_s, dead_worker_ms, capability_wait_s, shards)',
+        'question_recheck_ms, keep_completed_jobs_s, dead_worker_ms, dead_connection_ms, capability_wait_s, shards)',
     ]);
     expect(
       problemsOf(minimal.replace('provider: default', 'provider: default\n    options: {max_iteration: 3}')),

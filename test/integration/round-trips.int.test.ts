@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { countRoundTrips } from '../../bench/round-trip-count.js';
+
+// Issue 37: what a tool-loop step costs in Redis commands is a count, not a time, so it is the same on any
+// machine: a change that adds a round trip to a step (or commands to its scripts) fails here. The ceilings
+// are the figures measured when this test was written (docs/scaling.md, "Round trips per step"); lower them
+// as the figures come down. The dead worker watch is off: its commands follow the clock, not the steps.
+// Measured (5 and 15 runs of 10 iterations): 5.09 round trips and 62.3 commands in scripts per step job;
+// an iteration 5.64 and 66.0, a tool call 4.16 and 58.2. The ceilings leave 0.1 to 0.3 for the few
+// background commands that follow the clock (a loaded machine takes longer over the same steps).
+const ceilings = {
+  roundTrips: 5.2,
+  scriptCommands: 62.6,
+  iteration: { roundTrips: 5.8, scriptCommands: 66.3 },
+  toolCall: { roundTrips: 4.3, scriptCommands: 58.5 },
+};
+
+describe('Redis round trips of a tool-loop step', () => {
+  it('stays within the recorded ceilings, per step job and per step kind', async () => {
+    const count = await countRoundTrips({ runs: 5, worker: { dead_worker_ms: 0 } });
+    const report = JSON.stringify(count, null, 1);
+    expect(count.roundTrips, report).toBeLessThanOrEqual(ceilings.roundTrips);
+    expect(count.scriptCommands, report).toBeLessThanOrEqual(ceilings.scriptCommands);
+    const iteration = count.byKind.find((row) => row.kind === 'iteration');
+    const toolCall = count.byKind.find((row) => row.kind === 'tool call');
+    expect(iteration?.roundTrips, report).toBeLessThanOrEqual(ceilings.iteration.roundTrips);
+    expect(iteration?.scriptCommands, report).toBeLessThanOrEqual(ceilings.iteration.scriptCommands);
+    expect(toolCall?.roundTrips, report).toBeLessThanOrEqual(ceilings.toolCall.roundTrips);
+    expect(toolCall?.scriptCommands, report).toBeLessThanOrEqual(ceilings.toolCall.scriptCommands);
+    // The count measured something: every step job made round trips and ran scripts.
+    expect(count.roundTrips).toBeGreaterThan(1);
+    expect(count.scriptCommands).toBeGreaterThan(10);
+  }, 600_000);
+});
