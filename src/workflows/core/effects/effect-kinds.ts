@@ -71,7 +71,7 @@ export const builtinEffectDefinitions: readonly EffectDefinition[] = [
   builtin('sliding_window', 30, atThreshold(slideWindow)),
   builtin('compact', 40, (view, context) => {
     const { threshold } = context.options;
-    if (!view.reached(threshold)) return undefined;
+    if (!view.reached(threshold) && !view.compactionRequested) return undefined;
     if (compactionDeclined(view.contextView, context.runId, context.iteration)) return undefined;
     const upTo = compactionCut({
       chat: view.chat,
