@@ -92,11 +92,19 @@ export interface AfterReplyContext<Options> extends EffectContext<Options> {
  * - `message`: add this message ({@link AfterReplyMessage}) to the chat — right after the reply, or, when the reply made tool calls,
  *   after their results (before the next request), so a call is never separated from its result;
  * - `compact`: ask for a compaction before the run's next request (by the agent's `compact` effect);
- * - `note`: a JSON value kept with the decision in the journal (at most 4,000 characters of JSON).
+ * - `note`: a JSON value kept with the decision in the journal (at most 4,000 characters of JSON);
+ * - `remember`: keep a note in the agent's memory (the `memory` toolbox's, given to its later runs), written
+ *   once after the reply's commit, redacted and held to `tools.memory.max_note_chars`; an agent without the
+ *   `memory` toolbox fails the step with effect_failed.
  * Events go through `context.notify`. `undefined`: nothing.
  */
 export type AfterReplyDecision =
-  | { message?: AfterReplyMessage | undefined; compact?: boolean | undefined; note?: JsonValue | undefined }
+  | {
+      message?: AfterReplyMessage | undefined;
+      compact?: boolean | undefined;
+      note?: JsonValue | undefined;
+      remember?: { name: string; content: string } | undefined;
+    }
   | undefined;
 
 /**

@@ -57,6 +57,7 @@ export {
   type AnyTool,
   createToolBox,
   findTool,
+  type KeepNoteRequest,
   type RunContextRequest,
   type RunContextSource,
   type ToolBox,

@@ -148,6 +148,13 @@ export const afterDecisionSchema = z.strictObject({
   message_id: z.string().max(500).optional(),
   events: z.array(z.enum(afterEventKinds)).max(10).optional(),
   compact: z.literal(true).optional(),
+  /** A note for the agent's memory, written after the reply's commit (once: its call key is the reply's). */
+  remember: z
+    .strictObject({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/),
+      content: z.string().max(16_000),
+    })
+    .optional(),
 });
 
 /**

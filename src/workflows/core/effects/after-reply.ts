@@ -9,7 +9,7 @@ import {
   extensionContext,
 } from '../../../extensions/index.js';
 import { sessionIdOfRun } from '../../ids.js';
-import { type AfterReplyEntry, afterEventKinds } from '../../journal.js';
+import { type AfterReplyEntry, afterDecisionSchema, afterEventKinds } from '../../journal.js';
 
 type AfterEventKind = (typeof afterEventKinds)[number];
 
@@ -41,6 +41,8 @@ export interface AfterReplyInput {
   tokens: number;
   contextWindow: number;
   effects: readonly ResolvedEffect[];
+  /** The agent has a memory to keep notes in (the `memory` toolbox). */
+  canRemember: boolean;
 }
 
 /** What the after phase adds to the reply's commit. */
@@ -116,6 +118,17 @@ export function decideAfterReply(input: AfterReplyInput): AfterReplyOutcome | un
     if (decided?.compact === true) {
       record.compact = true;
       outcome.entry.compact = true;
+    }
+    if (decided?.remember !== undefined) {
+      const parsed = afterDecisionSchema.shape.remember.safeParse(decided.remember);
+      if (!parsed.success || parsed.data === undefined)
+        throw failed(
+          `asked to remember a note whose name is not 1 to 100 letters, digits, ".", "_" or "-", or whose ` +
+            `content is over ${afterMessageLimit} characters`,
+        );
+      if (!input.canRemember)
+        throw failed('asked to remember a note, but the agent has no memory: add the "memory" toolbox');
+      record.remember = parsed.data;
     }
     if (checked.length > 0) record.events = checked.map((event) => event.kind as AfterEventKind);
     outcome.events.push(...checked);

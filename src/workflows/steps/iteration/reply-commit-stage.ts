@@ -133,5 +133,6 @@ function afterPhase(turn: Turn, parts: Part[], decision: ReplyEntry['decision'],
     tokens: turn.plan?.tokens ?? 0,
     contextWindow: input.contextWindow,
     effects: input.effects,
+    canRemember: agent.toolboxes.some((toolbox) => toolbox.keepNote !== undefined),
   });
 }
