@@ -14,7 +14,7 @@ export interface ToolBox {
   runContext?: RunContextSource;
   /**
    * Keeps a note in the agent's memory for the engine (the `memory` toolbox gives it): what an effect's
-   * after phase asked to remember (decision 0044), once per `callKey`. Resolves to a problem (the memory is
+   * after phase asked to remember (decision 0044), once per `idempotencyKey`. Resolves to a problem (the memory is
    * full, the note too long for it) or undefined when the note is kept.
    */
   keepNote?(request: KeepNoteRequest): Promise<string | undefined>;
@@ -42,7 +42,7 @@ export interface KeepNoteRequest {
   name: string;
   content: string;
   /** The write happens once per key: a step that runs again writes nothing new. */
-  callKey: string;
+  idempotencyKey: string;
   now: Date;
 }
 

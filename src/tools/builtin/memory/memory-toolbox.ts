@@ -69,7 +69,7 @@ export function memoryToolbox(options: MemoryToolboxOptions): ToolBox {
         agent: context.agent,
         sessionId: context.sessionId,
         runId: context.runId,
-        callKey: context.idempotencyKey,
+        idempotencyKey: context.idempotencyKey,
         now,
       });
       if (problem !== undefined) throw new Error(problem);
@@ -134,7 +134,7 @@ export function memoryToolbox(options: MemoryToolboxOptions): ToolBox {
     };
     const written = await memory.write(
       scope,
-      { name, json: JSON.stringify(record), callKey: note.callKey, nowMs: now.getTime() },
+      { name, json: JSON.stringify(record), callKey: note.idempotencyKey, nowMs: now.getTime() },
       limits,
     );
     const where = scope.kind === 'agent' ? 'agent' : 'deployment';

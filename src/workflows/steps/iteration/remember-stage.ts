@@ -9,7 +9,7 @@ import { type Turn, turnDefinition } from './turn.js';
 /**
  * The remember stage: the notes the effects' after phase asked the agent's memory to keep (decision 0044),
  * written after the reply's commit recorded them. Every execution that gets here writes them again with the
- * same call key, so a note is written once whatever crashes; a run finished by its reply writes them from
+ * same idempotency key, so a note is written once whatever crashes; a run finished by its reply writes them from
  * the step's start (iteration-step.ts), where a repeated step of a finished run ends.
  */
 export async function rememberStage(turn: Turn): Promise<StageResult<Turn>> {
@@ -33,7 +33,7 @@ function hasNotes(entry: ReplyEntry | undefined): boolean {
   return entry?.after?.decisions.some((decision) => decision.remember !== undefined) === true;
 }
 
-/** Writes the notes a recorded reply asked to keep, each once (its call key names the reply and the effect). */
+/** Writes the notes a recorded reply asked to keep, each once (its idempotency key names the reply and the effect). */
 export async function keepNotes(
   context: StepContext,
   record: Pick<RunRecord, 'id' | 'session_id'>,
@@ -55,7 +55,7 @@ export async function keepNotes(
           runId: record.id,
           name: note.name,
           content: note.content,
-          callKey: `${record.id}:i${iteration}:after:${decision.effect}`,
+          idempotencyKey: `${record.id}:i${iteration}:after:${decision.effect}`,
           now: context.services.now(),
         })
       : 'the agent has no memory toolbox';
