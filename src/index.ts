@@ -37,6 +37,10 @@ export type {
 } from './extensions/coordinator-definition.js';
 export { defineCoordinator, defineStopCondition } from './extensions/coordinators.js';
 export type {
+  AfterReplyContext,
+  AfterReplyDecision,
+  AfterReplyMessage,
+  AfterReplyView,
   EffectContext,
   EffectDefinition,
   EffectEvent,

@@ -12,6 +12,23 @@ export interface ReferenceCheckOptions {
   knownToolboxes?: readonly KnownToolbox[] | undefined;
 }
 
+/** A reflection saved to memory needs the agent's memory: the `memory` toolbox among its toolboxes. */
+function checkReflectionMemory(agent: Record<string, unknown>, index: number, problems: ConfigProblem[]) {
+  const hasMemory = entriesOf(agent.toolboxes).some(
+    (reference) => (isRecord(reference) ? reference.name : reference) === 'memory',
+  );
+  entriesOf(agent.effects).forEach((effect, effectIndex) => {
+    if (!isRecord(effect) || effect.kind !== 'reflection' || !isRecord(effect.params)) return;
+    if (effect.params.save_to_memory !== true || hasMemory) return;
+    problems.push({
+      path: ['agents', index, 'effects', effectIndex, 'params', 'save_to_memory'],
+      message:
+        'a reflection is saved to the agent\'s memory, which it has only with the "memory" toolbox: add ' +
+        '"memory" to the agent\'s toolboxes, or leave save_to_memory out',
+    });
+  });
+}
+
 /**
  * Checks what the schema cannot see entry by entry: unique provider and agent names, that agents'
  * providers and toolboxes and `entry_agent` name something that exists, and that no agent uses a disabled
@@ -44,6 +61,7 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
         });
       }
     });
+    checkReflectionMemory(agent, index, problems);
     const known = knownToolboxes;
     if (known === undefined) return;
     entriesOf(agent.toolboxes).forEach((reference, toolboxIndex) => {

@@ -46,6 +46,11 @@ export const effectParamSchemas = {
   reflection: z.strictObject({
     /** Tool failures in a row that prompt a reflection. */
     failure_threshold: integer(1).default(3),
+    /**
+     * Keep the agent's reflection (its reply to the prompt) as the note `reflection` of its memory, so a
+     * later session starts with it (needs the `memory` toolbox; bounded and redacted like every note).
+     */
+    save_to_memory: z.boolean().default(false),
   }),
   progress: z.strictObject({
     /** A checkpoint every this many iterations. */

@@ -1,5 +1,13 @@
 import type { z } from 'zod';
-import type { EffectContext, EffectDefinition, EffectPlan, EffectView } from './effect-definition.js';
+import type {
+  AfterReplyContext,
+  AfterReplyDecision,
+  AfterReplyView,
+  EffectContext,
+  EffectDefinition,
+  EffectPlan,
+  EffectView,
+} from './effect-definition.js';
 
 /** The default priority of an effect: after the built-ins that shrink the request, before those that add. */
 export const defaultEffectPriority = 50;
@@ -14,12 +22,15 @@ export function defineEffect<Schema extends z.ZodType>(definition: {
   kind: string;
   options: Schema;
   priority?: number;
-  plan(view: EffectView, context: EffectContext<z.output<Schema>>): EffectPlan;
+  /** Before each model call; leave it out for an effect that only acts after the reply. */
+  plan?(view: EffectView, context: EffectContext<z.output<Schema>>): EffectPlan;
+  after?(view: AfterReplyView, context: AfterReplyContext<z.output<Schema>>): AfterReplyDecision;
 }): EffectDefinition<z.output<Schema>> {
   return {
     kind: definition.kind,
     options: definition.options as z.ZodType<z.output<Schema>>,
     priority: definition.priority ?? defaultEffectPriority,
-    plan: definition.plan,
+    plan: definition.plan ?? (() => undefined),
+    ...(definition.after ? { after: definition.after } : {}),
   };
 }

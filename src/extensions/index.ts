@@ -12,6 +12,10 @@ export type {
   StopConditionDefinition,
 } from './coordinator-definition.js';
 export type {
+  AfterReplyContext,
+  AfterReplyDecision,
+  AfterReplyMessage,
+  AfterReplyView,
   EffectContext,
   EffectDefinition,
   EffectEvent,

@@ -59,6 +59,7 @@ export {
   type AnyTool,
   createToolBox,
   findTool,
+  type KeepNoteRequest,
   type RunContextRequest,
   type RunContextSource,
   type ToolBox,

@@ -12,6 +12,12 @@ export interface ToolBox {
   dynamic?: boolean;
   /** Text added to the instructions at the start of each run (project context files, memory). */
   runContext?: RunContextSource;
+  /**
+   * Keeps a note in the agent's memory for the engine (the `memory` toolbox gives it): what an effect's
+   * after phase asked to remember (decision 0044), once per `idempotencyKey`. Resolves to a problem (the memory is
+   * full, the note too long for it) or undefined when the note is kept.
+   */
+  keepNote?(request: KeepNoteRequest): Promise<string | undefined>;
   /** Releases what the toolbox holds (the browser toolbox's Chromium): the worker calls it when it stops. */
   close?(): Promise<void>;
   /** A run ended, committed by this worker: release what the toolbox holds for it (the browser's page). */
@@ -25,6 +31,19 @@ export interface RunContextRequest {
   memory: MemoryStore;
   now: Date;
   signal: AbortSignal;
+}
+
+/** A note the engine keeps in an agent's memory (see ToolBox.keepNote). */
+export interface KeepNoteRequest {
+  memory: MemoryStore;
+  agent: string;
+  sessionId: string;
+  runId: string;
+  name: string;
+  content: string;
+  /** The write happens once per key: a step that runs again writes nothing new. */
+  idempotencyKey: string;
+  now: Date;
 }
 
 /**

@@ -12,6 +12,8 @@ export const crashPointNames = [
   'iteration.before_model_call',
   'iteration.after_model_call',
   'iteration.after_commit',
+  // An effect's after phase has decided on the reply, and the reply's commit (which records it) is not made.
+  'iteration.after_effects_decided',
   'iteration.after_enqueue',
   'iteration.before_summary_call',
   'iteration.after_summary_call',

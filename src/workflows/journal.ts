@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messageSchema } from '../chat/index.js';
 import { defineRecordKind } from '../schemas/record-kinds.js';
 import { maxCoordinatorReasonChars } from './core/coordinator-chat.js';
 
@@ -140,6 +141,37 @@ export const middlewareDecisionsSchema = z
   )
   .max(100);
 
+/** The event kinds an effect may emit (a `compaction` event reports a compaction made, not asked for). */
+export const afterEventKinds = ['loop_detected', 'reflection', 'progress'] as const;
+
+/** One effect's decision after a reply, as the journal keeps it. */
+export const afterDecisionSchema = z.strictObject({
+  effect: z.string().max(200),
+  note: z.json().optional(),
+  message_id: z.string().max(500).optional(),
+  events: z.array(z.enum(afterEventKinds)).max(10).optional(),
+  compact: z.literal(true).optional(),
+  /** A note for the agent's memory, written after the reply's commit (once: its call key is the reply's). */
+  remember: z
+    .strictObject({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/),
+      content: z.string().max(16_000),
+    })
+    .optional(),
+});
+
+/**
+ * What the after phase decided for one reply (the reply entry's `after`): each effect's decision, the
+ * messages that wait for the run's next request (a reply with tool calls: they follow the results), and
+ * whether that request is to be compacted first.
+ */
+export const afterReplyEntrySchema = z.strictObject({
+  decisions: z.array(afterDecisionSchema).max(100),
+  pending: z.array(messageSchema).max(100),
+  compact: z.boolean(),
+});
+export type AfterReplyEntry = z.infer<typeof afterReplyEntrySchema>;
+
 export const replyEntrySchema = z.strictObject({
   v: z.literal(1),
   /** Position of the reply in the run's chat. */
@@ -166,6 +198,8 @@ export const replyEntrySchema = z.strictObject({
     .optional(),
   /** What the agent's middleware decided around the model call that made the reply. */
   middleware: middlewareDecisionsSchema.optional(),
+  /** What the agent's effects decided after the reply (decision 0044); absent when none has an after phase. */
+  after: afterReplyEntrySchema.optional(),
 });
 export type ReplyEntry = z.infer<typeof replyEntrySchema>;
 

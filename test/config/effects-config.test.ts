@@ -54,7 +54,7 @@ describe('effects and middleware in the config', () => {
       },
       { kind: 'observation_mask', params: { threshold: 0.6, recent_window: 4 } },
       { kind: 'loop_detect', params: { threshold: 4, window_size: 6 } },
-      { kind: 'reflection', params: { failure_threshold: 3 } },
+      { kind: 'reflection', params: { failure_threshold: 3, save_to_memory: false } },
       { kind: 'progress', params: { interval: 10 } },
     ]);
     expect(agent?.options).toMatchObject({
@@ -112,8 +112,20 @@ describe('effects and middleware in the config', () => {
       'agents[0].effects[1].params.preserve_recent: must be at least 0',
       'agents[0].effects[2].params.threshold: threshold must not be larger than window_size',
       'agents[0].effects[3].params.interval: expected an integer, got "often"',
-      'agents[0].effects[4].params.treshold: unknown key (expected one of: failure_threshold)',
+      'agents[0].effects[4].params.treshold: unknown key (expected one of: failure_threshold, save_to_memory)',
     ]);
+  });
+
+  it('refuses a reflection saved to memory by an agent without the memory toolbox, and names the fix', () => {
+    const reflection = '  - { kind: reflection, params: { save_to_memory: true } }';
+    expect(problemsOf(agentConfig(['effects:', reflection]))).toEqual([
+      'agents[0].effects[0].params.save_to_memory: a reflection is saved to the agent\'s memory, which it has only with the "memory" toolbox: add "memory" to the agent\'s toolboxes, or leave save_to_memory out',
+    ]);
+    const withMemory = parse(agentConfig(['toolboxes: [memory]', 'effects:', reflection])).agents[0];
+    expect(withMemory?.effects?.[0]).toEqual({
+      kind: 'reflection',
+      params: { failure_threshold: 3, save_to_memory: true },
+    });
   });
 
   it('checks context_threshold and timeout_s, and suggests option names', () => {

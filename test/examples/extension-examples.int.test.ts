@@ -40,6 +40,21 @@ describe('examples/email-redaction-effect.ts', () => {
   });
 });
 
+describe('examples/after-reply-effect.ts', () => {
+  it("adds the reviewer's note after a short answer, with its progress event", async () => {
+    const { code, stderr, lines } = await run('after-reply-effect.ts');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(lines).toEqual([
+      'completed Refund sent.',
+      'user: Was my refund sent?',
+      'support: Refund sent.',
+      'reviewer: The answer has 2 words; ask for more detail if needed.',
+      'progress: {"fraction":null,"message":"support answered in 2 words"}',
+    ]);
+  });
+});
+
 describe('examples/keyword-coordinator.ts', () => {
   it('gives the task to the member whose role it names, and only to it', async () => {
     const { code, stderr, lines } = await run('keyword-coordinator.ts');

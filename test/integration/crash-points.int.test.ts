@@ -57,6 +57,8 @@ const mainPathPoints = crashPointNames.filter(
     !supervisorOnly.includes(point) &&
     !steerOnly.includes(point) &&
     !point.startsWith('team.') &&
+    // Reached only by an agent with an after-phase effect: after-effects-crash.int.test.ts covers it.
+    point !== 'iteration.after_effects_decided' &&
     // A step handed back for a capable worker: test/integration/capabilities.int.test.ts covers them.
     !point.startsWith('capability.') &&
     // An interruption is written by the process that sends the message (an API), not by a worker:

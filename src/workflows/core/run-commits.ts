@@ -85,6 +85,15 @@ export function replyCommit(input: {
   };
   /** What the agent's middleware decided around the model call (none: no middleware decided anything). */
   middleware?: NonNullable<ReplyEntry['middleware']>;
+  /**
+   * What the agent's effects decided after the reply (decision 0044): messages that follow it now, events,
+   * and the journal's record (with the messages that wait for the next request).
+   */
+  after?: {
+    messages: readonly Message[];
+    events: readonly { kind: EffectEventKind; data: unknown }[];
+    entry: NonNullable<ReplyEntry['after']>;
+  };
   /** The run moves to another definition at this iteration, or stays and says why (decision 0030). */
   upgrade?: { decision: UpgradeDecision; requestedAt: string | null };
   /** A supervisor's sub-goals after the reply, its delegations so far, and the progress event of a change. */
@@ -94,19 +103,11 @@ export function replyCommit(input: {
     progress: EventData<'progress'> | undefined;
   };
 }): CommitPlan<ReplyEntry> {
-  const { run, iteration, parts, decision, now } = input;
+  const { run, iteration, decision, now } = input;
   const injected = input.effects?.inject ?? [];
   // The reply follows the messages the effects added for its request.
   const chatLength = input.chatLength + injected.length;
-  const message: Message = {
-    id: messageId.reply(run.id, iteration),
-    sender: input.sender ?? run.agent,
-    role: 'assistant',
-    parts,
-    // The request's own usage and cost travel with its reply (and so in its message_added event).
-    metadata: { iteration, usage: input.usage, cost_usd: input.costUsd },
-    created_at: now,
-  };
+  const message = replyMessage(input);
   const usage = addUsage(run.usage, input.usage);
   const going = decision.kind === 'tools' || decision.kind === 'retry';
   const record: RunRecord = {
@@ -154,6 +155,7 @@ export function replyCommit(input: {
       created_at: now,
     });
   }
+  messages.push(...(input.after?.messages ?? []));
   const events = [
     ...(upgrade && upgrade.decision.to !== upgrade.decision.from
       ? [
@@ -170,7 +172,7 @@ export function replyCommit(input: {
           ),
         ]
       : []),
-    ...(input.effects?.events ?? []).map((event) =>
+    ...[...(input.effects?.events ?? []), ...(input.after?.events ?? [])].map((event) =>
       buildEvent(event.kind, run, event.data as EventData<EffectEventKind>, now),
     ),
     // Before the rejected reply's message_added, so a client shows that reply as rejected, not as the answer.
@@ -209,6 +211,7 @@ export function replyCommit(input: {
       ...(input.model ? { model: input.model } : {}),
       ...(input.effects ? { context: input.effects.context } : {}),
       ...(input.middleware && input.middleware.length > 0 ? { middleware: input.middleware } : {}),
+      ...(input.after ? { after: input.after.entry } : {}),
     },
     record,
     messages: [...injected, ...messages],
@@ -221,6 +224,27 @@ export function replyCommit(input: {
       retry_waste_output_tokens: input.usage.output_tokens * input.wastedCalls,
       retry_waste_cost_usd: input.costUsd * input.wastedCalls,
     },
+  };
+}
+
+/** The chat message of an iteration's reply. */
+export function replyMessage(input: {
+  run: Pick<RunRecord, 'id' | 'agent'>;
+  sender?: string;
+  iteration: number;
+  parts: Part[];
+  usage: Usage;
+  costUsd: number;
+  now: string;
+}): Message {
+  return {
+    id: messageId.reply(input.run.id, input.iteration),
+    sender: input.sender ?? input.run.agent,
+    role: 'assistant',
+    parts: input.parts,
+    // The request's own usage and cost travel with its reply (and so in its message_added event).
+    metadata: { iteration: input.iteration, usage: input.usage, cost_usd: input.costUsd },
+    created_at: input.now,
   };
 }
 

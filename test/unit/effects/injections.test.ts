@@ -8,7 +8,10 @@ import {
 import { conversation, now, planInput, runId, shown } from './conversation.js';
 
 const loopDetect: ResolvedEffect = { kind: 'loop_detect', params: { threshold: 3, window_size: 6 } };
-const reflection: ResolvedEffect = { kind: 'reflection', params: { failure_threshold: 2 } };
+const reflection: ResolvedEffect = {
+  kind: 'reflection',
+  params: { failure_threshold: 2, save_to_memory: false },
+};
 const progress: ResolvedEffect = { kind: 'progress', params: { interval: 3 } };
 
 function sendPlan(plan: ReturnType<typeof planModelCall>) {

@@ -4,7 +4,7 @@ import { RatchetError } from '../../../src/errors/index.js';
 import type { ModelCallInput } from '../../../src/workflows/core/effects/index.js';
 import {
   planRequest,
-  previousRequestOf,
+  previousReplyOf,
   runStartOf,
 } from '../../../src/workflows/steps/iteration/context-effects.js';
 
@@ -64,13 +64,22 @@ describe('what an iteration plans from', () => {
       decision: 'tools',
       context: { tokens: 90, sent_estimate: 80, input_tokens: 120, applied: [], summary_up_to: null },
     };
-    expect(previousRequestOf(JSON.stringify(entry), 'reply:1')).toEqual({
-      input_tokens: 120,
-      sent_estimate: 80,
+    expect(previousReplyOf(JSON.stringify(entry), 'reply:1')).toEqual({
+      previous: { input_tokens: 120, sent_estimate: 80 },
+      afterPrevious: undefined,
     });
     // A reply recorded without effects (a member's answer, an older record): no previous request.
-    expect(previousRequestOf(JSON.stringify({ ...entry, context: undefined }), 'reply:1')).toBeUndefined();
-    expect(previousRequestOf(null, 'reply:0')).toBeUndefined();
+    expect(
+      previousReplyOf(JSON.stringify({ ...entry, context: undefined }), 'reply:1').previous,
+    ).toBeUndefined();
+    expect(previousReplyOf(null, 'reply:0').previous).toBeUndefined();
+    // What the effects decided after the previous reply: its waiting messages and a compaction asked for.
+    const waiting = user('run_a-i1-after-note', 'after the results');
+    const after = { decisions: [{ effect: 'note' }], pending: [waiting], compact: true };
+    expect(previousReplyOf(JSON.stringify({ ...entry, after }), 'reply:1').afterPrevious).toEqual({
+      messages: [waiting],
+      compact: true,
+    });
   });
 
   it("the run's start: its input message, or the chat's start", () => {

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import type { ToolsConfig } from '../../../config/index.js';
 import { redactSecrets } from '../../../secrets/index.js';
 import { defineTool, type JsonValue, type ToolContext } from '../../tool.js';
-import { createToolBox, type ToolBox } from '../../toolbox.js';
+import { createToolBox, type KeepNoteRequest, type ToolBox } from '../../toolbox.js';
 import { nameSchema } from '../session-data/session-data.js';
 import { type MemoryNoteRecord, memoryInstructions, readMemory } from './memory-notes.js';
-import type { MemoryLimits, MemoryScope } from './memory-store.js';
+import type { MemoryLimits, MemoryScope, MemoryStore } from './memory-store.js';
 
 export interface MemoryToolboxOptions {
   settings: ToolsConfig['memory'];
@@ -22,6 +22,15 @@ function scopeOf(context: ToolContext, scope: 'agent' | 'deployment'): MemorySco
 }
 
 const dayMs = 24 * 3600 * 1000;
+
+/** A note cut to the memory's note length, saying so. */
+function clipNote(content: string, maxChars: number): string {
+  if (content.length <= maxChars) return content;
+  const marker = ` [… ${content.length - maxChars} more characters left out]`;
+  return marker.length >= maxChars
+    ? content.slice(0, maxChars)
+    : `${content.slice(0, maxChars - marker.length)}${marker}`;
+}
 
 /**
  * `memory`: notes that outlive the session. An agent's notes (or the deployment's) are given to it at the
@@ -54,34 +63,16 @@ export function memoryToolbox(options: MemoryToolboxOptions): ToolBox {
       const name =
         input.name ??
         `note-${createHash('sha256').update(context.idempotencyKey).digest('hex').slice(0, 12)}`;
-      const record: MemoryNoteRecord = {
-        v: 1,
+      const problem = await writeNote(context.memory, scopeOf(context, input.scope), {
         name,
-        // A secret known to the worker (a provider key, an env secret) is never kept, whatever the model says.
-        content: redactSecrets(input.content),
+        content: input.content,
         agent: context.agent,
-        session_id: context.sessionId,
-        run_id: context.runId,
-        updated_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + limits.retentionMs).toISOString(),
-      };
-      const written = await context.memory.write(
-        scopeOf(context, input.scope),
-        { name, json: JSON.stringify(record), callKey: context.idempotencyKey, nowMs: now.getTime() },
-        limits,
-      );
-      if (written.kind === 'full') {
-        throw new Error(
-          `the ${input.scope} memory holds ${written.notes} notes, the most it may (tools.memory.max_notes): ` +
-            `rewrite or delete a note instead of adding "${name}"`,
-        );
-      }
-      if (written.kind === 'too_big') {
-        throw new Error(
-          `the ${input.scope} memory would hold ${written.bytes} bytes, over tools.memory.max_bytes ` +
-            `(${settings.max_bytes}): shorten or delete notes first`,
-        );
-      }
+        sessionId: context.sessionId,
+        runId: context.runId,
+        idempotencyKey: context.idempotencyKey,
+        now,
+      });
+      if (problem !== undefined) throw new Error(problem);
       return { written: true, name, scope: input.scope };
     },
   });
@@ -123,8 +114,54 @@ export function memoryToolbox(options: MemoryToolboxOptions): ToolBox {
     },
   });
 
+  /** Writes a note, redacted; a problem (the memory full, too big) comes back as text naming the setting. */
+  async function writeNote(
+    memory: MemoryStore,
+    scope: MemoryScope,
+    note: Omit<KeepNoteRequest, 'memory'>,
+  ): Promise<string | undefined> {
+    const { now, name } = note;
+    const record: MemoryNoteRecord = {
+      v: 1,
+      name,
+      // A secret known to the worker (a provider key, an env secret) is never kept, whatever the model says.
+      content: redactSecrets(note.content),
+      agent: note.agent,
+      session_id: note.sessionId,
+      run_id: note.runId,
+      updated_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + limits.retentionMs).toISOString(),
+    };
+    const written = await memory.write(
+      scope,
+      { name, json: JSON.stringify(record), callKey: note.idempotencyKey, nowMs: now.getTime() },
+      limits,
+    );
+    const where = scope.kind === 'agent' ? 'agent' : 'deployment';
+    if (written.kind === 'full') {
+      return (
+        `the ${where} memory holds ${written.notes} notes, the most it may (tools.memory.max_notes): ` +
+        `rewrite or delete a note instead of adding "${name}"`
+      );
+    }
+    if (written.kind === 'too_big') {
+      return (
+        `the ${where} memory would hold ${written.bytes} bytes, over tools.memory.max_bytes ` +
+        `(${settings.max_bytes}): shorten or delete notes first`
+      );
+    }
+    return undefined;
+  }
+
   return {
     ...createToolBox('memory', [remember, forget, list]),
+    // What an effect asks to remember goes to the agent's own memory, held to the notes' length like a write.
+    keepNote: ({ memory, ...note }) =>
+      writeNote(
+        memory,
+        { kind: 'agent', agent: note.agent },
+        { ...note, content: clipNote(note.content, settings.max_note_chars) },
+      ),
     // What the agent remembers is given to it at the start of each run.
     runContext: {
       key: 'memory',

@@ -10,6 +10,7 @@ import {
   type InjectionContext,
   progressCheckpoint,
   promptReflection,
+  reflectionToRemember,
 } from './injections.js';
 import { maskObservations, slideWindow, trimToolResults } from './view-transforms.js';
 
@@ -29,6 +30,7 @@ function builtin<Kind extends EffectKind>(
   kind: Kind,
   priority: number,
   plan: (view: EffectView, context: EffectContext<BuiltinParams<Kind>>) => EffectPlan,
+  after?: EffectDefinition<BuiltinParams<Kind>>['after'],
 ): EffectDefinition<BuiltinParams<Kind>> {
   // compact's schema leaves the threshold out (the agent's context_threshold); resolveEffects fills it in.
   return {
@@ -36,6 +38,7 @@ function builtin<Kind extends EffectKind>(
     options: effectParamSchemas[kind] as unknown as z.ZodType<BuiltinParams<Kind>>,
     priority,
     plan,
+    ...(after ? { after } : {}),
   };
 }
 
@@ -71,7 +74,7 @@ export const builtinEffectDefinitions: readonly EffectDefinition[] = [
   builtin('sliding_window', 30, atThreshold(slideWindow)),
   builtin('compact', 40, (view, context) => {
     const { threshold } = context.options;
-    if (!view.reached(threshold)) return undefined;
+    if (!view.reached(threshold) && !view.compactionRequested) return undefined;
     if (compactionDeclined(view.contextView, context.runId, context.iteration)) return undefined;
     const upTo = compactionCut({
       chat: view.chat,
@@ -84,8 +87,14 @@ export const builtinEffectDefinitions: readonly EffectDefinition[] = [
   builtin('loop_detect', 100, (view, context) =>
     injected(detectLoop(injectionContext(view, context), context.options)),
   ),
-  builtin('reflection', 110, (view, context) =>
-    injected(promptReflection(injectionContext(view, context), context.options)),
+  builtin(
+    'reflection',
+    110,
+    (view, context) => injected(promptReflection(injectionContext(view, context), context.options)),
+    (view, context) =>
+      context.options.save_to_memory
+        ? reflectionToRemember(view, context.runId, context.iteration)
+        : undefined,
   ),
   builtin('progress', 120, (view, context) =>
     injected(progressCheckpoint(injectionContext(view, context), context.options)),

@@ -21,6 +21,7 @@ export {
 } from './effect-kinds.js';
 export { resolveEffects } from './effect-list.js';
 export {
+  type AfterPrevious,
   type ContextErrorPlan,
   type EffectEvent,
   type ModelCallInput,

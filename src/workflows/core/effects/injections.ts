@@ -1,4 +1,4 @@
-import { type Message, toolCallsOf, toolResultsOf } from '../../../chat/index.js';
+import { type Message, textOf, toolCallsOf, toolResultsOf } from '../../../chat/index.js';
 import type { EffectParams } from '../../../config/index.js';
 import type { EventData } from '../../../events/event.js';
 import { messageId } from '../../ids.js';
@@ -122,6 +122,28 @@ export function promptReflection(
     event: { kind: 'reflection', data: { iteration: context.iteration, failures } },
   };
 }
+
+/** The name of the memory note a saved reflection is kept under (the latest replaces the one before). */
+export const reflectionNoteName = 'reflection';
+
+/**
+ * reflection's after phase with `save_to_memory`: the reply to this iteration's reflection prompt (its text),
+ * to keep as the agent's memory note `reflection`; nothing when the prompt was not made or the reply has no text.
+ */
+export function reflectionToRemember(
+  view: { reply: Message; chat: readonly Message[] },
+  runId: string,
+  iteration: number,
+): { remember: { name: string; content: string } } | undefined {
+  const prompt = messageId.effect(runId, iteration, 'reflection');
+  if (!view.chat.some((message) => message.id === prompt)) return undefined;
+  const text = textOf(view.reply).trim();
+  if (text === '') return undefined;
+  return { remember: { name: reflectionNoteName, content: text.slice(0, reflectionNoteLimit) } };
+}
+
+/** The most characters of a reflection kept (the memory's own note length bounds it again when written). */
+const reflectionNoteLimit = 16_000;
 
 /** progress: before iterations 1 + k × interval (k ≥ 1), that is after every `interval` iterations done. */
 export function progressCheckpoint(

@@ -33,7 +33,18 @@ export interface ModelCallInput {
   /** The provider's context window; 0 = unknown, and no threshold is ever reached. */
   contextWindow: number;
   previous: PreviousRequest | undefined;
+  /** What the effects decided after the previous reply (decision 0044); absent when nothing. */
+  afterPrevious?: AfterPrevious | undefined;
   effects: readonly ResolvedEffect[];
+}
+
+/**
+ * What the after phase of the previous reply left for this request: messages that wait for it (the reply made
+ * tool calls, so they follow the results) and a compaction asked for before it.
+ */
+export interface AfterPrevious {
+  messages: readonly Message[];
+  compact: boolean;
 }
 
 /**
@@ -78,7 +89,12 @@ export function planModelCall(input: ModelCallInput): ModelCallPlan {
     now: input.now,
   };
   const applied: string[] = [];
-  const inject: Message[] = [];
+  // The after phase's messages, recorded with the previous reply, come first (once: a plan made again after a
+  // compaction finds them in `inject`; a request after their commit, in the chat).
+  const inject = (input.afterPrevious?.messages ?? []).filter(
+    (message) => !runChat.some((other) => other.id === message.id),
+  );
+  messages = [...messages, ...inject];
   const events: EffectEvent[] = [];
   for (const effect of input.effects) {
     const tokens = tokensOf(messages);
@@ -86,6 +102,7 @@ export function planModelCall(input: ModelCallInput): ModelCallPlan {
       messages,
       tokens,
       reached: (threshold) => input.contextWindow > 0 && tokens >= threshold * input.contextWindow,
+      compactionRequested: input.afterPrevious?.compact === true,
       chat: input.chat,
       runChat,
       contextView: input.view,

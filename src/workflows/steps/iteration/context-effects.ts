@@ -2,6 +2,7 @@ import type { Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
 import {
+  type AfterPrevious,
   type ContextErrorPlan,
   type ModelCallInput,
   type ModelCallPlan,
@@ -19,11 +20,21 @@ import { replyEntrySchema } from '../../journal.js';
  * (compaction-stage.ts).
  */
 
-/** What the previous iteration's request was, as its reply's journal entry recorded it. */
-export function previousRequestOf(replyJson: string | null, where: string): PreviousRequest | undefined {
-  if (replyJson === null) return undefined;
-  const context = parseJsonRecord(replyEntrySchema, replyJson, where).context;
-  return context && { input_tokens: context.input_tokens, sent_estimate: context.sent_estimate };
+/**
+ * What the previous iteration's reply entry recorded for this request: the numbers of its request, and what
+ * the effects decided after it (messages waiting for this request, a compaction asked for).
+ */
+export function previousReplyOf(
+  replyJson: string | null,
+  where: string,
+): { previous: PreviousRequest | undefined; afterPrevious: AfterPrevious | undefined } {
+  if (replyJson === null) return { previous: undefined, afterPrevious: undefined };
+  const entry = parseJsonRecord(replyEntrySchema, replyJson, where);
+  const context = entry.context;
+  return {
+    previous: context && { input_tokens: context.input_tokens, sent_estimate: context.sent_estimate },
+    afterPrevious: entry.after && { messages: entry.after.pending, compact: entry.after.compact },
+  };
 }
 
 /** Where the run's own part of the chat starts: its input message (the chat's start when it has none). */

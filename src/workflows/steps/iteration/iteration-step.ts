@@ -12,6 +12,7 @@ import { loadIteration } from './iteration-load.js';
 import { memberReplyStage } from './member-reply-stage.js';
 import { modelCallStage } from './model-call-stage.js';
 import { planStage } from './plan-stage.js';
+import { keepNotes, rememberStage } from './remember-stage.js';
 import { replierStage } from './replier-stage.js';
 import { replyCommitStage } from './reply-commit-stage.js';
 import { requestStage } from './request-stage.js';
@@ -45,6 +46,7 @@ const iteration = pipeline<Turn>([
     modelCallStage, // the model through the agent's middleware; a request too long: compaction, again
   ]),
   replyCommitStage, // the decision on the reply, recorded (`reply:<n>`)
+  rememberStage, // the notes the effects' after phase asked the agent's memory to keep, written once
   scheduleStage, // what the recorded reply asks for: its tool calls, another answer, the parent's wake-up
 ]);
 
@@ -62,7 +64,20 @@ async function execute(context: StepContext, data: IterationJobData): Promise<St
   const { record } = loaded.run;
   // A later iteration already committed, or the run is over: this is a stale retry. A finished child run
   // wakes its parent again, in case a crash came between its last commit and the wake-up.
-  if (isFinished(record.status)) return wakeParent(record);
+  if (isFinished(record.status)) {
+    // The reply that finished the run may have asked the agent's memory to keep a note: a crash may have
+    // come between its commit and the write, which is made once per call key.
+    if (loaded.reply && record.iteration === data.iteration)
+      await keepNotes(
+        context,
+        record,
+        data.iteration,
+        loaded.reply,
+        loaded.chat[loaded.reply.index]?.sender ?? record.agent,
+        context.services.agents.get(record.agent)?.toolboxes ?? [],
+      );
+    return wakeParent(record);
+  }
   if (record.iteration > data.iteration) return done;
   const queued = await admissionWait(context, record);
   if (queued) return queued;

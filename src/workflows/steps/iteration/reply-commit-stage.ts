@@ -1,8 +1,11 @@
+import type { Part } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
 import { checkedFinalAnswer } from '../../core/contracts.js';
+import { decideAfterReply } from '../../core/effects/after-reply.js';
 import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
-import { replyCommit } from '../../core/run-commits.js';
+import { replyCommit, replyMessage } from '../../core/run-commits.js';
+import { crashPoint } from '../../crash-points.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
 import { treeRootOf } from '../../run-record.js';
 import { isRunAgent } from '../runner/agent-runtime.js';
@@ -40,6 +43,8 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
     : undefined;
   const now = services.now().toISOString();
   const decision = supervised?.decision ?? decided;
+  const after = afterPhase(turn, parts, decision.kind, now);
+  if (after) crashPoint('iteration.after_effects_decided');
   const plan = replyCommit({
     run: record,
     sender: member,
@@ -56,6 +61,7 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
     ...(reply.model ? { model: reply.model } : {}),
     ...(reply.effects ? { effects: reply.effects } : {}),
     ...(reply.middleware ? { middleware: reply.middleware } : {}),
+    ...(after ? { after: { messages: after.messages, events: after.events, entry: after.entry } } : {}),
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
     ...(turn.upgrade ? { upgrade: { decision: turn.upgrade, requestedAt: loaded.upgradeRequestedAt } } : {}),
   });
@@ -98,4 +104,35 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
       },
     },
   );
+}
+
+/**
+ * The effects' after phase over a model reply of the agent (decision 0044), decided here, before the reply's
+ * commit, and recorded with it: a step that runs again after the commit finds the entry and goes on from it.
+ */
+function afterPhase(turn: Turn, parts: Part[], decision: ReplyEntry['decision'], now: string) {
+  const { input, reply, member, agent, stored } = turn;
+  if (!input || !agent || !reply?.model || member === undefined) return undefined;
+  return decideAfterReply({
+    runId: stored.record.id,
+    agent: member,
+    iteration: turn.data.iteration,
+    now,
+    reply: replyMessage({
+      run: stored.record,
+      sender: member,
+      iteration: turn.data.iteration,
+      parts,
+      usage: reply.usage,
+      costUsd: reply.costUsd,
+      now,
+    }),
+    decision,
+    chat: turn.plan ? [...turn.chat, ...turn.plan.inject] : turn.chat,
+    runStart: input.runStart,
+    tokens: turn.plan?.tokens ?? 0,
+    contextWindow: input.contextWindow,
+    effects: input.effects,
+    canRemember: agent.toolboxes.some((toolbox) => toolbox.keepNote !== undefined),
+  });
 }

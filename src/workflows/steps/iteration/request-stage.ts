@@ -2,7 +2,7 @@ import type { Message } from '../../../chat/index.js';
 import type { ModelCallInput } from '../../core/effects/index.js';
 import { journalField } from '../../journal.js';
 import { continuationOf } from '../../run-record.js';
-import { previousRequestOf, runStartOf } from './context-effects.js';
+import { previousReplyOf, runStartOf } from './context-effects.js';
 import { instructionsWithContext, runContextText } from './run-context.js';
 import { next, type StageResult } from './stage-pipeline.js';
 import type { Turn } from './turn.js';
@@ -20,6 +20,7 @@ export async function requestStage(turn: Turn): Promise<StageResult<Turn>> {
   const runContext = await runContextText(context, agent, record.id);
   const input: ModelCallInput = {
     runId: record.id,
+    agent: agent.name,
     iteration: data.iteration,
     now: context.services.now().toISOString(),
     system: systemMessage(
@@ -33,7 +34,7 @@ export async function requestStage(turn: Turn): Promise<StageResult<Turn>> {
     runStart: runStartOf(chat, continuationOf(record)?.input_run_id ?? record.id),
     view: loaded.view,
     contextWindow: agent.provider.contextWindow,
-    previous: previousRequestOf(
+    ...previousReplyOf(
       loaded.previousReply,
       `journal ${journalField.reply(data.iteration - 1)} of ${data.run_id}`,
     ),
