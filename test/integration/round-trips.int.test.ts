@@ -6,13 +6,16 @@ import { countRoundTrips } from '../../bench/round-trip-count.js';
 // are the figures measured when this test was written (docs/scaling.md, "Round trips per step"); lower them
 // as the figures come down. The dead worker watch is off: its commands follow the clock, not the steps.
 // Measured (5 and 15 runs of 10 iterations): 5.09 round trips and 62.3 commands in scripts per step job;
-// an iteration 5.64 and 66.0, a tool call 4.16 and 58.2. The ceilings leave 0.1 to 0.3 for the few
-// background commands that follow the clock (a loaded machine takes longer over the same steps).
+// an iteration 5.64 and 66.0, a tool call 4.16 and 58.2. A few background commands follow the clock, not the
+// steps (the capability look's HGETALL/HSCAN every second, BullMQ's blocking fetch and stalled check), so a
+// loaded machine, taking longer over the same steps, counts more of them: 5.21 with four busy loops beside
+// it. The ceilings leave 0.4 round trips and 1 script command for that: still well under the one round trip
+// a change adding a command to every step (or to one kind's steps) adds.
 const ceilings = {
-  roundTrips: 5.2,
-  scriptCommands: 62.6,
-  iteration: { roundTrips: 5.8, scriptCommands: 66.3 },
-  toolCall: { roundTrips: 4.3, scriptCommands: 58.5 },
+  roundTrips: 5.5,
+  scriptCommands: 63.3,
+  iteration: { roundTrips: 6.1, scriptCommands: 67.0 },
+  toolCall: { roundTrips: 4.6, scriptCommands: 59.2 },
 };
 
 describe('Redis round trips of a tool-loop step', () => {
