@@ -1,11 +1,14 @@
+import type { ContractConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { DefinitionStore } from '../redis/definition-store.js';
 import {
   type AgentDefinition,
   type AgentRuntime,
   agentEntryOf,
+  compileContracts,
   type DefinitionRuntimes,
   type DefinitionToRecord,
+  expandRecorded,
   type HandoffGroup,
   type HashedDefinition,
   type PinnedDefinition,
@@ -94,6 +97,12 @@ export class WorkerDefinitions implements DefinitionRuntimes {
         return runtime;
       },
       handoff: definition.kind === 'handoff' ? this.handoffOf(definition) : undefined,
+      // Recorded in their parsed form (templates expanded, params parsed): compiled as they are.
+      contracts: compileContracts(
+        definition.contracts.map(
+          (contract, index) => expandRecorded(contract, env, `contracts[${index}]`) as ContractConfig,
+        ),
+      ),
     };
   }
 

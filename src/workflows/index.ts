@@ -8,6 +8,7 @@ export {
   agentEntryOf,
   changedFields,
   definitionsOf,
+  expandRecorded,
   type HashedDefinition,
   type ProviderDefinition,
 } from './agent-definition.js';
@@ -132,6 +133,12 @@ export { type ParkJob, runStep, type StepEnd } from './steps/runner/step-runner.
 export type { StepStore, StepStores } from './steps/runner/step-store.js';
 export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
+export {
+  type ContractValidation,
+  type ContractViolation,
+  type ValidateAgainstContractOptions,
+  validateAgainstContract,
+} from './validate-against-contract.js';
 export {
   type Progress,
   type RunView,

@@ -24,6 +24,7 @@ export function resultMetadataOf(
     | 'confidence'
     | 'partial'
     | 'contract'
+    | 'schema_version'
   >,
   now: string,
 ): ResultMetadata {
@@ -39,5 +40,6 @@ export function resultMetadataOf(
     confidence: run.confidence,
     partial: run.partial,
     contract: run.contract,
+    schema_version: run.schema_version,
   };
 }

@@ -208,6 +208,7 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     partial: null,
     confidence: null,
     contract: null,
+    schema_version: null,
     origin: fields.origin,
     retried_by: null,
     input_line: fields.input_line,
