@@ -24,7 +24,8 @@ export const contractTemplates = {
     required: { table: 'string', records: 'array' },
     optional: { count: 'integer', query: 'string', as_of: 'string' },
     rules: [
-      { field: 'table', pattern: '^[A-Za-z_][A-Za-z0-9_.]{0,127}$' },
+      { field: 'table', pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' },
+      { field: 'table', max_length: 128 },
       { field: 'count', range: { min: 0 } },
       { field: 'as_of', pattern: isoDateTime },
     ],

@@ -50,7 +50,7 @@ export type AnyContractRule = ContractRuleDefinition<any>;
  * Defines a contract rule kind (docs/extending.md, "Contract rules"), typed from its options schema. Register
  * it through the `extensions` of `loadConfig`, `RatchetWorker` and `validateAgainstContract`
  * (`{ contractRules: [definition] }`), then name it in a contract's `schema.rules`.
- * examples/iban-contract-rule.ts is one, run by its test.
+ * examples/contract-check.ts is one, run by its test.
  */
 export function defineContractRule<Schema extends z.ZodType = z.ZodType<Record<string, never>>>(definition: {
   kind: string;
