@@ -77,6 +77,7 @@ describe('runs', () => {
         confidence: null,
         partial: null,
         contract: null,
+        schema_version: null,
       },
     });
   });

@@ -99,6 +99,7 @@ describe('delegation', () => {
             confidence: null,
             partial: null,
             contract: null,
+            schema_version: null,
           },
         },
       ],
