@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { engineFromConfig } from '../../src/engine/index.js';
@@ -13,6 +13,7 @@ import { RatchetWorker } from '../../src/worker/index.js';
 import { testContractRules } from '../fixtures/contract-rule-extensions.js';
 import { testToolbox } from '../fixtures/test-tools.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
+import { spawnExtensionWorker } from '../helpers/extension-worker.js';
 import { ExtensionWorld } from '../helpers/extension-world.js';
 
 // Contracts as a library (decision 0042) on a real Redis: a rule kind written in code decides once and its
@@ -20,7 +21,6 @@ import { ExtensionWorld } from '../helpers/extension-world.js';
 // again); the result's metadata names the schema version; a run is checked against the contract its
 // definition recorded at its start, not the one a newer worker's config has.
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const worlds: ExtensionWorld[] = [];
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -62,32 +62,9 @@ function ruleLog(): string {
 const picksIn = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
 
 function spawnWorker(world: ExtensionWorld, crashAt?: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, RATCHET_LOG_LEVEL: 'info' };
-  delete env.RATCHET_CRASH_AT;
-  if (crashAt) env.RATCHET_CRASH_AT = crashAt;
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(repoRoot, 'test/fixtures/contract-rule-worker.ts'),
-      '--config',
-      join(world.dir, 'ratchet.json'),
-    ],
-    { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-    child.once('exit', (code, signal) => resolveExit({ code, signal }));
-  });
-  return { child, output: () => output, exited };
+  const worker = spawnExtensionWorker(world, 'test/fixtures/contract-rule-worker.ts', crashAt);
+  children.push(worker.child);
+  return worker;
 }
 
 describe('a contract rule written in code', () => {
