@@ -26,6 +26,13 @@ export {
 } from './config/index.js';
 export { type Engine, engineFromConfig } from './engine/index.js';
 export type { ExtensionContext } from './extensions/context.js';
+export {
+  type AnyContractRule,
+  type ContractRuleCall,
+  type ContractRuleDefinition,
+  type ContractRuleVerdict,
+  defineContractRule,
+} from './extensions/contract-rule.js';
 export type {
   CoordinatorChoice,
   CoordinatorContext,
@@ -91,3 +98,9 @@ export {
   withImages,
 } from './tools/index.js';
 export { RatchetWorker, type RatchetWorkerOptions } from './worker/ratchet-worker.js';
+export {
+  type ContractValidation,
+  type ContractViolation,
+  type ValidateAgainstContractOptions,
+  validateAgainstContract,
+} from './workflows/index.js';

@@ -72,6 +72,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   contract_violated: 'internal',
   effect_failed: 'internal',
   middleware_failed: 'internal',
+  contract_rule_failed: 'internal',
   middleware_refused: 'internal',
   model_rate_limited: 'internal',
   model_server_error: 'internal',

@@ -25,7 +25,9 @@ export type CommandName =
   | 'answer'
   | 'events'
   | 'signal'
-  | 'config';
+  | 'config'
+  | 'contract'
+  | 'init';
 
 /** A parsed `ratchet` command line. */
 export type Command =
@@ -77,7 +79,9 @@ export type Command =
   /** `payload`: --payload parsed as JSON (absent: none). */
   | ({ name: 'events-send'; event: string; payload: unknown; id: string | undefined } & ApiTarget)
   | ({ name: 'signal'; runId: string; event: string; payload: unknown; id: string | undefined } & ApiTarget)
-  | { name: 'config-validate'; file: string };
+  | { name: 'config-validate'; file: string }
+  | { name: 'contract-check'; contract: string; file: string; config: string | undefined }
+  | { name: 'init'; dir: string | undefined };
 
 /** The command line is wrong: the CLI prints the message and the usage text, and exits 2. */
 export class UsageError extends Error {
@@ -356,6 +360,40 @@ const commands: Record<CommandName, CommandSpec<OptionTable>> = {
       }
       return { name: 'config-validate', file };
     },
+  }),
+  contract: defineCommand({
+    synopsis: 'contract check NAME FILE [--config F]',
+    summary: "check a JSON file against a config's contract (exit 0 valid, 1 not), for CI",
+    options: configOption,
+    maxPositionals: Number.POSITIVE_INFINITY,
+    build: (values, positionals, invocation) => {
+      const [action, contract, file, ...extra] = positionals;
+      if (action !== 'check') {
+        throw new UsageError(
+          action === undefined
+            ? `contract: say what to do, e.g. ${invocation} contract check review verdict.json`
+            : `contract: unknown action "${action}"${didYouMean(action, ['check'])}`,
+          'contract',
+        );
+      }
+      if (contract === undefined || file === undefined) {
+        throw new UsageError(
+          `contract check: give the contract's name and the file, e.g. ${invocation} contract check review verdict.json`,
+          'contract',
+        );
+      }
+      if (extra.length > 0) {
+        throw new UsageError(`contract check: unexpected argument "${extra.join(' ')}"`, 'contract');
+      }
+      return { name: 'contract-check', contract, file, config: values.config };
+    },
+  }),
+  init: defineCommand({
+    synopsis: 'init [DIR]',
+    summary: 'write a starter dev team (config, skills, context, README) into DIR',
+    options: {},
+    maxPositionals: 1,
+    build: (_values, positionals) => ({ name: 'init', dir: positionals[0] }),
   }),
 };
 

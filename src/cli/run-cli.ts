@@ -42,6 +42,14 @@ async function main(argv: readonly string[], io: ProcessIo): Promise<number | un
         out: (line) => io.stdout.write(`${line}\n`),
         err: (line) => io.stderr.write(`${line}\n`),
       });
+    case 'contract-check': {
+      const { contractCheckCommand } = await import('./contract-command.js');
+      return contractCheckCommand(command, io);
+    }
+    case 'init': {
+      const { initCommand } = await import('./init-command.js');
+      return initCommand(command.dir, io);
+    }
     case 'run': {
       const { runCommand } = await import('./run-command.js');
       return runCommand({ ...command, toolboxes }, io);

@@ -10,6 +10,8 @@ export interface ConfigExtensions {
   readonly stopConditions?: readonly { readonly name: string; readonly options: z.ZodType }[];
   /** Middleware, named in agents' `middleware` (their options schema absent: no options). */
   readonly middleware?: readonly { readonly name: string; readonly options?: z.ZodType | undefined }[];
+  /** Contract rule kinds, named in contracts' `schema.rules` as `{kind, field?, params?}`. */
+  readonly contractRules?: readonly { readonly kind: string; readonly options?: z.ZodType | undefined }[];
 }
 
 let current: ConfigExtensions = {};

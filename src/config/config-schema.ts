@@ -17,7 +17,7 @@ import {
   tenantNameSchema,
   withDefault,
 } from '../schemas/index.js';
-import { contractConfigSchema } from './contract-config-schema.js';
+import { contractConfigSchema, schemaVersionSchema } from './contract-config-schema.js';
 import {
   type BuiltinCoordinatorKind,
   coordinatorConfigSchema,
@@ -78,6 +78,8 @@ const agentOptionsSchema = z.strictObject({
    */
   output_schema: z.preprocess(nullAsMissing, jsonSchemaSubsetSchema.optional()),
   output_schema_retries: z.preprocess(nullAsMissing, integer(0, 10).optional()),
+  /** The version of `output_schema`: named in the result's metadata (`schema_version`) unless a contract names one. */
+  output_schema_version: z.preprocess(nullAsMissing, schemaVersionSchema.optional()),
   /**
    * How deep this agent's delegations may go (a child of a root run is depth 1), below the global
    * `max_delegation_depth`: the smaller of the two applies.

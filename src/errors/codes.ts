@@ -59,6 +59,11 @@ export const errorCodes = {
   guardrail_failed: { retryable: false },
   /** The run's result broke its handoff contract (`contracts:`): the record keeps every error. */
   contract_violated: { retryable: false },
+  /**
+   * A contract rule written in code (`defineContractRule`) threw, or names a kind the checking process has not
+   * registered: a bug or a deploy without it. The message names the rule and the contract.
+   */
+  contract_rule_failed: { retryable: false },
   /** An effect (`effects`) threw while planning a model request: a bug, the same again on every retry. */
   effect_failed: { retryable: false },
   /** A middleware (`middleware`) threw: a bug, the same again on every retry. The message names it. */

@@ -15,6 +15,12 @@ export const contractResultSchema = z.strictObject({
   valid: z.boolean(),
   errors: z.array(contractErrorSchema),
   warnings: z.array(z.string()),
+  /** The contract's `schema_version` as the run's recorded definition had it; null: it names none. */
+  schema_version: z.string().nullable().default(null),
+  /** What each of its rules written in code decided (absent: it has none), recorded once (decision 0042). */
+  rules: z
+    .array(z.strictObject({ kind: z.string(), field: z.string().nullable(), valid: z.boolean() }))
+    .optional(),
 });
 export type ContractResult = z.infer<typeof contractResultSchema>;
 
@@ -38,5 +44,10 @@ export const resultMetadataSchema = z.strictObject({
   contract: contractResultSchema.nullable(),
   /** Named intermediate results the run reported (`report_progress` with `data`); {} when none. */
   partial_results: z.record(z.string(), z.json()).default({}),
+  /**
+   * The version of the schema the result was checked against: its contract's `schema_version`, else its
+   * agent's `options.output_schema_version` (both as the run's recorded definition had them); else null.
+   */
+  schema_version: z.string().nullable().default(null),
 });
 export type ResultMetadata = z.infer<typeof resultMetadataSchema>;

@@ -1,3 +1,4 @@
+import type { AnyContractRule } from './contract-rule.js';
 import type { CoordinatorDefinition, StopConditionDefinition } from './coordinator-definition.js';
 import type { EffectDefinition } from './effect-definition.js';
 import type { AnyMiddleware } from './middleware.js';
@@ -15,4 +16,6 @@ export interface Extensions {
   readonly stopConditions?: readonly StopConditionDefinition[];
   /** Middleware (defineMiddleware), named in agents' `middleware`. */
   readonly middleware?: readonly AnyMiddleware[];
+  /** Contract rule kinds (defineContractRule), named in contracts' `schema.rules` as `{kind, field?, params?}`. */
+  readonly contractRules?: readonly AnyContractRule[];
 }

@@ -4,6 +4,13 @@
 // import is exported by the package's face, src/index.ts.
 
 export { type ExtensionStep, extensionContext } from './context.js';
+export {
+  type AnyContractRule,
+  type ContractRuleCall,
+  type ContractRuleDefinition,
+  type ContractRuleVerdict,
+  defineContractRule,
+} from './contract-rule.js';
 export type {
   CoordinatorChoice,
   CoordinatorContext,

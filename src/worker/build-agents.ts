@@ -235,6 +235,7 @@ export function buildRegistry(
       budget: agent.budget,
       timeoutS: agent.options.timeout_s,
       outputSchema: agent.options.output_schema,
+      outputSchemaVersion: agent.options.output_schema ? agent.options.output_schema_version : undefined,
       maxDelegationDepth: agent.options.max_delegation_depth,
       supervisor,
       effects: resolveEffects({

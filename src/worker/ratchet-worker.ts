@@ -180,6 +180,7 @@ export class RatchetWorker {
       questionRecheckMs: config.worker.question_recheck_ms,
       maxDelegationDepth: config.max_delegation_depth,
       contracts: compileContracts(config.contracts),
+      contractRules: new Map((extensions?.contractRules ?? []).map((rule) => [rule.kind, rule])),
       limiter: new RedisRateLimiter(commands, space),
       now: () => new Date(),
       workerId: this.workerId,

@@ -1,10 +1,11 @@
-import type { TeamConfig } from '../config/index.js';
+import type { ContractConfig, TeamConfig } from '../config/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { DefinitionStore } from '../redis/definition-store.js';
 import {
   type AgentDefinition,
   type AgentRuntime,
   agentEntryOf,
+  compileContracts,
   type DefinitionRuntimes,
   type DefinitionToRecord,
   expandRecorded,
@@ -106,6 +107,12 @@ export class WorkerDefinitions implements DefinitionRuntimes {
         );
         return team;
       },
+      // Recorded in their parsed form (templates expanded, params parsed): compiled as they are.
+      contracts: compileContracts(
+        definition.contracts.map(
+          (contract, index) => expandRecorded(contract, env, `contracts[${index}]`) as ContractConfig,
+        ),
+      ),
     };
   }
 

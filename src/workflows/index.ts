@@ -141,6 +141,12 @@ export type { StepStore, StepStores } from './steps/runner/step-store.js';
 export { stepKinds } from './steps/step-kinds.js';
 export { supervisorToolbox } from './supervisor-toolbox.js';
 export {
+  type ContractValidation,
+  type ContractViolation,
+  type ValidateAgainstContractOptions,
+  validateAgainstContract,
+} from './validate-against-contract.js';
+export {
   type Progress,
   type QueuedReason,
   type RunView,

@@ -186,6 +186,11 @@ export const runRecordSchema = z.strictObject({
   /** The final answer checked against its handoff contract; null when no contract applies. */
   contract: contractResultSchema.nullable().default(null),
   /**
+   * The version of the schema its final answer was checked against (its contract's `schema_version`, else
+   * its agent's `options.output_schema_version`, as its recorded definition had them); null: none.
+   */
+  schema_version: z.string().nullable().default(null),
+  /**
    * The run this one continues (a retry or a fork), or the schedule and fire time that started it; null for a
    * run started with an input of its own.
    */

@@ -78,6 +78,7 @@ describe('runs', () => {
         partial: null,
         partial_results: {},
         contract: null,
+        schema_version: null,
       },
     });
   });

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Message, textOf, toolResultsOf } from '../../src/chat/index.js';
 import { testMiddleware } from '../fixtures/middleware-extensions.js';
 import { waitForExit } from '../helpers/crash-scenario.js';
+import { spawnExtensionWorker } from '../helpers/extension-worker.js';
 import { ExtensionWorld } from '../helpers/extension-world.js';
 import { normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 import { journalEntry } from '../helpers/journal-entry.js';
@@ -12,7 +12,6 @@ import { journalEntry } from '../helpers/journal-entry.js';
 // on purpose) still gives one transcript across ten SIGKILLs of the worker, each decision in it once and
 // the same as its recorded one.
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const worlds: ExtensionWorld[] = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -43,32 +42,9 @@ const config = {
 
 /** A worker process with the test middleware, armed with a crash point or not. */
 function spawnWorker(world: ExtensionWorld, crashAt?: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, RATCHET_LOG_LEVEL: 'info' };
-  delete env.RATCHET_CRASH_AT;
-  if (crashAt) env.RATCHET_CRASH_AT = crashAt;
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(repoRoot, 'test/fixtures/middleware-worker.ts'),
-      '--config',
-      join(world.dir, 'ratchet.json'),
-    ],
-    { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-    child.once('exit', (code, signal) => resolveExit({ code, signal }));
-  });
-  return { child, output: () => output, exited };
+  const worker = spawnExtensionWorker(world, 'test/fixtures/middleware-worker.ts', crashAt);
+  children.push(worker.child);
+  return worker;
 }
 
 // Fixed-length numbers: the scripted model counts tokens by length, and the counts must agree.

@@ -88,7 +88,13 @@ describe('handoff contracts', () => {
     const child = await childRun(harness, sessionId);
     expect(child.status).toBe('completed');
     expect(child.confidence).toBe(0.9);
-    expect(child.contract).toEqual({ contract: 'researcher->lead', valid: true, errors: [], warnings: [] });
+    expect(child.contract).toEqual({
+      contract: 'researcher->lead',
+      valid: true,
+      errors: [],
+      warnings: [],
+      schema_version: null,
+    });
     const spawnResult = (await harness.transcript(sessionId)).find((message) => message.role === 'tool');
     const part = spawnResult?.parts[0];
     const results = JSON.parse(part?.type === 'tool_result' ? part.content : '[]');

@@ -100,6 +100,7 @@ describe('delegation', () => {
             partial: null,
             contract: null,
             partial_results: {},
+            schema_version: null,
           },
         },
       ],

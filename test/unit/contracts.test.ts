@@ -48,6 +48,7 @@ describe('handoff contracts: a pass and a fail for each check', () => {
       valid: true,
       errors: [],
       warnings: [],
+      schema_version: null,
     });
     const failed = check(field(rule), bad);
     expect(failed.valid).toBe(false);
@@ -183,7 +184,7 @@ describe('contracts in the config', () => {
       true,
     );
     expect(problems).toContain(
-      'contracts[3]: give at least one check: schema, json_schema, required_confidence or max_execution_time_ms',
+      'contracts[3]: give at least one check: template, schema, json_schema, required_confidence or max_execution_time_ms',
     );
     expect(problems.some((problem) => problem.startsWith('contracts[4].schema.rules[0]'))).toBe(true);
   });

@@ -158,7 +158,7 @@ const firstIteration: IterationRecords = {
 describe('buildRunTimeline', () => {
   const timeline = buildRunTimeline({
     run: run({
-      contract: { contract: 'c', valid: true, errors: [], warnings: [] },
+      contract: { contract: 'c', valid: true, errors: [], warnings: [], schema_version: null },
     }),
     iterations: [
       firstIteration,
@@ -249,7 +249,13 @@ describe('buildRunTimeline', () => {
 
   it("gives the contract's verdict on the final iteration only", () => {
     expect(first?.verdict.contract).toBeNull();
-    expect(second?.verdict.contract).toEqual({ contract: 'c', valid: true, errors: [], warnings: [] });
+    expect(second?.verdict.contract).toEqual({
+      contract: 'c',
+      valid: true,
+      errors: [],
+      warnings: [],
+      schema_version: null,
+    });
   });
 });
 

@@ -1,3 +1,4 @@
+import type { CodeRuleConfig, ContractRuleConfig } from '../../config/contract-config-schema.js';
 import { type ContractConfig, compileSafePattern } from '../../config/index.js';
 import type { ContractError, ContractResult, RunRecord } from '../run-record.js';
 import {
@@ -22,6 +23,55 @@ export interface ContractCheck {
   name: string;
   config: ContractConfig;
   patterns: SchemaRegex;
+}
+
+/**
+ * What the rules written in code (`{kind, field?, params?}`) decided of one result, by the rule's index in
+ * `schema.rules`: the problems each found (none: it passed). Decided outside the core, which only reads them.
+ */
+export type CodeRuleVerdicts = ReadonlyMap<number, readonly string[]>;
+
+/** The most problems one code rule's verdict keeps, and the characters of each (a rule is foreign code). */
+export const codeRuleVerdictLimits = { maxProblems: 20, maxChars: 1_000 } as const;
+
+/** A code rule of a contract that applies to a result: its index, its entry, and the value it checks. */
+export interface CodeRuleToRun {
+  index: number;
+  rule: CodeRuleConfig;
+  value: unknown;
+}
+
+function isCodeRule(rule: ContractRuleConfig): rule is CodeRuleConfig {
+  return 'kind' in rule;
+}
+
+/**
+ * The code rules that check a result: each with the value it is given (its field's, or the whole result).
+ * None when the result is no JSON object (that is the check's own error) or a rule's field is absent.
+ */
+export function codeRulesFor(contract: ContractCheck, answer: string): CodeRuleToRun[] {
+  const rules = contract.config.schema?.rules ?? [];
+  if (!rules.some(isCodeRule)) return [];
+  const parsed = answerObject(answer);
+  if (!('value' in parsed)) return [];
+  const result = parsed.value;
+  return rules.flatMap((rule, index) => {
+    if (!isCodeRule(rule)) return [];
+    if (rule.field === undefined) return [{ index, rule, value: result }];
+    return Object.hasOwn(result, rule.field) ? [{ index, rule, value: result[rule.field] }] : [];
+  });
+}
+
+/** A code rule's verdict as the check keeps it: a list of problems, bounded. */
+export function boundedVerdict(verdict: unknown): string[] {
+  const problems = verdict === undefined ? [] : Array.isArray(verdict) ? verdict : [verdict];
+  const { maxProblems, maxChars } = codeRuleVerdictLimits;
+  const kept = problems.slice(0, maxProblems).map((problem) => {
+    const text = typeof problem === 'string' ? problem : (JSON.stringify(problem) ?? String(problem));
+    return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+  });
+  if (problems.length > maxProblems) kept.push(`and ${problems.length - maxProblems} more problems`);
+  return kept;
 }
 
 export function compileContracts(configs: readonly ContractConfig[]): ContractCheck[] {
@@ -80,16 +130,26 @@ export function statedConfidence(answer: string): number | null {
   return typeof confidence === 'number' && confidence >= 0 && confidence <= 1 ? confidence : null;
 }
 
-/** A run's final answer checked against its contract: every error found, not only the first. */
+/**
+ * A run's final answer checked against its contract: every error found, not only the first. `verdicts` are
+ * what its code rules decided (codeRulesFor lists them); a code rule without one is an error of the check.
+ * `executionTimeMs` undefined: no run to time (a standalone check), `max_execution_time_ms` is not checked.
+ */
 export function checkContract(
   contract: ContractCheck,
   answer: string,
-  executionTimeMs: number,
+  executionTimeMs: number | undefined,
+  verdicts: CodeRuleVerdicts = new Map(),
 ): ContractResult {
   const { config } = contract;
   const errors: ContractError[] = [];
   const warnings: string[] = [];
-  if (config.max_execution_time_ms !== undefined && executionTimeMs > config.max_execution_time_ms) {
+  const rules: NonNullable<ContractResult['rules']> = [];
+  if (
+    config.max_execution_time_ms !== undefined &&
+    executionTimeMs !== undefined &&
+    executionTimeMs > config.max_execution_time_ms
+  ) {
     errors.push({
       field: 'execution_time_ms',
       error_type: 'too_slow',
@@ -106,6 +166,12 @@ export function checkContract(
     else {
       const value = parsed.value;
       if (config.schema) checkFields(contract, value, errors, warnings);
+      for (const { index, rule } of codeRulesFor(contract, answer)) {
+        const problems = verdicts.get(index);
+        rules.push({ kind: rule.kind, field: rule.field ?? null, valid: problems?.length === 0 });
+        for (const message of problems ?? [`rule "${rule.kind}" gave no verdict`])
+          errors.push({ field: rule.field ?? '$', error_type: rule.kind, message });
+      }
       if (config.json_schema) {
         const problem = schemaProblem(config.json_schema, value, '$', contract.patterns);
         if (problem !== undefined) {
@@ -135,7 +201,14 @@ export function checkContract(
       }
     }
   }
-  return { contract: contract.name, valid: errors.length === 0, errors, warnings };
+  return {
+    contract: contract.name,
+    valid: errors.length === 0,
+    errors,
+    warnings,
+    schema_version: config.schema_version ?? null,
+    ...(rules.length > 0 ? { rules } : {}),
+  };
 }
 
 function checkFields(
@@ -170,7 +243,7 @@ function checkFields(
     warnings.push(`fields the contract does not name: ${shown.join(', ')}${extra.length > 5 ? ', …' : ''}`);
   }
   for (const rule of schema.rules) {
-    if (!Object.hasOwn(value, rule.field)) continue;
+    if (isCodeRule(rule) || !Object.hasOwn(value, rule.field)) continue;
     const problem = ruleProblem(contract, rule, value[rule.field]);
     if (problem) errors.push({ field: rule.field, ...problem });
   }
@@ -178,7 +251,7 @@ function checkFields(
 
 function ruleProblem(
   contract: ContractCheck,
-  rule: NonNullable<ContractConfig['schema']>['rules'][number],
+  rule: Exclude<NonNullable<ContractConfig['schema']>['rules'][number], CodeRuleConfig>,
   value: unknown,
 ): { error_type: string; message: string } | undefined {
   const length =
@@ -248,12 +321,13 @@ export function checkedFinalAnswer(
   run: Pick<RunRecord, 'agent' | 'parent' | 'lineage' | 'started_at' | 'created_at'>,
   decision: Extract<ReplyDecision, { kind: 'final' }>,
   now: string,
+  verdicts: CodeRuleVerdicts = new Map(),
 ): ReplyDecision {
   const confidence = decision.confidence ?? statedConfidence(decision.result);
   const contract = contractFor(contracts, run);
   if (!contract) return { ...decision, confidence };
   const executionTimeMs = Math.max(0, Date.parse(now) - Date.parse(run.started_at ?? run.created_at));
-  const checked = checkContract(contract, decision.result, executionTimeMs);
+  const checked = checkContract(contract, decision.result, executionTimeMs, verdicts);
   if (!checked.valid)
     return {
       kind: 'failed',

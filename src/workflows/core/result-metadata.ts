@@ -26,6 +26,7 @@ export function resultMetadataOf(
     | 'partial'
     | 'contract'
     | 'partial_results'
+    | 'schema_version'
   >,
   now: string,
 ): ResultMetadata {
@@ -42,5 +43,6 @@ export function resultMetadataOf(
     partial: run.partial,
     contract: run.contract,
     partial_results: run.partial_results,
+    schema_version: run.schema_version,
   };
 }

@@ -72,6 +72,8 @@ export function replyCommit(input: {
   decision: ReplyDecision;
   chatLength: number;
   now: string;
+  /** The version of the replying agent's `output_schema` (`options.output_schema_version`), if it names one. */
+  outputSchemaVersion?: string;
   /** The provider and model that made the reply (none: no model call made it). */
   model?: { provider: string; model: string };
   /**
@@ -184,6 +186,11 @@ export function replyCommit(input: {
   ];
   if (decision.kind !== 'tools' && decision.kind !== 'retry' && decision.contract)
     record.contract = decision.contract;
+  // The version of the schema the answer was checked against: its contract's, else its output_schema's.
+  if (decision.kind === 'final')
+    record.schema_version = decision.contract?.schema_version ?? input.outputSchemaVersion ?? null;
+  else if (decision.kind === 'failed' && decision.contract)
+    record.schema_version = decision.contract.schema_version;
   if (decision.kind === 'final') {
     record.result = decision.result;
     record.partial = decision.partial ?? null;

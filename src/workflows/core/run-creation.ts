@@ -209,6 +209,7 @@ export function newRunRecord(fields: NewRunFields): RunRecord {
     partial_results: {},
     confidence: null,
     contract: null,
+    schema_version: null,
     origin: fields.origin,
     retried_by: null,
     input_line: fields.input_line,

@@ -1,14 +1,15 @@
 import type { Part } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { parseJsonRecord } from '../../../schemas/parse.js';
-import { checkedFinalAnswer } from '../../core/contracts.js';
+import { decideCodeRules } from '../../contract-rules.js';
+import { type CodeRuleVerdicts, checkedFinalAnswer, contractFor } from '../../core/contracts.js';
 import { decideAfterReply } from '../../core/effects/after-reply.js';
 import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
 import { replyCommit, replyMessage } from '../../core/run-commits.js';
 import { crashPoint } from '../../crash-points.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
 import { treeRootOf } from '../../run-record.js';
-import { isRunAgent } from '../runner/agent-runtime.js';
+import { isRunAgent, pinnedDefinition } from '../runner/agent-runtime.js';
 import { done } from '../runner/step-action.js';
 import { commitThen, next, type StageResult } from './stage-pipeline.js';
 import { supervisedDecision } from './supervised-decision.js';
@@ -19,7 +20,7 @@ import { type Turn, turnDefinition } from './turn.js';
  * contracts, a supervisor's moves) and records it in the iteration's last commit (`reply:<n>`): once, an
  * earlier attempt's record wins. The iteration goes on with the reply as recorded.
  */
-export function replyCommitStage(turn: Turn): StageResult<Turn> {
+export async function replyCommitStage(turn: Turn): Promise<StageResult<Turn>> {
   const { context, data, loaded, stored, chat, reply, member } = turn;
   if (turn.recorded) return next(turn);
   if (!reply || member === undefined) {
@@ -45,6 +46,27 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
   const decision = supervised?.decision ?? decided;
   const after = afterPhase(turn, parts, decision.kind, now);
   if (after) crashPoint('iteration.after_effects_decided');
+  // The contracts as the run's recorded definition has them (decision 0030), not this worker's config's.
+  const contracts = pinnedDefinition(services, turnDefinition(turn))?.contracts ?? services.contracts;
+  let verdicts: CodeRuleVerdicts | undefined;
+  if (decision.kind === 'final') {
+    // The rules written in code decide here, once per model reply: their verdicts go into this commit.
+    const contract = contractFor(contracts, record);
+    if (contract)
+      verdicts = await decideCodeRules({
+        contract,
+        answer: decision.result,
+        rules: services.contractRules ?? new Map(),
+        step: {
+          sessionId: data.session_id,
+          runId: data.run_id,
+          agent: member,
+          iteration: n,
+          now: record.updated_at,
+        },
+        signal: context.signal,
+      });
+  }
   const plan = replyCommit({
     run: record,
     sender: member,
@@ -55,7 +77,8 @@ export function replyCommitStage(turn: Turn): StageResult<Turn> {
     // The finishing reply of a supervisor made no model call: none of this iteration's was wasted.
     wastedCalls: reply.noModelCall ? 0 : loaded.modelCalls,
     decision:
-      decision.kind === 'final' ? checkedFinalAnswer(services.contracts, record, decision, now) : decision,
+      decision.kind === 'final' ? checkedFinalAnswer(contracts, record, decision, now, verdicts) : decision,
+    ...(turn.agent?.outputSchemaVersion ? { outputSchemaVersion: turn.agent.outputSchemaVersion } : {}),
     chatLength: chat.length,
     now,
     ...(reply.model ? { model: reply.model } : {}),

@@ -1,5 +1,5 @@
 import type { JsonSchemaSubset } from '../../../config/index.js';
-import type { ConfiguredMiddleware } from '../../../extensions/index.js';
+import type { AnyContractRule, ConfiguredMiddleware } from '../../../extensions/index.js';
 import type { Logger } from '../../../log/index.js';
 import type { Completer, ToolDefinition } from '../../../models/completer.js';
 import type { Price } from '../../../models/pricing.js';
@@ -42,6 +42,8 @@ export interface AgentRuntime {
   supervisor: SupervisorLimits | undefined;
   /** The JSON Schema its final answers match (`options.output_schema`), asked of the provider; none when absent. */
   outputSchema: JsonSchemaSubset | undefined;
+  /** The version of that schema (`options.output_schema_version`), named in its results' metadata. */
+  outputSchemaVersion?: string | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
   /** What the model is offered: one definition per tool name, first toolbox wins. */
@@ -108,6 +110,8 @@ export interface PinnedDefinition {
   handoff: HandoffGroup | undefined;
   /** A team's run: the team as recorded (its coordinator and members), built once; undefined: not a team. */
   team(): TeamService | undefined;
+  /** The handoff contracts as recorded (the run is checked against these, not this worker's config's). */
+  contracts: readonly ContractCheck[];
 }
 
 /** Long-lived parts every step uses, built once per worker process. */
@@ -128,6 +132,8 @@ export interface StepServices {
   maxDelegationDepth: number;
   /** The handoff contracts (`contracts:`), compiled once. */
   contracts: readonly ContractCheck[];
+  /** The contract rule kinds written in code (`extensions.contractRules`), by kind; absent: none. */
+  contractRules?: ReadonlyMap<string, AnyContractRule> | undefined;
   now: () => Date;
   /** This worker's `redis.prefix`: named when it takes a step its config cannot run (another config's). */
   keyPrefix: string;
