@@ -110,10 +110,12 @@ export class DeadWorkerWatch {
       const now = Date.now();
       const beating = now - this.lastBeatAt >= this.beatMs() - this.tickMs() / 2;
       if (beating) {
+        // Info, not warn: a Redis that restarted without persistence lost every entry, and each process
+        // registering again then is expected (the outage already had its own line).
         if (await this.registry.beat()) {
-          this.options.logger.warn(
+          this.options.logger.info(
             { worker_id: this.registry.id },
-            'this worker was taken for dead (its heartbeat lapsed) and its registry entry removed: registered again',
+            'this worker was taken for dead (its heartbeat lapsed) or Redis lost its registry entry: registered again',
           );
         }
         this.lastBeatAt = now;

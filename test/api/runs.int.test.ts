@@ -47,6 +47,7 @@ describe('runs', () => {
       parent_run_id: null,
       depth: 0,
       status: 'completed',
+      queued_reason: null,
       result: 'The answer.',
       error: null,
       usage: expect.objectContaining({ requests: 2 }),

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Message, textOf } from '../../src/chat/index.js';
 import { coinAfterReply } from '../fixtures/after-effects.js';
 import { waitForExit } from '../helpers/crash-scenario.js';
+import { spawnExtensionWorker } from '../helpers/extension-worker.js';
 import { ExtensionWorld } from '../helpers/extension-world.js';
 import { normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 import { journalEntry } from '../helpers/journal-entry.js';
@@ -13,7 +14,6 @@ import { journalEntry } from '../helpers/journal-entry.js';
 // again only when a worker died before the reply (and so its decision) was recorded; after that commit the
 // decision is read, never made again, and the transcript holds each decision once.
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const worlds: ExtensionWorld[] = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -65,32 +65,11 @@ function callsByIteration(log: string): Map<number, string[]> {
 }
 
 function spawnWorker(world: ExtensionWorld, log: string, crashAt?: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, RATCHET_LOG_LEVEL: 'info', AFTER_EFFECT_LOG: log };
-  delete env.RATCHET_CRASH_AT;
-  if (crashAt) env.RATCHET_CRASH_AT = crashAt;
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(repoRoot, 'test/fixtures/after-effect-worker.ts'),
-      '--config',
-      join(world.dir, 'ratchet.json'),
-    ],
-    { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
+  const worker = spawnExtensionWorker(world, 'test/fixtures/after-effect-worker.ts', crashAt, {
+    AFTER_EFFECT_LOG: log,
   });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-    child.once('exit', (code, signal) => resolveExit({ code, signal }));
-  });
-  return { child, output: () => output, exited };
+  children.push(worker.child);
+  return worker;
 }
 
 const picks = /pick=0\.[0-9]{12}/g;

@@ -12,14 +12,16 @@ export interface ExtensionWorkerProcess {
 
 /**
  * `node --import tsx <fixture> --config <dir>/ratchet.json`: a worker process of an ExtensionWorld's config
- * whose extensions the fixture registers (test/fixtures/*-worker.ts), armed with a crash point or not.
+ * whose extensions the fixture registers (test/fixtures/*-worker.ts), armed with a crash point or not; `extraEnv`:
+ * more variables the fixture reads.
  */
 export function spawnExtensionWorker(
   world: { dir: string },
   fixture: string,
   crashAt?: string,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): ExtensionWorkerProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, RATCHET_LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, RATCHET_LOG_LEVEL: 'info', ...extraEnv };
   delete env.RATCHET_CRASH_AT;
   if (crashAt) env.RATCHET_CRASH_AT = crashAt;
   const child = spawn(

@@ -62,6 +62,7 @@ async function createRun(sessionId = newSessionId(), options: { newSession?: boo
       retentionKeys(space, keys.shard).sessions,
       keys.runIndex,
       keys.run,
+      keys.queued,
     ],
     [
       'create',
@@ -127,6 +128,7 @@ describe('create-run', () => {
         retentionKeys(space, first.keys.shard).sessions,
         first.keys.runIndex,
         runKeys(space, sessionId, runId).run,
+        first.keys.queued,
       ],
       ['create', '', runId, '{}', 1, 1000, '', 0, '', 0],
     );
