@@ -2,10 +2,12 @@ import type { ToolCallPart } from '../../../chat/index.js';
 import { RatchetError, Suspension } from '../../../errors/index.js';
 import { buildEvent } from '../../../events/event.js';
 import { type AskOptions, askProblem, progressProblem } from '../../../tools/index.js';
+import { crashPoint } from '../../crash-points.js';
 import { questionIdOf } from '../../ids.js';
 import type { ToolJobData } from '../../job-data.js';
 import { journalField } from '../../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../../question-record.js';
+import { matchingApproval } from '../../remembered-approval-match.js';
 import { isPark, type Park, park } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
 
@@ -143,8 +145,11 @@ export async function approvalOf(
   data: ToolJobData,
   call: ToolCallPart,
 ): Promise<ApprovalAnswer | Park> {
+  const id = questionIdOf.approval(context.jobId);
+  const remembered = await rememberedApprovalOf(context, data, call, id);
+  if (remembered) return remembered;
   const answer = await answerOf(context, data, {
-    id: questionIdOf.approval(context.jobId),
+    id,
     kind: 'approval',
     question: `Allow ${call.name}(${call.arguments})?`,
     options: ['approve', 'reject'],
@@ -154,6 +159,67 @@ export async function approvalOf(
   });
   if (isPark(answer)) return answer;
   if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
+  return answer;
+}
+
+/**
+ * The call approved by one of the session's remembered approvals (decision 0046), decided once: when no
+ * approval question was recorded for this step yet and an approval covers the call, the question is recorded
+ * answered by it (with an event naming it). Undefined when the step must ask (or read what it asked).
+ */
+async function rememberedApprovalOf(
+  context: StepContext,
+  data: ToolJobData,
+  call: ToolCallPart,
+  id: string,
+): Promise<ApprovalAnswer | undefined> {
+  if (await context.store.readQuestion(id)) return undefined;
+  const approval = matchingApproval(await context.store.rememberedApprovals(), call);
+  if (!approval) return undefined;
+  const now = context.services.now().toISOString();
+  const answer: ApprovalAnswer = { decision: 'approve' };
+  const record: QuestionRecord = {
+    v: 1,
+    id,
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: data.agent,
+    kind: 'approval',
+    question: `Allow ${call.name}(${call.arguments})?`,
+    options: ['approve', 'reject'],
+    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
+    status: 'answered',
+    answer,
+    answered_by: 'remembered',
+    timeout_at: null,
+    default_answer: null,
+    job_id: context.jobId,
+    created_at: now,
+    answered_at: now,
+  };
+  const event = buildEvent(
+    'question_answered',
+    { id: data.run_id, agent: data.agent },
+    {
+      question_id: id,
+      answered_by: 'remembered',
+      answer,
+      remembered: {
+        key: approval.key,
+        tool: approval.tool,
+        scope: approval.scope,
+        path_prefix: approval.path_prefix,
+      },
+    },
+    now,
+  );
+  const code = await context.store.approveByRemembered(record, event, approval.key);
+  if (code === 'LOCK_LOST') throw new RatchetError('lock_lost', `approving ${id}: the job's lock was lost`);
+  if (code === 'NO_RUN' || code === 'RUN_FINISHED')
+    throw new RatchetError('cancelled', `the run of ${id} is finished`);
+  // EXISTS: an earlier attempt decided (read it); REVOKED: revoked since it was read (ask).
+  if (code !== 'OK') return undefined;
+  crashPoint('tool.after_remembered_approval');
   return answer;
 }
 
