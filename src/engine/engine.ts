@@ -12,6 +12,7 @@ import type {
   QuestionKind,
   QuestionRecord,
   QuestionResponse,
+  RememberedApproval,
   RunAdmission,
   RunCounts,
   RunFilter,
@@ -26,7 +27,6 @@ import type {
   StepScheduler,
   UsageTotals,
 } from '../workflows/index.js';
-import type { RememberedApproval } from '../workflows/remembered-approval-match.js';
 import { sweepAdmission } from './admission.js';
 import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 import { EngineParts } from './engine-parts.js';

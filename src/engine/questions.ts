@@ -11,9 +11,10 @@ import {
   type QuestionKind,
   type QuestionRecord,
   type QuestionResponse,
+  type RememberedApproval,
   type RunRecord,
+  rememberedApprovalOf,
 } from '../workflows/index.js';
-import { type RememberedApproval, rememberedApprovalOf } from '../workflows/remembered-approval-match.js';
 import { type EngineParts, notify } from './engine-parts.js';
 
 /** The questions of the client face: a session's pending ones, the inbox across sessions, answers. */

@@ -233,13 +233,13 @@ class StepStoreOnRedis implements RedisStepStore {
     return readRememberedApprovals(this.redis, this.space, this.sessionId);
   }
 
-  async approveByRemembered(record: QuestionRecord, event: StoredEvent, approvalKey: string) {
+  async approveByRemembered(record: QuestionRecord, event: StoredEvent, approval: string) {
     const { keys, lockKey, token, eventsMaxLength } = this.write;
     const [code] = await runScript(
       this.redis,
       'remembered-approval',
       [lockKey, keys.run, keys.questions, keys.events, sessionDataKeys(this.space, this.sessionId).approvals],
-      [token, record.id, JSON.stringify(record), encodeEvent(event), eventsMaxLength, approvalKey],
+      [token, record.id, JSON.stringify(record), encodeEvent(event), eventsMaxLength, approval],
     );
     return code as 'OK' | 'EXISTS' | 'REVOKED' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';
   }

@@ -85,7 +85,7 @@ export interface StepStore {
   approveByRemembered(
     record: QuestionRecord,
     event: StoredEvent,
-    approvalKey: string,
+    approval: string,
   ): Promise<'OK' | 'EXISTS' | 'REVOKED' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED'>;
   /** Records a progress report of the step and its event, fenced, once per field (report-progress.lua). */
   reportProgress(field: string, valueJson: string, event: StoredEvent): Promise<'OK' | 'LOCK_LOST' | string>;
