@@ -28,6 +28,8 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
       'POST /v1/sessions/{id}/messages',
       'DELETE /v1/sessions/{id}/queued/{message_id}',
       'GET /v1/sessions/{id}/questions',
+      'GET /v1/sessions/{id}/approvals',
+      'DELETE /v1/sessions/{id}/approvals/{key}',
       'GET /v1/questions',
       'POST /v1/sessions/{id}/respond',
       'GET /v1/sessions/{id}/state',
