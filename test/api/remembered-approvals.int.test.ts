@@ -42,6 +42,12 @@ describe('remembered approvals over the API', () => {
       30_000,
       'the approval',
     );
+    // Answered once the step is parked (a wake before that waits for the next recheck).
+    await waitFor(
+      async () => (await api?.engine.getRun(runId))?.status === 'waiting_input',
+      30_000,
+      'the run to wait for input',
+    );
 
     // A remember value it does not know: a 400 naming the field.
     const bad = await api.request('POST', `/v1/sessions/${sessionId}/respond`, {

@@ -39,6 +39,12 @@ describe('a remembered approval cut by a crash', () => {
       30_000,
       'the first approval',
     );
+    // Answered once the step is parked (a wake before that waits for the next recheck).
+    await waitFor(
+      async () => (await h.engine.getRun(runId))?.status === 'waiting_input',
+      30_000,
+      'the run to wait for input',
+    );
     await h.engine.respond(sessionId, questionId, { decision: 'approve', remember: 'arguments' });
     const exit = await waitForExit(doomed, 30_000);
     expect(exit.signal, doomed.output()).toBe('SIGKILL');

@@ -35,6 +35,12 @@ async function nextApproval(h: Harness, runId: string, sessionId: string, answer
     'an approval question',
   );
   if (!found) throw new Error('no approval');
+  // Answered once the step is parked (a wake before that waits for the next recheck).
+  await waitFor(
+    async () => (await h.engine.getRun(runId))?.status === 'waiting_input',
+    30_000,
+    'the run to wait for input',
+  );
   answered.add(found.id);
   return found;
 }

@@ -73,20 +73,7 @@ async function answerOf(
   const now = services.now().toISOString();
   const { timeoutMs, ...fields } = asked;
   const timeoutAt = timeoutMs === undefined ? null : new Date(nowMs + timeoutMs).toISOString();
-  const record: QuestionRecord = {
-    v: 1,
-    ...fields,
-    session_id: data.session_id,
-    run_id: data.run_id,
-    agent: data.agent,
-    status: 'pending',
-    answer: null,
-    answered_by: null,
-    timeout_at: timeoutAt,
-    job_id: context.jobId,
-    created_at: now,
-    answered_at: null,
-  };
+  const record = pendingQuestion(context, data, fields, timeoutAt, now);
   const event = buildEvent(
     'ask_user',
     { id: data.run_id, agent: data.agent },
@@ -109,6 +96,42 @@ async function answerOf(
     ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
     : nowMs + services.questionRecheckMs;
   return park(wakeAt);
+}
+
+/** A question of this step as it is first recorded: pending, unanswered. */
+function pendingQuestion(
+  context: StepContext,
+  data: Asker,
+  fields: Omit<NewQuestion, 'timeoutMs'>,
+  timeoutAt: string | null,
+  now: string,
+): QuestionRecord {
+  return {
+    v: 1,
+    ...fields,
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: data.agent,
+    status: 'pending',
+    answer: null,
+    answered_by: null,
+    timeout_at: timeoutAt,
+    job_id: context.jobId,
+    created_at: now,
+    answered_at: null,
+  };
+}
+
+/** The question of an approval of a call (asked, or answered by a remembered approval). */
+function approvalQuestion(id: string, call: ToolCallPart): Omit<NewQuestion, 'timeoutMs'> {
+  return {
+    id,
+    kind: 'approval',
+    question: `Allow ${call.name}(${call.arguments})?`,
+    options: ['approve', 'reject'],
+    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
+    default_answer: null,
+  };
 }
 
 /** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */
@@ -148,15 +171,7 @@ export async function approvalOf(
   const id = questionIdOf.approval(context.jobId);
   const remembered = await rememberedApprovalOf(context, data, call, id);
   if (remembered) return remembered;
-  const answer = await answerOf(context, data, {
-    id,
-    kind: 'approval',
-    question: `Allow ${call.name}(${call.arguments})?`,
-    options: ['approve', 'reject'],
-    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
-    default_answer: null,
-    timeoutMs: undefined,
-  });
+  const answer = await answerOf(context, data, { ...approvalQuestion(id, call), timeoutMs: undefined });
   if (isPark(answer)) return answer;
   if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
   return answer;
@@ -179,22 +194,10 @@ async function rememberedApprovalOf(
   const now = context.services.now().toISOString();
   const answer: ApprovalAnswer = { decision: 'approve' };
   const record: QuestionRecord = {
-    v: 1,
-    id,
-    session_id: data.session_id,
-    run_id: data.run_id,
-    agent: data.agent,
-    kind: 'approval',
-    question: `Allow ${call.name}(${call.arguments})?`,
-    options: ['approve', 'reject'],
-    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
+    ...pendingQuestion(context, data, approvalQuestion(id, call), null, now),
     status: 'answered',
     answer,
     answered_by: 'remembered',
-    timeout_at: null,
-    default_answer: null,
-    job_id: context.jobId,
-    created_at: now,
     answered_at: now,
   };
   const event = buildEvent(
