@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../src/models/index.js';
+import { sessionDataKeys } from '../../src/redis/keys.js';
+import {
+  maxRememberedApprovals,
+  rememberedApprovalOf,
+} from '../../src/workflows/remembered-approval-match.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness } from '../helpers/harness.js';
 
@@ -118,5 +123,39 @@ describe('remembered approvals', () => {
       });
     }
     expect(await harness.engine.listApprovals(sessionId)).toEqual([]);
+  });
+
+  it('refuses the 101st remembered approval of a session, writing nothing, and says how to go on', async () => {
+    harness = new Harness({ script: chargeThrice, agent: approvals });
+    await harness.startWorker();
+    const { runId, sessionId } = await harness.engine.startRun({ input: 'charge' });
+    const first = await nextApproval(harness, runId, sessionId, new Set());
+    // The session holds the most remembered approvals already (of other calls).
+    const key = sessionDataKeys(harness.engine.space, sessionId).approvals;
+    for (let index = 0; index < maxRememberedApprovals; index += 1) {
+      const rule = rememberedApprovalOf(
+        'arguments',
+        {
+          id: `q-${index}`,
+          agent: 'agent',
+          tool: { name: 'charge_card', arguments: `{"amount":${1000 + index}}` },
+        },
+        new Date().toISOString(),
+      );
+      await harness.redis.hset(key, rule.key, JSON.stringify(rule));
+    }
+    await expect(
+      harness.engine.respond(sessionId, first.id, { decision: 'approve', remember: 'tool' }),
+    ).rejects.toMatchObject({
+      code: 'invalid_response',
+      message: expect.stringMatching(/remember: .*100.*revoke/),
+    });
+    expect(await harness.engine.listApprovals(sessionId)).toHaveLength(maxRememberedApprovals);
+    // Nothing was written: the question is still open, and answers without remember.
+    expect((await harness.engine.listQuestions(sessionId)).map((question) => question.id)).toEqual([
+      first.id,
+    ]);
+    await harness.engine.respond(sessionId, first.id, 'approve');
+    await waitFor(() => harness?.effects().length === 1, 30_000, 'the approved call');
   });
 });
