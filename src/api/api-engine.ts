@@ -17,6 +17,8 @@ export type ApiEngine = Pick<
   | 'deleteSession'
   | 'listQuestions'
   | 'respond'
+  | 'listApprovals'
+  | 'revokeApproval'
   | 'readChat'
   | 'readEvents'
   | 'followEvents'

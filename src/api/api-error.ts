@@ -38,6 +38,7 @@ const internalCodes: Record<ErrorCode, InternalMapping> = {
   session_not_found: { code: 'not_found', details: { resource: 'session' } },
   agent_not_found: { code: 'not_found', details: { resource: 'agent' } },
   question_not_found: { code: 'not_found', details: { resource: 'question' } },
+  approval_not_found: { code: 'not_found', details: { resource: 'approval' } },
   schedule_not_found: { code: 'not_found', details: { resource: 'schedule' } },
   schedule_exists: { code: 'conflict', details: { reason: 'schedule_exists' } },
   session_busy: { code: 'conflict', details: { reason: 'session_busy' } },

@@ -89,6 +89,14 @@ export function tenantScopedEngine(
         throw new RatchetError('question_not_found', `unknown question ${questionId}`);
       return engine.respond(sessionId, questionId, response);
     },
+    listApprovals: async (sessionId) => {
+      await requireSession(sessionId);
+      return engine.listApprovals(sessionId);
+    },
+    revokeApproval: async (sessionId, key) => {
+      await requireSession(sessionId);
+      return engine.revokeApproval(sessionId, key);
+    },
     readChat: async (sessionId, options) => {
       await requireSession(sessionId);
       return engine.readChat(sessionId, options);

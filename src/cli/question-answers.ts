@@ -11,7 +11,8 @@ export type ParsedAnswer =
 
 /** The prompt printed before reading an answer. */
 export function promptFor(question: AskedQuestion): string {
-  if (question.kind === 'approval') return '  approve, or reject [reason]? ';
+  if (question.kind === 'approval')
+    return '  approve, always (this tool, this session), or reject [reason]? ';
   if (question.options.length > 0) {
     return `  your answer (1-${question.options.length} or text, Enter for "${question.options[0]}"): `;
   }
@@ -21,7 +22,8 @@ export function promptFor(question: AskedQuestion): string {
 /**
  * Reads one typed line as an answer. ask_user: a number picks an option, an empty line takes the first one,
  * anything else is the answer as typed. Approval: `approve` (or a/y/yes), optionally followed by the call's
- * edited arguments as a JSON object, or `reject` (or r/n/no) with an optional reason.
+ * edited arguments as a JSON object, `always` (approve this tool for the rest of the session: a remembered
+ * approval), or `reject` (or r/n/no) with an optional reason.
  */
 export function parseAnswer(question: AskedQuestion, line: string): ParsedAnswer {
   const text = line.trim();
@@ -59,6 +61,13 @@ function parseApproval(text: string): ParsedAnswer {
   const match = /^(\S+)\s*([\s\S]*)$/.exec(text);
   const word = match?.[1]?.toLowerCase() ?? '';
   const rest = match?.[2]?.trim() ?? '';
+  if (word === 'always' && rest === '') {
+    return {
+      status: 'answer',
+      response: { decision: 'approve', remember: 'tool' },
+      shown: 'approve this tool for this session',
+    };
+  }
   if (approveWords.has(word)) {
     if (rest === '') return { status: 'answer', response: { decision: 'approve' }, shown: 'approve' };
     let edited: unknown;

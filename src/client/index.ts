@@ -21,6 +21,7 @@ export type {
   MemoryNote,
   Question,
   QuestionResponse,
+  RememberedApprovalView,
   RetryRunInput,
   Run,
   RunListFilters,

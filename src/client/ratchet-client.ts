@@ -9,6 +9,7 @@ import {
   inboxSchema,
   messageListSchema,
   questionListSchema,
+  rememberedApprovalListSchema,
   respondAcceptedSchema,
   runListSchema,
   runMessageListSchema,
@@ -156,7 +157,8 @@ export class RatchetClient {
   /**
    * Decides on a tool call awaiting approval (a question of kind `approval`): approve, approve with other
    * `arguments` (checked against the tool's schema: 400 when they do not fit), or reject with a `reason`
-   * the model reads. The same route as `answer`, typed for approvals.
+   * the model reads; `remember` ("tool", "arguments" or {path_prefix}) approves the same call for the rest
+   * of the session. The same route as `answer`, typed for approvals.
    */
   approve(
     sessionId: string,
@@ -165,6 +167,21 @@ export class RatchetClient {
     options?: RequestOptions,
   ): Promise<Wire.AnswerAccepted> {
     return this.answer(sessionId, questionId, decision, options);
+  }
+
+  /**
+   * The session's remembered approvals, oldest first: tool calls a person approved for the rest of the
+   * session (`remember` in an approval answer). Revoke one with `revokeApproval`.
+   */
+  async approvals(sessionId: string, options?: RequestOptions): Promise<Wire.RememberedApprovalView[]> {
+    const path = `/v1/sessions/${encode(sessionId)}/approvals`;
+    return (await this.request('GET', path, rememberedApprovalListSchema, options)).approvals;
+  }
+
+  /** Revokes a remembered approval by its `key`: later calls it covered are asked again (404 when none). */
+  async revokeApproval(sessionId: string, key: string, options?: RequestOptions): Promise<void> {
+    const path = `/v1/sessions/${encode(sessionId)}/approvals/${encode(key)}`;
+    await this.request('DELETE', path, undefined, options);
   }
 
   /** The session's pending questions (ask_user, tool approvals, budgets). */

@@ -12,6 +12,7 @@ import type {
   QuestionKind,
   QuestionRecord,
   QuestionResponse,
+  RememberedApproval,
   RunAdmission,
   RunCounts,
   RunFilter,
@@ -45,7 +46,14 @@ import {
   type SystemState,
   systemState,
 } from './inspection.js';
-import { inbox, listQuestions, oldestPendingQuestions, respond } from './questions.js';
+import {
+  inbox,
+  listApprovals,
+  listQuestions,
+  oldestPendingQuestions,
+  respond,
+  revokeApproval,
+} from './questions.js';
 import type { ForkInput, SteerLimits } from './run-steering.js';
 import { cancelRun, fork, getRun, requestUpgrade, retry, startRun, waitForRun } from './runs.js';
 import { Schedules } from './schedules.js';
@@ -326,6 +334,16 @@ export class Engine {
   /** Answers a pending question, once, and wakes the step that waits for it. */
   respond(sessionId: string, questionId: string, response: QuestionResponse): Promise<void> {
     return respond(this.parts, sessionId, questionId, response);
+  }
+
+  /** The session's remembered approvals, oldest first (decision 0046). */
+  listApprovals(sessionId: string): Promise<RememberedApproval[]> {
+    return listApprovals(this.parts, sessionId);
+  }
+
+  /** Revokes one remembered approval of the session (404 when it has none by that key). */
+  revokeApproval(sessionId: string, key: string): Promise<void> {
+    return revokeApproval(this.parts, sessionId, key);
   }
 
   /**

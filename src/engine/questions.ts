@@ -11,7 +11,9 @@ import {
   type QuestionKind,
   type QuestionRecord,
   type QuestionResponse,
+  type RememberedApproval,
   type RunRecord,
+  rememberedApprovalOf,
 } from '../workflows/index.js';
 import { type EngineParts, notify } from './engine-parts.js';
 
@@ -64,7 +66,17 @@ export async function respond(
   const tool = record.tool ? parts.options.findTool?.(record.agent, record.tool.name) : undefined;
   const answer = normalizeResponse(record, response, tool);
   const now = parts.now().toISOString();
-  const result = await store.answerQuestion({ sessionId, questionId, response: answer, now });
+  const remember =
+    typeof answer === 'object' && answer.remember !== undefined && record.tool
+      ? rememberedApprovalOf(answer.remember, { id: record.id, agent: record.agent, tool: record.tool }, now)
+      : undefined;
+  const result = await store.answerQuestion({
+    sessionId,
+    questionId,
+    response: answer,
+    now,
+    ...(remember ? { remember } : {}),
+  });
   if (result === 'not_found') throw new RatchetError('question_not_found', `unknown question ${questionId}`);
   if (result !== 'answered') {
     throw new RatchetError(
@@ -108,4 +120,22 @@ export async function oldestPendingQuestions(
     });
   await parts.pendingQuestionsIndexed;
   return readOldestPendingQuestions(redis, space);
+}
+
+async function knownSession(parts: EngineParts, sessionId: string): Promise<void> {
+  if (!(await getSession(parts.context, sessionId)))
+    throw new RatchetError('session_not_found', `unknown session ${sessionId}`);
+}
+
+/** The session's remembered approvals, oldest first (GET /v1/sessions/:id/approvals, decision 0046). */
+export async function listApprovals(parts: EngineParts, sessionId: string): Promise<RememberedApproval[]> {
+  await knownSession(parts, sessionId);
+  return parts.store.rememberedApprovals(sessionId);
+}
+
+/** Revokes one remembered approval: later calls it covered are asked again (DELETE …/approvals/:key). */
+export async function revokeApproval(parts: EngineParts, sessionId: string, key: string): Promise<void> {
+  await knownSession(parts, sessionId);
+  if (!(await parts.store.revokeApproval(sessionId, key)))
+    throw new RatchetError('approval_not_found', `session ${sessionId} has no remembered approval ${key}`);
 }

@@ -30,6 +30,8 @@ export const errorCodes = {
   /** A fork asked of a run whose chat cannot be copied (a team's run, a child run). */
   run_not_forkable: { retryable: false },
   question_not_found: { retryable: false },
+  /** A remembered approval the session does not hold (decision 0046). */
+  approval_not_found: { retryable: false },
   schedule_not_found: { retryable: false },
   /** A schedule created with the id of one that exists (decision 0036). */
   schedule_exists: { retryable: false },

@@ -98,8 +98,17 @@ export const eventDataSchemas = {
   }),
   question_answered: z.strictObject({
     question_id: z.string(),
-    answered_by: z.enum(['user', 'timeout']),
+    answered_by: z.enum(['user', 'timeout', 'remembered']),
     answer: z.unknown(),
+    /** Which remembered approval answered it (answered_by `remembered`, decision 0046). */
+    remembered: z
+      .strictObject({
+        key: z.string(),
+        tool: z.string(),
+        scope: z.enum(['tool', 'arguments', 'path_prefix']),
+        path_prefix: z.string().nullable(),
+      })
+      .optional(),
   }),
   progress: z.strictObject({
     fraction: z.number().nullable(),

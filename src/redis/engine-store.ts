@@ -5,13 +5,20 @@ import { parseJsonRecord } from '../schemas/parse.js';
 import type { SessionDataStore } from '../tools/index.js';
 import { parseEntries } from '../workflows/event-entries.js';
 import type { AnswerResult, QuestionRecord, QuestionResponse } from '../workflows/question-record.js';
+import type { RememberedApproval } from '../workflows/remembered-approval-match.js';
 import type { RunCounts, RunFilter, RunPage, SessionFilter, SessionPage } from '../workflows/run-listing.js';
 import type { StoredRun } from '../workflows/run-record.js';
 import { type SessionRecord, sessionRecordSchema } from '../workflows/session-record.js';
 import { largestStreamId } from '../workflows/stream-ids.js';
 import { duplicateClient, type RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, type KeySpace, runKeys, sessionKeys } from './keys.js';
-import { answerQuestion, pendingQuestions, readQuestion } from './question-store.js';
+import {
+  answerQuestion,
+  pendingQuestions,
+  readQuestion,
+  readRememberedApprovals,
+  revokeRememberedApproval,
+} from './question-store.js';
 import { countRuns, listRuns, listSessions } from './run-index.js';
 import { loadRun, readChat } from './run-store.js';
 import { defineScripts } from './scripts.js';
@@ -61,6 +68,7 @@ export class EngineStore {
     questionId: string;
     response: QuestionResponse;
     now: string;
+    remember?: RememberedApproval;
   }): Promise<AnswerResult> {
     const { result } = await answerQuestion(this.options.redis, this.options.space, {
       ...input,
@@ -68,6 +76,16 @@ export class EngineStore {
       eventsMaxLength: this.options.eventsMaxLength,
     });
     return result;
+  }
+
+  /** The session's remembered approvals (decision 0046), oldest first. */
+  rememberedApprovals(sessionId: string): Promise<RememberedApproval[]> {
+    return readRememberedApprovals(this.options.redis, this.options.space, sessionId);
+  }
+
+  /** Revokes a remembered approval: false when the session has none by that key. */
+  revokeApproval(sessionId: string, key: string): Promise<boolean> {
+    return revokeRememberedApproval(this.options.redis, this.options.space, sessionId, key);
   }
 
   /** The shard of a session: the step queue that runs its steps. */

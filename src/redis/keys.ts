@@ -91,6 +91,8 @@ export interface SessionDataKeys {
    * 0005): the session's thread chats, kept until the session goes.
    */
   threads: string;
+  /** Hash: key -> remembered approval JSON (decision 0046): calls approved for the rest of the session. */
+  approvals: string;
 }
 
 /** What the built-in session toolboxes keep: under the session's hash tag, deleted with the session. */
@@ -105,6 +107,7 @@ export function sessionDataKeys(space: KeySpace, sessionId: string): SessionData
     notes: `${base}:notes`,
     browser: `${base}:browser`,
     threads: `${base}:threads`,
+    approvals: `${base}:approvals`,
   };
 }
 

@@ -7,8 +7,13 @@ import {
   type QuestionResponse,
   questionRecordSchema,
 } from '../workflows/question-record.js';
+import {
+  maxRememberedApprovals,
+  type RememberedApproval,
+  rememberedApprovalSchema,
+} from '../workflows/remembered-approval-match.js';
 import type { RedisClient } from './connection.js';
-import { type KeySpace, runKeys, sessionKeys } from './keys.js';
+import { type KeySpace, runKeys, sessionDataKeys, sessionKeys } from './keys.js';
 import { encodeEvent } from './run-store.js';
 import { runScript } from './scripts.js';
 
@@ -76,6 +81,8 @@ export async function answerQuestion(
     by: 'user' | 'timeout';
     now: string;
     eventsMaxLength: number;
+    /** The approval the answer remembers, written with it (decision 0046). */
+    remember?: RememberedApproval;
   },
 ): Promise<{ result: AnswerResult; question?: QuestionRecord }> {
   const keys = sessionKeys(space, options.sessionId);
@@ -107,6 +114,7 @@ export async function answerQuestion(
         keys.events,
         runKeys(space, options.sessionId, current.record.run_id).run,
         keys.runIndex,
+        sessionDataKeys(space, options.sessionId).approvals,
       ],
       [
         options.questionId,
@@ -114,12 +122,44 @@ export async function answerQuestion(
         JSON.stringify(answered),
         encodeEvent(event),
         options.eventsMaxLength,
+        options.remember?.key ?? '',
+        options.remember ? JSON.stringify(options.remember) : '',
+        maxRememberedApprovals,
       ],
     );
+    if (code === 'TOO_MANY') {
+      throw new RatchetError(
+        'invalid_response',
+        `remember: session ${options.sessionId} already holds ${maxRememberedApprovals} remembered approvals; revoke some (DELETE /v1/sessions/:id/approvals/:key) or answer without remember`,
+        { details: { question_id: options.questionId, field: 'remember' } },
+      );
+    }
     if (code === 'OK') return { result: 'answered', question: answered };
     if (code === 'NOT_FOUND') return { result: 'not_found' };
     if (code === 'CLOSED') return { result: 'closed', question: current.record };
     if (code === 'RUN_FINISHED') return { result: 'run_finished', question: current.record };
   }
   throw new RatchetError('internal', `question ${options.questionId} kept changing while it was answered`);
+}
+
+/** The remembered approvals of a session (decision 0046), oldest first. */
+export async function readRememberedApprovals(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+): Promise<RememberedApproval[]> {
+  const all = await redis.hgetall(sessionDataKeys(space, sessionId).approvals);
+  return Object.entries(all)
+    .map(([key, text]) => parseJsonRecord(rememberedApprovalSchema, text, `remembered approval ${key}`))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key.localeCompare(b.key));
+}
+
+/** Revokes one remembered approval of a session: false when there is none by that key. */
+export async function revokeRememberedApproval(
+  redis: RedisClient,
+  space: KeySpace,
+  sessionId: string,
+  key: string,
+): Promise<boolean> {
+  return (await redis.hdel(sessionDataKeys(space, sessionId).approvals, key)) === 1;
 }

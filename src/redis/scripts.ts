@@ -10,7 +10,7 @@ import type { RedisClient } from './connection.js';
 const scriptKeyCounts = {
   'admission-admit': 5,
   'admission-release': 5,
-  'answer-question': 5,
+  'answer-question': 6,
   'ask-question': 6,
   'begin-tool-call': 5,
   'cancel-run': 11,
@@ -36,6 +36,7 @@ const scriptKeyCounts = {
   'put-schedule': 2,
   'rate-limit-admit': 3,
   'record-definition': 1,
+  'remembered-approval': 5,
   'rate-limit-settle': 3,
   'release-dead-lock': 3,
   'request-upgrade': 2,

@@ -27,7 +27,12 @@ import { extendChat, knownChatLength } from './chat-cache.js';
 import type { RedisClient } from './connection.js';
 import { agentUsageKey, chatKey, chatViewKey, type KeySpace, runKeys, sessionDataKeys } from './keys.js';
 import { redisMemory } from './memory-store.js';
-import { answerQuestion, closeQuestionsOfRun, readQuestion } from './question-store.js';
+import {
+  answerQuestion,
+  closeQuestionsOfRun,
+  readQuestion,
+  readRememberedApprovals,
+} from './question-store.js';
 import {
   beginToolCall,
   commitSteers,
@@ -222,6 +227,21 @@ class StepStoreOnRedis implements RedisStepStore {
       [token, record.id, JSON.stringify(record), encodeEvent(event), eventsMaxLength],
     );
     return code as 'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';
+  }
+
+  rememberedApprovals() {
+    return readRememberedApprovals(this.redis, this.space, this.sessionId);
+  }
+
+  async approveByRemembered(record: QuestionRecord, event: StoredEvent, approval: string) {
+    const { keys, lockKey, token, eventsMaxLength } = this.write;
+    const [code] = await runScript(
+      this.redis,
+      'remembered-approval',
+      [lockKey, keys.run, keys.questions, keys.events, sessionDataKeys(this.space, this.sessionId).approvals],
+      [token, record.id, JSON.stringify(record), encodeEvent(event), eventsMaxLength, approval],
+    );
+    return code as 'OK' | 'EXISTS' | 'REVOKED' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED';
   }
 
   async reportProgress(field: string, valueJson: string, event: StoredEvent) {

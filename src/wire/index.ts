@@ -90,6 +90,7 @@ export {
 export {
   type AnswerAccepted,
   type ApprovalAnswer,
+  approvalParamsSchema,
   type Inbox,
   type InboxQuestion,
   inboxQuerySchema,
@@ -99,6 +100,9 @@ export {
   type QuestionResponse,
   questionListSchema,
   questionSchema,
+  type RememberedApprovalView,
+  rememberedApprovalListSchema,
+  rememberedApprovalSchema,
   respondAcceptedSchema,
   respondBodySchema,
 } from './questions.js';

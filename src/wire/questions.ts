@@ -2,6 +2,7 @@ import { z } from 'zod';
 // The record module itself, not the workflows index: the wire is shared with the typed client, which runs in
 // browsers too and must not pull in the engine.
 import { questionRecordSchema, questionResponseSchema } from '../workflows/question-record.js';
+import { rememberedApprovalSchema as rememberedApprovalRecordSchema } from '../workflows/remembered-approval-record.js';
 
 /** Questions to people on the wire: a session's, the inbox of every session's, and the answer to one. */
 
@@ -54,9 +55,26 @@ export type InboxQuestion = Inbox['questions'][number];
 export const respondBodySchema = z.strictObject({
   question_id: z.string().min(1),
   response: questionResponseSchema.describe(
-    'Text for an ask_user question; {decision, reason?, arguments?} for a tool approval.',
+    'Text for an ask_user question; {decision, reason?, arguments?, remember?} for a tool approval (remember: "tool", "arguments" or {path_prefix}).',
   ),
 });
 
 export const respondAcceptedSchema = z.strictObject({ session_id: z.string(), question_id: z.string() });
 export type AnswerAccepted = z.output<typeof respondAcceptedSchema>;
+
+/** GET /v1/sessions/:id/approvals: the session's remembered approvals (decision 0046). */
+export const rememberedApprovalSchema = rememberedApprovalRecordSchema.omit({ v: true }).meta({
+  id: 'RememberedApproval',
+  description:
+    'A tool call a person approved for the rest of the session: every call of the tool (scope tool), calls with exactly these arguments (arguments), or calls whose path arguments are inside path_prefix.',
+});
+export type RememberedApprovalView = z.output<typeof rememberedApprovalSchema>;
+
+export const rememberedApprovalListSchema = z.strictObject({
+  approvals: z.array(rememberedApprovalSchema).describe('Oldest first.'),
+});
+
+export const approvalParamsSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  key: z.string().min(1).max(200),
+});

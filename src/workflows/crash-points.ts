@@ -23,6 +23,8 @@ export const crashPointNames = [
   'iteration.after_steer_commit',
   'iteration.before_goals_commit',
   'iteration.after_goals_commit',
+  // A remembered approval (decision 0046) has approved the call, recorded; the call's intent is not.
+  'tool.after_remembered_approval',
   'tool.before_intent',
   'tool.mid_call',
   'tool.before_commit',

@@ -86,6 +86,10 @@ export {
   questionRecordSchema,
   questionResponseSchema,
 } from './question-record.js';
+export {
+  type RememberedApproval,
+  rememberedApprovalOf,
+} from './remembered-approval-match.js';
 export type {
   ListedRunStatus,
   RunCounts,

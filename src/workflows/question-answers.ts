@@ -47,6 +47,13 @@ export function normalizeResponse(
       );
     }
   } else answer = response;
+  if (answer.remember !== undefined && (answer.decision !== 'approve' || answer.arguments !== undefined)) {
+    throw new RatchetError(
+      'invalid_response',
+      'remember goes with decision "approve" and the model\'s own arguments (leave out "arguments")',
+      { details: { question_id: question.id, field: 'remember' } },
+    );
+  }
   if (answer.arguments !== undefined) {
     if (answer.decision !== 'approve') {
       throw new RatchetError('invalid_response', 'edited arguments go with decision "approve"', {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRecordKind } from '../schemas/record-kinds.js';
+import { rememberSchema } from './remembered-approval-record.js';
 
 /** A person's decision on a tool call that needs approval. */
 export const approvalAnswerSchema = z.strictObject({
@@ -8,6 +9,11 @@ export const approvalAnswerSchema = z.strictObject({
   reason: z.string().optional(),
   /** Approve with these arguments instead of the model's (validated against the tool's schema). */
   arguments: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Approve the same call for the rest of the session (decision 0046): `tool`, `arguments` or
+   * `{path_prefix}`. Goes with decision "approve" and the model's own arguments.
+   */
+  remember: rememberSchema.optional(),
 });
 export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
 
@@ -36,7 +42,8 @@ export const questionRecordSchema = z.strictObject({
   tool: z.strictObject({ name: z.string(), tool_call_id: z.string(), arguments: z.string() }).nullable(),
   status: questionStatusSchema,
   answer: questionResponseSchema.nullable(),
-  answered_by: z.enum(['user', 'timeout']).nullable(),
+  /** `remembered`: a remembered approval of the session answered it without asking (decision 0046). */
+  answered_by: z.enum(['user', 'timeout', 'remembered']).nullable(),
   /** When the default answer applies, if the question has a timeout. */
   timeout_at: z.iso.datetime().nullable(),
   default_answer: z.string().nullable(),

@@ -42,6 +42,7 @@ describe('toApiError', () => {
       'session_not_found',
       'agent_not_found',
       'question_not_found',
+      'approval_not_found',
       'session_busy',
       'run_finished',
       'question_closed',

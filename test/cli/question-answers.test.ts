@@ -43,6 +43,12 @@ describe('parseAnswer', () => {
       shown: 'reject: too expensive',
     });
     expect(parseAnswer(approval, 'n')).toMatchObject({ response: { decision: 'reject' } });
+    expect(parseAnswer(approval, ' always ')).toEqual({
+      status: 'answer',
+      response: { decision: 'approve', remember: 'tool' },
+      shown: 'approve this tool for this session',
+    });
+    expect(parseAnswer(approval, 'always {"amount": 3}')).toMatchObject({ status: 'again' });
   });
 
   it('refuses what is neither, and edited arguments that are not a JSON object', () => {
@@ -73,6 +79,6 @@ describe('promptFor', () => {
   it('says what may be typed', () => {
     expect(promptFor(choice)).toBe('  your answer (1-2 or text, Enter for "digits"): ');
     expect(promptFor(open)).toBe('  your answer: ');
-    expect(promptFor(approval)).toBe('  approve, or reject [reason]? ');
+    expect(promptFor(approval)).toBe('  approve, always (this tool, this session), or reject [reason]? ');
   });
 });

@@ -17,7 +17,11 @@ const forbiddenFolders = ['redis/', 'worker/', 'workflows/'];
  * The engine's record schemas the API's wire schemas are built from: plain zod modules. Their own imports
  * are walked like any other; the rest of src/workflows (the engine) stays out.
  */
-const allowedFiles = new Set(['workflows/question-record.ts', 'workflows/run-record.ts']);
+const allowedFiles = new Set([
+  'workflows/question-record.ts',
+  'workflows/remembered-approval-record.ts',
+  'workflows/run-record.ts',
+]);
 const nodeBuiltins = new Set(builtinModules);
 
 const specifierPattern =

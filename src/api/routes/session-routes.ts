@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  approvalParamsSchema,
   createSessionBodySchema,
   messageListSchema,
   questionListSchema,
   queuedMessageParamsSchema,
+  rememberedApprovalListSchema,
   respondAcceptedSchema,
   respondBodySchema,
   sendMessageBodySchema,
@@ -169,6 +171,42 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ engine: ApiEngine }> = async
       if (!isSessionId(id)) throw sessionNotFound(id);
       const questions = await engine.listQuestions(id);
       return { questions: questions.map(toWireQuestion) };
+    },
+  );
+
+  app.get(
+    '/sessions/:id/approvals',
+    {
+      schema: {
+        tags,
+        summary: "The session's remembered approvals: tool calls approved for the rest of the session",
+        params: sessionParamsSchema,
+        response: { 200: rememberedApprovalListSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      if (!isSessionId(id)) throw sessionNotFound(id);
+      const approvals = await engine.listApprovals(id);
+      return { approvals: approvals.map(({ v: _v, ...approval }) => approval) };
+    },
+  );
+
+  app.delete(
+    '/sessions/:id/approvals/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a remembered approval: later calls it covered are asked again',
+        params: approvalParamsSchema,
+        response: { 204: z.null(), ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { id, key } = request.params;
+      if (!isSessionId(id)) throw sessionNotFound(id);
+      await engine.revokeApproval(id, key);
+      return reply.status(204).send(null);
     },
   );
 

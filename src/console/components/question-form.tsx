@@ -15,6 +15,7 @@ export interface QuestionFormProps {
  * Answers a pending question in place: an agent's question (its options as buttons, or free text), a tool
  * call awaiting approval (approve, approve with edited arguments, reject with a reason), or a budget
  * (raise or stop). Test ids: answer-form, answer-input, answer-submit, answer-option, approve,
+ * approve-remember-arguments, approve-remember-tool (remembered for the session, decision 0046),
  * edit-arguments, approve-edited, reject-reason, reject, budget-raise, budget-stop, answer-error.
  */
 export function QuestionForm({ client, question, onAnswered }: QuestionFormProps) {
@@ -170,6 +171,22 @@ function ApprovalForm({
       <div class="button-row">
         <button type="button" disabled={busy} onClick={() => void onSend('approve')} data-testid="approve">
           Approve
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void onSend({ decision: 'approve', remember: 'arguments' })}
+          data-testid="approve-remember-arguments"
+        >
+          Approve these arguments for this session
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void onSend({ decision: 'approve', remember: 'tool' })}
+          data-testid="approve-remember-tool"
+        >
+          Approve this tool for this session
         </button>
       </div>
       <details class="edit-arguments">

@@ -1,8 +1,12 @@
 // Test ids: session-summary, session-status, session-metadata, session-runs, session-run-row-<run id>, session-questions,
-// session-state, session-tasks, session-task-<task id>, session-notes, session-note.
+// session-state, session-tasks, session-task-<task id>, session-notes, session-note, session-approvals,
+// session-approval-<key>, revoke-approval-<key>.
+
+import { useState } from 'preact/hooks';
 import type {
   Question,
   RatchetClient,
+  RememberedApprovalView,
   RunListItem,
   Session,
   SessionNote,
@@ -26,6 +30,7 @@ interface SessionView {
   runs: RunListItem[];
   moreRuns: boolean;
   questions: Question[];
+  approvals: RememberedApprovalView[];
   state: Record<string, unknown>;
   tasks: SessionTask[];
   notes: SessionNote[];
@@ -62,6 +67,12 @@ export function SessionPage({ client, params }: PageProps) {
               ))}
             </section>
           )}
+          <SessionApprovals
+            client={client}
+            sessionId={sessionId}
+            approvals={view.approvals}
+            onRevoked={poll.refresh}
+          />
           <SessionState state={view.state} />
           <SessionTasks tasks={view.tasks} />
           <SessionNotes notes={view.notes} />
@@ -77,10 +88,11 @@ async function loadSession(
   signal: AbortSignal,
 ): Promise<SessionView> {
   const options = { signal };
-  const [session, page, questions, state, tasks, notes] = await Promise.all([
+  const [session, page, questions, approvals, state, tasks, notes] = await Promise.all([
     client.session(sessionId, options),
     client.list({ session_id: sessionId, limit: runsShown }, options),
     client.questions(sessionId, options),
+    client.approvals(sessionId, options),
     client.state(sessionId, options),
     client.tasks(sessionId, options),
     client.notes(sessionId, options),
@@ -90,6 +102,7 @@ async function loadSession(
     runs: page.runs,
     moreRuns: page.next_cursor !== null,
     questions: questions.filter((question) => question.status === 'pending'),
+    approvals,
     state,
     tasks,
     notes,
@@ -206,6 +219,97 @@ function SessionRuns({ runs, more }: { runs: RunListItem[]; more: boolean }) {
         </div>
       )}
       {more && <p>The newest {runsShown} runs are shown.</p>}
+    </section>
+  );
+}
+
+/** What a remembered approval lets through without asking, in words. */
+function approvalScope(approval: RememberedApprovalView) {
+  if (approval.scope === 'tool') return <>every call</>;
+  if (approval.scope === 'arguments')
+    return (
+      <>
+        these arguments: <code>{visibleText(approval.arguments ?? '')}</code>
+      </>
+    );
+  return (
+    <>
+      paths under <code>{visibleText(approval.path_prefix ?? '')}</code>
+    </>
+  );
+}
+
+/** The session's remembered approvals (decision 0046), each with a Revoke button. */
+function SessionApprovals({
+  client,
+  sessionId,
+  approvals,
+  onRevoked,
+}: {
+  client: RatchetClient;
+  sessionId: string;
+  approvals: RememberedApprovalView[];
+  onRevoked: () => void;
+}) {
+  const [busy, setBusy] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const revoke = async (key: string) => {
+    setBusy(key);
+    setError(undefined);
+    try {
+      await client.revokeApproval(sessionId, key);
+      onRevoked();
+    } catch (thrown) {
+      setError(thrown);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <section aria-labelledby="session-approvals-heading">
+      <h2 id="session-approvals-heading">Remembered approvals</h2>
+      <ErrorNote error={error} />
+      {approvals.length === 0 ? (
+        <p>No remembered approvals: every call that needs approval is asked about.</p>
+      ) : (
+        <div class="table-scroll">
+          <table data-testid="session-approvals">
+            <caption class="visually-hidden">
+              Tool calls approved for the rest of this session, oldest first
+            </caption>
+            <TableHead
+              columns={[
+                { label: 'Tool' },
+                { label: 'Approved for' },
+                { label: 'Since' },
+                { label: 'Revoke' },
+              ]}
+            />
+            <tbody>
+              {approvals.map((approval) => (
+                <tr key={approval.key} data-testid={`session-approval-${approval.key}`}>
+                  <td>
+                    <Text value={approval.tool} />
+                  </td>
+                  <td>{approvalScope(approval)}</td>
+                  <td>{formatTime(approval.created_at)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      disabled={busy !== undefined}
+                      onClick={() => void revoke(approval.key)}
+                      data-testid={`revoke-approval-${approval.key}`}
+                      aria-label={`Revoke the remembered approval of ${visibleText(approval.tool)}`}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </section>
   );
 }

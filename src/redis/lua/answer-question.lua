@@ -6,14 +6,19 @@
   KEYS[3] events stream
   KEYS[4] run hash of the question's run
   KEYS[5] the shard's run index (base key; includes/run-index.lua)
+  KEYS[6] the session's remembered approvals hash (decision 0046)
 
   ARGV[1] question id
   ARGV[2] the question JSON the caller read (the answer applies only to that version)
   ARGV[3] the answered question JSON
   ARGV[4] question_answered event JSON
   ARGV[5] events stream max length
+  ARGV[6] key of the approval the answer remembers ('' for none)
+  ARGV[7] remembered approval JSON
+  ARGV[8] most remembered approvals a session holds
 
   Returns {'OK', eventId} | {'NOT_FOUND'} | {'CLOSED'} | {'CONFLICT'} | {'RUN_FINISHED', status}
+    | {'TOO_MANY'} (the session holds the most remembered approvals; nothing written)
 ]]
 local rcall = redis.call
 
@@ -36,6 +41,12 @@ if record then
   if isFinished(status) then
     return {'RUN_FINISHED', status}
   end
+end
+if ARGV[6] ~= '' then
+  if rcall('HEXISTS', KEYS[6], ARGV[6]) == 0 and rcall('HLEN', KEYS[6]) >= tonumber(ARGV[8]) then
+    return {'TOO_MANY'}
+  end
+  rcall('HSET', KEYS[6], ARGV[6], ARGV[7])
 end
 rcall('HSET', KEYS[1], ARGV[1], ARGV[3])
 rcall('SREM', KEYS[2], ARGV[1])

@@ -4,6 +4,7 @@ import type { SessionAccess, ToolContext } from '../../../tools/index.js';
 import type { AttemptStart } from '../../journal.js';
 import type { PendingMessage } from '../../pending-message.js';
 import type { AnswerResult, QuestionRecord, QuestionResponse } from '../../question-record.js';
+import type { RememberedApproval } from '../../remembered-approval-record.js';
 import type { RunRecord, StoredRun } from '../../run-record.js';
 import type {
   BeginToolCall,
@@ -75,6 +76,17 @@ export interface StepStore {
     record: QuestionRecord,
     event: StoredEvent,
   ): Promise<'OK' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED'>;
+  /** The session's remembered approvals (decision 0046), oldest first. */
+  rememberedApprovals(): Promise<RememberedApproval[]>;
+  /**
+   * Records the step's approval question as answered by a remembered approval, with its event, fenced and
+   * once (remembered-approval.lua); REVOKED when the approval is gone.
+   */
+  approveByRemembered(
+    record: QuestionRecord,
+    event: StoredEvent,
+    approval: string,
+  ): Promise<'OK' | 'EXISTS' | 'REVOKED' | 'LOCK_LOST' | 'NO_RUN' | 'RUN_FINISHED'>;
   /** Records a progress report of the step and its event, fenced, once per field (report-progress.lua). */
   reportProgress(field: string, valueJson: string, event: StoredEvent): Promise<'OK' | 'LOCK_LOST' | string>;
   /** Appends an event that is not a state change (a text delta), unfenced: its attempt tells clients apart. */

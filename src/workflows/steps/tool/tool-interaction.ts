@@ -2,10 +2,12 @@ import type { ToolCallPart } from '../../../chat/index.js';
 import { RatchetError, Suspension } from '../../../errors/index.js';
 import { buildEvent } from '../../../events/event.js';
 import { type AskOptions, askProblem, progressProblem } from '../../../tools/index.js';
+import { crashPoint } from '../../crash-points.js';
 import { questionIdOf } from '../../ids.js';
 import type { ToolJobData } from '../../job-data.js';
 import { journalField } from '../../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../../question-record.js';
+import { matchingApproval } from '../../remembered-approval-match.js';
 import { isPark, type Park, park } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
 
@@ -71,20 +73,7 @@ async function answerOf(
   const now = services.now().toISOString();
   const { timeoutMs, ...fields } = asked;
   const timeoutAt = timeoutMs === undefined ? null : new Date(nowMs + timeoutMs).toISOString();
-  const record: QuestionRecord = {
-    v: 1,
-    ...fields,
-    session_id: data.session_id,
-    run_id: data.run_id,
-    agent: data.agent,
-    status: 'pending',
-    answer: null,
-    answered_by: null,
-    timeout_at: timeoutAt,
-    job_id: context.jobId,
-    created_at: now,
-    answered_at: null,
-  };
+  const record = pendingQuestion(context, data, fields, timeoutAt, now);
   const event = buildEvent(
     'ask_user',
     { id: data.run_id, agent: data.agent },
@@ -107,6 +96,42 @@ async function answerOf(
     ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
     : nowMs + services.questionRecheckMs;
   return park(wakeAt);
+}
+
+/** A question of this step as it is first recorded: pending, unanswered. */
+function pendingQuestion(
+  context: StepContext,
+  data: Asker,
+  fields: Omit<NewQuestion, 'timeoutMs'>,
+  timeoutAt: string | null,
+  now: string,
+): QuestionRecord {
+  return {
+    v: 1,
+    ...fields,
+    session_id: data.session_id,
+    run_id: data.run_id,
+    agent: data.agent,
+    status: 'pending',
+    answer: null,
+    answered_by: null,
+    timeout_at: timeoutAt,
+    job_id: context.jobId,
+    created_at: now,
+    answered_at: null,
+  };
+}
+
+/** The question of an approval of a call (asked, or answered by a remembered approval). */
+function approvalQuestion(id: string, call: ToolCallPart): Omit<NewQuestion, 'timeoutMs'> {
+  return {
+    id,
+    kind: 'approval',
+    question: `Allow ${call.name}(${call.arguments})?`,
+    options: ['approve', 'reject'],
+    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
+    default_answer: null,
+  };
 }
 
 /** ToolContext.ask for one execution of a tool handler: the n-th ask of the handler is question n. */
@@ -143,17 +168,61 @@ export async function approvalOf(
   data: ToolJobData,
   call: ToolCallPart,
 ): Promise<ApprovalAnswer | Park> {
-  const answer = await answerOf(context, data, {
-    id: questionIdOf.approval(context.jobId),
-    kind: 'approval',
-    question: `Allow ${call.name}(${call.arguments})?`,
-    options: ['approve', 'reject'],
-    tool: { name: call.name, tool_call_id: call.id, arguments: call.arguments },
-    default_answer: null,
-    timeoutMs: undefined,
-  });
+  const id = questionIdOf.approval(context.jobId);
+  const remembered = await rememberedApprovalOf(context, data, call, id);
+  if (remembered) return remembered;
+  const answer = await answerOf(context, data, { ...approvalQuestion(id, call), timeoutMs: undefined });
   if (isPark(answer)) return answer;
   if (typeof answer === 'string') return { decision: answer === 'approve' ? 'approve' : 'reject' };
+  return answer;
+}
+
+/**
+ * The call approved by one of the session's remembered approvals (decision 0046), decided once: when no
+ * approval question was recorded for this step yet and an approval covers the call, the question is recorded
+ * answered by it (with an event naming it). Undefined when the step must ask (or read what it asked).
+ */
+async function rememberedApprovalOf(
+  context: StepContext,
+  data: ToolJobData,
+  call: ToolCallPart,
+  id: string,
+): Promise<ApprovalAnswer | undefined> {
+  if (await context.store.readQuestion(id)) return undefined;
+  const approval = matchingApproval(await context.store.rememberedApprovals(), call);
+  if (!approval) return undefined;
+  const now = context.services.now().toISOString();
+  const answer: ApprovalAnswer = { decision: 'approve' };
+  const record: QuestionRecord = {
+    ...pendingQuestion(context, data, approvalQuestion(id, call), null, now),
+    status: 'answered',
+    answer,
+    answered_by: 'remembered',
+    answered_at: now,
+  };
+  const event = buildEvent(
+    'question_answered',
+    { id: data.run_id, agent: data.agent },
+    {
+      question_id: id,
+      answered_by: 'remembered',
+      answer,
+      remembered: {
+        key: approval.key,
+        tool: approval.tool,
+        scope: approval.scope,
+        path_prefix: approval.path_prefix,
+      },
+    },
+    now,
+  );
+  const code = await context.store.approveByRemembered(record, event, approval.key);
+  if (code === 'LOCK_LOST') throw new RatchetError('lock_lost', `approving ${id}: the job's lock was lost`);
+  if (code === 'NO_RUN' || code === 'RUN_FINISHED')
+    throw new RatchetError('cancelled', `the run of ${id} is finished`);
+  // EXISTS: an earlier attempt decided (read it); REVOKED: revoked since it was read (ask).
+  if (code !== 'OK') return undefined;
+  crashPoint('tool.after_remembered_approval');
   return answer;
 }
 
