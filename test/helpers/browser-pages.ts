@@ -293,7 +293,13 @@ export function hostileSite(options: { udpPort: () => number; bigRequests: numbe
             Promise.all([
               gather(RTCPeerConnection, servers),
               gather(frame.contentWindow.RTCPeerConnection, servers),
-              new Promise((done) => setTimeout(done, 500)).then(() => window.fromSrcdoc ?? []),
+              // An interval here too: a 500 ms timeout falling due between the open and the wait call (a
+              // loaded machine takes longer than that over the step between them) was dropped, and the
+              // page said 'gathering' for ever.
+              new Promise((done) => {
+                const since = Date.now();
+                setInterval(() => Date.now() - since > 500 && done(), 100);
+              }).then(() => window.fromSrcdoc ?? []),
             ]).then((lists) => {
               document.getElementById('status').textContent = 'gathered ' + lists.flat().length + ' candidates';
             });
