@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { KeySpace } from '../../src/redis/keys.js';
 import { waitFor } from './crash-scenario.js';
 import { Harness, type WorkerProcess } from './harness.js';
@@ -40,6 +41,26 @@ export async function started(...workers: WorkerProcess[]): Promise<void> {
     60_000,
     'the workers to start',
   );
+}
+
+/**
+ * Once the run's first model call is in flight, SIGKILLs the worker that made it and waits for another to call
+ * the model again (`withinMs`); returns that survivor, which the test checks took over.
+ */
+export async function killTheCaller(
+  h: Harness,
+  workers: readonly WorkerProcess[],
+  withinMs: number,
+): Promise<WorkerProcess> {
+  await waitFor(() => h.modelCalls().length === 1, 60_000, 'the model call');
+  const holder = h.modelCalls()[0]?.pid;
+  const doomed = workers.find((worker) => worker.child.pid === holder);
+  const survivor = workers.find((worker) => worker.child.pid !== holder);
+  if (!doomed || !survivor) throw new Error(`no worker process has pid ${holder}`);
+  await doomed.kill();
+  await waitFor(() => h.modelCalls().length === 2, withinMs, 'the survivor to call the model again');
+  expect(h.modelCalls()[1]?.pid).toBe(survivor.child.pid);
+  return survivor;
 }
 
 export function spaceOf(h: Harness): KeySpace {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TcpProxy } from '../../bench/tcp-proxy.js';
 import { waitFor } from '../helpers/crash-scenario.js';
-import { started } from '../helpers/generations.js';
+import { killTheCaller, started } from '../helpers/generations.js';
 import { Harness, type WorkerProcess } from '../helpers/harness.js';
 
 // Decision 0045: a SIGKILLed worker process's connections close at once and Redis stops listing its named
@@ -87,14 +87,7 @@ describe('dead worker processes noticed by their connections', () => {
     const workers = [h.spawnWorker(), h.spawnWorker()];
     await started(...workers);
     const { runId } = await h.engine.startRun({ input: 'go' });
-    await waitFor(() => h.modelCalls().length === 1, 60_000, 'the model call');
-    const holder = h.modelCalls()[0]?.pid;
-    const doomed = workers.find((worker) => worker.child.pid === holder);
-    const survivor = workers.find((worker) => worker.child.pid !== holder);
-    if (!doomed || !survivor) throw new Error(`no worker process has pid ${holder}`);
-    await doomed.kill();
-    await waitFor(() => h.modelCalls().length === 2, 30_000, 'the survivor to call the model again');
-    expect(h.modelCalls()[1]?.pid).toBe(survivor.child.pid);
+    const survivor = await killTheCaller(h, workers, 30_000);
     expect(survivor.output()).toContain(byConnection);
     expect(survivor.output()).toContain(takenOver);
     const run = await h.engine.waitForRun(runId, { timeoutMs: 60_000 });

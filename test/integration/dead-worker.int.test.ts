@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/crash-scenario.js';
-import { Harness, type WorkerProcess } from '../helpers/harness.js';
+import { killTheCaller, started } from '../helpers/generations.js';
+import { Harness } from '../helpers/harness.js';
 
 // A SIGKILLed worker process's step is taken over by a surviving process as soon as the dead one's heartbeat
 // expires (worker.dead_worker_ms, 2 s), not when its job lock expires. The proof waits on events, not on a
@@ -15,14 +15,6 @@ afterEach(async () => {
 
 const longLock = { lock_duration_ms: 600_000, stalled_interval_ms: 2_000 };
 
-async function started(...workers: WorkerProcess[]): Promise<void> {
-  await waitFor(
-    () => workers.every((worker) => worker.output().includes('worker started')),
-    60_000,
-    'the workers to start',
-  );
-}
-
 describe('dead worker processes', () => {
   it('a surviving worker takes over a SIGKILLed worker step long before its lock expires', async () => {
     const h = new Harness({
@@ -35,14 +27,7 @@ describe('dead worker processes', () => {
     const workers = [h.spawnWorker(), h.spawnWorker()];
     await started(...workers);
     const { runId } = await h.engine.startRun({ input: 'go' });
-    await waitFor(() => h.modelCalls().length === 1, 60_000, 'the model call');
-    const holder = h.modelCalls()[0]?.pid;
-    const doomed = workers.find((worker) => worker.child.pid === holder);
-    const survivor = workers.find((worker) => worker.child.pid !== holder);
-    if (!doomed || !survivor) throw new Error(`no worker process has pid ${holder}`);
-    await doomed.kill();
-    await waitFor(() => h.modelCalls().length === 2, 60_000, 'the survivor to call the model again');
-    expect(h.modelCalls()[1]?.pid).toBe(survivor.child.pid);
+    const survivor = await killTheCaller(h, workers, 60_000);
     expect(survivor.output()).toContain('a worker process died: its steps were released');
     const run = await h.engine.waitForRun(runId, { timeoutMs: 60_000 });
     expect(run.status).toBe('completed');
