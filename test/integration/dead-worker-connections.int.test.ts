@@ -1,10 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TcpProxy } from '../../bench/tcp-proxy.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { killTheCaller, started } from '../helpers/generations.js';
 import { Harness, type WorkerProcess } from '../helpers/harness.js';
+import { configThrough, redisTarget } from '../helpers/proxied-worker.js';
 
 // Decision 0045: a SIGKILLed worker process's connections close at once and Redis stops listing its named
 // connection, so survivors take its steps over within `worker.dead_connection_ms` (300 ms) rather than when
@@ -43,14 +42,6 @@ async function closeConnectionsOf(h: Harness, pid: number): Promise<number> {
   return ids.length;
 }
 
-/** A config file like the harness's whose Redis is reached through `url` (a proxy). */
-function configThrough(h: Harness, url: string, file: string): string {
-  const config = JSON.parse(readFileSync(h.configPath, 'utf8')) as { redis: Record<string, unknown> };
-  const path = join(h.dir, file);
-  writeFileSync(path, JSON.stringify({ ...config, redis: { ...config.redis, url } }, null, 2));
-  return path;
-}
-
 /** Two worker processes, each reaching Redis through a proxy of its own; a run whose call one of them holds. */
 async function twoWorkersBehindProxies(h: Harness) {
   const proxies = await Promise.all([0, 1].map(() => TcpProxy.start({ target: redisTarget(h) })));
@@ -69,11 +60,6 @@ async function twoWorkersBehindProxies(h: Harness) {
     other: workers[1 - holderIndex] as WorkerProcess,
     output: () => workers.map((worker) => worker.output()).join('\n'),
   };
-}
-
-function redisTarget(h: Harness): { host: string; port: number } {
-  const url = new URL(h.loaded.config.redis.url);
-  return { host: url.hostname, port: Number(url.port || 6379) };
 }
 
 describe('dead worker processes noticed by their connections', () => {

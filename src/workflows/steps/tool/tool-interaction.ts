@@ -68,7 +68,10 @@ async function answerOf(
         services.observer?.questionTimedOut(after, after.answered_at ?? closedAt);
       if (result === 'answered' || result === 'closed') return after?.answer ?? question.default_answer;
     }
-    return park(Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs));
+    return park(
+      Math.min(timeoutAt ?? Number.POSITIVE_INFINITY, nowMs + services.questionRecheckMs),
+      answeredMeanwhile(context, question.id),
+    );
   }
   const now = services.now().toISOString();
   const { timeoutMs, ...fields } = asked;
@@ -95,7 +98,20 @@ async function answerOf(
   const wakeAt = timeoutAt
     ? Math.min(Date.parse(timeoutAt), nowMs + services.questionRecheckMs)
     : nowMs + services.questionRecheckMs;
-  return park(wakeAt);
+  return park(wakeAt, answeredMeanwhile(context, record.id));
+}
+
+/**
+ * The recheck of a step parked on a question: an answer that came between the question's write and the park
+ * found the step still running, and its wake left it alone (a step not parked is not promoted), so the step
+ * would sleep until its recheck time (`worker.question_recheck_ms`, a minute) with its answer there. Once
+ * parked, the step reads the question again and is woken when it is no longer pending.
+ */
+function answeredMeanwhile(context: StepContext, questionId: string): () => Promise<boolean> {
+  return async () => {
+    const now = await context.store.readQuestion(questionId);
+    return now !== undefined && now.record.status !== 'pending';
+  };
 }
 
 /** A question of this step as it is first recorded: pending, unanswered. */
