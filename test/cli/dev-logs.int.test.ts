@@ -79,7 +79,9 @@ describe('ratchet dev through a Redis outage', () => {
     const records = jsonLines.map(
       (line) => JSON.parse(line) as { level: number; msg: string; down_ms?: number },
     );
-    expect(records[0]?.msg).toMatch(/^Redis is unreachable \(((?:read|write) (?:ECONNRESET|EPIPE)|connect ECONNREFUSED)/);
+    expect(records[0]?.msg).toMatch(
+      /^Redis is unreachable \(((?:read|write) (?:ECONNRESET|EPIPE)|connect ECONNREFUSED)/,
+    );
     expect(records[1]?.msg).toMatch(/^Redis is back/);
     expect(records[1]?.down_ms).toBeGreaterThanOrEqual(4_000);
     expect(json.stderr()).toBe('');
