@@ -41,7 +41,19 @@ export interface ToolboxMcpServerOptions {
   logger: Logger;
   /** The clock the tools read (memory's expiry). */
   now?: () => Date;
+  /**
+   * Each request is a server of its own (the stateless HTTP route): nothing lasts from one call to the next,
+   * so the browser's tools that act on the page an earlier call opened are refused rather than run on a
+   * blank page.
+   */
+  perRequest?: boolean;
 }
+
+/** The built-in toolbox whose page lives as long as the server's scope. */
+const browserToolboxName = 'browser';
+
+/** The browser tool that needs no page opened before it. */
+const pageOpeningTool = 'browser_open';
 
 /**
  * The tools of configured toolboxes as an MCP server (`ratchet mcp --toolboxes`, the API's
@@ -57,6 +69,16 @@ export function createToolboxMcpServer(options: ToolboxMcpServerOptions): Server
   const browserPages = new Map<string, string>();
   const now = options.now ?? (() => new Date());
   const tools = servedTools(options.toolboxes);
+  // The browser's tools as served (on a name clash another toolbox's tool is served, and is not one).
+  const needsOpenPage = new Set(
+    options.perRequest
+      ? options.toolboxes
+          .filter((toolbox) => toolbox.name === browserToolboxName)
+          .flatMap((toolbox) => toolbox.tools)
+          .filter((tool) => tool.name !== pageOpeningTool && tools.get(tool.name) === tool)
+          .map((tool) => tool.name)
+      : [],
+  );
   const server = new Server(
     { name: 'ratchet-toolboxes', version: '1' },
     {
@@ -89,6 +111,14 @@ export function createToolboxMcpServer(options: ToolboxMcpServerOptions): Server
     }
     const prepared = prepareToolCall({ name, arguments: argumentsJson }, tools.get(name), [...tools.keys()]);
     if (!prepared.ok) return resultOf(prepared.outcome);
+    if (needsOpenPage.has(name)) {
+      return errorResult(
+        `tool "${name}" acts on the page an earlier call opened, and over the stateless HTTP route each ` +
+          `request is a scope of its own: no page is kept between calls (${pageOpeningTool} answers the ` +
+          "page's title and URL). Serve the browser over stdio (ratchet mcp --toolboxes browser) to keep a page " +
+          'for the connection',
+      );
+    }
     const scope = { server, requestId: extra.requestId, signal: extra.signal };
     if (options.approvalTools.has(name)) {
       const refusal = await approvalRefusal(scope, name, argumentsJson);
