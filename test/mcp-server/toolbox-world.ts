@@ -85,10 +85,17 @@ export class ToolboxWorld {
    */
   async connect(
     clients: Client[],
-    options: { toolboxes: string; elicit?: (message: string, schema: ElicitSchema) => ElicitResult },
+    options: {
+      toolboxes: string;
+      /** `--require-approval`: tools approved before each call, besides write_file (the agent's). */
+      requireApproval?: string;
+      elicit?: (message: string, schema: ElicitSchema) => ElicitResult;
+    },
   ): Promise<Client> {
+    const command = this.mcpCommand(options.toolboxes);
+    if (options.requireApproval) command.args.push('--require-approval', options.requireApproval);
     const transport = new StdioClientTransport({
-      ...this.mcpCommand(options.toolboxes),
+      ...command,
       cwd: repoRoot,
       env: this.env,
       stderr: 'pipe',
