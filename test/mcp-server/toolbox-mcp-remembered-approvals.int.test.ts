@@ -161,8 +161,20 @@ describe('remembered approvals over MCP elicitation (stdio)', () => {
       expect(refused.text).toContain(expected);
       expect(refused.text).toContain('path_prefix');
     }
+    // Answers that do not fit the form (checked against its schema): a scope not offered, a prefix over the
+    // bound. The call is refused as a tool error, not run, and the server goes on.
+    for (const [answer, expected] of [
+      [{ decision: 'approve', remember: 'everything' }, 'remember'],
+      [{ decision: 'approve', remember: 'path_prefix', path_prefix: 'p'.repeat(1_001) }, 'path_prefix'],
+    ] as const) {
+      person.answer(answer);
+      const refused = await call(client, 'write_file', { path: 'a/x.txt', content: 'x' });
+      expect(refused.isError, refused.text).toBe(true);
+      expect(refused.text).toContain('the approval form was not answered as asked');
+      expect(refused.text).toContain(expected);
+    }
     expect(existsSync(join(world.workspace, 'a/x.txt'))).toBe(false);
-    expect(forms).toHaveLength(2);
+    expect(forms).toHaveLength(4);
     // A rejection asks to remember nothing: the next call is asked.
     person.answer({ decision: 'reject', remember: 'tool' });
     expect((await call(client, 'write_file', { path: 'a/x.txt', content: 'x' })).isError).toBe(true);
@@ -170,7 +182,7 @@ describe('remembered approvals over MCP elicitation (stdio)', () => {
     expect((await call(client, 'write_file', { path: 'a/x.txt', content: 'x' })).isError).toBe(false);
     // "once" (the default, left out above) remembers nothing either.
     expect((await call(client, 'write_file', { path: 'a/x.txt', content: 'x' })).approvedBy).toBeUndefined();
-    expect(forms).toHaveLength(5);
+    expect(forms).toHaveLength(7);
 
     // At most maxRememberedApprovals rules per session: the next one is refused (not run), saying how on.
     person.answer({ decision: 'approve', remember: 'arguments' });

@@ -219,29 +219,39 @@ async function approvalRefusal(
     argumentsJson.length > shownArgumentChars
       ? `${argumentsJson.slice(0, shownArgumentChars)}… (${argumentsJson.length} characters)`
       : argumentsJson;
-  const answer = await elicit(
-    scope,
-    redactSecrets(`Approve the call of tool "${name}" with ${shown}?`),
-    {
-      decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
-      reason: { type: 'string', title: 'Reason (optional)', maxLength: 1_000 },
-      remember: {
-        type: 'string',
-        title: 'Approve again without asking, until this MCP session ends',
-        description:
-          `once: ask every time; tool: every call of ${name}; arguments: calls with exactly these ` +
-          'arguments; path_prefix: calls whose every path is inside the folder given below',
-        enum: [...rememberChoices],
-        default: 'once',
+  let answer: Record<string, unknown> | undefined;
+  try {
+    answer = await elicit(
+      scope,
+      redactSecrets(`Approve the call of tool "${name}" with ${shown}?`),
+      {
+        decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
+        reason: { type: 'string', title: 'Reason (optional)', maxLength: 1_000 },
+        remember: {
+          type: 'string',
+          title: 'Approve again without asking, until this MCP session ends',
+          description:
+            `once: ask every time; tool: every call of ${name}; arguments: calls with exactly these ` +
+            'arguments; path_prefix: calls whose every path is inside the folder given below',
+          enum: [...rememberChoices],
+          default: 'once',
+        },
+        path_prefix: {
+          type: 'string',
+          title: 'Folder (with remember: path_prefix)',
+          maxLength: maxPathPrefixLength,
+        },
       },
-      path_prefix: {
-        type: 'string',
-        title: 'Folder (with remember: path_prefix)',
-        maxLength: maxPathPrefixLength,
-      },
-    },
-    ['decision'],
-  );
+      ['decision'],
+    );
+  } catch (error) {
+    // An answer that does not fit the form (the SDK checks it against the schema), or none in time: the
+    // call was not approved, and the client is told why in the tool's result, not by a protocol error.
+    return redactSecrets(
+      `the call of tool "${name}" was not approved: the approval form was not answered as asked ` +
+        `(${(error as Error).message})`,
+    );
+  }
   if (answer?.decision !== 'approve') {
     const reason = typeof answer?.reason === 'string' && answer.reason !== '' ? `: ${answer.reason}` : '';
     return `the call of tool "${name}" was not approved${reason}`;
