@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithBrowser } from '../helpers/browser.js';
 import { html, type PageServer, shopSite, startPageServer } from '../helpers/browser-pages.js';
 import { waitFor } from '../helpers/crash-scenario.js';
+import { descendantsOf, isAlive } from '../helpers/process-tree.js';
 import { callTool } from './mcp-client.js';
 import { ToolboxWorld, toolboxSecret } from './toolbox-world.js';
 
@@ -150,43 +151,6 @@ describe('ratchet mcp --toolboxes git,search,utils (stdio)', () => {
   }, 180_000);
 });
 
-/** The processes started under `pid`, at any depth (read from /proc). */
-function descendantsOf(pid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The parent is the 2nd field after the command's closing parenthesis (the command may hold spaces).
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), Number(after[1]));
-    } catch {
-      // Ended while listed.
-    }
-  }
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    const parent = queue.shift();
-    for (const [child, of] of parents) {
-      if (of === parent) {
-        found.push(child);
-        queue.push(child);
-      }
-    }
-  }
-  return found;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 let site: PageServer | undefined;
 /** An internal service the browser may not reach: `localhost`, which resolves to loopback (not trusted). */
 let internal: PageServer | undefined;
@@ -278,7 +242,7 @@ describeWithBrowser('ratchet mcp --toolboxes browser (stdio, headless Chromium)'
     expect(tree.length, 'Chromium runs under the CLI').toBeGreaterThan(0);
     await client.close();
     await waitFor(
-      () => [cli ?? 0, ...tree].every((pid) => !alive(pid)),
+      () => [cli ?? 0, ...tree].every((pid) => !isAlive(pid)),
       60_000,
       'the CLI and its Chromium to end',
     );
