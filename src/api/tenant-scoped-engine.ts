@@ -2,6 +2,7 @@ import { RatchetError } from '../errors/index.js';
 import { sessionIdOfRun } from '../workflows/index.js';
 import { listedRunStatusSchema } from '../workflows/run-record.js';
 import type { ApiEngine } from './api-engine.js';
+import { ApiError } from './api-error.js';
 import { currentCaller } from './caller-scope.js';
 
 /**
@@ -181,13 +182,14 @@ export function tenantScopedEngine(
       scoped() ? { deliveries: [], next: null } : engine.listWebhookDeliveries(options),
     redeliverWebhook: async (id) => (scoped() ? undefined : engine.redeliverWebhook(id)),
     // An event reaches every run that waits for its name, and every trigger, whatever their tenant: an
-    // operator's only. A signal names one run: the caller's own.
+    // operator's only, so a tenant's token is forbidden (403, as /v1/mcp/toolboxes answers it): the request
+    // is well formed, and the route exists for every caller. A signal names one run: the caller's own.
     sendEvent: (sent) => {
       if (scoped()) {
-        throw new RatchetError(
-          'invalid_run_settings',
+        throw new ApiError(
+          'forbidden',
           "events reach every tenant's runs: send them with an operator token, or signal a run of your own",
-          { details: { field: 'name' } },
+          { reason: 'operator_only' },
         );
       }
       return engine.sendEvent(sent);

@@ -87,8 +87,11 @@ export {
   questionResponseSchema,
 } from './question-record.js';
 export {
+  matchingApproval,
+  maxRememberedApprovals,
   type RememberedApproval,
   rememberedApprovalOf,
+  rememberSchema,
 } from './remembered-approval-match.js';
 export type {
   ListedRunStatus,

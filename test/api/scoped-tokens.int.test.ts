@@ -250,9 +250,22 @@ describe('scoped API tokens', () => {
     expect(JSON.stringify(sessions.value)).not.toContain(sessionId);
     const agents = await callTool(mcp, 'list_agents', {});
     expect(agents.isError, agents.text).toBe(false);
+    // An operator-only action: forbidden (403) over MCP and HTTP alike, as /v1/mcp/toolboxes answers a
+    // tenant, not the 400 of a malformed request.
     const event = await callTool(mcp, 'send_event', { event: 'go' });
     expect(event.isError, event.text).toBe(true);
-    expect(event.text).toContain('operator token');
+    expect(event.text).toMatch(
+      /^forbidden: events reach every tenant's runs: send them with an operator token/,
+    );
+    const posted = await harness.request('POST', '/v1/events', { body: { event: 'go' }, headers: as(acme) });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(403);
+    expect(posted.body.error).toMatchObject({ code: 'forbidden', details: { reason: 'operator_only' } });
+    expect(posted.body.error.message).toContain('operator token');
+    const byOperator = await harness.request('POST', '/v1/events', {
+      body: { event: 'go' },
+      headers: as(operator),
+    });
+    expect(byOperator.status, JSON.stringify(byOperator.body)).toBe(200);
     const pending = await callTool(mcp, 'list_pending_questions', {});
     expect(JSON.stringify(pending.value)).not.toContain(world.questionId);
     // Globex's question is still pending and its run still waiting.

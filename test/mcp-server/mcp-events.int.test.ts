@@ -80,7 +80,7 @@ describe('MCP send_event and signal_run', () => {
     // An event reaches every tenant's waiting runs: a tenant's token is refused, naming the way out.
     const scoped = await callTool(asAcme, 'send_event', { event: 'done', payload: { ok: true } });
     expect(scoped.isError).toBe(true);
-    expect(scoped.text).toContain('operator token');
+    expect(scoped.text).toMatch(/^forbidden: .*operator token/);
     const sent = await callTool(asOperator, 'send_event', {
       event: 'done',
       payload: { ok: true },

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxToolboxArgumentChars } from '../../src/mcp/server/index.js';
 import { callTool, repoRoot } from './mcp-client.js';
@@ -25,28 +24,10 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function connect(
+const connect = (
   w: ToolboxWorld,
   options: { toolboxes: string; elicit?: (message: string) => ElicitResult },
-): Promise<Client> {
-  const transport = new StdioClientTransport({
-    ...w.mcpCommand(options.toolboxes),
-    cwd: repoRoot,
-    env: w.env,
-    stderr: 'pipe',
-  });
-  const client = new Client(
-    { name: 'toolbox-test', version: '1' },
-    options.elicit ? { capabilities: { elicitation: {} } } : {},
-  );
-  const { elicit } = options;
-  if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
-  }
-  clients.push(client);
-  await client.connect(transport);
-  return client;
-}
+): Promise<Client> => w.connect(clients, options);
 
 // Each test starts the CLI (one or two clients): generous limits on a loaded machine.
 describe('ratchet mcp --toolboxes (stdio)', () => {

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execToolbox } from '../../src/tools/builtin/exec/exec-toolbox.js';
 import type { ToolBox } from '../../src/tools/index.js';
+import { isAlive } from '../helpers/process-tree.js';
 import {
   callError,
   callOk,
@@ -30,17 +31,6 @@ function toolbox(section: Record<string, unknown> = {}): ToolBox {
     exec: { enabled: true, commands: ['node', 'echo', 'ls'], ...section },
   }).exec;
   return execToolbox({ workspace: directory.path, settings });
-}
-
-/** Running (a killed process whose parent died may stay a zombie until init reaps it: that is not alive). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  return !/^\d+ \(.*\) Z/.test(stat);
 }
 
 /**

@@ -28,6 +28,6 @@ export const toolboxMcpHttpRoutes: FastifyPluginAsync<ToolboxMcpServerOptions> =
       );
       return true;
     },
-    createServer: () => createToolboxMcpServer(options),
+    createServer: () => createToolboxMcpServer({ ...options, perRequest: true }),
   });
 };
