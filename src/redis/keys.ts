@@ -78,7 +78,7 @@ export interface SessionDataKeys {
   stateWatchers: string;
   /** Hash: idempotency key of a state_watch call -> its deadline (ms since the epoch), fixed once. */
   stateWatchDeadlines: string;
-  /** Hash: idempotency key of a state_delete call -> '1' when it removed the key, '0' when none was set. */
+  /** Sorted set: the latest state_delete calls' idempotency keys, scored by time and answer (state-delete.lua). */
   stateDeletes: string;
   /** Hash: task id -> task JSON (the `tasks` toolbox's board). */
   tasks: string;

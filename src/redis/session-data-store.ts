@@ -38,12 +38,12 @@ function redisState(redis: RedisClient, keys: SessionDataKeys): StateStore {
         ? { kind: 'full', keys: Number(detail) }
         : { kind: 'set', watchers: detail ?? '[]' };
     },
-    async deleteState(key, callKey) {
+    async deleteState(deletion) {
       const [, removed] = await runScript(
         redis,
         'state-delete',
         [keys.state, keys.stateDeletes],
-        [key, callKey],
+        [deletion.key, deletion.callKey, deletion.nowMs, deletion.keptAnswers],
       );
       return removed === '1';
     },

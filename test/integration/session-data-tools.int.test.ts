@@ -249,6 +249,24 @@ describe('state_delete', () => {
     });
   });
 
+  it('keeps the answers of the latest 1000 calls only, so calls cannot grow the session without end', async () => {
+    const sessionId = newSession();
+    const deletes = sessionDataKeys(space, sessionId).stateDeletes;
+    await call('state_set', { key: 'k', value: 1 }, { sessionId });
+    await call('state_delete', { key: 'k' }, { sessionId, key: 'oldest' });
+    for (let index = 0; index < 1_000; index += 1) {
+      await call('state_delete', { key: `other-${index}` }, { sessionId, key: `call-${index}` });
+    }
+    expect(await redis.zcard(deletes)).toBe(1_000);
+    expect(await redis.zscore(deletes, 'oldest')).toBeNull();
+    // The latest answers are kept: a retried call still gets its own.
+    expect(await call('state_delete', { key: 'other-999' }, { sessionId, key: 'call-999' })).toEqual({
+      ok: true,
+      key: 'other-999',
+      deleted: false,
+    });
+  });
+
   it('wakes no watcher: a watch waits on until the key is set', async () => {
     const sessionId = newSession();
     await expect(call('state_watch', { key: 'k' }, { sessionId, key: 'w1' })).rejects.toMatchObject({

@@ -75,7 +75,12 @@ const stateDelete = defineTool({
   // Recorded per call: run again after a crash, the call gets its first answer and deletes nothing more.
   idempotent: true,
   handler: async (context, input): Promise<JsonValue> => {
-    const deleted = await context.session.data.deleteState(input.key, context.idempotencyKey);
+    const deleted = await context.session.data.deleteState({
+      key: input.key,
+      callKey: context.idempotencyKey,
+      nowMs: context.session.now().getTime(),
+      keptAnswers: sessionDataLimits.deleteAnswers,
+    });
     return { ok: true, key: input.key, deleted };
   },
 });
