@@ -78,6 +78,8 @@ export interface SessionDataKeys {
   stateWatchers: string;
   /** Hash: idempotency key of a state_watch call -> its deadline (ms since the epoch), fixed once. */
   stateWatchDeadlines: string;
+  /** Sorted set: the latest state_delete calls' idempotency keys, scored by time and answer (state-delete.lua). */
+  stateDeletes: string;
   /** Hash: task id -> task JSON (the `tasks` toolbox's board). */
   tasks: string;
   /** Hash: `seq` (the last task number) and `created:<idempotency key>` -> the task that call created. */
@@ -102,6 +104,7 @@ export function sessionDataKeys(space: KeySpace, sessionId: string): SessionData
     state: `${base}:state`,
     stateWatchers: `${base}:state-watchers`,
     stateWatchDeadlines: `${base}:state-watch-deadlines`,
+    stateDeletes: `${base}:state-deletes`,
     tasks: `${base}:tasks`,
     taskIndex: `${base}:task-index`,
     notes: `${base}:notes`,

@@ -46,6 +46,7 @@ const scriptKeyCounts = {
   'send-busy-message': 5,
   'settle-queue-start': 3,
   'start-queued-run': 9,
+  'state-delete': 2,
   'state-set': 2,
   'state-watch': 3,
   'task-claim': 1,

@@ -21,7 +21,7 @@ export function redisSessionData(redis: RedisClient, space: KeySpace, sessionId:
   };
 }
 
-/** The `state` toolbox's port (state-set.lua, state-watch.lua). */
+/** The `state` toolbox's port (state-set.lua, state-watch.lua, state-delete.lua). */
 function redisState(redis: RedisClient, keys: SessionDataKeys): StateStore {
   return {
     readState: (key) => redis.hget(keys.state, key),
@@ -37,6 +37,15 @@ function redisState(redis: RedisClient, keys: SessionDataKeys): StateStore {
       return code === 'FULL'
         ? { kind: 'full', keys: Number(detail) }
         : { kind: 'set', watchers: detail ?? '[]' };
+    },
+    async deleteState(deletion) {
+      const [, removed] = await runScript(
+        redis,
+        'state-delete',
+        [keys.state, keys.stateDeletes],
+        [deletion.key, deletion.callKey, deletion.nowMs, deletion.keptAnswers],
+      );
+      return removed === '1';
     },
     async watchState(watch) {
       const [code, detail] = await runScript(

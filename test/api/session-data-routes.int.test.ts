@@ -20,12 +20,13 @@ async function sessionWithData(): Promise<{ harness: ApiHarness; sessionId: stri
         {
           tool_calls: [
             call('state_set', { key: 'plan', value: { steps: 3 } }),
+            call('state_set', { key: 'scratch', value: 'dropped later' }),
             call('task_create', { title: 'write the intro', description: 'two sentences' }),
             call('note_write', { name: 'summary', content: 'all good' }),
             call('note_write', { name: 'private', content: 'mine only', scope: 'agent' }),
           ],
         },
-        { tool_calls: [call('task_claim', { id: '1' })] },
+        { tool_calls: [call('task_claim', { id: '1' }), call('state_delete', { key: 'scratch' })] },
         { text: 'done' },
       ],
     },
@@ -46,6 +47,7 @@ describe('session data routes', () => {
     const { harness, sessionId } = await sessionWithData();
     const state = await harness.request('GET', `/v1/sessions/${sessionId}/state`, { headers: auth });
     expect(state.status).toBe(200);
+    // A key an agent deleted is gone from the view.
     expect(state.body).toEqual({ state: { plan: { steps: 3 } } });
 
     const tasks = await harness.request('GET', `/v1/sessions/${sessionId}/tasks`, { headers: auth });

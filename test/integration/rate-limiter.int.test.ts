@@ -47,6 +47,22 @@ describe('the shared rate limiter', () => {
     expect(await limiter.admit('tpm', limits, reserve('b', 60), t0 + 20)).toEqual({ admitted: true });
   });
 
+  it('counts output tokens as the replies report them, and holds requests back once they fill the budget', async () => {
+    const limits = { rpm: 0, inputTpm: 0, outputTpm: 100 };
+    // A request reserves no output (its reply's length is unknown): it goes while the window has room.
+    expect(await limiter.admit('otpm', limits, reserve('a'), t0)).toEqual({ admitted: true });
+    await limiter.settle('otpm', { reservationId: 'a', inputTokens: 10, outputTokens: 60, now: t0 + 100 });
+    expect(await limiter.admit('otpm', limits, reserve('b'), t0 + 200)).toEqual({ admitted: true });
+    await limiter.settle('otpm', { reservationId: 'b', inputTokens: 10, outputTokens: 40, now: t0 + 300 });
+    // 100 of 100 used: spent, so the next waits until the first reply's 60 leave the window (from its
+    // completion).
+    expect(await limiter.admit('otpm', limits, reserve('c'), t0 + 400)).toEqual({
+      admitted: false,
+      waitMs: 100 + 60_000 - 400 + 1,
+    });
+    expect(await limiter.admit('otpm', limits, reserve('c'), t0 + 60_101)).toEqual({ admitted: true });
+  });
+
   it('counts a request from its completion, so latency never lets the provider see more than the limit', async () => {
     const limits = { rpm: 1, inputTpm: 0, outputTpm: 0 };
     expect(await limiter.admit('late', limits, reserve('slow'), t0)).toEqual({ admitted: true });

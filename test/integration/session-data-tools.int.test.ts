@@ -216,3 +216,78 @@ describe('state_watch', () => {
     ).rejects.toThrow(/^value is 70002 characters as JSON; at most 65536 fit/);
   });
 });
+
+describe('state_delete', () => {
+  it('removes a key, says whether it was set, and a retried call deletes nothing more', async () => {
+    const sessionId = newSession();
+    await call('state_set', { key: 'draft', value: { text: 'v1' } }, { sessionId });
+    expect(await call('state_delete', { key: 'draft' }, { sessionId, key: 'delete-call' })).toEqual({
+      ok: true,
+      key: 'draft',
+      deleted: true,
+    });
+    expect(await call('state_get', { key: 'draft' }, { sessionId })).toEqual({ found: false, key: 'draft' });
+    expect(await call('state_list', {}, { sessionId })).toEqual({ keys: [] });
+    // Another agent sets the key again; the first delete, run again after its worker died, leaves it alone
+    // and answers as it did the first time.
+    await call('state_set', { key: 'draft', value: { text: 'v2' } }, { sessionId });
+    expect(await call('state_delete', { key: 'draft' }, { sessionId, key: 'delete-call' })).toEqual({
+      ok: true,
+      key: 'draft',
+      deleted: true,
+    });
+    expect(await call('state_get', { key: 'draft' }, { sessionId })).toEqual({
+      found: true,
+      key: 'draft',
+      value: { text: 'v2' },
+    });
+    // A key that is not set: nothing to delete, and not an error.
+    expect(await call('state_delete', { key: 'never' }, { sessionId })).toEqual({
+      ok: true,
+      key: 'never',
+      deleted: false,
+    });
+  });
+
+  it('keeps the answers of the latest 1000 calls only, so calls cannot grow the session without end', async () => {
+    const sessionId = newSession();
+    const deletes = sessionDataKeys(space, sessionId).stateDeletes;
+    await call('state_set', { key: 'k', value: 1 }, { sessionId });
+    await call('state_delete', { key: 'k' }, { sessionId, key: 'oldest' });
+    for (let index = 0; index < 1_000; index += 1) {
+      await call('state_delete', { key: `other-${index}` }, { sessionId, key: `call-${index}` });
+    }
+    expect(await redis.zcard(deletes)).toBe(1_000);
+    expect(await redis.zscore(deletes, 'oldest')).toBeNull();
+    // The latest answers are kept: a retried call still gets its own.
+    expect(await call('state_delete', { key: 'other-999' }, { sessionId, key: 'call-999' })).toEqual({
+      ok: true,
+      key: 'other-999',
+      deleted: false,
+    });
+  });
+
+  it('wakes no watcher: a watch waits on until the key is set', async () => {
+    const sessionId = newSession();
+    await expect(call('state_watch', { key: 'k' }, { sessionId, key: 'w1' })).rejects.toMatchObject({
+      code: 'suspended',
+    });
+    const woken: string[] = [];
+    await call('state_delete', { key: 'k' }, { sessionId, woken });
+    expect(woken).toEqual([]);
+    const watchers = sessionDataKeys(space, sessionId).stateWatchers;
+    expect(JSON.parse((await redis.hget(watchers, 'k')) ?? '[]')).toMatchObject([{ job: 'w1' }]);
+    await call('state_set', { key: 'k', value: 'now' }, { sessionId, woken });
+    expect(woken).toEqual(['w1']);
+  });
+
+  it('refuses keys a model could abuse, naming the bound', async () => {
+    const sessionId = newSession();
+    await expect(call('state_delete', { key: 'x'.repeat(201) }, { sessionId })).rejects.toThrow(/200/);
+    await expect(call('state_delete', { key: 'a\u0000b' }, { sessionId })).rejects.toThrow(
+      /a state key may not contain control characters/,
+    );
+    await expect(call('state_delete', { key: '' }, { sessionId })).rejects.toThrow(/>=1 characters/);
+    await expect(call('state_delete', { key: 'k', all: true }, { sessionId })).rejects.toThrow(/all/);
+  });
+});

@@ -337,6 +337,42 @@ describe('tasks', () => {
   });
 });
 
+describe('state_delete', () => {
+  it('deletes once across a crash: run again, it does not remove the value set meanwhile', async () => {
+    const h = start({
+      script: {
+        replies: [
+          { tool_calls: [{ id: 'delete', name: 'state_delete', arguments: { key: 'draft' } }] },
+          { tool_calls: [{ id: 'get', name: 'state_get', arguments: { key: 'draft' } }] },
+          { text: 'deleted' },
+        ],
+      },
+    });
+    const { runId, sessionId } = await h.engine.startRun({ input: 'drop the draft' });
+    const stateKey = sessionDataKeys(h.engine.space, sessionId).state;
+    await h.redis.hset(stateKey, 'draft', JSON.stringify('v1'));
+    // The handler deleted the key; the worker dies before the outcome is recorded, so the call runs again.
+    const crashing = h.spawnWorker({ crashAt: 'tool.before_commit' });
+    await crashing.exited;
+    expect(await h.redis.hexists(stateKey, 'draft')).toBe(0);
+    // Meanwhile another agent sets the key again.
+    await h.redis.hset(stateKey, 'draft', JSON.stringify('v2'));
+    h.spawnWorker();
+    const run = await h.engine.waitForRun(runId, { timeoutMs: 30_000 });
+    expect(run.status, crashing.output()).toBe('completed');
+
+    const results = resultsById(await h.transcript(sessionId));
+    expect(results.get('delete')).toEqual({
+      content: { ok: true, key: 'draft', deleted: true },
+      is_error: false,
+    });
+    expect(results.get('get')?.content).toEqual({ found: true, key: 'draft', value: 'v2' });
+    const events = await h.events(sessionId);
+    const end = events[toolEvents(events, 'tool_call_end', 'delete')];
+    expect(end?.kind === 'tool_call_end' && end.data.interrupted).toBe('rerun');
+  });
+});
+
 describe('notes', () => {
   it('keeps session notes for every agent and agent notes for their writer only', async () => {
     const agent = (name: string) => ({

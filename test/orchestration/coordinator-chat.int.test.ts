@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Harness, type HarnessAgent } from '../helpers/harness.js';
+import { Harness, type HarnessAgent, type HarnessOptions } from '../helpers/harness.js';
 import { crashTreeAndTakeOver, referenceTree, type TreeSnapshot } from '../helpers/run-tree.js';
 
 /**
@@ -49,7 +49,7 @@ const chatOf = (call: Call | undefined) =>
   call?.messages.slice(1).map((message) => [message.role, message.text]);
 
 const harnesses: Harness[] = [];
-const harness = (options = team()) => {
+const harness = (options: HarnessOptions = team()) => {
   const h = new Harness(options);
   harnesses.push(h);
   return h;
@@ -81,6 +81,38 @@ describe("the llm coordinator's chat", () => {
     expect(chatOf(coordinatorCalls(h)[2])).toEqual([
       ['user', '(2 earlier messages of the conversation are not shown)\n\n[beta] beta concludes'],
     ]);
+  });
+
+  it("lists each member with its role and its agent's description in the system prompt", async () => {
+    const [alpha, beta, boss] = agents;
+    const h = harness({
+      agents: [
+        { ...(alpha as HarnessAgent), description: 'Digs up facts about birds.' },
+        // No description: the member is listed by name and role alone.
+        { ...(beta as HarnessAgent), description: '' },
+        boss as HarnessAgent,
+      ],
+      config: {
+        teams: [
+          {
+            name: 'board',
+            members: [{ agent: 'alpha', role: 'researcher' }, { agent: 'beta' }],
+            coordinator: { kind: 'llm', provider: 'model-boss' },
+          },
+        ],
+      },
+    });
+    await referenceTree(h, start);
+    const calls = coordinatorCalls(h);
+    expect(calls).toHaveLength(3);
+    for (const call of calls) {
+      const lines = call.system.split('\n');
+      const listed = lines.slice(lines.indexOf('You coordinate the team "board". Its members:') + 2);
+      expect(listed.slice(0, 2)).toEqual([
+        '- alpha (role: researcher): Digs up facts about birds.',
+        '- beta (role: member)',
+      ]);
+    }
   });
 
   it('refuses a window outside 1 to 1000, naming the field', () => {

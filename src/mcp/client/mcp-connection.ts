@@ -49,6 +49,8 @@ export class McpConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failures = 0;
   private closed = false;
+  /** Aborted by close(): ends a connection still being opened (and its stdio server's process). */
+  private readonly closing = new AbortController();
   private stderrTail = '';
   private readonly redact: Redactor;
   private readonly logger: Logger;
@@ -98,13 +100,19 @@ export class McpConnection {
     }
   }
 
-  /** Ends the session; a connection still being opened ends itself when it completes (see open()). */
+  /**
+   * Ends the session, and a connection still being opened: once this resolves, no process of a stdio server
+   * of this connection is left running.
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    this.closing.abort();
     const session = this.session;
     this.session = undefined;
     if (session) await this.endSession(session);
+    // open() ends what it opened once it sees the connection closed.
+    await this.connecting?.catch(() => undefined);
   }
 
   /** Calls a tool; resolves with its output, or throws an error whose message the model will read. */
@@ -205,6 +213,7 @@ export class McpConnection {
         server: this.options.server,
         configDir: this.options.configDir,
         onStderr: (chunk) => this.keepStderr(chunk),
+        signal: this.closing.signal,
       });
       session = { ...opened, ended: false };
       const current = session;
@@ -221,7 +230,8 @@ export class McpConnection {
     } catch (error) {
       if (session) await this.endSession(session);
       const message = this.redact(describe(error));
-      this.logger.warn({ error: message, stderr: this.stderrForLog() }, 'MCP server connection failed');
+      if (this.closed) this.logger.info('MCP server connection given up: the worker is shutting down');
+      else this.logger.warn({ error: message, stderr: this.stderrForLog() }, 'MCP server connection failed');
       this.scheduleReconnect();
       throw new Error(message);
     }

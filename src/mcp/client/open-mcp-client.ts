@@ -26,6 +26,8 @@ export interface OpenClientOptions {
   configDir: string;
   /** Each chunk a stdio server writes to its stderr. */
   onStderr(chunk: string): void;
+  /** Aborted when the worker shuts down: a connection still being opened is closed (its process ended). */
+  signal: AbortSignal;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function openMcpClient(options: OpenClientOptions): Promise<OpenedC
       server,
       'streamable_http',
       new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+      options.signal,
     );
   } catch (error) {
     if (!(error instanceof StreamableHTTPError && isClientError(error.code))) throw error;
@@ -48,6 +51,7 @@ export async function openMcpClient(options: OpenClientOptions): Promise<OpenedC
       server,
       'sse',
       new SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+      options.signal,
     );
   }
 }
@@ -61,7 +65,7 @@ async function openStdio(server: StdioMcpServerConfig, options: OpenClientOption
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => options.onStderr(chunk.toString()));
-  const client = await connectWithin(server.connect_timeout_ms, transport);
+  const client = await connectWithin(server.connect_timeout_ms, transport, options.signal);
   return { client, transport: 'stdio', pid: transport.pid ?? undefined };
 }
 
@@ -69,21 +73,27 @@ async function openHttp(
   server: HttpMcpServerConfig,
   kind: 'streamable_http' | 'sse',
   transport: StreamableHTTPClientTransport | SSEClientTransport,
+  signal: AbortSignal,
 ): Promise<OpenedClient> {
-  const client = await connectWithin(server.connect_timeout_ms, transport);
+  const client = await connectWithin(server.connect_timeout_ms, transport, signal);
   return { client, transport: kind, pid: undefined };
 }
 
 /**
- * A client connected over `transport`, or an error after `timeoutMs`: the timeout covers starting the
- * transport (spawning a process, opening an SSE stream) as well as the initialize request.
+ * A client connected over `transport`, or an error after `timeoutMs` or once `signal` aborts: the timeout
+ * covers starting the transport (spawning a process, opening an SSE stream) as well as the initialize
+ * request. On failure the transport is closed, which ends a stdio server's process.
  */
-async function connectWithin(timeoutMs: number, transport: Transport): Promise<Client> {
+async function connectWithin(timeoutMs: number, transport: Transport, signal: AbortSignal): Promise<Client> {
   // No capabilities: this client offers servers no sampling, elicitation or roots.
   const client = new Client(clientInfo, { capabilities: {} });
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    onAbort = () => reject(new Error('the worker is shutting down'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     await Promise.race([client.connect(transport, { timeout: timeoutMs }), timeout]);
@@ -93,6 +103,7 @@ async function connectWithin(timeoutMs: number, transport: Transport): Promise<C
     throw error;
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -80,8 +80,11 @@ if inputTpm > 0 or outputTpm > 0 or totalTpm > 0 then
   if inputTpm > 0 and inputUsed + wantInput > inputTpm and count > 0 then
     return {'WAIT', tostring(waitFor(inputAt, inputUsed + wantInput - inputTpm))}
   end
-  if outputTpm > 0 and outputUsed + wantOutput > outputTpm and count > 0 then
-    return {'WAIT', tostring(waitFor(outputAt, outputUsed + wantOutput - outputTpm))}
+  -- A request's output is not known before its reply (it reserves none): it goes while the window's replies
+  -- have used less than the budget, so a spent budget (used up exactly) holds it back too.
+  local wantOutputAtLeastOne = math.max(wantOutput, 1)
+  if outputTpm > 0 and outputUsed + wantOutputAtLeastOne > outputTpm and count > 0 then
+    return {'WAIT', tostring(waitFor(outputAt, outputUsed + wantOutputAtLeastOne - outputTpm))}
   end
   local totalUsed, wantTotal = inputUsed + outputUsed, wantInput + wantOutput
   if totalTpm > 0 and totalUsed + wantTotal > totalTpm and count > 0 then

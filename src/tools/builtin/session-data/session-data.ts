@@ -13,6 +13,8 @@ export const sessionDataLimits = {
   notes: 1_000,
   /** Characters of a state key or a note name. */
   nameChars: 200,
+  /** state_delete calls whose answers are kept, so a call run again after a crash deletes nothing more. */
+  deleteAnswers: 1_000,
   /** Longest a state_watch may wait. */
   watchTimeoutS: 7 * 24 * 3600,
 } as const;

@@ -66,6 +66,25 @@ const stateSet = defineTool({
   },
 });
 
+const stateDelete = defineTool({
+  name: 'state_delete',
+  description:
+    "Deletes a key of the session's shared state. Says whether the key was set; deleting a key that is not " +
+    'set changes nothing.',
+  inputSchema: z.strictObject({ key: keyInput }),
+  // Recorded per call: run again after a crash, the call gets its first answer and deletes nothing more.
+  idempotent: true,
+  handler: async (context, input): Promise<JsonValue> => {
+    const deleted = await context.session.data.deleteState({
+      key: input.key,
+      callKey: context.idempotencyKey,
+      nowMs: context.session.now().getTime(),
+      keptAnswers: sessionDataLimits.deleteAnswers,
+    });
+    return { ok: true, key: input.key, deleted };
+  },
+});
+
 const stateList = defineTool({
   name: 'state_list',
   description: "Lists the keys of the session's shared state.",
@@ -119,5 +138,5 @@ const stateWatch = defineTool({
 
 /** `state`: a key-value blackboard shared by the agents of one session, kept in Redis. */
 export function stateToolbox(): ToolBox {
-  return createToolBox('state', [stateGet, stateSet, stateList, stateWatch]);
+  return createToolBox('state', [stateGet, stateSet, stateDelete, stateList, stateWatch]);
 }
