@@ -237,6 +237,15 @@ export class CapabilityGate {
     await this.endWait(jobId, place.session_id, place.run_id, false);
   }
 
+  /**
+   * Ends the wait of a run whose step this worker is running although none of its looks saw the step waiting
+   * (it took the step off its recheck timer first): the step that loaded the run marked does it, so a step that
+   * finishes the run still ends its wait, with the worker_found event (decision 0031).
+   */
+  async endWaitOfRunning(jobId: string, sessionId: string, runId: string): Promise<void> {
+    await this.endWait(jobId, sessionId, runId, false);
+  }
+
   private async endWait(jobId: string, sessionId: string, runId: string, wake: boolean): Promise<void> {
     const { options } = this;
     // A worker whose view of the live workers was older than this one's may take the woken step and mark the

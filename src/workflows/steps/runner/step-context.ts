@@ -147,6 +147,11 @@ export interface StepServices {
   admission?: RunAdmission | undefined;
   /** Each tenant's token budget per minute (`tenants.<name>.tokens_per_minute`, `default` for the rest). */
   tenantBudgets?: TenantBudgets | undefined;
+  /**
+   * Ends a run's wait for a worker (decision 0031), once: a step that loaded its run recorded as
+   * `waiting_for_worker` runs on a worker that serves it, so the wait is over. Absent: nothing ends it here.
+   */
+  endWorkerWait?: ((jobId: string, sessionId: string, runId: string) => Promise<void>) | undefined;
 }
 
 /** The tenants' token budgets: tokens per minute of a tenant, or undefined when it has none. */
