@@ -46,6 +46,12 @@ export interface AgentRuntime {
   outputSchemaVersion?: string | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
+  /**
+   * The delegation tools, when the agent leaves `options.delegate` to its default (and is no supervisor):
+   * `toolboxes` has them as this worker's config decides; a run whose recorded default says otherwise
+   * (decision 0047) adds or drops them. Absent when the agent's own settings decide.
+   */
+  defaultDelegation?: ToolBox | undefined;
   /** What the model is offered: one definition per tool name, first toolbox wins. */
   tools: readonly ToolDefinition[];
   /** The provider the agent calls, with its shared limits and the context window of its model (0 = unknown). */

@@ -81,6 +81,7 @@ async function afterSelection(
   const outcome = await awaitChildRuns(context, {
     parent: loaded.record,
     lineage: [],
+    inherited: data.inherited,
     tasks: memberTurns(context, data, team, loaded, selection.members),
   });
   if (outcome.kind === 'waiting') return outcome.park;
