@@ -35,22 +35,31 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Every command sent to `redis` that names a definition key of `prefix`, counted by command and hash. */
-async function watchDefinitionReads(url: string, prefix: string) {
-  // No ready check: its INFO reply could land after MONITOR began, which ioredis cannot match to a command.
+/**
+ * Every command sent to the Redis at `url` that names a definition key, counted by command and hash. Started
+ * before any other client connects: a client's first commands (its ready check) arriving while MONITOR
+ * starts could reach ioredis before it switched the connection to monitoring.
+ */
+async function watchDefinitionReads(url: string) {
+  // No ready check on the watching connection either, for the same reason.
   const connection = new Redis(url, { enableReadyCheck: false });
   await connection.ping();
   const monitor = await connection.monitor();
-  const marker = definitionKey({ prefix }, '');
+  // A definition key (<prefix>:def:<hash>), not the record script's text that names it.
+  const keyPattern = new RegExp(`${definitionKey({ prefix: '' }, '')}([0-9a-f]{32})$`);
   const reads = new Map<string, number>();
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     // A script's commands (source `lua`) run inside Redis: not round trips (the record script's SET NX).
     if (source === 'lua') return;
-    const key = args.slice(1).find((arg) => String(arg).startsWith(marker));
-    if (key === undefined) return;
+    const hash = args
+      .slice(1)
+      .map((arg) => keyPattern.exec(String(arg))?.[1])
+      .find((found) => found !== undefined);
+    if (hash === undefined) return;
     // The record script is sent EVAL once, then EVALSHA: both are one write.
     const command = String(args[0]).toLowerCase();
-    const name = `${command === 'get' ? 'read' : command.startsWith('eval') ? 'record' : command} ${String(key).slice(marker.length)}`;
+    const kind = command === 'get' ? 'read' : command.startsWith('eval') ? 'record' : command;
+    const name = `${kind} ${hash}`;
     reads.set(name, (reads.get(name) ?? 0) + 1);
   });
   cleanups.push(async () => {
@@ -63,6 +72,7 @@ async function watchDefinitionReads(url: string, prefix: string) {
 async function countedRuns(onChange: 'pin' | 'upgrade') {
   const own: OwnRedis = await startRedisServer();
   cleanups.push(() => own.stop());
+  const reads = await watchDefinitionReads(own.url);
   const h = new Harness({
     script: { replies },
     instructions: 'V1: add the numbers.',
@@ -80,7 +90,6 @@ async function countedRuns(onChange: 'pin' | 'upgrade') {
   expect(v1Hash).toBeDefined();
   expect(v2Hash).not.toBe(v1Hash);
 
-  const reads = await watchDefinitionReads(own.url, h.prefix);
   const started = [];
   for (let index = 0; index < runs; index += 1)
     started.push(await h.engine.startRun({ input: `run ${index}`, agent: 'agent' }));
