@@ -5,7 +5,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { admissionPolicyOf } from '../redis/run-admission.js';
 import { finalFailureHeadroom, type StepJobSettings } from '../redis/step-queues.js';
 import type { Tool } from '../tools/index.js';
-import { definitionsOf } from '../workflows/index.js';
+import { definitionsOf, delegateDefaultOf } from '../workflows/index.js';
 import { Engine } from './engine.js';
 
 /**
@@ -75,6 +75,7 @@ export function engineFromConfig(options: {
       triggers: config.triggers,
     },
     definitions: definitionsOf(config),
+    delegateDefault: delegateDefaultOf(config),
     ...(admission ? { admission } : {}),
     ...(options.findTool ? { findTool: options.findTool } : {}),
     ...(options.queueTelemetry ? { queueTelemetry: options.queueTelemetry } : {}),

@@ -46,6 +46,11 @@ export interface EngineOptions {
    * started here; absent (an engine built without a config): runs record none and use their workers' config.
    */
   definitions?: ReadonlyMap<string, DefinitionToRecord>;
+  /**
+   * `options.delegate` of an agent that does not set it, as this config decides it (more than one agent):
+   * recorded with each root run started here, and inherited by the runs below it (decision 0047).
+   */
+  delegateDefault?: boolean;
   /** How long a submission's idempotency key is remembered, in seconds (config `api.idempotency_ttl_s`); default 86400. */
   idempotencyTtlS?: number;
   /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: a worker's engine adds its steps' jobs. */

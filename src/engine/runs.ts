@@ -359,7 +359,12 @@ export async function requestUpgrade(parts: EngineParts, runId: string): Promise
 /** The definition a new run of `agent` records (decision 0030); none for an engine built without a config. */
 export function definitionOf(options: EngineParts['options'], agent: string) {
   const definition = options.definitions?.get(agent);
-  return definition ? { definition } : {};
+  // A root run inherits nothing from above it but its config's `options.delegate` default (decision 0047).
+  const inherited =
+    options.delegateDefault === undefined
+      ? {}
+      : { inherited: { lineage: [], delegate_default: options.delegateDefault } };
+  return definition ? { definition, ...inherited } : {};
 }
 
 /** A supervisor's progress is its sub-goals'. */

@@ -17,6 +17,8 @@ const defaultCacheSize = 256;
 export class DefinitionStore {
   private readonly recorded = new Set<string>();
   private readonly cache = new Map<string, AgentDefinition>();
+  private readonly reading = new Map<string, Promise<AgentDefinition | undefined>>();
+  private readonly recording = new Map<string, Promise<void>>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -29,15 +31,17 @@ export class DefinitionStore {
   /** Stores a definition unless it is there already (idempotent: any process may write any hash). */
   async record(definition: DefinitionToRecord): Promise<void> {
     if (this.recorded.has(definition.hash)) return;
-    await runScript(
-      this.redis,
-      'record-definition',
-      [definitionKey(this.space, definition.hash)],
-      [definition.text],
-    );
-    // Bounded like the cache: forgetting a hash costs one idempotent write, never a wrong answer.
-    if (this.recorded.size >= this.cacheSize * 4) this.recorded.clear();
-    this.recorded.add(definition.hash);
+    await this.once(this.recording, definition.hash, async () => {
+      await runScript(
+        this.redis,
+        'record-definition',
+        [definitionKey(this.space, definition.hash)],
+        [definition.text],
+      );
+      // Bounded like the cache: forgetting a hash costs one idempotent write, never a wrong answer.
+      if (this.recorded.size >= this.cacheSize * 4) this.recorded.clear();
+      this.recorded.add(definition.hash);
+    });
   }
 
   /** The definition of a hash, or undefined when none is recorded under it. */
@@ -49,15 +53,30 @@ export class DefinitionStore {
       this.cache.set(hash, cached);
       return cached;
     }
-    const text = await this.redis.get(definitionKey(this.space, hash));
-    if (text === null) return undefined;
-    const definition = parseJsonRecord(agentDefinitionSchema, text, `definition ${hash}`);
-    this.cache.set(hash, definition);
-    if (this.cache.size > this.cacheSize) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    return definition;
+    return this.once(this.reading, hash, async () => {
+      const text = await this.redis.get(definitionKey(this.space, hash));
+      if (text === null) return undefined;
+      const definition = parseJsonRecord(agentDefinitionSchema, text, `definition ${hash}`);
+      this.cache.set(hash, definition);
+      if (this.cache.size > this.cacheSize) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+      return definition;
+    });
+  }
+
+  /**
+   * One command per hash however many steps ask at once: the first steps of runs started together (a worker
+   * takes `concurrency` of them at a time) share the one read or write in flight instead of each sending
+   * its own (counted in test/integration/definition-reads.int.test.ts).
+   */
+  private once<T>(inFlight: Map<string, Promise<T>>, hash: string, work: () => Promise<T>): Promise<T> {
+    const pending = inFlight.get(hash);
+    if (pending !== undefined) return pending;
+    const started = work().finally(() => inFlight.delete(hash));
+    inFlight.set(hash, started);
+    return started;
   }
 }
 

@@ -24,6 +24,7 @@ import { createToolBox, findTool, type Tool, type ToolBox, toolDefinitions } fro
 import {
   type AgentRuntime,
   builtinMiddleware,
+  delegateDefaultOf,
   effectRegistry,
   type HandoffGroup,
   type OutputSchemaCheck,
@@ -219,7 +220,10 @@ export function buildRegistry(
     const supervisor = supervisorLimitsOf(agent.options.supervisor);
     if (supervisor) agentToolboxes.push(supervisorToolbox(supervisor));
     // A supervisor delegates: its sub-goals are given to other agents.
-    if (supervisor || (agent.options.delegate ?? config.agents.length > 1)) agentToolboxes.push(delegation);
+    // Left to the default, the run's recorded default decides (runAgent, decision 0047): the toolbox is kept
+    // at hand for it.
+    const delegates = agent.options.delegate ?? delegateDefaultOf(config);
+    if (supervisor || delegates) agentToolboxes.push(delegation);
     let fixedTools: ToolDefinition[] | undefined;
     const provider = providerRuntime(agent.provider, recorded);
     return {
@@ -246,6 +250,7 @@ export function buildRegistry(
       }),
       completer,
       toolboxes: agentToolboxes,
+      ...(supervisor || agent.options.delegate !== undefined ? {} : { defaultDelegation: delegation }),
       // A getter: an MCP server's toolbox changes when the server reconnects or its tool list changes.
       // Without such a toolbox the list is fixed: built once.
       get tools() {

@@ -34,6 +34,8 @@ export interface StepPlace {
   lineage?: readonly string[] | undefined;
   /** The hash of the definition the run recorded (decision 0030): its needs, not the worker's config. */
   definition?: string | undefined;
+  /** What the run inherited (decision 0047): the definitions of the agents above it, whose toolboxes it has. */
+  inherited?: { lineage: readonly string[] } | undefined;
 }
 
 /**
@@ -135,16 +137,28 @@ export class CapabilityGate {
   async missingFor(place: StepPlace): Promise<string[]> {
     const recorded =
       place.definition === undefined ? undefined : await this.options.recordedNeeds(place.definition);
-    // A recorded definition stands for the run's agent (and group); the agents above a child run, whose
-    // toolboxes it inherits by name, are checked by name where this worker knows them.
+    // The definitions the agents above a child run worked under when it started (decision 0047): it
+    // inherits their toolboxes, so it needs their code.
+    const lineage = place.lineage ?? [];
+    const aboveHashes =
+      recorded && place.inherited && place.inherited.lineage.length === lineage.length
+        ? place.inherited.lineage
+        : [];
+    const above = await Promise.all(aboveHashes.map((hash) => this.options.recordedNeeds(hash)));
+    const aboveRecorded = above.length > 0 && above.every((needs) => needs !== undefined);
+    // A recorded definition stands for the run's agent (and group); the agents above a child run that
+    // recorded none are checked by name where this worker knows them.
     const names = recorded
-      ? [...(place.lineage ?? [])]
-      : [place.agent, ...(place.group ? [place.group] : []), ...(place.lineage ?? [])];
-    const key = [place.definition ?? '', ...names].join('\u0000');
+      ? aboveRecorded
+        ? []
+        : [...lineage]
+      : [place.agent, ...(place.group ? [place.group] : []), ...lineage];
+    const key = [place.definition ?? '', ...(aboveRecorded ? aboveHashes : []), '', ...names].join('\u0000');
     const cached = this.needsCache.get(key);
     if (cached) return cached;
     const unknown: string[] = [];
     const needs: Needs[] = recorded ? [recorded] : [];
+    if (aboveRecorded) needs.push(...(above as Needs[]));
     for (const name of names) {
       const definition = this.options.definitionOf(name);
       if (definition) needs.push(needsOf(definition));
@@ -235,6 +249,15 @@ export class CapabilityGate {
     this.handBacks.delete(jobId);
     if (!this.waitingJobs.has(jobId)) return;
     await this.endWait(jobId, place.session_id, place.run_id, false);
+  }
+
+  /**
+   * Ends the wait of a run whose step this worker is running although none of its looks saw the step waiting
+   * (it took the step off its recheck timer first): the step that loaded the run marked does it, so a step that
+   * finishes the run still ends its wait, with the worker_found event (decision 0031).
+   */
+  async endWaitOfRunning(jobId: string, sessionId: string, runId: string): Promise<void> {
+    await this.endWait(jobId, sessionId, runId, false);
   }
 
   private async endWait(jobId: string, sessionId: string, runId: string, wake: boolean): Promise<void> {

@@ -248,6 +248,8 @@ export class RatchetWorker {
       logger,
     });
     this.capabilityGate = capabilityGate;
+    services.endWorkerWait = (jobId, sessionId, runId) =>
+      capabilityGate.endWaitOfRunning(jobId, sessionId, runId);
     const processSteps = createStepProcessor({
       services,
       cancellations,

@@ -25,7 +25,8 @@ const maxPinned = 128;
  */
 export class WorkerDefinitions implements DefinitionRuntimes {
   private readonly pinnedByHash = new Map<string, PinnedDefinition>();
-  private readonly currentHashes: ReadonlySet<string>;
+  /** This worker's config's own definitions, by hash: never read from Redis (it built them at start). */
+  private readonly currentByHash: ReadonlyMap<string, AgentDefinition>;
 
   constructor(
     private readonly options: {
@@ -37,7 +38,9 @@ export class WorkerDefinitions implements DefinitionRuntimes {
       env: NodeJS.ProcessEnv;
     },
   ) {
-    this.currentHashes = new Set([...options.current.values()].map((definition) => definition.hash));
+    this.currentByHash = new Map(
+      [...options.current.values()].map((current) => [current.hash, current.definition]),
+    );
   }
 
   current(name: string): HashedDefinition | undefined {
@@ -45,7 +48,7 @@ export class WorkerDefinitions implements DefinitionRuntimes {
   }
 
   isCurrent(hash: string): boolean {
-    return this.currentHashes.has(hash);
+    return this.currentByHash.has(hash);
   }
 
   async prepare(hash: string): Promise<void> {
@@ -55,7 +58,7 @@ export class WorkerDefinitions implements DefinitionRuntimes {
       this.pinnedByHash.set(hash, held);
       return;
     }
-    const definition = await this.options.store.read(hash);
+    const definition = this.currentByHash.get(hash) ?? (await this.options.store.read(hash));
     if (!definition) {
       throw new RatchetError(
         'record_invalid',

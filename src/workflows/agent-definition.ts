@@ -53,6 +53,15 @@ export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
 
 defineRecordKind({ name: 'definition', version: 1, schema: agentDefinitionSchema });
 
+/**
+ * `options.delegate` of an agent that does not set it: on when the config has more than one agent. Not part
+ * of a definition (that would change every hash once): a run records it beside its definition, and the runs
+ * below it inherit it (decision 0047).
+ */
+export function delegateDefaultOf(config: Pick<RatchetConfig, 'agents'>): boolean {
+  return config.agents.length > 1;
+}
+
 /** A definition with its hash and the canonical JSON that was hashed (what is stored). */
 export interface HashedDefinition {
   hash: string;

@@ -8,6 +8,7 @@ export {
   agentEntryOf,
   changedFields,
   definitionsOf,
+  delegateDefaultOf,
   expandRecorded,
   type HashedDefinition,
   type ProviderDefinition,

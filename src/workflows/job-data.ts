@@ -1,9 +1,29 @@
 import { z } from 'zod';
 import { defineRecordKind } from '../schemas/record-kinds.js';
+import { definitionHashSchema } from './agent-definition.js';
+
+/**
+ * What a run takes from above it, recorded when it starts (decision 0047) so a deploy that changes the
+ * worker's config does not change it: every step of the run uses it, whatever worker takes the step.
+ */
+export const runInheritanceSchema = z.strictObject({
+  /**
+   * The definitions (their hashes) the agents above a child run worked under when it started, nearest first,
+   * one per name of `lineage`: the child inherits their toolboxes as those definitions have them. [] for a
+   * run with nothing above it, a team's member and a handoff group's member in control.
+   */
+  lineage: z.array(definitionHashSchema).max(101),
+  /**
+   * `options.delegate` of an agent that does not set it (decision 0047): whether the config that started the
+   * run's tree had more than one agent. A child takes its parent's.
+   */
+  delegate_default: z.boolean(),
+});
+export type RunInheritance = z.infer<typeof runInheritanceSchema>;
 
 /** Where every step job of a run runs. Job data carries references, never transcripts or secrets. */
 const runPlaceFields = {
-  v: z.literal(1),
+  v: z.literal(2),
   session_id: z.string(),
   run_id: z.string(),
   /** The agent the step runs for (a team's name for its turns): for log lines; the run record rules. */
@@ -28,9 +48,14 @@ const runPlaceFields = {
    * without one.
    */
   definition: z.string().optional(),
+  /**
+   * What the run took from above it when it started (decision 0047); absent for a run started before that
+   * was recorded, which takes its inherited toolboxes and `options.delegate` default from its worker's config.
+   */
+  inherited: runInheritanceSchema.optional(),
 };
 
-/** Iteration n of an agent's run. Version 1. */
+/** Iteration n of an agent's run. Version 2 (version 1 had no `inherited`). */
 export const iterationJobDataSchema = z.strictObject({
   ...runPlaceFields,
   /** Tool calls of the previous iteration, whose results this iteration appends first. */
@@ -44,7 +69,7 @@ export type IterationJobData = z.infer<typeof iterationJobDataSchema>;
 
 /**
  * Turn n of a team's run: the team's state (turns taken, member cursors) is in the journal, so the job
- * carries only where the run is and which turn it is. Version 1.
+ * carries only where the run is and which turn it is. Version 2 (version 1 had no `inherited`).
  */
 export const teamTurnJobDataSchema = z.strictObject({
   ...runPlaceFields,
@@ -82,6 +107,7 @@ type RunPlace = Pick<
   | 'deadline_at'
   | 'root_run_id'
   | 'definition'
+  | 'inherited'
 >;
 
 function placeOf(data: RunPlace): RunPlace {
@@ -95,6 +121,7 @@ function placeOf(data: RunPlace): RunPlace {
     ...(data.deadline_at ? { deadline_at: data.deadline_at } : {}),
     ...(data.root_run_id ? { root_run_id: data.root_run_id } : {}),
     ...(data.definition ? { definition: data.definition } : {}),
+    ...(data.inherited ? { inherited: data.inherited } : {}),
   };
 }
 
@@ -106,7 +133,7 @@ export function toolJobsOf(
   toolNames: readonly string[],
 ): ToolJobData[] {
   return toolNames.map((toolName, index) => ({
-    v: 1,
+    v: 2,
     ...placeOf(place),
     iteration,
     index,
@@ -118,9 +145,22 @@ export function toolJobsOf(
 
 /** The iteration that follows a batch of tool calls: it appends nothing itself (the batch is in the chat). */
 export function iterationAfterTools(tool: ToolJobData): IterationJobData {
-  return { v: 1, ...placeOf(tool), iteration: tool.iteration + 1, previous_calls: tool.calls };
+  return { v: 2, ...placeOf(tool), iteration: tool.iteration + 1, previous_calls: tool.calls };
 }
 
-defineRecordKind({ name: 'job.iteration', version: 1, schema: iterationJobDataSchema });
-defineRecordKind({ name: 'job.team-turn', version: 1, schema: teamTurnJobDataSchema });
-defineRecordKind({ name: 'job.tool', version: 1, schema: toolJobDataSchema });
+// Version 2 added `inherited` (decision 0047), optional: a version 1 job is read as it was, and its run takes
+// what it inherits from its worker's config, as before.
+const addedInherited = { 1: (record: Record<string, unknown>) => record };
+defineRecordKind({
+  name: 'job.iteration',
+  version: 2,
+  schema: iterationJobDataSchema,
+  migrations: addedInherited,
+});
+defineRecordKind({
+  name: 'job.team-turn',
+  version: 2,
+  schema: teamTurnJobDataSchema,
+  migrations: addedInherited,
+});
+defineRecordKind({ name: 'job.tool', version: 2, schema: toolJobDataSchema, migrations: addedInherited });

@@ -3,11 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, redisTargetOf } from '../../src/redis/connection.js';
 import { runKeys, shardOf, shardPrefix, stepQueueName } from '../../src/redis/keys.js';
-import { noteWaitingStep } from '../../src/redis/waiting-for-worker.js';
+import { forgetWaitingStep, noteWaitingStep } from '../../src/redis/waiting-for-worker.js';
 import { WorkerRegistry } from '../../src/redis/worker-registry.js';
 import { CapabilityGate, type StepPlace } from '../../src/worker/capability-gate.js';
 import { type Capabilities, capabilityKinds } from '../../src/workflows/index.js';
-import { count, eventKinds, generationsHarness, spaceOf } from '../helpers/generations.js';
+import { waitFor } from '../helpers/crash-scenario.js';
+import { count, eventKinds, generationsHarness, spaceOf, statusOf } from '../helpers/generations.js';
 import type { Harness } from '../helpers/harness.js';
 
 // Decision 0031's race, replayed step by step in one process on real Redis and real BullMQ jobs: worker B
@@ -30,11 +31,12 @@ function capabilitiesWith(agents: string[]): Capabilities {
   return { ...none, agents } as unknown as Capabilities;
 }
 
-async function setUp(options: { bRegistered: boolean }) {
+async function setUp(options: { bRegistered: boolean; agent?: string }) {
   const h = generationsHarness();
   harness = h;
   const space = spaceOf(h);
-  const { runId, sessionId } = await h.engine.startRun({ input: 'add 2 and 3', agent: 'clerk' });
+  const agent = options.agent ?? 'clerk';
+  const { runId, sessionId } = await h.engine.startRun({ input: 'add 2 and 3', agent });
   const shard = shardOf(space, sessionId);
   const connection = createRedis({
     ...redisTargetOf(h.loaded.config.redis),
@@ -61,7 +63,7 @@ async function setUp(options: { bRegistered: boolean }) {
     const job = await queue.getJob(jobId);
     if (job && (await job.isDelayed())) await job.promote();
   };
-  const missing = ['agent:clerk'];
+  const missing = [`agent:${agent}`];
   let onWake: (jobId: string) => Promise<void> = async () => {};
   const gate = (workerId: string, capabilities: Capabilities) =>
     new CapabilityGate({
@@ -104,6 +106,8 @@ async function setUp(options: { bRegistered: boolean }) {
     a,
     b,
     take,
+    promote,
+    forget: (jobId: string) => forgetWaitingStep(h.redis, space, jobId),
     setOnWake: (hook: typeof onWake) => {
       onWake = hook;
     },
@@ -173,5 +177,29 @@ describe('the capability wait race (decision 0031)', () => {
     // The step is back in the queue for a capable worker.
     const { job } = await race.take();
     expect(job.data.run_id).toBe(race.runId);
+  });
+
+  it('a capable worker that takes a marked step before any of its looks saw it ends the wait in the step, even when the step finishes the run', async () => {
+    // The run of `agent` ends in one iteration. A marks it waiting; the capable worker then takes its step off
+    // the recheck timer before any of its looks has seen the step's entry. Removing the entry first makes that
+    // order certain: no look can end this wait, only the step itself. Before the fix the step finished the
+    // run and left the marker, with a waiting_for_worker event no worker_found followed.
+    const race = await setUp({ bRegistered: false, agent: 'agent' });
+    const { a, take, place, missing, h, runId } = race;
+    const first = await take();
+    await race.noteOldWait(first.job.id as string);
+    expect(await a.missingFor(place(first.job))).toEqual(missing);
+    await a.handBack(first.job, first.token, place(first.job), missing, undefined);
+    expect(await statusOf(h, runId)).toBe('waiting_for_worker');
+    await race.forget(first.job.id as string);
+    await race.promote(first.job.id as string);
+    await h.startWorker();
+    await waitFor(async () => (await statusOf(h, runId)) === 'completed', 60_000, 'the run to complete');
+    const kinds = await eventKinds(h, race.sessionId);
+    expect(count(kinds, 'waiting_for_worker')).toBe(1);
+    expect(count(kinds, 'worker_found')).toBe(1);
+    // The wait ended before the step ran: its event comes before the run's end.
+    expect(kinds.indexOf('worker_found')).toBeLessThan(kinds.indexOf('run_completed'));
+    expect(await race.marker()).toBe(0);
   });
 });

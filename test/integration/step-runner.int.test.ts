@@ -87,7 +87,7 @@ describe('runStep', () => {
     const seen: string[] = [];
     const next = iterationAfterTools({
       ...job,
-      v: 1,
+      v: 2,
       agent: 'agent',
       iteration: 1,
       index: 0,

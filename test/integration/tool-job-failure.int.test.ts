@@ -96,7 +96,7 @@ describe('an iteration driven on after its tool job was lost', () => {
         .toBe(1);
       const run = await harness.engine.getRun(runId);
       await harness.engine.queues.addIteration(0, {
-        v: 1,
+        v: 2,
         session_id: sessionId,
         run_id: runId,
         agent: run?.agent ?? 'agent',

@@ -4,6 +4,7 @@ import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { createToolBox } from '../../src/tools/index.js';
 import { buildAgents } from '../../src/worker/index.js';
+import { runAgent } from '../../src/workflows/steps/runner/agent-runtime.js';
 import { toolContext } from '../helpers/tool-calls.js';
 
 const config = (extra: string) =>
@@ -60,6 +61,48 @@ describe('buildAgents', () => {
     );
     expect(agents.get('a')?.tools.map((tool) => tool.name)).toEqual(['ask_user', 'report_progress']);
     expect(agents.get('b')?.tools.map((tool) => tool.name)).toContain('spawn_agents');
+  });
+
+  it("follows a run's recorded options.delegate default where the agent leaves it to the default (decision 0047)", () => {
+    const built = (agents: string[]) => {
+      const text = [
+        'providers: [{ name: s, kind: scripted, model: m, replies: [{ text: hi }] }]',
+        'agents:',
+        ...agents.map((agent) => `  - ${agent}`),
+      ].join('\n');
+      const map = buildAgents(
+        parseConfigText(text, { env: {}, configDir: '.' }).config,
+        '.',
+        [],
+        silentLogger(),
+      );
+      return { agents: map, handoffs: new Map(), teams: new Map(), keyPrefix: 'ratchet' };
+    };
+    const names = (agent: { tools: readonly { name: string }[] }) => agent.tools.map((tool) => tool.name);
+    const recorded = (delegates: boolean) => ({ lineage: [], delegate_default: delegates });
+    // One agent here (default off); the run's tree started where there were several (on).
+    const alone = built(['{ name: a, provider: s }']);
+    expect(names(runAgent(alone, 'a'))).not.toContain('delegate_to_agent');
+    expect(names(runAgent(alone, 'a', [], undefined, undefined, recorded(true)))).toEqual([
+      'ask_user',
+      'report_progress',
+      'list_agents',
+      'delegate_to_agent',
+      'spawn_agents',
+    ]);
+    expect(runAgent(alone, 'a', [], undefined, undefined, recorded(false))).toBe(alone.agents.get('a'));
+    // Several here (default on); the run's tree started with one (off). An agent that sets it keeps it.
+    const several = built([
+      '{ name: a, provider: s }',
+      '{ name: b, provider: s, options: { delegate: true } }',
+    ]);
+    expect(names(runAgent(several, 'a', [], undefined, undefined, recorded(false)))).toEqual([
+      'ask_user',
+      'report_progress',
+    ]);
+    expect(names(runAgent(several, 'b', [], undefined, undefined, recorded(false)))).toContain(
+      'spawn_agents',
+    );
   });
 
   it('builds the built-in toolboxes from the tools section, for the agents that list them', async () => {

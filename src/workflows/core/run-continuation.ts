@@ -2,7 +2,7 @@ import { type Message, type Part, toolCallsOf } from '../../chat/index.js';
 import { RatchetError } from '../../errors/index.js';
 import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { messageId } from '../ids.js';
-import type { IterationJobData } from '../job-data.js';
+import type { IterationJobData, RunInheritance } from '../job-data.js';
 import type { ReplyEntry } from '../journal.js';
 import { type Budget, continuationOf, type RunOrigin, type RunRecord } from '../run-record.js';
 import type { SessionRecord } from '../session-record.js';
@@ -19,6 +19,8 @@ import { type DefinitionToRecord, inputLineOf, newRunRecord } from './run-creati
 export interface ContinuationLimits {
   /** The current definition of the continuing run's agent (decision 0030): a fork to another agent takes it. */
   definition?: DefinitionToRecord;
+  /** What a new root run inherits where the engine starts it (decision 0047): its `options.delegate` default. */
+  inherited?: RunInheritance;
   budget?: Budget;
   deadlineAt?: string;
   maxIterations?: number;
@@ -129,7 +131,7 @@ export function planRetry(input: {
     messages,
     events,
     journalFields: iteration > 0 ? [`reply:${iteration}`] : [],
-    first: { kind: 'iteration', data: firstIteration(record, iteration + 1) },
+    first: { kind: 'iteration', data: firstIteration(record, iteration + 1, input.limits.inherited) },
   };
 }
 
@@ -319,7 +321,7 @@ export function planFork(input: {
       { from_run_id: original.id, fork_session_id: sessionId, at_iteration: at },
       now,
     ),
-    first: { kind: 'iteration', data: firstIteration(record, 1) },
+    first: { kind: 'iteration', data: firstIteration(record, 1, input.limits.inherited) },
   };
 }
 
@@ -350,9 +352,17 @@ function startEvents(record: RunRecord, input: string, now: string): StoredEvent
   ];
 }
 
-function firstIteration(record: RunRecord, iteration: number): IterationJobData {
+/**
+ * The first step of a continuing run. It inherits what its engine gives a new root run (decision 0047); a
+ * retried child run, whose ancestors' definitions are not in its record, takes them from its workers' config.
+ */
+function firstIteration(
+  record: RunRecord,
+  iteration: number,
+  inherited: RunInheritance | undefined,
+): IterationJobData {
   return {
-    v: 1,
+    v: 2,
     session_id: record.session_id,
     run_id: record.id,
     agent: record.agent,
@@ -361,5 +371,6 @@ function firstIteration(record: RunRecord, iteration: number): IterationJobData 
     previous_calls: 0,
     ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
     ...(record.definition ? { definition: record.definition.hash } : {}),
+    ...(inherited && inherited.lineage.length === record.lineage.length ? { inherited } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { buildEvent, type StoredEvent } from '../../events/event.js';
 import { zeroUsage } from '../../models/usage.js';
 import { defaultRunPriority, defaultTenant } from '../../schemas/index.js';
 import { messageId } from '../ids.js';
-import type { IterationJobData, TeamTurnJobData } from '../job-data.js';
+import type { IterationJobData, RunInheritance, TeamTurnJobData } from '../job-data.js';
 import { type Budget, inputLineMaxChars, type RunRecord, type ScheduleOrigin } from '../run-record.js';
 
 /** A definition to record with a run (decision 0030): its hash and the canonical JSON stored at `def:<hash>`. */
@@ -61,6 +61,11 @@ export function planRunCreation(input: {
   origin?: ScheduleOrigin;
   /** The resolved definition of the run's agent (decision 0030); none: its workers' config is used. */
   definition?: DefinitionToRecord;
+  /**
+   * What the run takes from above it (decision 0047), carried by each of its steps; none: its workers'
+   * config decides (a run started before this was recorded). Its `lineage` has one hash per name of `lineage`.
+   */
+  inherited?: RunInheritance;
 }): RunCreation {
   const { sessionId, runId, agent, chatId, parts, now } = input;
   const messages: Message[] = input.messages ?? [
@@ -92,7 +97,7 @@ export function planRunCreation(input: {
     .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
     .join('\n');
   const place: TeamTurnJobData = {
-    v: 1,
+    v: 2,
     session_id: sessionId,
     run_id: runId,
     agent,
@@ -101,6 +106,9 @@ export function planRunCreation(input: {
     ...(record.lineage.length > 0 ? { lineage: record.lineage } : {}),
     ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
     ...(record.definition ? { definition: record.definition.hash } : {}),
+    ...(input.inherited && input.inherited.lineage.length === record.lineage.length
+      ? { inherited: input.inherited }
+      : {}),
   };
   return {
     record,

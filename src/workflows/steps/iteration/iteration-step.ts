@@ -5,6 +5,7 @@ import { done, type StepAction, wakeParent } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
 import { defineStepKind, type StepKind } from '../runner/step-kind.js';
 import { logRunStart } from '../runner/step-runner.js';
+import { endedWorkerWait } from '../runner/worker-wait.js';
 import { budgetStage } from './budget-stage.js';
 import { compactionStage } from './compaction-stage.js';
 import { goalsStage } from './goals-stage.js';
@@ -55,13 +56,15 @@ function awaitsModelReply(turn: Turn): boolean {
   return turn.input !== undefined && turn.reply === undefined;
 }
 
-async function execute(context: StepContext, data: IterationJobData): Promise<StepAction> {
+async function execute(context: StepContext, data: IterationJobData, reloaded = false): Promise<StepAction> {
   const loaded = await loadIteration(context, data);
   if (!loaded.run) {
     context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
     return done;
   }
   const { record } = loaded.run;
+  // The run waited for a worker and this one serves it: the wait ends first (decision 0031).
+  if (!reloaded && (await endedWorkerWait(context, record))) return execute(context, data, true);
   // A later iteration already committed, or the run is over: this is a stale retry. A finished child run
   // wakes its parent again, in case a crash came between its last commit and the wake-up.
   if (isFinished(record.status)) {
@@ -94,5 +97,5 @@ export const iterationStep: StepKind<IterationJobData> = defineStepKind({
   dataSchema: iterationJobDataSchema,
   describe: (data) => ({ agent: data.agent, iteration: data.iteration }),
   label: (data) => `iteration ${data.iteration}`,
-  run: execute,
+  run: (context, data) => execute(context, data),
 });

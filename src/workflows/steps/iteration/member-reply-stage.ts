@@ -1,6 +1,7 @@
 import type { Message } from '../../../chat/index.js';
 import { RatchetError } from '../../../errors/index.js';
 import { zeroUsage } from '../../../models/usage.js';
+import type { RunInheritance } from '../../job-data.js';
 import type { RunRecord } from '../../run-record.js';
 import { awaitChildRuns } from '../runner/child-wait.js';
 import { isPark, type Park } from '../runner/step-action.js';
@@ -12,7 +13,7 @@ import type { ReplyOfTurn, Turn } from './turn.js';
 export async function memberReplyStage(turn: Turn): Promise<StageResult<Turn>> {
   const { context, stored, member, agent, chat } = turn;
   if (member === undefined || agent || turn.recorded) return next(turn);
-  const reply = await compositeReply(context, stored.record, member, chat);
+  const reply = await compositeReply(context, stored.record, member, chat, turn.data.inherited);
   if (isPark(reply)) return reply;
   return next({ ...turn, reply });
 }
@@ -28,10 +29,12 @@ async function compositeReply(
   record: RunRecord,
   member: string,
   chat: readonly Message[],
+  inherited: RunInheritance | undefined,
 ): Promise<ReplyOfTurn | Park> {
   const outcome = await awaitChildRuns(context, {
     parent: record,
     lineage: [],
+    inherited,
     tasks: [
       { agent: member, task: '', turn: { messages: (childRunId) => conversationOf(chat, childRunId) } },
     ],

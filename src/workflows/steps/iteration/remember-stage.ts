@@ -24,6 +24,7 @@ export async function rememberStage(turn: Turn): Promise<StageResult<Turn>> {
       record.lineage,
       runGroup(context.services, record.agent, turnDefinition(turn))?.name,
       turnDefinition(turn),
+      turn.data.inherited,
     ).toolboxes;
   await keepNotes(context, record, turn.data.iteration, recorded.entry, recorded.sender, toolboxes);
   return next(turn);

@@ -37,7 +37,7 @@ export async function replierStage(given: Turn): Promise<StageResult<Turn>> {
   return next({
     ...turn,
     member,
-    agent: runAgent(services, member, record.lineage, group?.name, definition),
+    agent: runAgent(services, member, record.lineage, group?.name, definition, turn.data.inherited),
   });
 }
 

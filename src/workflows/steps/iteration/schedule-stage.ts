@@ -49,6 +49,8 @@ export function scheduleStage(turn: Turn): StepAction {
     ...(record.root_run_id ? { root_run_id: record.root_run_id } : {}),
     // The definition the reply was made under (an upgrade commits with the reply): its tools run under it.
     ...definitionOf(turn),
+    // What the run inherited when it started (decision 0047): its tools are resolved with it too.
+    ...(data.inherited ? { inherited: data.inherited } : {}),
   };
   return enqueue(
     [

@@ -2,6 +2,7 @@ import { RatchetError } from '../../../errors/index.js';
 import { type ToolBox, toolDefinitions } from '../../../tools/index.js';
 import type { HandoffGroup } from '../../handoff-toolbox.js';
 import { handoffToolbox } from '../../handoff-toolbox.js';
+import type { RunInheritance } from '../../job-data.js';
 import type { AgentRuntime, PinnedDefinition, StepServices, TeamService } from './step-context.js';
 
 const derived = new WeakMap<ReadonlyMap<string, AgentRuntime>, Map<string, AgentRuntime>>();
@@ -104,7 +105,9 @@ export function runnableNames(services: Registry): string[] {
 /**
  * The agent a run works as. A child run's tools are its agent's own toolboxes followed by those of the agents
  * above it, nearest first (its own win on a name clash); a member of a handoff group gets its transfer tools
- * first. Built once per combination and worker.
+ * first. What the run inherited when it started (decision 0047) decides the ancestors' toolboxes (as the
+ * definitions they worked under have them) and the `options.delegate` default; a run that recorded none
+ * takes both from this worker's config. Built once per combination and worker.
  */
 export function runAgent(
   services: WorkerRegistry,
@@ -113,10 +116,15 @@ export function runAgent(
   group?: string,
   /** The hash of the definition the run works under (decision 0030); absent: this worker's config. */
   definition?: string,
+  inherited?: RunInheritance,
 ): AgentRuntime {
   const pinned = pinnedDefinition(services, definition);
-  const own = pinned?.agent(name) ?? configured(services, name);
-  const ancestors = lineage.filter((ancestor) => services.agents.has(ancestor));
+  const delegates = inherited?.delegate_default;
+  const own = withDelegation(pinned?.agent(name) ?? configured(services, name), delegates);
+  const recorded = inherited && inherited.lineage.length === lineage.length ? inherited.lineage : undefined;
+  const ancestors: { name: string; hash?: string | undefined }[] = recorded
+    ? lineage.map((ancestor, index) => ({ name: ancestor, hash: recorded[index] }))
+    : lineage.filter((ancestor) => services.agents.has(ancestor)).map((ancestor) => ({ name: ancestor }));
   if (ancestors.length === 0 && group === undefined) return own;
   const handoff = group === undefined ? undefined : (pinned?.handoff ?? services.handoffs.get(group));
   let cache = derived.get(services.agents);
@@ -124,23 +132,65 @@ export function runAgent(
     cache = new Map();
     derived.set(services.agents, cache);
   }
-  const key = [pinned ? (definition ?? '') : '', group ?? '', name, ...ancestors].join('\u0000');
+  const key = [
+    pinned ? (definition ?? '') : '',
+    group ?? '',
+    name,
+    String(delegates ?? ''),
+    ...ancestors.map((ancestor) => `${ancestor.name}@${ancestor.hash ?? ''}`),
+  ].join('\u0000');
   const cached = cache.get(key);
   if (cached) return cached;
   if (group !== undefined && !handoff) throw notOnThisWorker(services, `handoff group "${group}"`);
   const toolboxes: ToolBox[] = handoff ? [handoffToolbox(handoff, name)] : [];
-  const toolboxesOf = (agent: string) => (agent === name ? own : configured(services, agent)).toolboxes;
-  for (const toolbox of [name, ...ancestors].flatMap(toolboxesOf)) {
+  // An agent above works as the definition it worked under when this run started had it, this worker's
+  // config serving the definitions it has itself.
+  const above = (ancestor: { name: string; hash?: string | undefined }) =>
+    withDelegation(
+      (ancestor.hash === undefined
+        ? undefined
+        : pinnedDefinition(services, ancestor.hash)?.agent(ancestor.name)) ??
+        configured(services, ancestor.name),
+      delegates,
+    );
+  for (const toolbox of [own, ...ancestors.map(above)].flatMap((agent) => agent.toolboxes)) {
     if (!toolboxes.some((known) => known.name === toolbox.name)) toolboxes.push(toolbox);
   }
-  const runtime: AgentRuntime = {
-    ...own,
+  const runtime = withToolboxes(own, toolboxes);
+  cache.set(key, runtime);
+  return runtime;
+}
+
+/** The agent with other toolboxes; `tools` a getter, as for the agent itself (an MCP server's list changes). */
+function withToolboxes(agent: AgentRuntime, toolboxes: readonly ToolBox[]): AgentRuntime {
+  return {
+    ...agent,
     toolboxes,
-    // A getter, as for the agent itself: an MCP server's toolbox changes when its tool list does.
     get tools() {
       return toolDefinitions(toolboxes);
     },
   };
-  cache.set(key, runtime);
-  return runtime;
+}
+
+const delegationSet = new WeakMap<AgentRuntime, AgentRuntime>();
+
+/**
+ * The agent with the delegation tools as the run's recorded `options.delegate` default says (decision 0047),
+ * when the agent leaves it to the default; as it is otherwise (or with no recorded default).
+ */
+function withDelegation(agent: AgentRuntime, delegates: boolean | undefined): AgentRuntime {
+  const delegation = agent.defaultDelegation;
+  if (delegates === undefined || !delegation) return agent;
+  if (agent.toolboxes.includes(delegation) === delegates) return agent;
+  let other = delegationSet.get(agent);
+  if (!other) {
+    other = withToolboxes(
+      agent,
+      delegates
+        ? [...agent.toolboxes, delegation]
+        : agent.toolboxes.filter((toolbox) => toolbox !== delegation),
+    );
+    delegationSet.set(agent, other);
+  }
+  return other;
 }

@@ -3,6 +3,7 @@ import { RatchetError } from '../../../errors/index.js';
 import { type ResultMetadata, resultMetadataOf } from '../../core/result-metadata.js';
 import { type DefinitionToRecord, planRunCreation, runDeadline } from '../../core/run-creation.js';
 import { childRunId } from '../../ids.js';
+import type { RunInheritance } from '../../job-data.js';
 import { isFinished, type RunRecord, type RunStatus } from '../../run-record.js';
 import { prefixOf } from './agent-runtime.js';
 import { type Park, park } from './step-action.js';
@@ -44,6 +45,8 @@ async function ensureChildRuns(
     parentJobId: string;
     /** The agents above the children, nearest first (see RunRecord.lineage). */
     lineage: readonly string[];
+    /** What the children inherit (decision 0047); undefined: their workers' config decides. */
+    inherited: RunInheritance | undefined;
     tasks: readonly ChildTask[];
     prefixOf: (agent: string) => string;
     /** Whether an agent name is a team's (its run is a chain of team turns). */
@@ -81,6 +84,7 @@ async function ensureChildRuns(
       rootRunId: parent.root_run_id ?? parent.id,
       parent: { run_id: parent.id, job_id: input.parentJobId, depth: (parent.parent?.depth ?? 0) + 1 },
       lineage: [...input.lineage],
+      ...(input.inherited ? { inherited: input.inherited } : {}),
       // A child run counts against its root's tenant, at its root's priority (decision 0035).
       tenant: parent.tenant,
       priority: parent.priority,
@@ -154,14 +158,22 @@ export type ChildOutcome =
  */
 export async function awaitChildRuns(
   context: StepContext,
-  input: { parent: RunRecord; lineage: readonly string[]; tasks: readonly ChildTask[] },
+  input: {
+    parent: RunRecord;
+    lineage: readonly string[];
+    /** What the step's own run inherited (its job data's), which its children inherit in turn. */
+    inherited: RunInheritance | undefined;
+    tasks: readonly ChildTask[];
+  },
 ): Promise<ChildOutcome> {
   const { services } = context;
+  const inherited = childInheritance(input.parent, input.inherited, input.lineage);
   const read = () =>
     ensureChildRuns(context, {
       parent: input.parent,
       parentJobId: context.jobId,
       lineage: input.lineage,
+      inherited,
       tasks: input.tasks,
       prefixOf: (agent) => prefixOf(services, agent),
       isTeam: (agent) => services.teams.has(agent),
@@ -193,6 +205,25 @@ export async function awaitChildRuns(
       async () => (await read()).filter((state) => isFinished(state.status)).length > finished,
     ),
   };
+}
+
+/**
+ * What children whose lineage is `lineage` inherit from a run that inherited `from` (decision 0047): its
+ * `options.delegate` default, and for a delegation (the delegating agent above the run's own ancestors) the
+ * definition the run works under now above the definitions it inherited. Undefined when the run recorded
+ * none (started before this was): the children take both from their workers' config, as it does.
+ */
+function childInheritance(
+  parent: RunRecord,
+  from: RunInheritance | undefined,
+  lineage: readonly string[],
+): RunInheritance | undefined {
+  if (!from) return undefined;
+  const { delegate_default } = from;
+  // A team's members and a handoff group's member in control inherit no toolboxes.
+  if (lineage.length === 0) return { lineage: [], delegate_default };
+  if (!parent.definition || lineage.length !== from.lineage.length + 1) return undefined;
+  return { lineage: [parent.definition.hash, ...from.lineage], delegate_default };
 }
 
 /** What a new child run of the agent records as its definition: this worker's current one, if it has one. */

@@ -46,6 +46,12 @@ export interface AgentRuntime {
   outputSchemaVersion?: string | undefined;
   completer: Completer;
   toolboxes: readonly ToolBox[];
+  /**
+   * The delegation tools, when the agent leaves `options.delegate` to its default (and is no supervisor):
+   * `toolboxes` has them as this worker's config decides; a run whose recorded default says otherwise
+   * (decision 0047) adds or drops them. Absent when the agent's own settings decide.
+   */
+  defaultDelegation?: ToolBox | undefined;
   /** What the model is offered: one definition per tool name, first toolbox wins. */
   tools: readonly ToolDefinition[];
   /** The provider the agent calls, with its shared limits and the context window of its model (0 = unknown). */
@@ -147,6 +153,11 @@ export interface StepServices {
   admission?: RunAdmission | undefined;
   /** Each tenant's token budget per minute (`tenants.<name>.tokens_per_minute`, `default` for the rest). */
   tenantBudgets?: TenantBudgets | undefined;
+  /**
+   * Ends a run's wait for a worker (decision 0031), once: a step that loaded its run recorded as
+   * `waiting_for_worker` runs on a worker that serves it, so the wait is over. Absent: nothing ends it here.
+   */
+  endWorkerWait?: ((jobId: string, sessionId: string, runId: string) => Promise<void>) | undefined;
 }
 
 /** The tenants' token budgets: tokens per minute of a tenant, or undefined when it has none. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { RatchetError } from '../../../errors/index.js';
+import type { RunInheritance } from '../../job-data.js';
 import { announceAttemptFailure, failRun } from './run-failures.js';
 import type { StepAction } from './step-action.js';
 import type { StepContext } from './step-context.js';
@@ -31,7 +32,12 @@ export interface StepKind<Data> {
  * final failure means (by default the run fails with the error recorded).
  */
 export function defineStepKind<
-  Data extends { session_id: string; run_id: string; definition?: string | undefined },
+  Data extends {
+    session_id: string;
+    run_id: string;
+    definition?: string | undefined;
+    inherited?: RunInheritance | undefined;
+  },
 >(definition: {
   name: string;
   dataSchema: z.ZodType<Data>;
@@ -49,7 +55,13 @@ export function defineStepKind<
     execute: async (context, data) => {
       // The run's recorded definition, read once per hash and process (decision 0030): the steps resolve
       // their agent from it synchronously.
-      if (data.definition !== undefined) await context.services.definitions?.prepare(data.definition);
+      const { definitions } = context.services;
+      if (definitions) {
+        // And those of the agents above a child run, whose toolboxes it inherits (decision 0047): a worker
+        // reads each once, like the run's own.
+        for (const hash of [data.definition, ...(data.inherited?.lineage ?? [])])
+          if (hash !== undefined) await definitions.prepare(hash);
+      }
       return definition.run(context, data);
     },
     fail: definition.fail ?? ((context, data, error) => failRun(context, data, error)),

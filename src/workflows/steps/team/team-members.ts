@@ -150,7 +150,7 @@ export function nextTurn(data: TeamTurnJobData, record: RunRecord): StepAction {
     {
       kind: 'team_turn',
       data: {
-        v: 1,
+        v: 2,
         session_id: data.session_id,
         run_id: data.run_id,
         agent: record.agent,
@@ -160,6 +160,7 @@ export function nextTurn(data: TeamTurnJobData, record: RunRecord): StepAction {
         ...(record.deadline_at ? { deadline_at: record.deadline_at } : {}),
         // The team's recorded definition goes with every turn, as with every step of a run (decision 0030).
         ...(record.definition ? { definition: record.definition.hash } : {}),
+        ...(data.inherited ? { inherited: data.inherited } : {}),
       },
     },
   ]);

@@ -12,6 +12,7 @@ import { commit, done, type StepAction, wakeParent } from '../runner/step-action
 import type { StepContext, TeamService } from '../runner/step-context.js';
 import { defineStepKind, type StepKind } from '../runner/step-kind.js';
 import { logRunStart } from '../runner/step-runner.js';
+import { endedWorkerWait } from '../runner/worker-wait.js';
 import { commitTurn, memberTurns, nextTurn } from './team-members.js';
 import { decide } from './team-selection.js';
 import { type LoadedTurn, loadTurn, selectionOf } from './team-turn-load.js';
@@ -21,7 +22,11 @@ import { type LoadedTurn, loadTurn, selectionOf } from './team-turn-load.js';
  * given what happened in the shared chat since its last turn; their final answers go to the shared chat in
  * selection order; the next turn is added. While members act the step is parked (no worker held).
  */
-async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Promise<StepAction> {
+async function executeTeamTurn(
+  context: StepContext,
+  data: TeamTurnJobData,
+  reloaded = false,
+): Promise<StepAction> {
   const { services } = context;
   const team = runTeam(services, data.agent, data.definition);
   const loaded = await loadTurn(context, data, team);
@@ -29,6 +34,9 @@ async function executeTeamTurn(context: StepContext, data: TeamTurnJobData): Pro
     context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
     return done;
   }
+  // The run waited for a worker and this one serves it: the wait ends first (decision 0031).
+  if (!reloaded && (await endedWorkerWait(context, loaded.record)))
+    return executeTeamTurn(context, data, true);
   if (isFinished(loaded.record.status)) return wakeParent(loaded.record);
   const queued = await admissionWait(context, loaded.record);
   if (queued) return queued;
@@ -73,6 +81,7 @@ async function afterSelection(
   const outcome = await awaitChildRuns(context, {
     parent: loaded.record,
     lineage: [],
+    inherited: data.inherited,
     tasks: memberTurns(context, data, team, loaded, selection.members),
   });
   if (outcome.kind === 'waiting') return outcome.park;
@@ -97,5 +106,5 @@ export const teamTurnStep: StepKind<TeamTurnJobData> = defineStepKind({
   dataSchema: teamTurnJobDataSchema,
   describe: (data) => ({ team: data.agent, turn: data.iteration }),
   label: (data) => `team turn ${data.iteration}`,
-  run: executeTeamTurn,
+  run: (context, data) => executeTeamTurn(context, data),
 });

@@ -60,6 +60,7 @@ export function delegateFunction(
     const outcome = await awaitChildRuns(context, {
       parent,
       lineage: [data.agent, ...parent.lineage],
+      inherited: data.inherited,
       tasks: children,
     });
     if (outcome.kind === 'waiting')

@@ -34,7 +34,7 @@ import { sessionAccess } from './tool-session.js';
  */
 async function execute(context: StepContext, data: ToolJobData): Promise<StepAction> {
   const { services } = context;
-  const agent = runAgent(services, data.agent, data.lineage, data.group, data.definition);
+  const agent = runAgent(services, data.agent, data.lineage, data.group, data.definition, data.inherited);
   // A call that needs approval waits for it before anything is recorded: no intent, no start event yet.
   let approved: ApprovalAnswer | undefined;
   if (agent.approvalTools.has(data.tool_name)) {
