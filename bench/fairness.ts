@@ -5,6 +5,7 @@ import { RatchetWorker } from '../src/worker/index.js';
 import { benchConfig } from './bench-config.js';
 import { createBenchEngine } from './bench-engine.js';
 import { markedScriptedKind, registerMarkedScripted } from './marked-model.js';
+import type { Target } from './report.js';
 import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
 import { runInSlots } from './slots.js';
 import { percentile } from './stats.js';
@@ -35,16 +36,28 @@ export interface FairnessResult {
   mode: FairnessMode;
   /** B's waits, submission → model call start, ms. */
   lightWaits: number[];
-  /** Model calls of A and of B while both had work: from B's first submission until B's last model call. */
+  /**
+   * Model calls (started) of A and of B while both had work: from B's first submission until B's last model
+   * call answered (B's runs are one call each: B has work until then).
+   */
   calls: { heavy: number; light: number };
+  /**
+   * The same from B's first run accepted on (its `startRun` answered: the run exists and asked for its
+   * admission). In this one process B's requests wait behind the worker's own work, and A's calls started
+   * meanwhile are counted from B's submission although Ratchet could not know of B yet.
+   */
+  callsOnceAccepted: { heavy: number; light: number };
   /** The same from B's first model call on (A's runs in flight when B came are left out). */
   callsOnceServed: { heavy: number; light: number };
+  /** The same window ending when B's last model call started (the figure reported before decision 0048). */
+  callsUntilLastStart: { heavy: number; light: number };
 }
 
 export async function measureFairness(options: FairnessOptions, mode: FairnessMode): Promise<FairnessResult> {
   const prefix = scratchPrefix();
   const marks: StepMarks = new Map();
-  registerMarkedScripted(marks);
+  const ends: StepMarks = new Map();
+  registerMarkedScripted(marks, ends);
   const loaded = benchConfig({
     url: options.url,
     prefix,
@@ -85,33 +98,43 @@ export async function measureFairness(options: FairnessOptions, mode: FairnessMo
     }
     const lightStart = performance.now();
     const light: string[] = [];
+    let accepted = Number.POSITIVE_INFINITY;
     await Promise.all(
       Array.from({ length: options.lightRuns }, async (_unused, index) => {
         const before = performance.now();
         const { runId } = await engine.startRun({ input: `b ${index}`, tenant: 'b' });
         submitted.set(runId, before);
+        accepted = Math.min(accepted, performance.now());
         light.push(runId);
       }),
     );
     const deadline = performance.now() + 120_000;
-    while (light.some((runId) => !marks.has(runId))) {
+    while (light.some((runId) => !ends.has(runId))) {
       if (performance.now() > deadline)
         throw new Error(`fairness (${mode}): B's runs did not start in 120 s`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const lightWaits = light.map((runId) => (marks.get(runId)?.[0] ?? 0) - (submitted.get(runId) ?? 0));
     const firstCalls = light.map((runId) => marks.get(runId)?.[0] ?? 0);
-    const lightEnd = Math.max(...firstCalls);
-    const count = (from: number) => {
+    const lastStart = Math.max(...firstCalls);
+    const lightEnd = Math.max(...light.map((runId) => ends.get(runId)?.[0] ?? 0));
+    const count = (from: number, until = lightEnd) => {
       const calls = { heavy: 0, light: 0 };
       for (const [runId, times] of marks) {
-        const during = times.filter((time) => time >= from && time <= lightEnd).length;
+        const during = times.filter((time) => time >= from && time <= until).length;
         if (heavy.has(runId)) calls.heavy += during;
         else calls.light += during;
       }
       return calls;
     };
-    return { mode, lightWaits, calls: count(lightStart), callsOnceServed: count(Math.min(...firstCalls)) };
+    return {
+      mode,
+      lightWaits,
+      calls: count(lightStart),
+      callsOnceAccepted: count(accepted),
+      callsOnceServed: count(Math.min(...firstCalls)),
+      callsUntilLastStart: count(lightStart, lastStart),
+    };
   } finally {
     await worker.close(5_000);
     await engine.close();
@@ -127,18 +150,22 @@ export function formatFairness(results: readonly FairnessResult[], options: Fair
     `F. fairness: tenant A submits ${options.heavyRuns} runs, then tenant B ${options.lightRuns}; 1-iteration runs, ` +
       `model ${options.modelDelayMs} ms, worker concurrency ${options.concurrency}; fair admission on: ` +
       `admission.max_active_runs ${options.concurrency}, equal weights`,
-    "  B share of calls: model calls of B / all, from B's submission (and from B's first call) until B's last first call",
-    `${'fair admission'.padEnd(24)}${'B p50 ms'.padStart(10)}${'B p95 ms'.padStart(10)}${'p95 / idle'.padStart(12)}${'B share of calls'.padStart(22)}`,
+    "  B share: model calls started by B / all, from B's submission until B's last call answered; the same from B's",
+    "  first run accepted, from B's first call, and (as reported before decision 0048) until B's last call started",
+    `${'fair admission'.padEnd(24)}${'B p50 ms'.padStart(10)}${'B p95 ms'.padStart(10)}${'p95 / idle'.padStart(12)}` +
+      `${'B share'.padStart(9)}${'accepted'.padStart(10)}${'1st call'.padStart(10)}${'old end'.padStart(9)}`,
   ];
   for (const result of results) {
     const sorted = [...result.lightWaits].sort((a, b) => a - b);
-    const share =
-      result.mode === 'idle'
-        ? '-'
-        : `${percent(shareOf(result.calls))} (${percent(shareOf(result.callsOnceServed))})`;
+    const shares = [
+      result.calls,
+      result.callsOnceAccepted,
+      result.callsOnceServed,
+      result.callsUntilLastStart,
+    ].map((calls) => (result.mode === 'idle' ? '-' : percent(shareOf(calls))));
     const ratio = result.mode === 'idle' ? '1.0×' : `${(p95(result.lightWaits) / idleP95).toFixed(1)}×`;
     lines.push(
-      `${label(result.mode).padEnd(24)}${percentile(sorted, 0.5).toFixed(0).padStart(10)}${p95(result.lightWaits).toFixed(0).padStart(10)}${ratio.padStart(12)}${share.padStart(22)}`,
+      `${label(result.mode).padEnd(24)}${percentile(sorted, 0.5).toFixed(0).padStart(10)}${p95(result.lightWaits).toFixed(0).padStart(10)}${ratio.padStart(12)}${shares[0]?.padStart(9)}${shares[1]?.padStart(10)}${shares[2]?.padStart(10)}${shares[3]?.padStart(9)}`,
     );
   }
   return lines.join('\n');
@@ -168,4 +195,26 @@ export function p95(samples: readonly number[]): number {
     [...samples].sort((a, b) => a - b),
     0.95,
   );
+}
+
+/** Fair admission on: B's p95 wait ≤ 2× idle, and B's share of calls within 10% of its weight (½). */
+export function fairnessTargets(results: readonly FairnessResult[]): Target[] {
+  const on = results.find((result) => result.mode === 'on');
+  if (!on) return [];
+  const ratio = p95(on.lightWaits) / idleP95Of(results);
+  const share = shareOf(on.calls);
+  return [
+    {
+      label: "fairness: B's p95 wait before its model call vs idle",
+      measured: `${ratio.toFixed(1)}×`,
+      limit: '≤ 2×',
+      pass: ratio <= 2,
+    },
+    {
+      label: "fairness: B's share of model calls while both had work",
+      measured: `${percent(share)} (from B's first run accepted: ${percent(shareOf(on.callsOnceAccepted))}, from its first call: ${percent(shareOf(on.callsOnceServed))})`,
+      limit: '50% ± 10%',
+      pass: Math.abs(share - 0.5) <= 0.1,
+    },
+  ];
 }

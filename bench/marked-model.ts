@@ -6,18 +6,21 @@ export const markedScriptedKind = 'bench-marked-scripted';
 
 /**
  * Registers a provider kind that is the scripted model plus a mark (into `marks`) when each model call
- * starts: the point of an iteration job right after it loaded the run and appended the tool results. A later
- * registration replaces this one, so call it before building each worker.
+ * starts: the point of an iteration job right after it loaded the run and appended the tool results; and,
+ * given `ends`, a mark there when the call has answered. A later registration replaces this one, so call it
+ * before building each worker.
  */
-export function registerMarkedScripted(marks: StepMarks): void {
+export function registerMarkedScripted(marks: StepMarks, ends?: StepMarks): void {
   registerProvider<ScriptedProviderFields>(markedScriptedKind, {
     fieldsSchema: scriptedProviderKind.fieldsSchema,
     create(config, context) {
       const scripted = scriptedProviderKind.create(config, context);
       return {
-        complete(request, signal) {
+        async complete(request, signal) {
           markStep(marks, request.context.runId);
-          return scripted.complete(request, signal);
+          const reply = await scripted.complete(request, signal);
+          if (ends) markStep(ends, request.context.runId);
+          return reply;
         },
       };
     },

@@ -71,14 +71,31 @@ describe('fair admission', () => {
         expect(woken.length).toBe(before + 1);
         active = [...active, ...woken.slice(before)];
       }
-      // B joins at A's virtual time (2, no credit for having been idle); a tie goes to the smaller name.
+      // B joins at A's virtual time (2, no credit for having been idle). A slot goes to whoever would hold the
+      // smaller share of the two slots with it (B first: A holds both); on a tie, the smaller virtual time,
+      // then the smaller name: B takes two for each of A's.
       const order = woken.slice(2);
-      expect(order).toEqual(['a2', 'b0', 'b1', 'a3', 'b2', 'b3', 'a4', 'b4', 'b5']);
+      expect(order).toEqual(['b0', 'a2', 'b1', 'a3', 'b2', 'b3', 'a4', 'b4', 'b5']);
       // A release repeated (a sweep after the worker's own release) frees nothing more.
       const before = woken.length;
       await admission.release({ id: 'a0', tenant: 'a' });
       expect(woken.length).toBe(before);
       expect(await redis.hlen(admissionKeys(space).active)).toBe(2);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a tenant that comes while another holds every slot takes the freed slots until the shares are equal', async () => {
+    const { admission, woken, cleanup } = admissionOf({ cap: 4 });
+    try {
+      for (let index = 0; index < 8; index += 1) await admission.admit(run(`a${index}`, 'a'));
+      for (let index = 0; index < 4; index += 1) await admission.admit(run(`b${index}`, 'b'));
+      expect(woken).toEqual(['a0', 'a1', 'a2', 'a3']);
+      // A's first two ends go to B (A would hold 4 of 4, B 1), then A and B each hold two: each refills its own.
+      for (const ending of ['a0', 'a1', 'a2', 'b0', 'a3', 'b1'])
+        await admission.release({ id: ending, tenant: ending.startsWith('a') ? 'a' : 'b' });
+      expect(woken.slice(4)).toEqual(['b0', 'b1', 'a4', 'b2', 'a5', 'b3']);
     } finally {
       await cleanup();
     }

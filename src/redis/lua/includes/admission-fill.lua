@@ -18,8 +18,13 @@
     time spent idle is not banked as credit (start-time fair queueing).
   fill(keys, queueBase, settings, cap, bound) -> admitted run ids
     While the deployment is under `cap` active runs (0 = none) and at most `bound` times: of the waiting
-    tenants under their own max_active_runs, the one with the smallest virtual time (then the smaller name)
-    has its first queued run admitted, and its virtual time grows by 1 / weight.
+    tenants under their own max_active_runs, the one that would hold the smallest share of the slots with
+    one more run (its active runs plus one, divided by its weight), then the smallest virtual time, then the
+    smaller name, has its first queued run admitted, and its virtual time grows by 1 / weight. Slots, not
+    only admissions, are what is shared: a tenant that comes while another holds every slot takes the freed
+    slots until both hold their weight's share, instead of alternating with it while the other keeps the
+    slots it took alone; where the shares tie (few slots, or shares reached), virtual time keeps the
+    admissions in proportion to the weights (decision 0048).
 ]]
 local function settingsOf(settings, tenant)
   local entry = settings[tenant] or settings['default']
@@ -63,7 +68,7 @@ local function fill(keys, queueBase, settings, cap, bound)
     if cap > 0 and redis.call('HLEN', keys.active) >= cap then
       break
     end
-    local best, bestTime = nil, nil
+    local best, bestShare, bestTime = nil, nil, nil
     for _, tenant in ipairs(redis.call('SMEMBERS', keys.waiting)) do
       if redis.call('ZCARD', queueBase .. tenant) == 0 then
         redis.call('SREM', keys.waiting, tenant)
@@ -71,9 +76,12 @@ local function fill(keys, queueBase, settings, cap, bound)
         local maxActive = settingsOf(settings, tenant)
         local count = tonumber(redis.call('HGET', keys.counts, tenant) or '0')
         if maxActive == 0 or count < maxActive then
+          local _, weight = settingsOf(settings, tenant)
+          local share = (count + 1) / weight
           local time = tonumber(redis.call('HGET', keys.vtime, tenant) or '0')
-          if best == nil or time < bestTime or (time == bestTime and tenant < best) then
-            best, bestTime = tenant, time
+          if best == nil or share < bestShare or (share == bestShare and (time < bestTime
+              or (time == bestTime and tenant < best))) then
+            best, bestShare, bestTime = tenant, share, time
           end
         end
       end
