@@ -27,7 +27,7 @@ import type {
   StepScheduler,
   UsageTotals,
 } from '../workflows/index.js';
-import { sweepAdmission } from './admission.js';
+import { sweepAdmission, withQueuedReasons } from './admission.js';
 import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 import { EngineParts } from './engine-parts.js';
 import {
@@ -285,8 +285,8 @@ export class Engine {
   // Inspection (inspection.ts).
 
   /** Runs newest first, filtered, from the run index: a page and where the next one starts. */
-  listRuns(filter: RunFilter): Promise<RunPage> {
-    return this.parts.store.listRuns(filter);
+  async listRuns(filter: RunFilter): Promise<RunPage> {
+    return withQueuedReasons(this.parts, await this.parts.store.listRuns(filter));
   }
 
   /** How many runs are listed with each status (created since `sinceMs` when given). */

@@ -305,6 +305,10 @@ export interface RunIndexKeys {
   status(status: string): string;
   /** The same, for the runs of one agent. */
   agent(agent: string): string;
+  /** The same, for the runs of one tenant (a child run: its root's; decision 0048). */
+  tenant(tenant: string): string;
+  /** String "1" once the shard's runs entered before the tenant sets were kept are in them (a backfill). */
+  tenantsIndexed: string;
   /** Sorted set: id of each pending question of one kind -> when it was asked (ms since the epoch). */
   pendingQuestions(kind: string): string;
 }
@@ -318,6 +322,8 @@ export function runIndexKeys(space: KeySpace, shard: number): RunIndexKeys {
     roots: `${base}:roots`,
     status: (status) => `${base}:status:${status}`,
     agent: (agent) => `${base}:agent:${agent}`,
+    tenant: (tenant) => `${base}:tenant:${tenant}`,
+    tenantsIndexed: `${base}:tenants-indexed`,
     pendingQuestions: (kind) => `${base}:questions:${kind}`,
   };
 }

@@ -2,10 +2,15 @@
   The run index of a shard: what GET /v1/runs and /v1/runs/summary read (src/redis/run-index.ts), kept by the
   scripts that change what it indexes, in the same atomic commit. Its keys derive from one base key
   (keys.ts runIndexKeys names the same keys for the readers), all under the shard's hash tag:
-    <base>:entries         hash: run id -> "status|created ms (13 digits)|agent|root run id ('' for a root)|pending"
+    <base>:entries         hash: run id -> "status|created ms (13 digits)|agent|root run id ('' for a root)|pending
+                           |tenant" (an entry written before tenants were indexed has no tenant: '' when parsed)
     <base>:status:<status> sorted set, every score 0, ordered by member "<created ms, 13 digits>:<run id>"
     <base>:agent:<agent>   the same, for the runs of one agent
     <base>:roots           the same, for root runs (started by a client, not by another run)
+    <base>:tenant:<tenant> the same, for the runs of one tenant (a child run: its root's), so a scoped list
+                           reads only its tenant's runs (decision 0048); the runs entered before it was kept
+                           are added by a one-time backfill per shard (index-run-tenants.lua), marked by
+    <base>:tenants-indexed "1" once the shard's backfill has passed every entry
     <base>:questions:<kind> sorted set: id of each pending question of that kind -> when it was asked (ms),
                            so the age of the oldest is read without reading any question (GET /metrics)
     <base>:inputs          hash: run id -> the first line of its input (the record's input_line), searched by
@@ -29,8 +34,10 @@
 ]]
 
 local function runIndexParse(entry)
-  local status, created, agent, root, pending = string.match(entry, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$')
-  return {status = status, created = created, agent = agent, root = root, pending = tonumber(pending)}
+  local status, created, agent, root, pending, tenant =
+    string.match(entry, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|?([^|]*)$')
+  return {status = status, created = created, agent = agent, root = root, pending = tonumber(pending),
+    tenant = tenant}
 end
 
 local function runIndexListed(entry)
@@ -56,8 +63,11 @@ local function runIndexWrite(base, runId, before, after)
       redis.call('ZADD', base .. ':roots', 0, member)
     end
   end
-  redis.call('HSET', base .. ':entries', runId,
-    after.status .. '|' .. after.created .. '|' .. after.agent .. '|' .. after.root .. '|' .. after.pending)
+  if after.tenant ~= '' and (not before or before.tenant ~= after.tenant) then
+    redis.call('ZADD', base .. ':tenant:' .. after.tenant, 0, member)
+  end
+  redis.call('HSET', base .. ':entries', runId, after.status .. '|' .. after.created .. '|' .. after.agent
+    .. '|' .. after.root .. '|' .. after.pending .. '|' .. after.tenant)
 end
 
 -- An ISO 8601 UTC time (as the records hold it: 2026-11-25T16:54:49.123Z) in ms since the epoch.
@@ -102,6 +112,11 @@ local function indexRun(base, runId, recordJson)
   if type(root) ~= 'string' then
     root = ''
   end
+  -- A record from before tenants belongs to `default` (run-record.ts).
+  local tenant = record['tenant']
+  if type(tenant) ~= 'string' or tenant == '' then
+    tenant = 'default'
+  end
   local line = record['input_line']
   if type(line) == 'string' and line ~= '' then
     redis.call('HSET', base .. ':inputs', runId, line)
@@ -112,6 +127,7 @@ local function indexRun(base, runId, recordJson)
     agent = record['agent'],
     root = root,
     pending = 0,
+    tenant = tenant,
   })
 end
 
@@ -151,5 +167,8 @@ local function unindexRun(base, runId)
   redis.call('ZREM', base .. ':status:' .. runIndexListed(entry), member)
   redis.call('ZREM', base .. ':agent:' .. entry.agent, member)
   redis.call('ZREM', base .. ':roots', member)
+  if entry.tenant ~= '' then
+    redis.call('ZREM', base .. ':tenant:' .. entry.tenant, member)
+  end
   redis.call('HDEL', base .. ':entries', runId)
 end
