@@ -117,6 +117,14 @@ export class Engine {
     return sweepAdmission(this.parts);
   }
 
+  /**
+   * Frees at once the admission slots that runs removed by retention still hold (decision 0048); returns how
+   * many it freed (0 without fair admission).
+   */
+  async releaseRemovedRuns(runIds: readonly string[]): Promise<number> {
+    return (await this.parts.admission?.releaseRemoved(runIds)) ?? 0;
+  }
+
   /** The engine's other face, for the steps a worker runs: add steps, wake them, cancel runs. */
   scheduler(): StepScheduler {
     return this.parts.scheduler((runId, reason) => this.cancelRun(runId, reason));

@@ -115,6 +115,22 @@ export class RedisRunAdmission implements RunAdmission {
     await this.wakeAll(admitted);
   }
 
+  /**
+   * Frees the slots of runs removed from the store (retention), when they hold one: a finished run's end freed
+   * it already unless its process died first; then this frees it now rather than at the next sweep (decision
+   * 0048). One read of the admitted runs, and a release only for those still admitted.
+   */
+  async releaseRemoved(runIds: readonly string[]): Promise<number> {
+    if (runIds.length === 0) return 0;
+    const tenants = await this.options.redis.hmget(admissionKeys(this.options.space).active, ...runIds);
+    const held = runIds.flatMap((id, index) => {
+      const tenant = tenants[index];
+      return tenant ? [{ id, tenant }] : [];
+    });
+    for (const run of held) await this.release(run);
+    return held.length;
+  }
+
   /** The runs admitted now: each run's id and tenant (the sweep looks at whether each has ended). */
   async activeRuns(): Promise<{ id: string; tenant: string }[]> {
     const entries = await this.options.redis.hgetall(admissionKeys(this.options.space).active);

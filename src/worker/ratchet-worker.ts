@@ -343,6 +343,9 @@ export class RatchetWorker {
       space,
       settings: config.retention,
       logger,
+      ...(engine.admission
+        ? { releaseRemoved: (runIds: readonly string[]) => engine.releaseRemovedRuns(runIds) }
+        : {}),
     });
     await this.retention.start();
     if (this.shuttingDown) return;
