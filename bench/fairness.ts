@@ -1,36 +1,33 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../src/log/index.js';
 import { closeRedis, createRedis } from '../src/redis/connection.js';
-import { RatchetWorker } from '../src/worker/index.js';
-import { benchConfig } from './bench-config.js';
 import { createBenchEngine } from './bench-engine.js';
-import { markedScriptedKind, registerMarkedScripted } from './marked-model.js';
+import { readyLine } from './child-ready.js';
+import { type FairnessMode, type FairnessOptions, fairnessConfig } from './fairness-config.js';
+import { registerListenedScripted } from './marked-model.js';
 import type { Target } from './report.js';
 import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
 import { runInSlots } from './slots.js';
 import { percentile } from './stats.js';
 import type { StepMarks } from './step-marks.js';
 
+export type { FairnessMode, FairnessOptions };
+
+const fixture = fileURLToPath(new URL('./fixtures/fairness-worker.ts', import.meta.url));
+
 /**
- * F. Fairness (issue 35, decision 0038): tenant A submits `heavyRuns` one-iteration runs, then tenant B
- * submits `lightRuns`; B's wait from its submission until its run's model call starts, against the same B
- * runs on an idle deployment, and the share of model calls each tenant got while both had work (from B's
- * first submission until B's last model call). Measured with fair admission off (first come, first served,
- * as before) and on (`admission.max_active_runs` = the worker's concurrency, equal weights), in one process
- * against one in-process worker, warmed up first by 20 runs of a third tenant in every mode. A's runs left
- * when B is done are not waited for: their keys are deleted.
+ * F. Fairness (issue 35, decisions 0038 and 0048): tenant A submits `heavyRuns` one-iteration runs, then
+ * tenant B submits `lightRuns`; B's wait from its submission until its run's model call starts, against the
+ * same B runs on an idle deployment, and the share of model calls each tenant got while both had work (from
+ * B's first submission until B's last model call answered). Measured with fair admission off (first come,
+ * first served, as before) and on (`admission.max_active_runs` = the worker's concurrency, equal weights).
+ * This process submits, as a client of the API would; the worker is a process of its own (as in a
+ * deployment), which prints when each model call starts and answers, on the same clock (ms since the epoch).
+ * Warmed up first by 20 runs of a third tenant in every mode. A's runs left when B is done are not waited
+ * for: their keys are deleted.
  */
-
-export type FairnessMode = 'idle' | 'off' | 'on';
-
-export interface FairnessOptions {
-  url: string;
-  heavyRuns: number;
-  lightRuns: number;
-  concurrency: number;
-  /** The scripted model's delay per call: runs hold a worker slot this long, like a (fast) model. */
-  modelDelayMs: number;
-}
 
 export interface FairnessResult {
   mode: FairnessMode;
@@ -41,11 +38,7 @@ export interface FairnessResult {
    * call answered (B's runs are one call each: B has work until then).
    */
   calls: { heavy: number; light: number };
-  /**
-   * The same from B's first run accepted on (its `startRun` answered: the run exists and asked for its
-   * admission). In this one process B's requests wait behind the worker's own work, and A's calls started
-   * meanwhile are counted from B's submission although Ratchet could not know of B yet.
-   */
+  /** The same from B's first run accepted on (its `startRun` answered: the run exists and asked for admission). */
   callsOnceAccepted: { heavy: number; light: number };
   /** The same from B's first model call on (A's runs in flight when B came are left out). */
   callsOnceServed: { heavy: number; light: number };
@@ -53,35 +46,49 @@ export interface FairnessResult {
   callsUntilLastStart: { heavy: number; light: number };
 }
 
+/** The worker process: its marks (start and end of each call) read into `marks` and `ends`, on this clock. */
+function startWorker(
+  options: FairnessOptions,
+  mode: FairnessMode,
+  prefix: string,
+  marks: StepMarks,
+  ends: StepMarks,
+): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+    env: { ...process.env, BENCH_PREFIX: prefix, BENCH_FAIRNESS: JSON.stringify({ options, mode }) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let pending = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const [what, runId = '', at = '0'] = line.split(' ');
+      if (what !== 'start' && what !== 'end') continue;
+      const list = (what === 'start' ? marks : ends).get(runId) ?? [];
+      list.push(Number(at) - performance.timeOrigin);
+      (what === 'start' ? marks : ends).set(runId, list);
+    }
+  });
+  return child;
+}
+
 export async function measureFairness(options: FairnessOptions, mode: FairnessMode): Promise<FairnessResult> {
   const prefix = scratchPrefix();
   const marks: StepMarks = new Map();
   const ends: StepMarks = new Map();
-  registerMarkedScripted(marks, ends);
-  const loaded = benchConfig({
-    url: options.url,
-    prefix,
-    providerKind: markedScriptedKind,
-    replies: [{ text: 'done', delay_ms: options.modelDelayMs }],
-    toolboxes: [],
-    maxIterations: 1,
-    concurrency: options.concurrency,
-    sections:
-      mode === 'on'
-        ? {
-            admission: { max_active_runs: options.concurrency },
-            tenants: { a: { weight: 1 }, b: { weight: 1 } },
-          }
-        : {},
-  });
+  // The config names the marked kind: registered here too, though this process makes no model call.
+  registerListenedScripted({ started: () => undefined });
+  const loaded = fairnessConfig(options, mode, prefix);
   const logger = silentLogger();
-  const worker = new RatchetWorker({ loaded, toolboxes: [], logger });
   const redis = createRedis({ url: options.url, logger, name: 'bench-fairness' });
   const engine = createBenchEngine(loaded, redis);
   const heavy = new Set<string>();
   const submitted = new Map<string, number>();
+  const worker = startWorker(options, mode, prefix, marks, ends);
   try {
-    await worker.start();
+    await readyLine(worker, 60_000, 'the fairness worker');
     // A warm worker in every mode (the first runs of a fresh worker are slower): 20 runs of a third tenant.
     const warmup = await Promise.all(
       Array.from({ length: 20 }, (_unused, index) =>
@@ -136,7 +143,11 @@ export async function measureFairness(options: FairnessOptions, mode: FairnessMo
       callsUntilLastStart: count(lightStart, lastStart),
     };
   } finally {
-    await worker.close(5_000);
+    if (worker.exitCode === null && worker.signalCode === null) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.stdin?.end();
+      await exited;
+    }
     await engine.close();
     await closeRedis(redis);
     await deleteScratchKeys(options.url, prefix);
