@@ -76,7 +76,10 @@ export class RedisRunAdmission implements RunAdmission {
     this.recheckMs = options.policy.recheckMs;
   }
 
-  async admit(run: AdmissionCandidate, options: { wakeSelf?: boolean } = {}): Promise<boolean> {
+  async admit(
+    run: AdmissionCandidate,
+    options: { wakeSelf?: boolean; starting?: boolean } = {},
+  ): Promise<boolean> {
     const { policy, space, redis } = this.options;
     const keys = admissionKeys(space);
     const [code, ...admitted] = await runScript(
@@ -91,6 +94,7 @@ export class RedisRunAdmission implements RunAdmission {
         JSON.stringify(policy.tenants),
         keys.queueBase,
         admitBound,
+        options.starting === true ? '1' : '0',
       ],
     );
     crashPoint('admission.after_admit');

@@ -131,6 +131,41 @@ describe('fair admission under SIGKILL at the admission of a first step', () => 
   }, 120_000);
 });
 
+describe('a run that yields its slot at its first step (decision 0048)', () => {
+  it('a worker SIGKILLed right after a first step yielded its slot to another tenant: every run goes on once', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: { admission: { max_active_runs: 2, recheck_s: 2, sweep_s: 1 } },
+    });
+    harness = h;
+    const a0 = await h.engine.startRun({ input: 'a zero', tenant: 'a' });
+    const a1 = await h.engine.startRun({ input: 'a one', tenant: 'a' });
+    const b0 = await h.engine.startRun({ input: 'b zero', tenant: 'b' });
+    expect((await h.engine.getRun(b0.runId))?.status).toBe('queued');
+    const admission = h.engine.admission;
+    if (!admission) throw new Error('admission is configured');
+    expect(await admission.isAdmitted(b0.runId)).toBe(false);
+    // The first of A's steps to start finds A holding both slots while B waits with none: it yields, B's run
+    // is admitted, and the worker dies before it wakes B's step (or parks its own).
+    const doomed = h.spawnWorker({ crashAt: 'admission.after_admit' });
+    const exit = await doomed.exited;
+    expect(exit.signal, doomed.output()).toBe('SIGKILL');
+    expect(h.modelCalls()).toHaveLength(0);
+    expect(await admission.isAdmitted(b0.runId)).toBe(true);
+
+    const survivor = h.spawnWorker();
+    for (const run of [a0, a1, b0]) {
+      const ended = await h.engine.waitForRun(run.runId, { timeoutMs: 60_000 });
+      expect(ended.status, survivor.output()).toBe('completed');
+    }
+    const calls = h.modelCalls().map((call) => call.run_id);
+    expect([...calls].sort()).toEqual([a0.runId, a1.runId, b0.runId].sort());
+    const keys = admissionKeys(h.engine.space);
+    await waitFor(async () => (await h.redis.hlen(keys.active)) === 0, 20_000, 'every slot freed');
+    expect(await h.redis.hgetall(keys.counts)).toEqual({});
+  }, 120_000);
+});
+
 describe('a slot freed at once, not at the next sweep', () => {
   it('a run ended by an interrupting message frees its slot: the queued run is admitted in that call', async () => {
     const h = new Harness({

@@ -101,6 +101,34 @@ describe('fair admission', () => {
     }
   });
 
+  it('an admitted run that has not started yields its slot to a tenant below its share when its first step asks', async () => {
+    const { admission, woken, cleanup } = admissionOf({ cap: 4 });
+    try {
+      const a = Array.from({ length: 6 }, (_unused, index) => run(`a${index}`, 'a'));
+      const b = Array.from({ length: 3 }, (_unused, index) => run(`b${index}`, 'b'));
+      for (const candidate of [...a, ...b]) await admission.admit(candidate);
+      expect(woken).toEqual(['a0', 'a1', 'a2', 'a3']);
+      const starting = { wakeSelf: false, starting: true };
+      // a0 starts first: nobody waited when it was admitted, but B waits now with none: A holds 4 of 4.
+      expect(await admission.admit(a[0] as ReturnType<typeof run>, starting)).toBe(false);
+      expect(woken.slice(4)).toEqual(['b0']);
+      expect(await admission.admit(a[1] as ReturnType<typeof run>, starting)).toBe(false);
+      expect(woken.slice(5)).toEqual(['b1']);
+      // Two each: a2 starts (A's 2 are not above B's 2 + 1).
+      expect(await admission.admit(a[2] as ReturnType<typeof run>, starting)).toBe(true);
+      // The API asking again (not the run's first step) never takes a slot back.
+      expect(await admission.admit(a[3] as ReturnType<typeof run>)).toBe(true);
+      // The runs that yielded wait in front of their tenant's queue, and come back when the shares allow.
+      await admission.release({ id: 'b0', tenant: 'b' });
+      await admission.release({ id: 'a2', tenant: 'a' });
+      expect(woken.slice(6)).toEqual(['b2', 'a0']);
+      expect(await admission.isAdmitted('a0')).toBe(true);
+      expect(await admission.isAdmitted('a1')).toBe(false);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('holds a tenant at its max_active_runs while others go on, and takes its runs by priority, then age', async () => {
     const { admission, woken, cleanup } = admissionOf({ tenants: { a: [1, 1] } });
     try {
