@@ -87,6 +87,7 @@ export async function listIndexedRuns(
           ...sources,
           ...Array.from({ length: maxSources - sources.length }, () => keys.entries),
           keys.inputs,
+          keys.tenants,
         ],
         [
           upper,
@@ -303,11 +304,9 @@ async function indexTenantsOnce(redis: RedisClient, space: KeySpace, shard: numb
   do {
     const [next, flat] = await redis.hscan(keys.entries, cursor, 'COUNT', backfillBatch);
     cursor = next;
-    const untagged: string[] = [];
-    for (let index = 0; index + 1 < flat.length; index += 2) {
-      const [runId = '', entry = ''] = [flat[index], flat[index + 1]];
-      if ((entry.split('|')[5] ?? '') === '') untagged.push(runId);
-    }
+    const runIds = flat.filter((_field, index) => index % 2 === 0);
+    const known = runIds.length === 0 ? [] : await redis.hmget(keys.tenants, ...runIds);
+    const untagged = runIds.filter((_runId, index) => known[index] === null);
     const pipeline = redis.pipeline();
     for (const runId of untagged)
       pipeline.hget(runKeys(space, sessionIdOfRun(runId) ?? '', runId).run, 'record');

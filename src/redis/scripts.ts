@@ -28,7 +28,7 @@ const scriptKeyCounts = {
   'expire-session': 'variable',
   'fork-run': 10,
   'index-run-tenants': 1,
-  'list-runs': 10,
+  'list-runs': 11,
   'interrupt-run': 14,
   'load-iteration': 5,
   'mark-parked': 2,

@@ -1,7 +1,7 @@
 --[[
   The one-time backfill of a shard's per-tenant run index (decision 0048): runs entered in the index before
-  it kept their tenant get it, from their records (read by the caller), and join their tenant's set. Safe to
-  repeat and to race: an entry that has its tenant already, or is gone, is left as it is. The caller passes
+  it kept their tenants (<base>:tenants) get theirs, from their records (read by the caller), and join their
+  tenant's set. Safe to repeat and to race: a run that has its tenant already, or is gone, is left as it is. The caller passes
   every entry of the shard (HSCAN) in batches, then sets the marker with `done`.
 
   KEYS[1] the shard's run index (base key; includes/run-index.lua)
@@ -18,14 +18,9 @@ local given = 0
 for index = 2, #ARGV - 1, 2 do
   local runId, tenant = ARGV[index], ARGV[index + 1]
   local known = redis.call('HGET', base .. ':entries', runId)
-  if known then
-    local before = runIndexParse(known)
-    if before.tenant == '' then
-      local after = runIndexParse(known)
-      after.tenant = tenant
-      runIndexWrite(base, runId, before, after)
-      given = given + 1
-    end
+  if known and redis.call('HEXISTS', base .. ':tenants', runId) == 0 then
+    runIndexTenant(base, runId, runIndexParse(known).created, tenant)
+    given = given + 1
   end
 end
 if ARGV[1] == '1' then

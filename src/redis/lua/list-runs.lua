@@ -15,6 +15,7 @@
   KEYS[8] a further source or KEYS[1]
   KEYS[9] a further source or KEYS[1] (one per listed status: every status is a source when none is asked)
   KEYS[10] the index's inputs hash (run id -> the first line of its input)
+  KEYS[11] the index's tenants hash (run id -> its tenant)
   (A fixed number of keys: a Redis Cluster client routes a script by its keys, which it finds only so.)
 
   ARGV[1] upper bound, exclusive or inclusive, as ZRANGE BYLEX takes it ('+', '(<member>')
@@ -80,7 +81,7 @@ local function accepted(runId, known, line)
   if (rootMode == '1' and entry.root ~= '') or (rootMode == '0' and entry.root == '') then
     return false
   end
-  if tenant ~= '' and entry.tenant ~= tenant then
+  if tenant ~= '' and rcall('HGET', KEYS[11], runId) ~= tenant then
     return false
   end
   return anyStatus or statuses[runIndexListed(entry)] == true

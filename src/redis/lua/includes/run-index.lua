@@ -2,14 +2,15 @@
   The run index of a shard: what GET /v1/runs and /v1/runs/summary read (src/redis/run-index.ts), kept by the
   scripts that change what it indexes, in the same atomic commit. Its keys derive from one base key
   (keys.ts runIndexKeys names the same keys for the readers), all under the shard's hash tag:
-    <base>:entries         hash: run id -> "status|created ms (13 digits)|agent|root run id ('' for a root)|pending
-                           |tenant" (an entry written before tenants were indexed has no tenant: '' when parsed)
+    <base>:entries         hash: run id -> "status|created ms (13 digits)|agent|root run id ('' for a root)|pending"
     <base>:status:<status> sorted set, every score 0, ordered by member "<created ms, 13 digits>:<run id>"
     <base>:agent:<agent>   the same, for the runs of one agent
     <base>:roots           the same, for root runs (started by a client, not by another run)
     <base>:tenant:<tenant> the same, for the runs of one tenant (a child run: its root's), so a scoped list
-                           reads only its tenant's runs (decision 0048); the runs entered before it was kept
-                           are added by a one-time backfill per shard (index-run-tenants.lua), marked by
+                           reads only its tenant's runs (decision 0048)
+    <base>:tenants         hash: run id -> its tenant (kept beside the entries, whose format older workers
+                           parse during a rolling upgrade). The runs entered before these were kept are added
+                           by a one-time backfill per shard (index-run-tenants.lua), marked by
     <base>:tenants-indexed "1" once the shard's backfill has passed every entry
     <base>:questions:<kind> sorted set: id of each pending question of that kind -> when it was asked (ms),
                            so the age of the oldest is read without reading any question (GET /metrics)
@@ -34,10 +35,14 @@
 ]]
 
 local function runIndexParse(entry)
-  local status, created, agent, root, pending, tenant =
-    string.match(entry, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|?([^|]*)$')
-  return {status = status, created = created, agent = agent, root = root, pending = tonumber(pending),
-    tenant = tenant}
+  local status, created, agent, root, pending = string.match(entry, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$')
+  return {status = status, created = created, agent = agent, root = root, pending = tonumber(pending)}
+end
+
+-- Enters the run in its tenant's set (a new run, or one the backfill finds without a tenant).
+local function runIndexTenant(base, runId, created, tenant)
+  redis.call('HSET', base .. ':tenants', runId, tenant)
+  redis.call('ZADD', base .. ':tenant:' .. tenant, 0, created .. ':' .. runId)
 end
 
 local function runIndexListed(entry)
@@ -63,11 +68,8 @@ local function runIndexWrite(base, runId, before, after)
       redis.call('ZADD', base .. ':roots', 0, member)
     end
   end
-  if after.tenant ~= '' and (not before or before.tenant ~= after.tenant) then
-    redis.call('ZADD', base .. ':tenant:' .. after.tenant, 0, member)
-  end
-  redis.call('HSET', base .. ':entries', runId, after.status .. '|' .. after.created .. '|' .. after.agent
-    .. '|' .. after.root .. '|' .. after.pending .. '|' .. after.tenant)
+  redis.call('HSET', base .. ':entries', runId,
+    after.status .. '|' .. after.created .. '|' .. after.agent .. '|' .. after.root .. '|' .. after.pending)
 end
 
 -- An ISO 8601 UTC time (as the records hold it: 2026-11-25T16:54:49.123Z) in ms since the epoch.
@@ -121,14 +123,15 @@ local function indexRun(base, runId, recordJson)
   if type(line) == 'string' and line ~= '' then
     redis.call('HSET', base .. ':inputs', runId, line)
   end
+  local created = string.format('%013d', runIndexIsoMs(record['created_at']))
   runIndexWrite(base, runId, nil, {
     status = record['status'],
-    created = string.format('%013d', runIndexIsoMs(record['created_at'])),
+    created = created,
     agent = record['agent'],
     root = root,
     pending = 0,
-    tenant = tenant,
   })
+  runIndexTenant(base, runId, created, tenant)
 end
 
 local function runIndexCountQuestion(base, runId, delta)
@@ -167,8 +170,10 @@ local function unindexRun(base, runId)
   redis.call('ZREM', base .. ':status:' .. runIndexListed(entry), member)
   redis.call('ZREM', base .. ':agent:' .. entry.agent, member)
   redis.call('ZREM', base .. ':roots', member)
-  if entry.tenant ~= '' then
-    redis.call('ZREM', base .. ':tenant:' .. entry.tenant, member)
+  local tenant = redis.call('HGET', base .. ':tenants', runId)
+  if tenant then
+    redis.call('ZREM', base .. ':tenant:' .. tenant, member)
+    redis.call('HDEL', base .. ':tenants', runId)
   end
   redis.call('HDEL', base .. ':entries', runId)
 end
