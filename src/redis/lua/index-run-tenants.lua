@@ -6,7 +6,9 @@
 
   KEYS[1] the shard's run index (base key; includes/run-index.lua)
 
-  ARGV[1] '1' when this is the last batch: the shard's marker (<base>:tenants-indexed) is set
+  ARGV[1] '1' when this is the last batch: the shard's marker (<base>:tenants-indexed) is set for a day, after
+          which the next list by tenant passes again (a run an older process created during a rolling upgrade,
+          after a pass, has no tenant in the index: it is found by the next pass)
   ARGV[2 ..] pairs: run id, its tenant
 
   Returns the number of entries given their tenant
@@ -24,6 +26,6 @@ for index = 2, #ARGV - 1, 2 do
   end
 end
 if ARGV[1] == '1' then
-  redis.call('SET', base .. ':tenants-indexed', '1')
+  redis.call('SET', base .. ':tenants-indexed', '1', 'EX', 86400)
 end
 return given

@@ -11,7 +11,8 @@
     <base>:tenants         hash: run id -> its tenant (kept beside the entries, whose format older workers
                            parse during a rolling upgrade). The runs entered before these were kept are added
                            by a one-time backfill per shard (index-run-tenants.lua), marked by
-    <base>:tenants-indexed "1" once the shard's backfill has passed every entry
+    <base>:tenants-indexed "1" once the shard's backfill has passed every entry (for a day: then it passes again,
+                           for the runs an older process entered during a rolling upgrade)
     <base>:questions:<kind> sorted set: id of each pending question of that kind -> when it was asked (ms),
                            so the age of the oldest is read without reading any question (GET /metrics)
     <base>:inputs          hash: run id -> the first line of its input (the record's input_line), searched by
