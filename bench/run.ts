@@ -33,7 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
 import { contextTarget, formatContextTokens, measureContextTokens } from './context-tokens.js';
 import { describeEnvironment } from './environment.js';
-import { type FairnessResult, formatFairness, idleP95Of, measureFairness, p95, shareOf } from './fairness.js';
+import { type FairnessResult, fairnessTargets, formatFairness, measureFairness } from './fairness.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
 import { measureRawChains } from './raw-chain.js';
 import {
@@ -189,28 +189,6 @@ function targetsOf(
     context,
     scalingTarget(scaling),
     ...fairnessTargets(fairness),
-  ];
-}
-
-/** Fair admission on: B's p95 wait ≤ 2× idle, and B's share of calls within 10% of its weight (½). */
-function fairnessTargets(results: readonly FairnessResult[]): Target[] {
-  const on = results.find((result) => result.mode === 'on');
-  if (!on) return [];
-  const ratio = p95(on.lightWaits) / idleP95Of(results);
-  const share = shareOf(on.calls);
-  return [
-    {
-      label: "fairness: B's p95 wait before its model call vs idle",
-      measured: `${ratio.toFixed(1)}×`,
-      limit: '≤ 2×',
-      pass: ratio <= 2,
-    },
-    {
-      label: "fairness: B's share of model calls while both had work",
-      measured: `${(100 * share).toFixed(0)}% (from B's first call: ${(100 * shareOf(on.callsOnceServed)).toFixed(0)}%)`,
-      limit: '50% ± 10%',
-      pass: Math.abs(share - 0.5) <= 0.1,
-    },
   ];
 }
 

@@ -24,6 +24,7 @@ export interface RunListQuery {
   until?: string | undefined;
   q?: string | undefined;
   text?: string | undefined;
+  tenant?: string | undefined;
   limit: number;
   /** A next_cursor of GET /v1/runs (validated before). */
   cursor?: string | undefined;
@@ -48,6 +49,7 @@ export async function listRunsPage(
     ...(query.until === undefined ? {} : { untilMs: Date.parse(query.until) }),
     ...(query.q === undefined ? {} : { idPrefix: query.q }),
     ...(query.text === undefined ? {} : { text: query.text }),
+    ...(query.tenant === undefined ? {} : { tenant: query.tenant }),
     ...(after === undefined ? {} : { after }),
   };
   const page = await engine.listRuns(filter);

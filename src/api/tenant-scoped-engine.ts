@@ -130,11 +130,15 @@ export function tenantScopedEngine(
       if (scoped()) throw new RatchetError('agent_not_found', `no memory of agent ${agent} for this token`);
       return engine.agentMemory(agent);
     },
+    // A scoped caller's page is read from its tenant's own run index (decision 0048): full pages, costing its
+    // runs, not every tenant's; another tenant named in the filter lists nothing. The sessions are checked
+    // too, as everywhere.
     listRuns: async (filter) => {
-      const page = await engine.listRuns(filter);
-      if (!scoped()) return page;
-      const kept = await keepOwned(page.runs, (run) => run.session_id);
-      return { ...page, runs: kept };
+      const tenant = callerTenant();
+      if (tenant === undefined) return engine.listRuns(filter);
+      if (filter.tenant !== undefined && filter.tenant !== tenant) return { runs: [], next: null };
+      const page = await engine.listRuns({ ...filter, tenant });
+      return { ...page, runs: await keepOwned(page.runs, (run) => run.session_id) };
     },
     countRuns: async (sinceMs) => {
       if (!scoped()) return engine.countRuns(sinceMs);
@@ -222,6 +226,7 @@ export function tenantScopedEngine(
     let after: string | undefined;
     for (let looked = 0; looked < maxCountedRuns; looked += countPage) {
       const page = await engine.listRuns({
+        tenant: callerTenant() ?? 'default',
         limit: countPage,
         ...(sinceMs === undefined ? {} : { sinceMs }),
         ...(after === undefined ? {} : { after }),

@@ -1,4 +1,4 @@
-import { isFinished, sessionIdOfRun } from '../workflows/index.js';
+import { isFinished, type RunPage, sessionIdOfRun } from '../workflows/index.js';
 import type { EngineParts } from './engine-parts.js';
 
 /** How long one process holds the sweep (a sweep takes a round trip per 100 active runs, plus releases). */
@@ -37,4 +37,19 @@ export async function sweepAdmission(parts: EngineParts): Promise<number> {
   }
   if (released > 0) parts.options.logger.info({ released }, 'admission slots of ended runs released');
   return released;
+}
+
+/**
+ * A page of runs with why each queued root run waits (GET /v1/runs, as GET /v1/runs/:id shows it): one
+ * pipeline over the admission keys for the page's queued root runs, none when the page has none.
+ */
+export async function withQueuedReasons(parts: EngineParts, page: RunPage): Promise<RunPage> {
+  const queued = page.runs.flatMap((run) =>
+    run.status === 'queued' && run.root_run_id === null && run.tenant !== null
+      ? [{ id: run.id, tenant: run.tenant }]
+      : [],
+  );
+  if (!parts.admission || queued.length === 0) return page;
+  const reasons = await parts.admission.queuedReasons(queued);
+  return { ...page, runs: page.runs.map((run) => ({ ...run, queued_reason: reasons.get(run.id) ?? null })) };
 }

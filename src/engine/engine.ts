@@ -27,7 +27,7 @@ import type {
   StepScheduler,
   UsageTotals,
 } from '../workflows/index.js';
-import { sweepAdmission } from './admission.js';
+import { sweepAdmission, withQueuedReasons } from './admission.js';
 import type { EngineOptions, StartedRun, StartRunInput } from './engine-options.js';
 import { EngineParts } from './engine-parts.js';
 import {
@@ -115,6 +115,14 @@ export class Engine {
    */
   sweepAdmission(): Promise<number> {
     return sweepAdmission(this.parts);
+  }
+
+  /**
+   * Frees at once the admission slots that runs removed by retention still hold (decision 0048); returns how
+   * many it freed (0 without fair admission).
+   */
+  async releaseRemovedRuns(runIds: readonly string[]): Promise<number> {
+    return (await this.parts.admission?.releaseRemoved(runIds)) ?? 0;
   }
 
   /** The engine's other face, for the steps a worker runs: add steps, wake them, cancel runs. */
@@ -285,8 +293,8 @@ export class Engine {
   // Inspection (inspection.ts).
 
   /** Runs newest first, filtered, from the run index: a page and where the next one starts. */
-  listRuns(filter: RunFilter): Promise<RunPage> {
-    return this.parts.store.listRuns(filter);
+  async listRuns(filter: RunFilter): Promise<RunPage> {
+    return withQueuedReasons(this.parts, await this.parts.store.listRuns(filter));
   }
 
   /** How many runs are listed with each status (created since `sinceMs` when given). */

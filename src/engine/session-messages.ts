@@ -250,6 +250,9 @@ async function interrupt(
   parts.context.runCancelled?.(cancelled.record);
   for (const question of closedQuestions) parts.context.questionClosed?.(question, now.toISOString());
   await afterCancel(parts.context, active.record);
+  // The interrupted root run frees its admission slot (or its place in the queue) now, not at the next
+  // sweep (decision 0048); a process that dies before this leaves it to the sweep.
+  if (active.record.parent === null) await parts.admission?.release(active.record);
   return { delivery: 'interrupted', runId, sessionId, interruptedRunId: activeRunId };
 }
 

@@ -308,6 +308,12 @@ export interface RunIndexKeys {
   status(status: string): string;
   /** The same, for the runs of one agent. */
   agent(agent: string): string;
+  /** The same, for the runs of one tenant (a child run: its root's; decision 0048). */
+  tenant(tenant: string): string;
+  /** Hash: run id -> its tenant (beside the entries, whose format older workers parse; decision 0048). */
+  tenants: string;
+  /** String "1" once the shard's runs entered before the tenant sets were kept are in them (a backfill). */
+  tenantsIndexed: string;
   /** Sorted set: id of each pending question of one kind -> when it was asked (ms since the epoch). */
   pendingQuestions(kind: string): string;
 }
@@ -321,6 +327,9 @@ export function runIndexKeys(space: KeySpace, shard: number): RunIndexKeys {
     roots: `${base}:roots`,
     status: (status) => `${base}:status:${status}`,
     agent: (agent) => `${base}:agent:${agent}`,
+    tenant: (tenant) => `${base}:tenant:${tenant}`,
+    tenants: `${base}:tenants`,
+    tenantsIndexed: `${base}:tenants-indexed`,
     pendingQuestions: (kind) => `${base}:questions:${kind}`,
   };
 }

@@ -58,6 +58,8 @@ export async function sweepExpired(
   settings: RetentionConfig,
   logger: Logger,
   maxPerShard = 10_000,
+  /** Told the ids of the runs each batch removed (fair admission frees a slot one of them still holds). */
+  onRemoved?: (runIds: readonly string[]) => Promise<unknown>,
 ): Promise<SweepResult> {
   const total: SweepResult = { runs: 0, sessions: 0, kept: 0, skipped: 0 };
   const now = await redisNowMs(redis);
@@ -73,7 +75,9 @@ export async function sweepExpired(
       const cutoff = now - windowS * 1000;
       await sweepIndex(index, cutoff, settings.batch_size, maxPerShard, async (members) => {
         const skippedBefore = total.skipped;
-        await expire(redis, space, shard, members, cutoff, total, skip);
+        const removed: string[] = [];
+        await expire(redis, space, shard, members, cutoff, { total, skip, removed });
+        if (removed.length > 0) await onRemoved?.(removed);
         return total.skipped - skippedBefore;
       });
     }
@@ -108,14 +112,20 @@ export async function sweepExpired(
   }
 }
 
+/** What a batch of a sweep adds to: the counts, the entries skipped, and the ids of the runs removed. */
+interface BatchTally {
+  total: SweepResult;
+  skip: Skip;
+  removed: string[];
+}
+
 async function expireRuns(
   redis: RedisClient,
   space: KeySpace,
   _shard: number,
   runIds: readonly string[],
   cutoff: number,
-  total: SweepResult,
-  skip: Skip,
+  { total, skip, removed }: BatchTally,
 ): Promise<void> {
   const located = runIds.map((runId) => ({ runId, sessionId: sessionIdOfRun(runId) }));
   const pipeline = redis.pipeline();
@@ -133,7 +143,7 @@ async function expireRuns(
     }
     const json = records[next++] ?? null;
     try {
-      await expireRun(redis, space, sessionId, runId, json, cutoff, total);
+      if (await expireRun(redis, space, sessionId, runId, json, cutoff, total)) removed.push(runId);
     } catch (error) {
       if (!isEntryFault(error)) throw error;
       skip(runId, error);
@@ -149,7 +159,7 @@ async function expireRun(
   json: string | null,
   cutoff: number,
   total: SweepResult,
-): Promise<void> {
+): Promise<boolean> {
   const keys = runKeys(space, sessionId, runId);
   const record = json ? parseJsonRecord(runRecordSchema, json, `run ${runId}`) : undefined;
   const root = record?.root_run_id ? runKeys(space, sessionId, record.root_run_id).run : keys.run;
@@ -178,6 +188,7 @@ async function expireRun(
     [runId, cutoff],
   );
   count(outcome as unknown as string, 'runs', total);
+  return (outcome as unknown as string) === 'EXPIRED';
 }
 
 async function expireSessions(
@@ -186,12 +197,11 @@ async function expireSessions(
   shard: number,
   members: readonly string[],
   cutoff: number,
-  total: SweepResult,
-  skip: Skip,
+  { total, skip, removed }: BatchTally,
 ): Promise<void> {
   for (const member of members) {
     try {
-      await expireSession(redis, space, shard, member, cutoff, total);
+      removed.push(...(await expireSession(redis, space, shard, member, cutoff, total)));
     } catch (error) {
       if (!isEntryFault(error)) throw error;
       skip(member, error);
@@ -206,7 +216,7 @@ async function expireSession(
   member: string,
   cutoff: number,
   total: SweepResult,
-): Promise<void> {
+): Promise<string[]> {
   const sessionId = member.slice(member.lastIndexOf(':session:') + ':session:'.length);
   const session = sessionKeys(space, sessionId);
   const runIds = await redis.smembers(session.runs);
@@ -224,6 +234,7 @@ async function expireSession(
     [cutoff],
   );
   count(outcome as unknown as string, 'sessions', total);
+  return (outcome as unknown as string) === 'EXPIRED' ? runIds : [];
 }
 
 type Skip = (entry: string, error: unknown) => void;

@@ -76,7 +76,10 @@ export class RedisRunAdmission implements RunAdmission {
     this.recheckMs = options.policy.recheckMs;
   }
 
-  async admit(run: AdmissionCandidate, options: { wakeSelf?: boolean } = {}): Promise<boolean> {
+  async admit(
+    run: AdmissionCandidate,
+    options: { wakeSelf?: boolean; starting?: boolean } = {},
+  ): Promise<boolean> {
     const { policy, space, redis } = this.options;
     const keys = admissionKeys(space);
     const [code, ...admitted] = await runScript(
@@ -91,6 +94,7 @@ export class RedisRunAdmission implements RunAdmission {
         JSON.stringify(policy.tenants),
         keys.queueBase,
         admitBound,
+        options.starting === true ? '1' : '0',
       ],
     );
     crashPoint('admission.after_admit');
@@ -113,6 +117,22 @@ export class RedisRunAdmission implements RunAdmission {
     );
     crashPoint('admission.after_release');
     await this.wakeAll(admitted);
+  }
+
+  /**
+   * Frees the slots of runs removed from the store (retention), when they hold one: a finished run's end freed
+   * it already unless its process died first; then this frees it now rather than at the next sweep (decision
+   * 0048). One read of the admitted runs, and a release only for those still admitted.
+   */
+  async releaseRemoved(runIds: readonly string[]): Promise<number> {
+    if (runIds.length === 0) return 0;
+    const tenants = await this.options.redis.hmget(admissionKeys(this.options.space).active, ...runIds);
+    const held = runIds.flatMap((id, index) => {
+      const tenant = tenants[index];
+      return tenant ? [{ id, tenant }] : [];
+    });
+    for (const run of held) await this.release(run);
+    return held.length;
   }
 
   /** The runs admitted now: each run's id and tenant (the sweep looks at whether each has ended). */

@@ -77,6 +77,7 @@ export async function listIndexedRuns(
   const pages = await Promise.all(
     shards.map(async (shard): Promise<ShardPage> => {
       const keys = runIndexKeys(space, shard);
+      if (filter.tenant !== undefined) await indexTenantsOnce(redis, space, shard);
       const { sources, mode } = sourcesOf(space, keys, { ...filter, ...(sessionId ? { sessionId } : {}) });
       const reply = await runScript(
         redis,
@@ -86,6 +87,7 @@ export async function listIndexedRuns(
           ...sources,
           ...Array.from({ length: maxSources - sources.length }, () => keys.entries),
           keys.inputs,
+          keys.tenants,
         ],
         [
           upper,
@@ -98,6 +100,7 @@ export async function listIndexedRuns(
           filter.idPrefix ?? '',
           mode,
           filter.text ?? '',
+          filter.tenant ?? '',
         ],
       );
       const [frontier = '', ...rest] = reply;
@@ -186,6 +189,8 @@ const unknownRecordFields = {
   input_line: null,
   duration_ms: null,
   tree_usage: null,
+  tenant: null,
+  queued_reason: null,
 } as const;
 
 function recordFields(
@@ -220,6 +225,8 @@ function recordFields(
     input_line: record.input_line,
     duration_ms: runDurationMs(record, nowMs),
     tree_usage: tree ?? null,
+    tenant: record.tenant,
+    queued_reason: null,
   };
 }
 
@@ -259,6 +266,8 @@ function sourcesOf(
     return { sources: [sessionKeys(space, filter.sessionId).runs], mode: 'set' };
   if (filter.statuses && filter.statuses.length > 0)
     return { sources: [...new Set(filter.statuses)].map(keys.status), mode: 'sorted' };
+  // A tenant's runs are read from its own set, whatever else is asked: never the whole index (decision 0048).
+  if (filter.tenant !== undefined) return { sources: [keys.tenant(filter.tenant)], mode: 'sorted' };
   if (filter.agent !== undefined) return { sources: [keys.agent(filter.agent)], mode: 'sorted' };
   if (filter.root === true) return { sources: [keys.roots], mode: 'sorted' };
   return { sources: listedRunStatuses.map(keys.status), mode: 'sorted' };
@@ -276,6 +285,48 @@ function listingOf(position: string, entry: string): IndexedRun {
     root_run_id: root === '' ? null : root,
     created_at: new Date(Number(created)).toISOString(),
   };
+}
+
+/** Entries the tenant backfill reads per HSCAN and gives per script call. */
+const backfillBatch = 500;
+
+/**
+ * The one-time backfill of a shard's tenant sets (decision 0048): the runs entered in the index before it kept
+ * tenants join their tenant's set, taken from their records; the shard's marker then says it is done, so
+ * this costs one GET per list afterwards. Any number of processes may run it at once (the script leaves an
+ * entry with a tenant as it is). A run whose record is gone or does not parse joins no tenant's set: it is
+ * listed to operators only.
+ */
+async function indexTenantsOnce(redis: RedisClient, space: KeySpace, shard: number): Promise<void> {
+  const keys = runIndexKeys(space, shard);
+  if ((await redis.get(keys.tenantsIndexed)) === '1') return;
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscan(keys.entries, cursor, 'COUNT', backfillBatch);
+    cursor = next;
+    const runIds = flat.filter((_field, index) => index % 2 === 0);
+    const known = runIds.length === 0 ? [] : await redis.hmget(keys.tenants, ...runIds);
+    const untagged = runIds.filter((_runId, index) => known[index] === null);
+    const pipeline = redis.pipeline();
+    for (const runId of untagged)
+      pipeline.hget(runKeys(space, sessionIdOfRun(runId) ?? '', runId).run, 'record');
+    const records = untagged.length === 0 ? [] : await execPipeline(pipeline);
+    const pairs = untagged.flatMap((runId, index) => {
+      const tenant = tenantOfRecord(records[index] as string | null);
+      return tenant === undefined ? [] : [runId, tenant];
+    });
+    await runScript(redis, 'index-run-tenants', [keys.base], [cursor === '0' ? '1' : '0', ...pairs]);
+  } while (cursor !== '0');
+}
+
+function tenantOfRecord(text: string | null): string | undefined {
+  if (text === null) return undefined;
+  try {
+    const parsed = runRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.tenant : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs per listed status over every shard: one count per status and shard (created since `sinceMs`). */

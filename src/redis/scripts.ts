@@ -27,7 +27,8 @@ const scriptKeyCounts = {
   /** Every key of the session it removes: as many as it has. */
   'expire-session': 'variable',
   'fork-run': 10,
-  'list-runs': 10,
+  'index-run-tenants': 1,
+  'list-runs': 11,
   'interrupt-run': 14,
   'load-iteration': 5,
   'mark-parked': 2,

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { usageSchema } from '../models/usage.js';
 // The record module itself, not the workflows index (see questions.ts).
+import { tenantNameSchema } from '../schemas/index.js';
 import { inputLineMaxChars, type ListedRunStatus, listedRunStatusSchema } from '../workflows/run-record.js';
 import { decodeCursor, type ListKind } from './list-cursor.js';
+import { queuedReasonSchema } from './runs.js';
 import { sessionIdPattern } from './sessions.js';
 import { usageTotalsSchema } from './usage-totals.js';
 
@@ -95,6 +97,11 @@ export const runListQuerySchema = z.strictObject({
   since: listTimeSchema('Only runs created at or after this time.'),
   until: listTimeSchema('Only runs created at or before this time.'),
   q: idPrefixSchema.describe('Only runs whose id starts with this.'),
+  tenant: tenantNameSchema
+    .optional()
+    .describe(
+      "Only runs of this tenant (a child run is its root's), read from the tenant's own index. A scoped token lists its own tenant's runs only, with or without it.",
+    ),
   text: z
     .string()
     .trim()
@@ -157,6 +164,17 @@ export const runListItemSchema = z
       .nullable()
       .describe(
         "A root run's usage and cost with those of every run below it (delegations, team members); null for a child run (GET /v1/runs/:id/tree sums the runs below any run).",
+      ),
+    tenant: z
+      .string()
+      .nullable()
+      .describe(
+        "The tenant the run belongs to (a child run: its root run's); null when its record cannot be read.",
+      ),
+    queued_reason: queuedReasonSchema
+      .nullable()
+      .describe(
+        'While a root run waits for fair admission (listed status queued, decision 0038): why, as GET /v1/runs/:id shows it; null otherwise.',
       ),
   })
   .meta({ id: 'RunListItem' });

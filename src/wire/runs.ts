@@ -95,6 +95,19 @@ export const cancelRunBodySchema = z
   .nullish()
   .describe('Optional: the reason recorded in the run_cancelled event.');
 
+/** Why a queued root run waits for fair admission (decision 0038): GET /v1/runs/:id and GET /v1/runs. */
+export const queuedReasonSchema = z
+  .strictObject({
+    reason: z
+      .enum(['tenant_limit', 'deployment_limit'])
+      .describe(
+        'tenant_limit: its tenant has max_active_runs active runs; deployment_limit: admission.max_active_runs runs of all tenants are active, and freed slots go to tenants by weighted fair share.',
+      ),
+    message: z.string().describe('The reason in words, with the counts.'),
+    ahead: z.int().nonnegative().describe('Runs of its tenant admitted before it (priority, then age).'),
+  })
+  .meta({ id: 'QueuedReason' });
+
 /** The longest a client may hold a wait request open. */
 export const maxWaitSeconds = 300;
 
@@ -225,16 +238,7 @@ export const runSchema = z
       ),
     tenant: z.string().describe("The tenant the run belongs to (a child run: its root run's)."),
     priority: z.int().describe('Its priority within its tenant, 1 to 10.'),
-    queued_reason: z
-      .strictObject({
-        reason: z
-          .enum(['tenant_limit', 'deployment_limit'])
-          .describe(
-            'tenant_limit: its tenant has max_active_runs active runs; deployment_limit: admission.max_active_runs runs of all tenants are active, and freed slots go to tenants by weighted fair share.',
-          ),
-        message: z.string().describe('The reason in words, with the counts.'),
-        ahead: z.int().nonnegative().describe('Runs of its tenant admitted before it (priority, then age).'),
-      })
+    queued_reason: queuedReasonSchema
       .nullable()
       .optional()
       .describe(

@@ -345,6 +345,9 @@ export class RatchetWorker {
       space,
       settings: config.retention,
       logger,
+      ...(engine.admission
+        ? { releaseRemoved: (runIds: readonly string[]) => engine.releaseRemovedRuns(runIds) }
+        : {}),
     });
     await this.retention.start();
     if (this.shuttingDown) return;

@@ -36,6 +36,8 @@ export class RetentionSweeper {
       space: KeySpace;
       settings: RetentionConfig;
       logger: Logger;
+      /** Frees the admission slots removed runs still hold (decision 0048); absent without fair admission. */
+      releaseRemoved?: ((runIds: readonly string[]) => Promise<unknown>) | undefined;
     },
   ) {}
 
@@ -66,7 +68,14 @@ export class RetentionSweeper {
     this.worker = new Worker(
       retentionQueueName,
       async () => {
-        const result = await sweepExpired(commands, space, settings, logger);
+        const result = await sweepExpired(
+          commands,
+          space,
+          settings,
+          logger,
+          undefined,
+          this.options.releaseRemoved,
+        );
         return result;
       },
       { connection, prefix, concurrency: 1 },

@@ -1,5 +1,6 @@
 import type { Usage } from '../models/usage.js';
 import { type ListedRunStatus, listedRunStatusSchema } from './run-record.js';
+import type { QueuedReason } from './views.js';
 
 export type { ListedRunStatus };
 
@@ -38,6 +39,10 @@ export interface RunListing {
    * the runs commit; null for a child run (its tree, GET /v1/runs/:id/tree, sums the runs below it).
    */
   tree_usage: UsageWithCost | null;
+  /** The run's tenant (decision 0035), from its record. */
+  tenant: string | null;
+  /** While a root run waits for fair admission (decision 0038): why; read from the admission keys. */
+  queued_reason: QueuedReason | null;
 }
 
 /** Usage and what it cost. */
@@ -69,6 +74,8 @@ export interface RunFilter {
   idPrefix?: string;
   /** The run's input line holds this (compared in lower case). */
   text?: string;
+  /** Runs of this tenant only, read from its own index (decision 0048). */
+  tenant?: string;
   limit: number;
   /** Continue strictly after this place. */
   after?: RunPosition;

@@ -121,6 +121,7 @@ it('/openapi.json documents every route from the zod schemas, and /docs serves S
     'Message',
     'Question',
     'QueuedMessage',
+    'QueuedReason',
     'RememberedApproval',
     'Run',
     'RunList',

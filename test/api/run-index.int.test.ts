@@ -165,6 +165,9 @@ describe('GET /v1/runs', () => {
         // Counted to now while a run is not finished: the two answers were a moment apart.
         duration_ms: run.finished_at === null ? expect.any(Number) : run.duration_ms,
         tree_usage: listed.root_run_id === null ? expect.any(Object) : null,
+        tenant: run.tenant,
+        // No admission configured: nothing waits for it.
+        queued_reason: null,
       });
     }
 
@@ -535,7 +538,19 @@ describe('the OpenAPI document', () => {
     const names = (path: string) =>
       document.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name).sort();
     expect(names('/v1/runs')).toEqual(
-      ['agent', 'cursor', 'limit', 'q', 'root', 'session_id', 'since', 'status', 'text', 'until'].sort(),
+      [
+        'agent',
+        'cursor',
+        'limit',
+        'q',
+        'root',
+        'session_id',
+        'since',
+        'status',
+        'tenant',
+        'text',
+        'until',
+      ].sort(),
     );
     expect(names('/v1/runs/summary')).toEqual(['since']);
     expect(names('/v1/sessions')).toEqual(

@@ -76,6 +76,8 @@ it('lists iterations, usage, cost and times from each run record', async () => {
       requests: 2,
       cost_usd: expect.closeTo(0.006, 10),
     },
+    tenant: 'default',
+    queued_reason: null,
   });
   expect(full.duration_ms).toBe(Date.parse(full.finished_at) - Date.parse(full.created_at));
   expect(full.input_line).toBe('please add');
@@ -144,6 +146,8 @@ it('lists a run whose record does not parse with what the index knows, and null 
     input_line: null,
     duration_ms: null,
     tree_usage: null,
+    tenant: null,
+    queued_reason: null,
   };
   for (const [index, run] of [mangled, broken].entries())
     expect(listed.body.runs[index]).toEqual({

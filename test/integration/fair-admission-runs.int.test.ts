@@ -131,6 +131,96 @@ describe('fair admission under SIGKILL at the admission of a first step', () => 
   }, 120_000);
 });
 
+describe('a run that yields its slot at its first step (decision 0048)', () => {
+  it('a worker SIGKILLed right after a first step yielded its slot to another tenant: every run goes on once', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: { admission: { max_active_runs: 2, recheck_s: 2, sweep_s: 1 } },
+    });
+    harness = h;
+    const a0 = await h.engine.startRun({ input: 'a zero', tenant: 'a' });
+    const a1 = await h.engine.startRun({ input: 'a one', tenant: 'a' });
+    const b0 = await h.engine.startRun({ input: 'b zero', tenant: 'b' });
+    expect((await h.engine.getRun(b0.runId))?.status).toBe('queued');
+    const admission = h.engine.admission;
+    if (!admission) throw new Error('admission is configured');
+    expect(await admission.isAdmitted(b0.runId)).toBe(false);
+    // The first of A's steps to start finds A holding both slots while B waits with none: it yields, B's run
+    // is admitted, and the worker dies before it wakes B's step (or parks its own).
+    const doomed = h.spawnWorker({ crashAt: 'admission.after_admit' });
+    const exit = await doomed.exited;
+    expect(exit.signal, doomed.output()).toBe('SIGKILL');
+    expect(h.modelCalls()).toHaveLength(0);
+    expect(await admission.isAdmitted(b0.runId)).toBe(true);
+
+    const survivor = h.spawnWorker();
+    for (const run of [a0, a1, b0]) {
+      const ended = await h.engine.waitForRun(run.runId, { timeoutMs: 60_000 });
+      expect(ended.status, survivor.output()).toBe('completed');
+    }
+    const calls = h.modelCalls().map((call) => call.run_id);
+    expect([...calls].sort()).toEqual([a0.runId, a1.runId, b0.runId].sort());
+    const keys = admissionKeys(h.engine.space);
+    await waitFor(async () => (await h.redis.hlen(keys.active)) === 0, 20_000, 'every slot freed');
+    expect(await h.redis.hgetall(keys.counts)).toEqual({});
+  }, 120_000);
+});
+
+describe('a slot freed at once, not at the next sweep', () => {
+  it('a run ended by an interrupting message frees its slot: the queued run is admitted in that call', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      // No sweep and no recheck within the test: only the interrupt's own release can admit the queued run.
+      config: { admission: { max_active_runs: 2, recheck_s: 3600, sweep_s: 3600 } },
+    });
+    harness = h;
+    const admission = h.engine.admission;
+    if (!admission) throw new Error('admission is configured');
+    const interrupted = await h.engine.startRun({ input: 'long work', tenant: 'a' });
+    const other = await h.engine.startRun({ input: 'other work', tenant: 'a' });
+    const waiting = await h.engine.startRun({ input: 'waits for a slot', tenant: 'a' });
+    expect(await admission.isAdmitted(interrupted.runId)).toBe(true);
+    expect(await admission.isAdmitted(other.runId)).toBe(true);
+    expect(await admission.isAdmitted(waiting.runId)).toBe(false);
+
+    const sent = await h.engine.sendMessage({
+      sessionId: interrupted.sessionId,
+      input: 'instead',
+      onBusy: 'interrupt',
+    });
+    expect(sent).toMatchObject({ delivery: 'interrupted', interruptedRunId: interrupted.runId });
+    expect((await h.engine.getRun(interrupted.runId))?.status).toBe('cancelled');
+    expect(await admission.isAdmitted(interrupted.runId)).toBe(false);
+    // The oldest queued run of the tenant took the slot (the interrupting message's run asks when it starts).
+    expect(await admission.isAdmitted(waiting.runId)).toBe(true);
+    expect((await h.engine.getRun(waiting.runId))?.queued_reason).toBeNull();
+  }, 60_000);
+
+  it('a finished run still holding its slot (its release was lost) frees it when retention removes it', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: {
+        admission: { max_active_runs: 1, recheck_s: 3600, sweep_s: 3600 },
+        retention: { finished_runs_s: 1, idle_sessions_s: 0, sweep_interval_s: 1 },
+      },
+    });
+    harness = h;
+    const admission = h.engine.admission;
+    if (!admission) throw new Error('admission is configured');
+    await h.startWorker();
+    const ended = await h.engine.startRun({ input: 'ends', tenant: 'a' });
+    const record = await h.engine.waitForRun(ended.runId, { timeoutMs: 30_000 });
+    expect(record.status).toBe('completed');
+    // As if its process died between its final commit and its release: the slot is taken again.
+    expect(await admission.admit(record)).toBe(true);
+    const waiting = await h.engine.startRun({ input: 'waits for the slot', tenant: 'b' });
+    expect((await h.engine.getRun(waiting.runId))?.status).toBe('queued');
+    // The admission sweep is an hour away: retention's removal of the ended run frees the slot.
+    expect((await h.engine.waitForRun(waiting.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    expect(await h.engine.getRun(ended.runId)).toBeUndefined();
+  }, 60_000);
+});
+
 describe('token budgets', () => {
   it("parks a tenant's step past its tokens_per_minute, holding no worker and spending no attempt", async () => {
     const h = new Harness({

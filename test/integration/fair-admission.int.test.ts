@@ -71,14 +71,59 @@ describe('fair admission', () => {
         expect(woken.length).toBe(before + 1);
         active = [...active, ...woken.slice(before)];
       }
-      // B joins at A's virtual time (2, no credit for having been idle); a tie goes to the smaller name.
+      // B joins at A's virtual time (2, no credit for having been idle). A slot goes to whoever would hold the
+      // smaller share of the two slots with it (B first: A holds both); on a tie, the smaller virtual time,
+      // then the smaller name: B takes two for each of A's.
       const order = woken.slice(2);
-      expect(order).toEqual(['a2', 'b0', 'b1', 'a3', 'b2', 'b3', 'a4', 'b4', 'b5']);
+      expect(order).toEqual(['b0', 'a2', 'b1', 'a3', 'b2', 'b3', 'a4', 'b4', 'b5']);
       // A release repeated (a sweep after the worker's own release) frees nothing more.
       const before = woken.length;
       await admission.release({ id: 'a0', tenant: 'a' });
       expect(woken.length).toBe(before);
       expect(await redis.hlen(admissionKeys(space).active)).toBe(2);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a tenant that comes while another holds every slot takes the freed slots until the shares are equal', async () => {
+    const { admission, woken, cleanup } = admissionOf({ cap: 4 });
+    try {
+      for (let index = 0; index < 8; index += 1) await admission.admit(run(`a${index}`, 'a'));
+      for (let index = 0; index < 4; index += 1) await admission.admit(run(`b${index}`, 'b'));
+      expect(woken).toEqual(['a0', 'a1', 'a2', 'a3']);
+      // A's first two ends go to B (A would hold 4 of 4, B 1), then A and B each hold two: each refills its own.
+      for (const ending of ['a0', 'a1', 'a2', 'b0', 'a3', 'b1'])
+        await admission.release({ id: ending, tenant: ending.startsWith('a') ? 'a' : 'b' });
+      expect(woken.slice(4)).toEqual(['b0', 'b1', 'a4', 'b2', 'a5', 'b3']);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('an admitted run that has not started yields its slot to a tenant below its share when its first step asks', async () => {
+    const { admission, woken, cleanup } = admissionOf({ cap: 4 });
+    try {
+      const a = Array.from({ length: 6 }, (_unused, index) => run(`a${index}`, 'a'));
+      const b = Array.from({ length: 3 }, (_unused, index) => run(`b${index}`, 'b'));
+      for (const candidate of [...a, ...b]) await admission.admit(candidate);
+      expect(woken).toEqual(['a0', 'a1', 'a2', 'a3']);
+      const starting = { wakeSelf: false, starting: true };
+      // a0 starts first: nobody waited when it was admitted, but B waits now with none: A holds 4 of 4.
+      expect(await admission.admit(a[0] as ReturnType<typeof run>, starting)).toBe(false);
+      expect(woken.slice(4)).toEqual(['b0']);
+      expect(await admission.admit(a[1] as ReturnType<typeof run>, starting)).toBe(false);
+      expect(woken.slice(5)).toEqual(['b1']);
+      // Two each: a2 starts (A's 2 are not above B's 2 + 1).
+      expect(await admission.admit(a[2] as ReturnType<typeof run>, starting)).toBe(true);
+      // The API asking again (not the run's first step) never takes a slot back.
+      expect(await admission.admit(a[3] as ReturnType<typeof run>)).toBe(true);
+      // The runs that yielded wait in front of their tenant's queue, and come back when the shares allow.
+      await admission.release({ id: 'b0', tenant: 'b' });
+      await admission.release({ id: 'a2', tenant: 'a' });
+      expect(woken.slice(6)).toEqual(['b2', 'a0']);
+      expect(await admission.isAdmitted('a0')).toBe(true);
+      expect(await admission.isAdmitted('a1')).toBe(false);
     } finally {
       await cleanup();
     }

@@ -16,6 +16,10 @@
   ARGV[5] tenants' settings JSON: {tenant: [max_active_runs (0 = none), weight]}, `default` for the rest
   ARGV[6] the base of the tenants' queue keys (a tenant's name follows it)
   ARGV[7] the most runs one call admits
+  ARGV[8] '1' when the caller is the run's own first step, about to start (decision 0048): an admitted run
+          whose tenant holds more than its share while another tenant's runs wait under theirs, in a full
+          deployment, yields its slot (back to its queue, its score kept) and the room is filled; '0' for
+          the API's call after it wrote the run
 
   Returns {'ADMITTED', ...} or {'QUEUED', ...}: whether this run is admitted, then every run this call
   admitted (this one included), whose first steps the caller wakes
@@ -24,11 +28,17 @@
 
 local keys = { active = KEYS[1], counts = KEYS[2], vtime = KEYS[3], waiting = KEYS[4], queue = KEYS[5] }
 local runId = ARGV[1]
-if redis.call('HEXISTS', keys.active, runId) == 1 then
-  return {'ADMITTED'}
+local settings, cap = cjson.decode(ARGV[5]), tonumber(ARGV[4])
+local tenant = redis.call('HGET', keys.active, runId)
+if tenant then
+  if ARGV[8] ~= '1' or not overShare(keys, ARGV[6], settings, cap, tenant) then
+    return {'ADMITTED'}
+  end
+  unadmit(keys, ARGV[6], settings, tenant, runId, tonumber(ARGV[3]))
+else
+  enqueue(keys, ARGV[6], ARGV[2], runId, tonumber(ARGV[3]))
 end
-enqueue(keys, ARGV[6], ARGV[2], runId, tonumber(ARGV[3]))
-local admitted = fill(keys, ARGV[6], cjson.decode(ARGV[5]), tonumber(ARGV[4]), tonumber(ARGV[7]))
+local admitted = fill(keys, ARGV[6], settings, cap, tonumber(ARGV[7]))
 local reply = {'QUEUED'}
 for _, id in ipairs(admitted) do
   if id == runId then

@@ -5,8 +5,8 @@
   with a rare filter costs a bounded amount and the caller goes on from there).
 
   KEYS[1] the index's entries hash (run id -> entry; includes/run-index.lua)
-  KEYS[2] the first source: a sorted set of "<created ms, 13 digits>:<run id>" (a status, agent or roots
-          set); or, with ARGV[9] = 'set', a set of run ids (a session's runs)
+  KEYS[2] the first source: a sorted set of "<created ms, 13 digits>:<run id>" (a status, agent, tenant or
+          roots set); or, with ARGV[9] = 'set', a set of run ids (a session's runs)
   KEYS[3] a further sorted-set source (several statuses), or KEYS[1] for none; likewise:
   KEYS[4] a further source or KEYS[1]
   KEYS[5] a further source or KEYS[1]
@@ -15,6 +15,7 @@
   KEYS[8] a further source or KEYS[1]
   KEYS[9] a further source or KEYS[1] (one per listed status: every status is a source when none is asked)
   KEYS[10] the index's inputs hash (run id -> the first line of its input)
+  KEYS[11] the index's tenants hash (run id -> its tenant)
   (A fixed number of keys: a Redis Cluster client routes a script by its keys, which it finds only so.)
 
   ARGV[1] upper bound, exclusive or inclusive, as ZRANGE BYLEX takes it ('+', '(<member>')
@@ -28,6 +29,8 @@
   ARGV[9] 'set' when KEYS[2] is a set of run ids, else 'sorted'
   ARGV[10] text every match's input line holds, compared in lower case ('' = any); a run without an input
            line never matches it
+  ARGV[11] tenant every match belongs to ('' = any): with it, the caller reads the tenant's own set (or a
+           session's), never the whole index
 
   Returns {frontier, member, entry, member, entry, ...}, newest first: frontier is '' when every source was
   read to its end or to `limit` matches, else the oldest member looked at of a source that stopped early
@@ -49,6 +52,7 @@ for prefix in string.gmatch(ARGV[8], '[^,]+') do
 end
 local anyStatus = ARGV[7] == ''
 local text = string.lower(ARGV[10])
+local tenant = ARGV[11]
 
 -- The input lines of `ids` (one HMGET per batch), or nothing when no text is asked for.
 local function linesOf(ids, first, last)
@@ -75,6 +79,9 @@ local function accepted(runId, known, line)
     return false
   end
   if (rootMode == '1' and entry.root ~= '') or (rootMode == '0' and entry.root == '') then
+    return false
+  end
+  if tenant ~= '' and rcall('HGET', KEYS[11], runId) ~= tenant then
     return false
   end
   return anyStatus or statuses[runIndexListed(entry)] == true

@@ -6,6 +6,13 @@
     <base>:status:<status> sorted set, every score 0, ordered by member "<created ms, 13 digits>:<run id>"
     <base>:agent:<agent>   the same, for the runs of one agent
     <base>:roots           the same, for root runs (started by a client, not by another run)
+    <base>:tenant:<tenant> the same, for the runs of one tenant (a child run: its root's), so a scoped list
+                           reads only its tenant's runs (decision 0048)
+    <base>:tenants         hash: run id -> its tenant (kept beside the entries, whose format older workers
+                           parse during a rolling upgrade). The runs entered before these were kept are added
+                           by a one-time backfill per shard (index-run-tenants.lua), marked by
+    <base>:tenants-indexed "1" once the shard's backfill has passed every entry (for a day: then it passes again,
+                           for the runs an older process entered during a rolling upgrade)
     <base>:questions:<kind> sorted set: id of each pending question of that kind -> when it was asked (ms),
                            so the age of the oldest is read without reading any question (GET /metrics)
     <base>:inputs          hash: run id -> the first line of its input (the record's input_line), searched by
@@ -31,6 +38,12 @@
 local function runIndexParse(entry)
   local status, created, agent, root, pending = string.match(entry, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$')
   return {status = status, created = created, agent = agent, root = root, pending = tonumber(pending)}
+end
+
+-- Enters the run in its tenant's set (a new run, or one the backfill finds without a tenant).
+local function runIndexTenant(base, runId, created, tenant)
+  redis.call('HSET', base .. ':tenants', runId, tenant)
+  redis.call('ZADD', base .. ':tenant:' .. tenant, 0, created .. ':' .. runId)
 end
 
 local function runIndexListed(entry)
@@ -102,17 +115,24 @@ local function indexRun(base, runId, recordJson)
   if type(root) ~= 'string' then
     root = ''
   end
+  -- A record from before tenants belongs to `default` (run-record.ts).
+  local tenant = record['tenant']
+  if type(tenant) ~= 'string' or tenant == '' then
+    tenant = 'default'
+  end
   local line = record['input_line']
   if type(line) == 'string' and line ~= '' then
     redis.call('HSET', base .. ':inputs', runId, line)
   end
+  local created = string.format('%013d', runIndexIsoMs(record['created_at']))
   runIndexWrite(base, runId, nil, {
     status = record['status'],
-    created = string.format('%013d', runIndexIsoMs(record['created_at'])),
+    created = created,
     agent = record['agent'],
     root = root,
     pending = 0,
   })
+  runIndexTenant(base, runId, created, tenant)
 end
 
 local function runIndexCountQuestion(base, runId, delta)
@@ -151,5 +171,10 @@ local function unindexRun(base, runId)
   redis.call('ZREM', base .. ':status:' .. runIndexListed(entry), member)
   redis.call('ZREM', base .. ':agent:' .. entry.agent, member)
   redis.call('ZREM', base .. ':roots', member)
+  local tenant = redis.call('HGET', base .. ':tenants', runId)
+  if tenant then
+    redis.call('ZREM', base .. ':tenant:' .. tenant, member)
+    redis.call('HDEL', base .. ':tenants', runId)
+  end
   redis.call('HDEL', base .. ':entries', runId)
 end

@@ -9,9 +9,11 @@ export interface RunAdmission {
   readonly recheckMs: number;
   /**
    * Admits the run or queues it (idempotent, from any process). Every run this call admits has its first
-   * step woken, the run's own too unless `wakeSelf` is false (its step is the caller).
+   * step woken, the run's own too unless `wakeSelf` is false (its step is the caller). `starting`: the run's
+   * own first step asks, about to start; an admitted run whose tenant holds more than its share while another
+   * tenant waits under its own then yields its slot and is queued again (decision 0048).
    */
-  admit(run: AdmissionCandidate, options?: { wakeSelf?: boolean }): Promise<boolean>;
+  admit(run: AdmissionCandidate, options?: { wakeSelf?: boolean; starting?: boolean }): Promise<boolean>;
   /** Whether the run is admitted (its first step's recheck). */
   isAdmitted(runId: string): Promise<boolean>;
   /** Frees the run's slot (or its place in the queue) and admits and wakes the runs that fit now. */
