@@ -29,7 +29,8 @@ export async function rememberStage(turn: Turn): Promise<StageResult<Turn>> {
   return next(turn);
 }
 
-function hasNotes(entry: ReplyEntry | undefined): boolean {
+/** The reply asked the agent's memory to keep notes (the remember stage writes them). */
+export function hasNotes(entry: ReplyEntry | undefined): boolean {
   return entry?.after?.decisions.some((decision) => decision.remember !== undefined) === true;
 }
 
