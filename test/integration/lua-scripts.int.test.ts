@@ -15,9 +15,10 @@ import {
   sessionKeys,
   stepQueueKeys,
 } from '../../src/redis/keys.js';
-import { commitStep, encodeEvent, loadRun } from '../../src/redis/run-store.js';
+import { commitStep, commitToolOutcome, encodeEvent, loadRun } from '../../src/redis/run-store.js';
 import { defineScripts, runScript } from '../../src/redis/scripts.js';
 import { StepQueues } from '../../src/redis/step-queues.js';
+import { messageAddedEvent, toolResultMessage } from '../../src/workflows/core/run-commits.js';
 import { planRunCreation } from '../../src/workflows/core/run-creation.js';
 import { newRunId, newSessionId, stepJobId } from '../../src/workflows/ids.js';
 import type { RunRecord } from '../../src/workflows/run-record.js';
@@ -318,6 +319,66 @@ describe('commit-step adding the next step jobs (decision 0051)', () => {
     expect(await redis.hget(`${base.queue.jobPrefix}${jobId}`, 'data')).toBe('{"kept":true}');
     expect(await queue.getWaitingCount()).toBe(2);
     await reference.remove();
+    await queues.close();
+  });
+
+  it('commit-tool-outcome adds the next iteration only with the outcome that completes the batch', async () => {
+    const { sessionId, runId, keys, chat } = await createRun();
+    const { shard } = keys;
+    const queues = new StepQueues(redis, space, settings, silentLogger());
+    const data = {
+      v: 1,
+      session_id: sessionId,
+      run_id: runId,
+      agent: 'agent',
+      chat_id: 'main',
+      iteration: 2,
+    };
+    const jobs = queues.jobsInCommit([{ kind: 'iteration', data } as unknown as NextStep]);
+    const jobKey = `${stepQueueKeys(space, shard).jobPrefix}${stepJobId.iteration(runId, 2)}`;
+    const now = new Date().toISOString();
+    const run = { id: runId, agent: 'agent', chat_id: 'main' };
+    // Two calls of iteration 1, answering the reply at chat position 0 (the chat holds one entry).
+    const outcome = async (index: number) => {
+      const lockKey = jobLockKey(space, shard, `tool-${index}`);
+      await redis.set(lockKey, 'token-a', 'PX', 10_000);
+      const message = toolResultMessage({
+        runId,
+        iteration: 1,
+        index,
+        call: { id: `call_${index}`, name: 'noop' },
+        content: 'done',
+        isError: false,
+        now,
+      });
+      return commitToolOutcome(redis, {
+        keys,
+        chatKey: chat,
+        lockKey,
+        token: 'token-a',
+        eventsMaxLength: 1000,
+        retention: retentionKeys(space, shard),
+        queue: stepQueueKeys(space, shard),
+        iteration: 1,
+        index,
+        calls: 2,
+        replyIndex: 0,
+        outcome: { v: 1, is_error: false, at: now },
+        message,
+        messageAdded: messageAddedEvent(run, message, 1 + index, now),
+        events: [],
+        jobs,
+      });
+    };
+    expect(await outcome(1)).toMatchObject({ status: 'ok', completedBatch: false });
+    expect(await redis.exists(jobKey)).toBe(0);
+    const completing = await outcome(0);
+    expect(completing).toMatchObject({ status: 'ok', completedBatch: true, enqueued: true });
+    expect(await redis.llen(chat)).toBe(3);
+    const job = await queues.queue(shard).getJob(stepJobId.iteration(runId, 2));
+    expect(job?.data).toEqual(data);
+    expect(await job?.getState()).toBe('waiting');
+    await job?.remove();
     await queues.close();
   });
 
