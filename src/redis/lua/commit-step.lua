@@ -58,12 +58,12 @@ local rcall = redis.call
 --- @include "run-index"
 --- @include "release-session"
 --- @include "add-step-job"
-local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
+local refused, rev = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
 end
 
-if ARGV[4] ~= '' and rcall('HGET', KEYS[2], 'rev') ~= ARGV[4] then
+if ARGV[4] ~= '' and rev ~= ARGV[4] then
   return {'CONFLICT', 'run'}
 end
 

@@ -72,11 +72,20 @@ end
 if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 then
   return result
 end
-local entries = rcall('HMGET', KEYS[3], unpack(entryFields))
+-- The waiting entries and their events in one read.
+local waitingFields = {}
 for k = 1, count do
-  if not entries[k] then
+  waitingFields[k] = entryFields[k]
+  waitingFields[count + k] = addedFields[k]
+end
+local waiting = rcall('HMGET', KEYS[3], unpack(waitingFields))
+local entries, added = {}, {}
+for k = 1, count do
+  if not waiting[k] then
     return result
   end
+  entries[k] = waiting[k]
+  added[k] = waiting[count + k]
 end
 if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
   -- Complete, but the chat moved: the next iteration appends what the journal holds (its fallback).
@@ -84,7 +93,6 @@ if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
   addNextIteration()
   return result
 end
-local added = rcall('HMGET', KEYS[3], unpack(addedFields))
 rcall('RPUSH', KEYS[4], unpack(entries))
 for k = 1, count do
   local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', added[k])
@@ -92,8 +100,7 @@ for k = 1, count do
   result[#result + 1] = eventId
 end
 rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[8]), count = count}))
-rcall('HDEL', KEYS[3], unpack(entryFields))
-rcall('HDEL', KEYS[3], unpack(addedFields))
+rcall('HDEL', KEYS[3], unpack(waitingFields))
 addNextIteration()
 result[2] = '1'
 return result
