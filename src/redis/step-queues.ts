@@ -1,9 +1,9 @@
 import { type JobsOptions, optsEncodeMap, Queue, type Telemetry } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import { stepJobId } from '../workflows/ids.js';
+import type { NextStep } from '../workflows/index.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
 import type { RunRecord } from '../workflows/run-record.js';
-import type { NextStep } from '../workflows/steps/runner/step-action.js';
 import type { RedisClient } from './connection.js';
 import type { KeySpace } from './keys.js';
 import { runKeys, shardPrefix, stepQueueName } from './keys.js';

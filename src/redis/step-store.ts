@@ -10,11 +10,11 @@ import {
 import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { MemoryStore, SessionDataStore } from '../tools/index.js';
+import type { NextStep } from '../workflows/index.js';
 import { attemptsKept } from '../workflows/journal.js';
 import { pendingMessageSchema } from '../workflows/pending-message.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
 import { type RunRecord, type StoredRun, treeRootOf } from '../workflows/run-record.js';
-import type { NextStep } from '../workflows/steps/runner/step-action.js';
 import type {
   BeginToolCall,
   BeginToolCallResult,

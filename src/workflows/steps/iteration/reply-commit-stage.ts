@@ -11,8 +11,7 @@ import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.j
 import { treeRootOf } from '../../run-record.js';
 import { isRunAgent, pinnedDefinition } from '../runner/agent-runtime.js';
 import { done } from '../runner/step-action.js';
-import { hasNotes } from './remember-stage.js';
-import { nextStepsOf } from './schedule-stage.js';
+import { hasNotes, nextStepsOf } from './next-steps.js';
 import { commitThen, next, type StageResult } from './stage-pipeline.js';
 import { supervisedDecision } from './supervised-decision.js';
 import { type Turn, turnDefinition } from './turn.js';

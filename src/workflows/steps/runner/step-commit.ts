@@ -1,14 +1,22 @@
 import type { Message } from '../../../chat/index.js';
 import type { StoredEvent } from '../../../events/event.js';
 import type { CommitPlan } from '../../core/run-commits.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../../job-data.js';
 import type { ToolIntent, ToolOutcomeEntry } from '../../journal.js';
-import type { RunStatus } from '../../run-record.js';
-import type { NextStep } from './step-action.js';
+import type { RunRecord, RunStatus } from '../../run-record.js';
 
 /**
  * The fenced writes a step asks its store for (step-store.ts), as the step names them: what is written, never
  * where. The store adds where (its run, its chat, its job's lock and token) and picks the keys.
  */
+
+/** A step that is to be added (idempotent: every step job's id derives from its place in the run). */
+export type NextStep =
+  | { kind: 'iteration'; data: IterationJobData }
+  | { kind: 'tools'; calls: readonly ToolJobData[] }
+  | { kind: 'team_turn'; data: TeamTurnJobData }
+  /** Wakes the step that waits for this run, when it is a child run (see StepQueues.wakeParent). */
+  | { kind: 'wake_parent'; run: Pick<RunRecord, 'session_id' | 'parent'> };
 
 /** How a fenced write ended. */
 export type CommitResult =
