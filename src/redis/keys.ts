@@ -339,6 +339,18 @@ export function jobLockKey(space: KeySpace, shard: number, jobId: string): strin
   return `${shardPrefix(space, shard)}:${stepQueueName}:${jobId}:lock`;
 }
 
+/**
+ * The keys of a shard's step queue that adding a job writes (BullMQ's own names: wait, meta, active, events,
+ * marker), in the order the commit scripts take them, and the prefix its job hashes are named with.
+ */
+export function stepQueueKeys(space: KeySpace, shard: number): { keys: string[]; jobPrefix: string } {
+  const queue = `${shardPrefix(space, shard)}:${stepQueueName}:`;
+  return {
+    keys: ['wait', 'meta', 'active', 'events', 'marker'].map((name) => `${queue}${name}`),
+    jobPrefix: queue,
+  };
+}
+
 /** Every key this key space owns, for cleanup in tests and tooling. */
 export function keyPattern(space: KeySpace): string {
   return `${space.prefix}:*`;

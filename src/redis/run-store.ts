@@ -28,6 +28,7 @@ import {
   type RunKeys,
   retentionKeys,
   runKeys,
+  stepQueueKeys,
 } from './keys.js';
 import { runScript } from './scripts.js';
 
@@ -62,6 +63,8 @@ export interface StepWrite {
   eventsMaxLength: number;
   /** The shard's retention indexes (a commit that finishes a run records when). */
   retention: RetentionKeys;
+  /** The shard's step queue (stepQueueKeys): a commit adds the run's next step jobs there in its call. */
+  queue: { keys: string[]; jobPrefix: string };
   /**
    * This execution's note in the step's attempts record (decision 0019): the journal field and the note's
    * JSON, written by the first script the step runs. Absent: nothing is noted.
@@ -90,6 +93,7 @@ export function stepWriteOf(input: {
     token: input.token,
     eventsMaxLength: input.eventsMaxLength,
     retention: retentionKeys(space, keys.shard),
+    queue: stepQueueKeys(space, keys.shard),
     ...(input.attempt
       ? { attempt: { field: journalField.attempts(input.jobId), note: JSON.stringify(input.attempt) } }
       : {}),
@@ -101,7 +105,12 @@ export function stepWriteOf(input: {
  * sums the request names (absent: the session's and the run's own keys stand in, which the script skips).
  */
 export type RunCommit<JournalValue> = CommitRequest<JournalValue> &
-  StepWrite & { agentUsageKey?: string; treeUsageKey?: string };
+  StepWrite & {
+    agentUsageKey?: string;
+    treeUsageKey?: string;
+    /** The next step jobs the commit adds in its call (StepQueues.jobsInCommit); '' or absent: none. */
+    jobs?: string;
+  };
 
 /** `field=amount,...` for the commit script's usage sums. */
 export function encodeIncrements(usage: Readonly<Record<string, number>> | undefined): string {
@@ -137,6 +146,7 @@ export async function commitStep<JournalValue>(
       keys.steers,
       keys.queued,
       request.retention.queueStarts,
+      ...request.queue.keys,
     ],
     [
       request.token,
@@ -150,12 +160,19 @@ export async function commitStep<JournalValue>(
       request.eventsMaxLength,
       encodeIncrements(plan.usage),
       request.view ?? '',
+      request.queue.jobPrefix,
+      request.jobs ?? '',
       plan.messages.length,
       ...plan.messages.map(encodeChatEntry),
       ...plan.events.map(encodeEvent),
     ],
   );
-  return toCommitResult(reply);
+  return withJobsAdded(toCommitResult(reply), request.jobs);
+}
+
+/** An OK commit that named jobs added them (the scripts add them whenever they write). */
+function withJobsAdded(result: CommitResult, jobs: string | undefined): CommitResult {
+  return result.status === 'ok' && jobs ? { ...result, enqueued: true } : result;
 }
 
 /** KEYS of the tool-call scripts (begin-tool-call, commit-tool-outcome): lock, run, journal, chat, events. */
@@ -207,9 +224,10 @@ export async function commitSteers(
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
 export async function commitToolOutcome(
   redis: RedisClient,
-  commit: ToolOutcomeCommit & StepWrite,
+  commit: ToolOutcomeCommit & StepWrite & { jobs?: string },
 ): Promise<CommitResult> {
-  const reply = await runScript(redis, 'commit-tool-outcome', toolCallScriptKeys(commit), [
+  const keys = [...toolCallScriptKeys(commit), ...commit.queue.keys];
+  const reply = await runScript(redis, 'commit-tool-outcome', keys, [
     commit.token,
     journalField.toolOutcome(commit.iteration, commit.index),
     JSON.stringify(commit.outcome),
@@ -224,9 +242,17 @@ export async function commitToolOutcome(
     ...commit.events.map(encodeEvent),
     ...batchFields(commit.iteration, commit.calls, journalField.toolEntry),
     ...batchFields(commit.iteration, commit.calls, journalField.toolAdded),
+    commit.queue.jobPrefix,
+    commit.jobs ?? '',
   ]);
   if (reply[0] !== 'OK') return toCommitResult(reply);
-  return { status: 'ok', completedBatch: reply[1] !== '0', eventIds: reply.slice(2) };
+  const completedBatch = reply[1] !== '0';
+  return {
+    status: 'ok',
+    completedBatch,
+    eventIds: reply.slice(2),
+    ...(completedBatch && commit.jobs ? { enqueued: true } : {}),
+  };
 }
 
 /** Reads a tool call's state and, when it never started, records its intent and start event (one round trip). */

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { RedisClient } from './connection.js';
 
 /**
@@ -16,9 +18,9 @@ const scriptKeyCounts = {
   'cancel-run': 11,
   'cancel-queued': 1,
   'close-questions': 3,
-  'commit-step': 16,
+  'commit-step': 21,
   'commit-steers': 6,
-  'commit-tool-outcome': 5,
+  'commit-tool-outcome': 10,
   'create-run': 11,
   'decide-fire': 2,
   'delete-schedule': 3,
@@ -68,14 +70,40 @@ function readLua(relativePath: string): string {
   return readFileSync(new URL(relativePath, luaDir), 'utf8');
 }
 
-/** Resolves includes once, recursively, each included at most once. */
+/**
+ * BullMQ's own Lua includes (the functions its scripts are made of), of the BullMQ this process runs: a script
+ * that adds a step job in its commit (includes/add-step-job.lua) adds it with BullMQ's code, not a copy.
+ */
+const bullmqIncludes = join(
+  dirname(createRequire(import.meta.url).resolve('bullmq/package.json')),
+  'dist/esm/commands/includes',
+);
+
+/** One of BullMQ's includes, with the includes it names in its own way (`--- @include "x"`), each once. */
+function loadBullmqInclude(name: string, included: Set<string>): string {
+  const source = readFileSync(join(bullmqIncludes, `${name}.lua`), 'utf8');
+  return source.replace(/^--- @include "(?:includes\/)?([\w-]+)"$/gm, (_line, include: string) =>
+    includeOnce(`bullmq:${include}`, included, () => loadBullmqInclude(include, included)),
+  );
+}
+
+function includeOnce(key: string, included: Set<string>, load: () => string): string {
+  if (included.has(key)) return '';
+  included.add(key);
+  return load();
+}
+
+/**
+ * Resolves includes once, recursively, each included at most once: `--- @include "x"` is
+ * src/redis/lua/includes/x.lua, `--- @include-bullmq "x"` BullMQ's include x.
+ */
 export function loadScriptSource(name: string, included = new Set<string>()): string {
   const source = readLua(`${name}.lua`);
-  return source.replace(/^--- @include "([\w-]+)"$/gm, (_line, include: string) => {
-    if (included.has(include)) return '';
-    included.add(include);
-    return loadScriptSource(`includes/${include}`, included);
-  });
+  return source.replace(/^--- @include(-bullmq)? "([\w-]+)"$/gm, (_line, bullmq, include: string) =>
+    bullmq
+      ? includeOnce(`bullmq:${include}`, included, () => loadBullmqInclude(include, included))
+      : includeOnce(include, included, () => loadScriptSource(`includes/${include}`, included)),
+  );
 }
 
 /** The command a script is registered as on a client (defineScripts): `ratchet` and its name in PascalCase. */

@@ -1,6 +1,7 @@
-import { type JobsOptions, Queue, type Telemetry } from 'bullmq';
+import { type JobsOptions, optsEncodeMap, Queue, type Telemetry } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import { stepJobId } from '../workflows/ids.js';
+import type { NextStep } from '../workflows/index.js';
 import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../workflows/job-data.js';
 import type { RunRecord } from '../workflows/run-record.js';
 import type { RedisClient } from './connection.js';
@@ -31,7 +32,7 @@ export class StepQueues {
     private readonly settings: StepJobSettings,
     logger: Logger,
     /** BullMQ's queue spans (its telemetry interface, src/telemetry/queue-telemetry.ts), when traces are on: jobs added here are `add` spans. */
-    telemetry?: Telemetry,
+    private readonly telemetry?: Telemetry,
   ) {
     this.queues = [];
     const outage = redisOutageLog(logger);
@@ -65,6 +66,44 @@ export class StepQueues {
       removeOnComplete: { age: this.settings.keepCompletedSeconds },
       removeOnFail: { age: this.settings.keepCompletedSeconds },
     };
+  }
+
+  /**
+   * The steps `next` as the jobs a commit script adds in its own call (includes/add-step-job.lua, decision
+   * 0051): JSON of each job's id, name, data and options as BullMQ stores them; '' when they are to be added
+   * with Queue.add after the commit: a step of another kind (a team turn, a wake-up), or traced jobs (BullMQ
+   * carries the trace's context in the job's options when it adds the job).
+   */
+  jobsInCommit(next: readonly NextStep[]): string {
+    if (this.telemetry || next.length === 0) return '';
+    const jobs: { name: string; id: string; data: unknown }[] = [];
+    for (const step of next) {
+      if (step.kind === 'iteration') {
+        jobs.push({
+          name: stepJobName.iteration,
+          id: stepJobId.iteration(step.data.run_id, step.data.iteration),
+          data: step.data,
+        });
+      } else if (step.kind === 'tools') {
+        for (const call of step.calls) {
+          jobs.push({
+            name: stepJobName.tool,
+            id: stepJobId.tool(call.run_id, call.iteration, call.index),
+            data: call,
+          });
+        }
+      } else return '';
+    }
+    const timestamp = String(Date.now());
+    return JSON.stringify(
+      jobs.map((job) => ({
+        id: job.id,
+        name: job.name,
+        data: JSON.stringify(job.data),
+        opts: JSON.stringify(storedOptions(this.jobOptions(job.id))),
+        timestamp,
+      })),
+    );
   }
 
   /**
@@ -119,4 +158,14 @@ export class StepQueues {
   async close(): Promise<void> {
     await Promise.allSettled(this.queues.map((queue) => queue.close()));
   }
+}
+
+/** A job's options as BullMQ stores them in the job's hash (its short names for the options it has them for). */
+function storedOptions(options: JobsOptions): Record<string, unknown> {
+  const encode = optsEncodeMap as Record<string, string>;
+  return Object.fromEntries(
+    Object.entries(options)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [encode[name] ?? name, value]),
+  );
 }

@@ -10,6 +10,7 @@ import {
 import type { StoredEvent } from '../events/event.js';
 import { parseJsonRecord } from '../schemas/parse.js';
 import type { MemoryStore, SessionDataStore } from '../tools/index.js';
+import type { NextStep } from '../workflows/index.js';
 import { attemptsKept } from '../workflows/journal.js';
 import { pendingMessageSchema } from '../workflows/pending-message.js';
 import type { QuestionRecord } from '../workflows/question-record.js';
@@ -63,6 +64,8 @@ export function redisStepStores(
   redis: RedisClient,
   space: KeySpace,
   eventsMaxLength: number,
+  /** The next steps as the jobs a commit adds in its call (StepQueues.jobsInCommit); absent: never. */
+  jobsInCommit?: JobsInCommit,
 ): RedisStepStores {
   return {
     open: (job, jobId, token, attempt) =>
@@ -72,9 +75,13 @@ export function redisStepStores(
         stepWriteOf({ space, job, jobId, token, eventsMaxLength, attempt }),
         job.session_id,
         job.run_id,
+        jobsInCommit,
       ),
   };
 }
+
+/** Encodes steps as the jobs a commit script adds ('' = they are added after the commit instead). */
+export type JobsInCommit = (next: readonly NextStep[]) => string;
 
 /**
  * A class, not an object of closures: one is built for every execution of every step, and its methods are
@@ -89,7 +96,12 @@ class StepStoreOnRedis implements RedisStepStore {
     readonly write: StepWrite,
     private readonly sessionId: string,
     private readonly runId: string,
+    private readonly jobsInCommit: JobsInCommit | undefined,
   ) {}
+
+  private jobsOf(next: readonly NextStep[] | undefined): string {
+    return next && this.jobsInCommit ? this.jobsInCommit(next) : '';
+  }
 
   get sessionData(): SessionDataStore {
     this.sessionDataStore ??= redisSessionData(this.redis, this.space, this.sessionId);
@@ -109,6 +121,7 @@ class StepStoreOnRedis implements RedisStepStore {
     return commitStep(this.redis, {
       ...this.write,
       ...request,
+      jobs: this.jobsOf(request.next),
       ...(sums?.agent === undefined
         ? {}
         : { agentUsageKey: agentUsageKey(this.space, this.write.keys.shard, sums.agent) }),
@@ -121,7 +134,7 @@ class StepStoreOnRedis implements RedisStepStore {
   }
 
   commitToolOutcome(commit: ToolOutcomeCommit): Promise<CommitResult> {
-    return commitToolOutcome(this.redis, { ...this.write, ...commit });
+    return commitToolOutcome(this.redis, { ...this.write, ...commit, jobs: this.jobsOf(commit.next) });
   }
 
   commitSteers(commit: SteerCommit): Promise<CommitResult> {

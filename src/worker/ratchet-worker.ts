@@ -172,7 +172,9 @@ export class RatchetWorker {
     const telemetry = this.telemetry;
     if (telemetry) engine.onRunCancelled((record) => telemetry.runEnded(record));
     const services: StepServices = {
-      stores: redisStepStores(commands, space, config.events.max_len),
+      stores: redisStepStores(commands, space, config.events.max_len, (next) =>
+        engine.queues.jobsInCommit(next),
+      ),
       scheduler: engine.scheduler(),
       agents,
       handoffs,

@@ -125,7 +125,7 @@ export {
   awaitsAdmission,
   type RunAdmission,
 } from './steps/runner/run-admission.js';
-export type { StepAction } from './steps/runner/step-action.js';
+export type { NextStep, StepAction } from './steps/runner/step-action.js';
 export type {
   AgentRuntime,
   DefinitionRuntimes,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Telemetry } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeChatEntry } from '../../src/chat/index.js';
@@ -12,12 +13,16 @@ import {
   retentionKeys,
   runKeys,
   sessionKeys,
+  stepQueueKeys,
 } from '../../src/redis/keys.js';
-import { commitStep, encodeEvent, loadRun } from '../../src/redis/run-store.js';
+import { commitStep, commitToolOutcome, encodeEvent, loadRun } from '../../src/redis/run-store.js';
 import { defineScripts, runScript } from '../../src/redis/scripts.js';
+import { StepQueues } from '../../src/redis/step-queues.js';
+import { messageAddedEvent, toolResultMessage } from '../../src/workflows/core/run-commits.js';
 import { planRunCreation } from '../../src/workflows/core/run-creation.js';
-import { newRunId, newSessionId } from '../../src/workflows/ids.js';
+import { newRunId, newSessionId, stepJobId } from '../../src/workflows/ids.js';
 import type { RunRecord } from '../../src/workflows/run-record.js';
+import type { NextStep } from '../../src/workflows/steps/runner/step-action.js';
 import { deleteKeys } from '../helpers/harness.js';
 
 let redis: Redis;
@@ -149,6 +154,7 @@ describe('commit-step', () => {
       lockKey,
       eventsMaxLength: 1000,
       retention: retentionKeys(space, created.keys.shard),
+      queue: stepQueueKeys(space, created.keys.shard),
     };
     return { ...created, stored, base, lockKey };
   }
@@ -238,6 +244,154 @@ describe('commit-step', () => {
       plan: commitPlan(undefined),
     });
     expect(result).toEqual({ status: 'no_run' });
+  });
+});
+
+describe('commit-step adding the next step jobs (decision 0051)', () => {
+  const settings = { attempts: 8, keepCompletedSeconds: 3600 };
+
+  it('adds them as BullMQ adds a job, once, only with a commit that writes', async () => {
+    const { sessionId, runId, keys, chat } = await createRun();
+    const { shard } = keys;
+    const lockKey = jobLockKey(space, shard, 'job-next');
+    await redis.set(lockKey, 'token-a', 'PX', 10_000);
+    const queues = new StepQueues(redis, space, settings, silentLogger());
+    const queue = queues.queue(shard);
+    const data = {
+      v: 1,
+      session_id: sessionId,
+      run_id: runId,
+      agent: 'agent',
+      chat_id: 'main',
+      iteration: 2,
+    };
+    const next = [{ kind: 'iteration', data } as unknown as NextStep];
+    const jobs = queues.jobsInCommit(next);
+    const base = {
+      keys,
+      chatKey: chat,
+      lockKey,
+      eventsMaxLength: 1000,
+      retention: retentionKeys(space, shard),
+      queue: stepQueueKeys(space, shard),
+      token: 'token-a',
+      plan: commitPlan(undefined),
+      jobs,
+    };
+    // Refused (another worker's lock): nothing is added.
+    expect(await commitStep(redis, { ...base, token: 'token-b', journalField: 'next:1' })).toEqual({
+      status: 'lock_lost',
+    });
+    const jobId = stepJobId.iteration(runId, 2);
+    expect(await redis.exists(`${base.queue.jobPrefix}${jobId}`)).toBe(0);
+
+    const first = await commitStep(redis, { ...base, journalField: 'next:1' });
+    expect(first).toMatchObject({ status: 'ok', enqueued: true });
+    // The same job Queue.add makes of the same step (the reference under another id).
+    const reference = await queue.add('iteration', data, queues.jobOptions('reference-job'));
+    const added = await redis.hgetall(`${base.queue.jobPrefix}${jobId}`);
+    const made = await redis.hgetall(`${base.queue.jobPrefix}reference-job`);
+    expect(Object.keys(added).sort()).toEqual(Object.keys(made).sort());
+    const { timestamp: _t1, opts: addedOpts, ...addedFields } = added;
+    const { timestamp: _t2, opts: madeOpts, ...madeFields } = made;
+    expect(addedFields).toEqual(madeFields);
+    expect({ ...JSON.parse(addedOpts ?? '{}'), jobId: 'x' }).toEqual({
+      ...JSON.parse(madeOpts ?? '{}'),
+      jobId: 'x',
+    });
+    // BullMQ sees it waiting, with its data and options; the queue's marker wakes a blocked worker.
+    const job = await queue.getJob(jobId);
+    expect(job?.name).toBe('iteration');
+    expect(job?.data).toEqual(data);
+    expect(job?.opts).toMatchObject({ jobId, attempts: 8, backoff: { type: 'ratchet' } });
+    expect(await job?.getState()).toBe('waiting');
+    expect(await redis.zcard(`${base.queue.jobPrefix}marker`)).toBe(1);
+    const events = (await redis.xrange(`${base.queue.jobPrefix}events`, '-', '+')).map(
+      ([, fields]) => fields,
+    );
+    expect(events).toContainEqual(['event', 'added', 'jobId', jobId, 'name', 'iteration']);
+    expect(events).toContainEqual(['event', 'waiting', 'jobId', jobId]);
+
+    // The commit again (a retried step): DONE, nothing added. Another commit naming the job: left as it is.
+    expect((await commitStep(redis, { ...base, journalField: 'next:1' })).status).toBe('done');
+    await redis.hset(`${base.queue.jobPrefix}${jobId}`, 'data', '{"kept":true}');
+    expect(await commitStep(redis, { ...base, journalField: 'next:2' })).toMatchObject({ status: 'ok' });
+    expect(await redis.hget(`${base.queue.jobPrefix}${jobId}`, 'data')).toBe('{"kept":true}');
+    expect(await queue.getWaitingCount()).toBe(2);
+    await reference.remove();
+    await queues.close();
+  });
+
+  it('commit-tool-outcome adds the next iteration only with the outcome that completes the batch', async () => {
+    const { sessionId, runId, keys, chat } = await createRun();
+    const { shard } = keys;
+    const queues = new StepQueues(redis, space, settings, silentLogger());
+    const data = {
+      v: 1,
+      session_id: sessionId,
+      run_id: runId,
+      agent: 'agent',
+      chat_id: 'main',
+      iteration: 2,
+    };
+    const jobs = queues.jobsInCommit([{ kind: 'iteration', data } as unknown as NextStep]);
+    const jobKey = `${stepQueueKeys(space, shard).jobPrefix}${stepJobId.iteration(runId, 2)}`;
+    const now = new Date().toISOString();
+    const run = { id: runId, agent: 'agent', chat_id: 'main' };
+    // Two calls of iteration 1, answering the reply at chat position 0 (the chat holds one entry).
+    const outcome = async (index: number) => {
+      const lockKey = jobLockKey(space, shard, `tool-${index}`);
+      await redis.set(lockKey, 'token-a', 'PX', 10_000);
+      const message = toolResultMessage({
+        runId,
+        iteration: 1,
+        index,
+        call: { id: `call_${index}`, name: 'noop' },
+        content: 'done',
+        isError: false,
+        now,
+      });
+      return commitToolOutcome(redis, {
+        keys,
+        chatKey: chat,
+        lockKey,
+        token: 'token-a',
+        eventsMaxLength: 1000,
+        retention: retentionKeys(space, shard),
+        queue: stepQueueKeys(space, shard),
+        iteration: 1,
+        index,
+        calls: 2,
+        replyIndex: 0,
+        outcome: { v: 1, is_error: false, at: now },
+        message,
+        messageAdded: messageAddedEvent(run, message, 1 + index, now),
+        events: [],
+        jobs,
+      });
+    };
+    expect(await outcome(1)).toMatchObject({ status: 'ok', completedBatch: false });
+    expect(await redis.exists(jobKey)).toBe(0);
+    const completing = await outcome(0);
+    expect(completing).toMatchObject({ status: 'ok', completedBatch: true, enqueued: true });
+    expect(await redis.llen(chat)).toBe(3);
+    const job = await queues.queue(shard).getJob(stepJobId.iteration(runId, 2));
+    expect(job?.data).toEqual(data);
+    expect(await job?.getState()).toBe('waiting');
+    await job?.remove();
+    await queues.close();
+  });
+
+  it('leaves traced jobs and steps of other kinds to Queue.add', () => {
+    const traced = new StepQueues(redis, space, settings, silentLogger(), {} as Telemetry);
+    const queues = new StepQueues(redis, space, settings, silentLogger());
+    const iteration = { kind: 'iteration', data: { run_id: 'r', iteration: 1 } } as unknown as NextStep;
+    expect(traced.jobsInCommit([iteration])).toBe('');
+    expect(queues.jobsInCommit([])).toBe('');
+    expect(
+      queues.jobsInCommit([iteration, { kind: 'wake_parent', run: { session_id: 's', parent: null } }]),
+    ).toBe('');
+    expect(JSON.parse(queues.jobsInCommit([iteration]))).toHaveLength(1);
   });
 });
 

@@ -37,13 +37,22 @@ local rcall = redis.call
 --- @include "step-guards"
 --- @include "attempt-note"
 
-if not lockHeld(KEYS[1], ARGV[1]) and rcall('EXISTS', KEYS[2]) == 1 then
-  noteAttempt(KEYS[3], ARGV[12], ARGV[13], tonumber(ARGV[14]))
-end
-
-local refused = firstWrite(KEYS[1], ARGV[1], KEYS[2], KEYS[3], ARGV[3], 'DONE')
+local refused = lockHeld(KEYS[1], ARGV[1])
 if refused then
   return refused
+end
+-- One read of the run: the execution is noted when the run exists (finished too), and the call needs it open.
+local record = rcall('HGET', KEYS[2], 'record')
+if record then
+  noteAttempt(KEYS[3], ARGV[12], ARGV[13], tonumber(ARGV[14]))
+end
+refused = recordOpen(record)
+if refused then
+  return refused
+end
+local outcome = rcall('HGET', KEYS[3], ARGV[3])
+if outcome then
+  return {'DONE', outcome}
 end
 local reply = rcall('LINDEX', KEYS[4], tonumber(ARGV[4]))
 if not reply then

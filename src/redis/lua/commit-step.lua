@@ -18,6 +18,11 @@
   KEYS[14] the run's steered messages (list; includes/release-session.lua)
   KEYS[15] the session's queued messages (list)
   KEYS[16] the shard's queue starts (sorted set)
+  KEYS[17] the shard's step queue: BullMQ's wait list
+  KEYS[18] ... its meta hash
+  KEYS[19] ... its active list
+  KEYS[20] ... its events stream
+  KEYS[21] ... its marker
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -31,9 +36,11 @@
   ARGV[9]  events stream max length (approximate trimming)
   ARGV[10] usage to add to the sums: "field=amount,field=amount" ('' = none)
   ARGV[11] the chat's new context view (JSON; '' = unchanged)
-  ARGV[12] number of chat entries M
-  ARGV[13 .. 12+M]   chat entries (JSON)
-  ARGV[13+M .. #ARGV] events (JSON)
+  ARGV[12] the step queue's job key prefix (<prefix><job id> is a job's hash)
+  ARGV[13] the next step jobs, added with the commit (includes/add-step-job.lua; '' = none)
+  ARGV[14] number of chat entries M
+  ARGV[15 .. 14+M]   chat entries (JSON)
+  ARGV[15+M .. #ARGV] events (JSON)
 
   Returns
     {'OK', eventId, ...}
@@ -50,12 +57,13 @@ local rcall = redis.call
 --- @include "retention-index"
 --- @include "run-index"
 --- @include "release-session"
-local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
+--- @include "add-step-job"
+local refused, rev = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
 end
 
-if ARGV[4] ~= '' and rcall('HGET', KEYS[2], 'rev') ~= ARGV[4] then
+if ARGV[4] ~= '' and rev ~= ARGV[4] then
   return {'CONFLICT', 'run'}
 end
 
@@ -68,7 +76,7 @@ if ARGV[8] == '1' then
   releaseSession(KEYS[6], ARGV[7], KEYS[14], KEYS[15], KEYS[16], KEYS[5], ARGV[9], ARGV[5])
 end
 
-local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 12)
+local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 14)
 
 if ARGV[11] ~= '' then
   rcall('SET', KEYS[10], ARGV[11])
@@ -95,5 +103,8 @@ end
 if ARGV[8] == '1' then
   markFinished(KEYS[11], KEYS[12], ARGV[7], KEYS[6])
 end
+
+addStepJobs({wait = KEYS[17], meta = KEYS[18], active = KEYS[19], events = KEYS[20], marker = KEYS[21],
+  prefix = ARGV[12]}, ARGV[13])
 
 return result

@@ -9,6 +9,11 @@
   KEYS[3] the run's journal, where outcomes and waiting entries are kept
   KEYS[4] the chat the batch's results go to
   KEYS[5] the session's events
+  KEYS[6] the shard's step queue: BullMQ's wait list
+  KEYS[7] ... its meta hash
+  KEYS[8] ... its active list
+  KEYS[9] ... its events stream
+  KEYS[10] ... its marker
 
   ARGV[1]  lock token
   ARGV[2]  journal field of this outcome            (tool:<n>:<k>:outcome)
@@ -24,15 +29,20 @@
   ARGV[12 .. 11+E]          the events (tool_call_end, and tool_call_start when the call never started)
   ARGV[12+E .. 11+E+K]      journal fields of the batch's waiting chat entries, in call order (tool:<n>:<k>:entry)
   ARGV[12+E+K .. 11+E+2K]   journal fields of their waiting message_added events (tool:<n>:<k>:added)
+  ARGV[12+E+2K]             the step queue's job key prefix (<prefix><job id> is a job's hash)
+  ARGV[13+E+2K]             the next iteration's job, added by the commit that completes the batch
+                            (includes/add-step-job.lua; '' = none)
 
   Returns the replies of stepGuards, or {'OK', batch, eventId...} where batch is '1' when this commit
   appended the batch, '2' when it completed the batch but the chat had moved (nothing appended), else '0'.
-  The commit that completes the batch is the one whose job adds the next iteration.
+  The commit that completes the batch is the one that adds the next iteration (in this call when ARGV names
+  its job, else its step adds it after).
 ]]
 local rcall = redis.call
 
 --- @include "step-guards"
 --- @include "webhook-outbox"
+--- @include "add-step-job"
 local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -46,6 +56,10 @@ for k = 1, count do
   entryFields[k] = ARGV[11 + eventCount + k]
   addedFields[k] = ARGV[11 + eventCount + count + k]
 end
+local function addNextIteration()
+  addStepJobs({wait = KEYS[6], meta = KEYS[7], active = KEYS[8], events = KEYS[9], marker = KEYS[10],
+    prefix = ARGV[12 + eventCount + 2 * count]}, ARGV[13 + eventCount + 2 * count])
+end
 rcall('HSET', KEYS[3], ARGV[2], ARGV[3], entryFields[index + 1], ARGV[9], addedFields[index + 1], ARGV[10])
 
 local result = {'OK', '0'}
@@ -58,18 +72,27 @@ end
 if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 then
   return result
 end
-local entries = rcall('HMGET', KEYS[3], unpack(entryFields))
+-- The waiting entries and their events in one read.
+local waitingFields = {}
 for k = 1, count do
-  if not entries[k] then
+  waitingFields[k] = entryFields[k]
+  waitingFields[count + k] = addedFields[k]
+end
+local waiting = rcall('HMGET', KEYS[3], unpack(waitingFields))
+local entries, added = {}, {}
+for k = 1, count do
+  if not waiting[k] then
     return result
   end
+  entries[k] = waiting[k]
+  added[k] = waiting[count + k]
 end
 if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
   -- Complete, but the chat moved: the next iteration appends what the journal holds (its fallback).
   result[2] = '2'
+  addNextIteration()
   return result
 end
-local added = rcall('HMGET', KEYS[3], unpack(addedFields))
 rcall('RPUSH', KEYS[4], unpack(entries))
 for k = 1, count do
   local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', added[k])
@@ -77,7 +100,7 @@ for k = 1, count do
   result[#result + 1] = eventId
 end
 rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[8]), count = count}))
-rcall('HDEL', KEYS[3], unpack(entryFields))
-rcall('HDEL', KEYS[3], unpack(addedFields))
+rcall('HDEL', KEYS[3], unpack(waitingFields))
+addNextIteration()
 result[2] = '1'
 return result

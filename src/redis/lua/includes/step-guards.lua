@@ -1,8 +1,10 @@
 --[[
   lockHeld(lockKey, token)  -> nil when the worker holds the job's lock (token '' skips the check),
                                else {'LOCK_LOST'}
-  runOpen(runKey)           -> nil when the run exists and is not finished,
-                               else {'NO_RUN'} or {'RUN_FINISHED', status}
+  recordOpen(record)        -> nil when the run record (read by the caller; nil or false: none) exists and
+                               is not finished, else {'NO_RUN'} or {'RUN_FINISHED', status}
+  runOpen(runKey)           -> nil and the run's rev when the run exists and is not finished, else the
+                               refusal of recordOpen (one read of the run: its record and rev)
   firstWrite(lockKey, token, runKey, hashKey, field, writtenCode)
                             -> nil when the step may write `field` of `hashKey`, else the refusal of
                                lockHeld or runOpen, or {writtenCode, value} when the field is written
@@ -22,8 +24,7 @@ local function lockHeld(lockKey, token)
   return nil
 end
 
-local function runOpen(runKey)
-  local record = redis.call('HGET', runKey, 'record')
+local function recordOpen(record)
   if not record then
     return {'NO_RUN'}
   end
@@ -32,6 +33,15 @@ local function runOpen(runKey)
     return {'RUN_FINISHED', status}
   end
   return nil
+end
+
+local function runOpen(runKey)
+  local run = redis.call('HMGET', runKey, 'record', 'rev')
+  local refused = recordOpen(run[1])
+  if refused then
+    return refused
+  end
+  return nil, run[2]
 end
 
 local function firstWrite(lockKey, token, runKey, hashKey, field, writtenCode)

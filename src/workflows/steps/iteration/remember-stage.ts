@@ -3,6 +3,7 @@ import type { ReplyEntry } from '../../journal.js';
 import type { RunRecord } from '../../run-record.js';
 import { runAgent, runGroup } from '../runner/agent-runtime.js';
 import type { StepContext } from '../runner/step-context.js';
+import { hasNotes } from './next-steps.js';
 import { next, type StageResult } from './stage-pipeline.js';
 import { type Turn, turnDefinition } from './turn.js';
 
@@ -28,10 +29,6 @@ export async function rememberStage(turn: Turn): Promise<StageResult<Turn>> {
     ).toolboxes;
   await keepNotes(context, record, turn.data.iteration, recorded.entry, recorded.sender, toolboxes);
   return next(turn);
-}
-
-function hasNotes(entry: ReplyEntry | undefined): boolean {
-  return entry?.after?.decisions.some((decision) => decision.remember !== undefined) === true;
 }
 
 /** Writes the notes a recorded reply asked to keep, each once (its idempotency key names the reply and the effect). */

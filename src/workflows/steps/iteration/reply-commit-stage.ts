@@ -11,6 +11,7 @@ import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.j
 import { treeRootOf } from '../../run-record.js';
 import { isRunAgent, pinnedDefinition } from '../runner/agent-runtime.js';
 import { done } from '../runner/step-action.js';
+import { hasNotes, nextStepsOf } from './next-steps.js';
 import { commitThen, next, type StageResult } from './stage-pipeline.js';
 import { supervisedDecision } from './supervised-decision.js';
 import { type Turn, turnDefinition } from './turn.js';
@@ -88,6 +89,12 @@ export async function replyCommitStage(turn: Turn): Promise<StageResult<Turn>> {
     ...(supervised ? { supervisor: supervised.supervisor } : {}),
     ...(turn.upgrade ? { upgrade: { decision: turn.upgrade, requestedAt: loaded.upgradeRequestedAt } } : {}),
   });
+  // What the reply asks for is added in its commit's write (decision 0051), unless notes are to be kept
+  // first (the remember stage writes them between the commit and the schedule).
+  const definition = plan.record?.definition?.hash;
+  const following = hasNotes(plan.journal)
+    ? undefined
+    : nextStepsOf(turn, plan.journal, member, definition ?? turnDefinition(turn));
   return commitThen(
     {
       op: 'run',
@@ -100,6 +107,7 @@ export async function replyCommitStage(turn: Turn): Promise<StageResult<Turn>> {
         },
         expectedRev: stored.rev,
         expectedChatLength: chat.length,
+        ...(following ? { next: following } : {}),
       },
     },
     {
@@ -122,8 +130,8 @@ export async function replyCommitStage(turn: Turn): Promise<StageResult<Turn>> {
           const { upgrade: _dropped, ...rest } = turn;
           return next<Turn>({ ...rest, recorded: { entry, sender: member } });
         }
-        const definition = plan.record?.definition?.hash;
-        return next<Turn>({ ...turn, recorded: { entry, sender: member, definition } });
+        const enqueued = result.enqueued === true;
+        return next<Turn>({ ...turn, recorded: { entry, sender: member, definition, enqueued } });
       },
     },
   );

@@ -88,9 +88,10 @@ export interface Turn {
   reply?: ReplyOfTurn;
   /**
    * The reply as recorded (by an earlier execution, or by the reply's commit), who made it, and the hash of
-   * the definition the run works under from then on (decision 0030).
+   * the definition the run works under from then on (decision 0030); `enqueued` when the reply's commit added
+   * the steps it asks for in its write (decision 0051).
    */
-  recorded?: { entry: ReplyEntry; sender: string; definition?: string | undefined };
+  recorded?: { entry: ReplyEntry; sender: string; definition?: string | undefined; enqueued?: boolean };
   /**
    * This iteration moves the run to another definition (options.on_change: upgrade, or POST /upgrade): the
    * hashes, the fields that changed, or why it stays (the agent is gone). Committed with the reply.

@@ -1,14 +1,16 @@
 import type { CrashPointName } from '../../crash-points.js';
-import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../../job-data.js';
 import type { RunRecord } from '../../run-record.js';
 import type {
   BeginToolCall,
   BeginToolCallResult,
   CommitRequest,
   CommitResult,
+  NextStep,
   SteerCommit,
   ToolOutcomeCommit,
 } from './step-commit.js';
+
+export type { NextStep } from './step-commit.js';
 
 /** A fenced write a step asks the runner to make, and what it says about the result. */
 export type StepCommit =
@@ -27,14 +29,6 @@ export type CommitOutcome<Commit extends StepCommit> = Exclude<ResultOf<Commit>,
 type ResultOf<Commit extends StepCommit> = Commit extends { op: 'begin_tool' }
   ? BeginToolCallResult
   : CommitResult;
-
-/** A step that is to be added (idempotent: every step job's id derives from its place in the run). */
-export type NextStep =
-  | { kind: 'iteration'; data: IterationJobData }
-  | { kind: 'tools'; calls: readonly ToolJobData[] }
-  | { kind: 'team_turn'; data: TeamTurnJobData }
-  /** Wakes the step that waits for this run, when it is a child run (see StepQueues.wakeParent). */
-  | { kind: 'wake_parent'; run: Pick<RunRecord, 'session_id' | 'parent'> };
 
 type Continue = () => StepAction | Promise<StepAction>;
 

@@ -1,17 +1,32 @@
 import type { Message } from '../../../chat/index.js';
 import type { StoredEvent } from '../../../events/event.js';
 import type { CommitPlan } from '../../core/run-commits.js';
+import type { IterationJobData, TeamTurnJobData, ToolJobData } from '../../job-data.js';
 import type { ToolIntent, ToolOutcomeEntry } from '../../journal.js';
-import type { RunStatus } from '../../run-record.js';
+import type { RunRecord, RunStatus } from '../../run-record.js';
 
 /**
  * The fenced writes a step asks its store for (step-store.ts), as the step names them: what is written, never
  * where. The store adds where (its run, its chat, its job's lock and token) and picks the keys.
  */
 
+/** A step that is to be added (idempotent: every step job's id derives from its place in the run). */
+export type NextStep =
+  | { kind: 'iteration'; data: IterationJobData }
+  | { kind: 'tools'; calls: readonly ToolJobData[] }
+  | { kind: 'team_turn'; data: TeamTurnJobData }
+  /** Wakes the step that waits for this run, when it is a child run (see StepQueues.wakeParent). */
+  | { kind: 'wake_parent'; run: Pick<RunRecord, 'session_id' | 'parent'> };
+
 /** How a fenced write ended. */
 export type CommitResult =
-  | { status: 'ok'; eventIds: string[]; completedBatch?: boolean }
+  | {
+      status: 'ok';
+      eventIds: string[];
+      completedBatch?: boolean;
+      /** The commit added the `next` steps it named in its own write (decision 0051): nothing to add after it. */
+      enqueued?: boolean;
+    }
   | { status: 'done'; value: string }
   | { status: 'lock_lost' }
   | { status: 'no_run' }
@@ -33,6 +48,11 @@ export interface CommitRequest<JournalValue> {
   usageSums?: { agent?: string; treeRoot: string };
   /** The chat's new context view (JSON), written with the commit (a compaction); absent: unchanged. */
   view?: string;
+  /**
+   * The steps that follow the commit, added in its write when the store can (decision 0051: the result says
+   * `enqueued`); otherwise the step adds them after it, as before.
+   */
+  next?: readonly NextStep[];
 }
 
 /**
@@ -60,6 +80,8 @@ export interface ToolOutcomeCommit {
   messageAdded: StoredEvent;
   /** Added at once: tool_call_end (and tool_call_start when the call never started). */
   events: StoredEvent[];
+  /** The next iteration, added in the write that completes the batch when the store can (decision 0051). */
+  next?: readonly NextStep[];
 }
 
 /** A tool call's intent and start event, or what an earlier attempt left (begin-tool-call). */

@@ -11,7 +11,7 @@ import type { CrashPointName } from '../../crash-points.js';
 import { stepJobId } from '../../ids.js';
 import { iterationAfterTools, type ToolJobData } from '../../job-data.js';
 import { journalField, type ToolOutcomeEntry } from '../../journal.js';
-import { commit, done, enqueue, type StepAction } from '../runner/step-action.js';
+import { commit, done, enqueue, type NextStep, type StepAction } from '../runner/step-action.js';
 import type { StepContext } from '../runner/step-context.js';
 import type { RepeatCause, ToolCallReport } from '../runner/step-observer.js';
 import type { ToolCallResult } from './tool-call-middleware.js';
@@ -86,6 +86,8 @@ export function commitOutcome(
         message,
         messageAdded: messageAddedEvent(run, message, data.reply_index + 1 + data.index, now),
         events,
+        // Added by the commit that completes the batch, in its write (decision 0051).
+        next: nextSteps(data),
       },
     },
     {
@@ -97,7 +99,8 @@ export function commitOutcome(
           context.services.observer?.toolCall(
             toolReport(data, call, outcome, began ?? { atMs: Date.now(), known: false }),
           );
-        if (result.status === 'ok' && result.completedBatch) return nextIteration(data);
+        if (result.status === 'ok' && result.completedBatch)
+          return nextIteration(data, result.enqueued === true);
         if (result.status === 'done') return continueAfterTools(context, data);
         return done;
       },
@@ -128,11 +131,17 @@ function toolReport(
   };
 }
 
-/** The batch is complete: the next iteration (adding is idempotent: the job id is fixed). */
-export function nextIteration(data: ToolJobData): StepAction {
-  return enqueue([{ kind: 'iteration', data: iterationAfterTools(data) }], {
-    before: 'tool.before_next_iteration',
-  });
+/** What follows the call when it completes its batch: the next iteration. */
+function nextSteps(data: ToolJobData): NextStep[] {
+  return [{ kind: 'iteration', data: iterationAfterTools(data) }];
+}
+
+/**
+ * The batch is complete: the next iteration (adding is idempotent: the job id is fixed), unless the commit
+ * that completed the batch added it in its write (`added`); the crash point stays where the step adds it.
+ */
+export function nextIteration(data: ToolJobData, added = false): StepAction {
+  return enqueue(added ? [] : nextSteps(data), { before: 'tool.before_next_iteration' });
 }
 
 /**
