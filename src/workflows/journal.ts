@@ -35,6 +35,11 @@ export const journalField = {
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** The messages steered into the run before iteration n's model call are in the chat (decision 0032). */
   steered: (iteration: number) => `steered:${iteration}`,
+  /**
+   * The answer to the question an effect asked after iteration n - 1's reply is in the chat, before
+   * iteration n's request (decision 0049).
+   */
+  effectAnswer: (iteration: number) => `effect-answer:${iteration}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
   modelCalls: (iteration: number) => `calls:${iteration}`,
   /**
@@ -151,6 +156,8 @@ export const afterDecisionSchema = z.strictObject({
   message_id: z.string().max(500).optional(),
   events: z.array(z.enum(afterEventKinds)).max(10).optional(),
   compact: z.literal(true).optional(),
+  /** It asked the person the reply entry's `ask` (decision 0049). */
+  asked: z.literal(true).optional(),
   /** A note for the agent's memory, written after the reply's commit (once: its call key is the reply's). */
   remember: z
     .strictObject({
@@ -169,6 +176,17 @@ export const afterReplyEntrySchema = z.strictObject({
   decisions: z.array(afterDecisionSchema).max(100),
   pending: z.array(messageSchema).max(100),
   compact: z.boolean(),
+  /**
+   * The question an effect asked the person (decision 0049): the next iteration asks it and waits for the
+   * answer, which joins the chat before its request. Its text is bounded as ask_user's and redacted.
+   */
+  ask: z
+    .strictObject({
+      effect: z.string().max(200),
+      question: z.string().max(4_000),
+      options: z.array(z.string().max(200)).max(20),
+    })
+    .optional(),
 });
 export type AfterReplyEntry = z.infer<typeof afterReplyEntrySchema>;
 
@@ -177,8 +195,11 @@ export const replyEntrySchema = z.strictObject({
   /** Position of the reply in the run's chat. */
   index: z.number().int().nonnegative(),
   tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string() })),
-  /** `retry`: a final answer the output guardrail sent back (a feedback message follows it). */
-  decision: z.enum(['final', 'tools', 'retry', 'failed']),
+  /**
+   * `retry`: a final answer the output guardrail sent back (a feedback message follows it); `ask`: an answer
+   * after which an effect asked the person (`after.ask`), so the run goes on to the next iteration.
+   */
+  decision: z.enum(['final', 'tools', 'retry', 'ask', 'failed']),
   /** The provider and model that made the reply (absent in older records and for replies made without one). */
   model: z.strictObject({ provider: z.string(), model: z.string() }).optional(),
   /**

@@ -17,8 +17,9 @@ export function scheduleStage(turn: Turn): StepAction {
   const { entry, sender } = recorded;
   // Where the run stands (its agent, chat, lineage, deadline, root): the reply's commit does not move it.
   const { record } = turn.stored;
-  if (entry.decision === 'retry') {
-    // The answer was sent back (the feedback is in the chat): the next iteration answers again.
+  if (entry.decision === 'retry' || entry.decision === 'ask') {
+    // The answer was sent back (the feedback is in the chat), or an effect asked the person about it: the
+    // next iteration (which waits for the answer first) answers again.
     return enqueue(
       [
         {

@@ -249,6 +249,28 @@ export async function raiseBudget(
   return answer === 'raise';
 }
 
+/**
+ * The person's answer to the question an effect's after phase asked about the previous reply (decision
+ * 0049), asked by the iteration that follows it, once, exactly as ask_user asks; the step waits for it.
+ */
+export async function effectQuestionAnswer(
+  context: StepContext,
+  data: Asker,
+  asked: { question: string; options: readonly string[] },
+): Promise<string | Park> {
+  const answer = await answerOf(context, data, {
+    id: questionIdOf.effect(context.jobId),
+    kind: 'ask_user',
+    question: asked.question,
+    options: [...asked.options],
+    tool: null,
+    default_answer: null,
+    timeoutMs: undefined,
+  });
+  if (isPark(answer)) return answer;
+  return typeof answer === 'string' ? answer : JSON.stringify(answer);
+}
+
 /** ToolContext.reportProgress: once per report (the n-th report of this step), fenced. */
 export function progressFunction(
   context: StepContext,
