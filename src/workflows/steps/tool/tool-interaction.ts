@@ -1,11 +1,10 @@
 import type { ToolCallPart } from '../../../chat/index.js';
 import { RatchetError, Suspension } from '../../../errors/index.js';
 import { buildEvent } from '../../../events/event.js';
-import { type AskOptions, askProblem, progressProblem } from '../../../tools/index.js';
+import { type AskOptions, askProblem } from '../../../tools/index.js';
 import { crashPoint } from '../../crash-points.js';
 import { questionIdOf } from '../../ids.js';
 import type { ToolJobData } from '../../job-data.js';
-import { journalField } from '../../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../../question-record.js';
 import { matchingApproval } from '../../remembered-approval-match.js';
 import { isPark, type Park, park } from '../runner/step-action.js';
@@ -269,32 +268,4 @@ export async function effectQuestionAnswer(
   });
   if (isPark(answer)) return answer;
   return typeof answer === 'string' ? answer : JSON.stringify(answer);
-}
-
-/** ToolContext.reportProgress: once per report (the n-th report of this step), fenced. */
-export function progressFunction(
-  context: StepContext,
-  data: ToolJobData,
-): (progress: { message: string; fraction?: number }) => Promise<void> {
-  let sequence = 0;
-  return async ({ message, fraction }) => {
-    const problem = progressProblem({ message });
-    if (problem !== undefined) throw new Error(`reportProgress: ${problem}`);
-    const { services } = context;
-    const now = services.now().toISOString();
-    const value = { fraction: fraction ?? null, message, at: now };
-    const event = buildEvent(
-      'progress',
-      { id: data.run_id, agent: data.agent },
-      { fraction: value.fraction, message },
-      now,
-    );
-    const code = await context.store.reportProgress(
-      journalField.progress(context.jobId, sequence++),
-      JSON.stringify(value),
-      event,
-    );
-    if (code === 'LOCK_LOST')
-      throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');
-  };
 }
