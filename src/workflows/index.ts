@@ -52,6 +52,7 @@ export {
   capabilityKinds,
   capabilityLimits,
   capabilityProblems,
+  contractNeeds,
   mergeNeeds,
   missingNeeds,
   type Needs,

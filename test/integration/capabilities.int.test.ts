@@ -10,6 +10,7 @@ import { shardOf, shardPrefix, stepQueueName } from '../../src/redis/keys.js';
 import { readWorkers } from '../../src/redis/worker-registry.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { stepJobId } from '../../src/workflows/ids.js';
+import { testContractRules } from '../fixtures/contract-rule-extensions.js';
 import { testMiddleware } from '../fixtures/middleware-extensions.js';
 import { testToolbox } from '../fixtures/test-tools.js';
 import { waitFor } from '../helpers/crash-scenario.js';
@@ -18,11 +19,12 @@ import {
   eventKinds,
   generationsHarness,
   olderConfig,
+  shortWaits,
   spaceOf,
   started,
   statusOf,
 } from '../helpers/generations.js';
-import type { Harness } from '../helpers/harness.js';
+import { Harness } from '../helpers/harness.js';
 
 // Decision 0031: a step whose code its worker lacks goes back to the queue for a worker that has it, without
 // spending an attempt and without spinning; when no live worker has it for worker.capability_wait_s, its run
@@ -243,6 +245,76 @@ describe('a step needing code no live worker has', () => {
     }
     expect(h.modelCalls().every((call) => call.pid === b.child.pid)).toBe(true);
     // A did take some of them, and handed them back.
+    expect(a.output()).toContain('step handed back');
+  }, 180_000);
+
+  it('a step whose contract names a rule kind only worker B has is never run by worker A, and the run completes', async () => {
+    const h = new Harness({
+      agents: [
+        { name: 'agent', script: { replies: [{ text: 'hi' }] } },
+        { name: 'checker', script: { replies: [{ text: '{"total": 5}' }] } },
+      ],
+      worker: shortWaits,
+    });
+    harness = h;
+    // v2 binds the checker's answers by a contract with the `coin_rule` rule kind, which only B's worker
+    // code registers; A runs the harness's own config (the same agent, no contract).
+    const ruleLog = join(h.dir, 'rule.log');
+    const v2 = JSON.parse(readFileSync(h.configPath, 'utf8'));
+    v2.contracts = [
+      {
+        from_agent: 'checker',
+        schema: { required: { total: 'number' }, rules: [{ kind: 'coin_rule', params: { log: ruleLog } }] },
+      },
+    ];
+    const v2Path = join(h.dir, 'v2.json');
+    writeFileSync(v2Path, JSON.stringify(v2, null, 2));
+    const loaded = loadConfig(v2Path, {
+      knownToolboxes: knownToolboxes([testToolbox()]),
+      extensions: { contractRules: testContractRules },
+    });
+    const engine = engineFromConfig({ config: loaded.config, redis: h.redis, logger: silentLogger() });
+    extraEngine = engine;
+    const a = h.spawnWorker({ env: { RATCHET_LOG_LEVEL: 'debug' } });
+    const b = h.spawnWorker({ configPath: v2Path, entry: 'test/fixtures/contract-rule-worker.ts' });
+    await started(a, b);
+    const space = spaceOf(h);
+    await waitFor(
+      async () => (await readWorkers(h.redis, space)).filter((entry) => entry.alive).length === 2,
+      30_000,
+      'both workers to advertise what they serve',
+    );
+    const workers = await readWorkers(h.redis, space);
+    const workerA = workers.find((entry) => entry.pid === a.child.pid);
+    const workerB = workers.find((entry) => entry.pid === b.child.pid);
+    expect(workerA?.capabilities?.contract_rules).toEqual([]);
+    expect(workerB?.capabilities?.contract_rules).toEqual(['coin_rule']);
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => engine.startRun({ input: `total ${index}`, agent: 'checker' })),
+    );
+    for (const { runId, sessionId } of runs) {
+      const run = await engine.waitForRun(runId, { timeoutMs: 90_000 });
+      expect(run.status, JSON.stringify(run.error)).toBe('completed');
+      expect(run.contract).toMatchObject({ valid: true });
+      const kinds = await eventKinds(h, sessionId);
+      expect(count(kinds, 'waiting_for_worker')).toBe(0);
+      expect(count(kinds, 'error')).toBe(0);
+    }
+    // Every execution of every step of those runs was B's (its attempt notes name it), and so was every
+    // model call and every check of the rule.
+    for (const { runId, sessionId } of runs) {
+      const journal = await h.redis.hgetall(
+        `${shardPrefix(space, shardOf(space, sessionId))}:run:${runId}:journal`,
+      );
+      const notes = Object.entries(journal).filter(([field]) => field.startsWith('attempts:'));
+      expect(notes.length).toBeGreaterThan(0);
+      for (const [, value] of notes) {
+        expect(value).toContain(workerB?.id);
+        expect(value).not.toContain(workerA?.id);
+      }
+    }
+    expect(h.modelCalls().every((call) => call.pid === b.child.pid)).toBe(true);
+    expect(readFileSync(ruleLog, 'utf8').split('\n').filter(Boolean)).toHaveLength(runs.length);
     expect(a.output()).toContain('step handed back');
   }, 180_000);
 });
