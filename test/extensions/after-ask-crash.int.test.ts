@@ -1,12 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Message, textOf } from '../../src/chat/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { askAfterDraft } from '../fixtures/after-effects.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
-import { spawnExtensionWorker } from '../helpers/extension-worker.js';
+import { extensionScope } from '../helpers/extension-scope.js';
 import { ExtensionWorld } from '../helpers/extension-world.js';
 import { normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 import { journalEntry } from '../helpers/journal-entry.js';
@@ -16,13 +15,7 @@ import { journalEntry } from '../helpers/journal-entry.js';
 // asked again. Under SIGKILL around the reply's commit and the answer's: one question, asked once, answered
 // once, and the model reads the answer once.
 
-const worlds: ExtensionWorld[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const world of worlds.splice(0)) await world.close();
-});
+const scope = extensionScope();
 
 const config = {
   providers: [
@@ -39,16 +32,11 @@ const config = {
 
 function newWorld(): ExtensionWorld {
   const world = new ExtensionWorld(config, { effects: [askAfterDraft] });
-  worlds.push(world);
-  return world;
+  return scope.keep(world);
 }
 
 function spawnWorker(world: ExtensionWorld, log: string, crashAt?: string) {
-  const worker = spawnExtensionWorker(world, 'test/fixtures/after-effect-worker.ts', crashAt, {
-    AFTER_EFFECT_LOG: log,
-  });
-  children.push(worker.child);
-  return worker;
+  return scope.spawn(world, 'test/fixtures/after-effect-worker.ts', crashAt, { AFTER_EFFECT_LOG: log });
 }
 
 /** The after phase's calls, as `<iteration> <decision>` lines. */
@@ -130,8 +118,7 @@ describe("an effect's after phase asking the person", () => {
     expect(afterCalls(referenceLog)).toEqual(['1 final', '2 final']);
     const referenceCalls = reference.modelCalls().length;
     expect(referenceCalls).toBe(2);
-    await reference.close();
-    worlds.splice(worlds.indexOf(reference), 1);
+    await scope.release(reference);
     delete process.env.AFTER_EFFECT_LOG;
 
     const world = newWorld();
@@ -207,7 +194,7 @@ describe("an effect's after phase asking the person", () => {
       },
       { effects: [askAfterDraft] },
     );
-    worlds.push(world);
+    scope.keep(world);
     await world.start();
     const { runId, sessionId } = await world.engine.startRun({ input: 'add', agent: 'agent' });
     await answerTheQuestion(world, sessionId, 'no, add more', 'draft: adding');

@@ -1,13 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/chat/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
 import { partialResultLimits } from '../../src/tools/index.js';
 import { reportingToolbox } from '../fixtures/reporting-tools.js';
 import { waitForExit } from '../helpers/crash-scenario.js';
-import { spawnExtensionWorker } from '../helpers/extension-worker.js';
+import { extensionScope } from '../helpers/extension-scope.js';
 import { ExtensionWorld } from '../helpers/extension-world.js';
 
 // A custom tool reports named intermediate results through its context (`reportProgress({data})`, decision
@@ -15,13 +14,7 @@ import { ExtensionWorld } from '../helpers/extension-world.js';
 // data (the tool passes on what a hostile model gave it), and kept once when a crash makes the handler run
 // again.
 
-const worlds: ExtensionWorld[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const world of worlds.splice(0)) await world.close();
-});
+const scope = extensionScope();
 
 const report = (...data: unknown[]) => ({
   tool_calls: data.map((value) => ({ name: 'report_findings', arguments: { data: value } })),
@@ -36,8 +29,7 @@ function newWorld(replies: unknown[]): ExtensionWorld {
     {},
     { toolboxes: [reportingToolbox()] },
   );
-  worlds.push(world);
-  return world;
+  return scope.keep(world);
 }
 
 const toolErrors = (chat: Message[]) =>
@@ -110,13 +102,8 @@ describe("a custom tool's reportProgress with data", () => {
     const world = newWorld([report({ sources: ['a'] }), report({ sources: ['a', 'b'] }), { text: 'done' }]);
     const log = join(world.dir, 'handler.log');
     const { runId, sessionId } = await world.engine.startRun({ input: 'research owls' });
-    const spawn = (crashAt?: string) => {
-      const worker = spawnExtensionWorker(world, 'test/fixtures/reporting-tool-worker.ts', crashAt, {
-        REPORT_TOOL_LOG: log,
-      });
-      children.push(worker.child);
-      return worker;
-    };
+    const spawn = (crashAt?: string) =>
+      scope.spawn(world, 'test/fixtures/reporting-tool-worker.ts', crashAt, { REPORT_TOOL_LOG: log });
     // The first call's report is committed; the worker dies before its outcome.
     const doomed = spawn('tool.before_commit');
     const exit = await waitForExit(doomed as never, 90_000);
