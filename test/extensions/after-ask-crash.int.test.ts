@@ -65,6 +65,9 @@ async function answerTheQuestion(
     tool: null,
     status: 'pending',
   });
+  // The run waits for the person as with ask_user, holding no worker; the inbox lists the question.
+  expect((await world.engine.getRun(question?.run_id ?? ''))?.status).toBe('waiting_input');
+  expect((await world.engine.inbox(10)).questions.map((each) => each.id)).toContain(question?.id);
   await world.engine.respond(sessionId, question?.id ?? '', answer);
   return question?.id ?? '';
 }
