@@ -123,7 +123,7 @@ export function checkRunLimits(
         refuse(
           `budget.${field}`,
           allowed,
-          `budget.${field}: ${asked} is more than agent "${agent}" allows (budget.${field}: ${allowed}); ask for ${allowed} or less`,
+          `budget.${field}: ${asked} is more than ${isTeam(options, agent) ? 'team' : 'agent'} "${agent}" allows (budget.${field}: ${allowed}); ask for ${allowed} or less`,
         );
     }
   }

@@ -174,7 +174,7 @@ describe('reactor teams', () => {
     // A run may ask for less than its team's budget, never more.
     await expect(
       h.engine.startRun({ input: 'again', agent: 'forever', budget: { tokens: 15001 } }),
-    ).rejects.toThrow('budget.tokens: 15001 is more than agent "forever" allows (budget.tokens: 15000)');
+    ).rejects.toThrow('budget.tokens: 15001 is more than team "forever" allows (budget.tokens: 15000)');
   });
 
   it('round_robin_until: stops once the last shared message contains the text', async () => {
