@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Message, textOf } from '../../src/chat/index.js';
+import { RatchetClient } from '../../src/client/index.js';
 import type { RatchetEvent } from '../../src/events/event.js';
+import { silentLogger } from '../../src/log/index.js';
+import { createHttpServer } from '../../src/server/index.js';
 import { askAfterDraft } from '../fixtures/after-effects.js';
 import { waitFor, waitForExit } from '../helpers/crash-scenario.js';
 import { extensionScope } from '../helpers/extension-scope.js';
@@ -224,4 +227,39 @@ describe("an effect's after phase asking the person", () => {
     expect(entry.after).toEqual({ decisions: [], pending: [], compact: false });
     expect(await world.engine.listQuestions(last.sessionId)).toEqual([]);
   }, 120_000);
+
+  it('over HTTP as ask_user: an ask_user event on SSE, the inbox lists it, POST respond answers it', async () => {
+    const world = newWorld();
+    await world.start();
+    const app = createHttpServer({
+      engine: world.engine,
+      config: world.loaded.config,
+      logger: silentLogger(),
+      bindHost: '127.0.0.1',
+      pingRedis: () => world.redis.ping(),
+    });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('no TCP address');
+      const client = new RatchetClient({ baseUrl: `http://127.0.0.1:${address.port}` });
+      const accepted = await client.submit({ input: 'draft something' });
+      let asked: { question_id?: unknown; question?: unknown } | undefined;
+      for await (const event of client.events(accepted.session_id)) {
+        if (event.kind === 'ask_user') {
+          asked = event.data as typeof asked;
+          break;
+        }
+      }
+      expect(asked).toMatchObject({ question: 'Publish "draft: owls hunt at night"?' });
+      const inbox = await client.inbox();
+      expect(inbox.questions.map((question) => question.id)).toEqual([asked?.question_id]);
+      expect((await client.get(accepted.run_id)).status).toBe('waiting_input');
+      await client.answer(accepted.session_id, String(asked?.question_id), 'yes');
+      const run = await client.wait(accepted.run_id, { timeoutS: 60 });
+      expect(run).toMatchObject({ status: 'completed', result: 'published: owls hunt at night' });
+    } finally {
+      await app.close();
+    }
+  });
 });
