@@ -27,6 +27,8 @@ export const journalField = {
   upgradeRequest: 'upgrade-request',
   /** The n-th progress report of a step job (`report_progress`). */
   progress: (jobId: string, report: number) => `progress:${jobId}:${report}`,
+  /** The `data` of a step job's n-th progress report is merged into the run's partial results (decision 0049). */
+  partialResults: (jobId: string, report: number) => `partial:${jobId}:${report}`,
   /** An agent's budget was raised for the n-th time (by a person's answer). */
   budgetRaise: (raise: number) => `budget-raise:${raise}`,
   /** A supervisor's sub-goals moved by the results of iteration n - 1's delegations, before iteration n's request. */

@@ -58,6 +58,8 @@ describe("a custom tool's reportProgress with data", () => {
     });
     expect(toolErrors(await world.engine.readChat(sessionId))).toEqual([]);
     expect(findingsEvents(await world.engine.readEvents(sessionId))).toHaveLength(4);
+    // A report with data is a report like any: the run's latest progress is the last one.
+    expect(run.progress).toMatchObject({ message: expect.stringMatching(/^findings of /) });
   });
 
   it("refuses a hostile tool's oversized or malformed data with an error naming the field, keeping nothing of it", async () => {

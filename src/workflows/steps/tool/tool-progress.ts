@@ -1,5 +1,5 @@
 import { RatchetError } from '../../../errors/index.js';
-import { buildEvent, type StoredEvent } from '../../../events/event.js';
+import { buildEvent } from '../../../events/event.js';
 import { formatPath } from '../../../schemas/index.js';
 import {
   type PartialResults,
@@ -17,9 +17,9 @@ const maxReportTries = 20;
 
 /**
  * ToolContext.reportProgress: once per report (the n-th report of this step, journal `progress:<job>:<n>`),
- * fenced. A report with `data` (decision 0049) also merges it into the run's `partial_results`, bounded as
- * `report_progress`'s, in the same commit: a handler that runs again after a crash reports under the same
- * fields and adds nothing twice.
+ * fenced: the run's `progress` and a progress event. A report with `data` (decision 0049), bounded as
+ * `report_progress`'s, then merges it into the run's `partial_results`, once too (`partial:<job>:<n>`): a
+ * handler that runs again after a crash reports under the same fields and adds nothing twice.
  */
 export function progressFunction(context: StepContext, data: ToolJobData): ToolContext['reportProgress'] {
   let sequence = 0;
@@ -35,11 +35,16 @@ export function progressFunction(context: StepContext, data: ToolJobData): ToolC
       { fraction: value.fraction, message },
       now,
     );
-    const field = journalField.progress(context.jobId, sequence++);
-    if (partial !== undefined) return reportWithData(context, data, field, value, event, partial);
-    const code = await context.store.reportProgress(field, JSON.stringify(value), event);
+    const report = sequence++;
+    const code = await context.store.reportProgress(
+      journalField.progress(context.jobId, report),
+      JSON.stringify(value),
+      event,
+    );
     if (code === 'LOCK_LOST')
       throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');
+    if (partial !== undefined)
+      await mergeData(context, data, journalField.partialResults(context.jobId, report), now, partial);
   };
 }
 
@@ -56,15 +61,15 @@ function checkedData(reported: unknown): PartialResults {
 }
 
 /**
- * The report and its data in one commit of the run record, built on the record as read (`expectedRev`): a
- * call of the same batch that reported in between moves it, and the report is merged again on what it wrote.
+ * The report's data merged into the run's partial results, once (its own journal field, `partial:<job>:<n>`):
+ * a commit of the run record as read (`expectedRev`), so a call of the same batch that merged in between
+ * moves it, and the data is merged again on what that call wrote.
  */
-async function reportWithData(
+async function mergeData(
   context: StepContext,
   data: ToolJobData,
   field: string,
-  value: { fraction: number | null; message: string; at: string },
-  event: StoredEvent,
+  now: string,
   partial: PartialResults,
 ): Promise<void> {
   for (let tries = 0; tries < maxReportTries; tries += 1) {
@@ -75,18 +80,14 @@ async function reportWithData(
       journalField: field,
       expectedRev: stored.rev,
       plan: {
-        journal: value,
-        record: {
-          ...record,
-          partial_results: mergeReport(record.partial_results, partial),
-          updated_at: value.at,
-        },
+        journal: { v: 1, at: now },
+        record: { ...record, partial_results: mergeReport(record.partial_results, partial), updated_at: now },
         messages: [],
-        events: [event],
+        events: [],
         finished: false,
       },
     });
-    // `done`: an earlier execution of the handler made this report (and merged its data).
+    // `done`: an earlier execution of the handler merged this report's data.
     if (result.status === 'ok' || result.status === 'done') return;
     if (result.status === 'lock_lost')
       throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');
