@@ -31,7 +31,7 @@ export interface ToolContext {
   /**
    * Reports the run's progress (a progress event; `fraction` in 0..1 when known). `data` names intermediate
    * results (names of 1-64 letters, digits, "_", "." or "-" to JSON values of at most 2,000 characters, at
-   * most 20 a report), merged into the run's `metadata.partial_results` with the report's commit (at most 20
+   * most 20 a report), merged into the run's `metadata.partial_results` when the report is made (at most 20
    * names a run: a new name past them is not kept), once per report even when the handler runs again.
    */
   reportProgress(progress: {
