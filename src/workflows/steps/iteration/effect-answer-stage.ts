@@ -16,7 +16,9 @@ import type { Turn } from './turn.js';
  */
 export async function effectAnswerStage(turn: Turn): Promise<StageResult<Turn>> {
   const { context, data, loaded } = turn;
-  if (loaded.reply || loaded.previousReply === null) return next(turn);
+  // Most replies asked nothing: the entry is parsed (a step's hot path) only when it may hold a question.
+  if (loaded.reply || loaded.previousReply === null || !loaded.previousReply.includes('"ask":'))
+    return next(turn);
   const where = `journal ${journalField.reply(data.iteration - 1)} of ${data.run_id}`;
   const asked = parseJsonRecord(replyEntrySchema, loaded.previousReply, where).after?.ask;
   if (!asked) return next(turn);
