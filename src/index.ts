@@ -47,6 +47,7 @@ export type {
   AfterReplyContext,
   AfterReplyDecision,
   AfterReplyMessage,
+  AfterReplyQuestion,
   AfterReplyView,
   EffectContext,
   EffectDefinition,

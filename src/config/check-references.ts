@@ -12,6 +12,48 @@ export interface ReferenceCheckOptions {
   knownToolboxes?: readonly KnownToolbox[] | undefined;
 }
 
+/**
+ * Built-in toolboxes that work on a session's shared data (or park its steps): only an agent's run has one,
+ * so the toolbox MCP server (`ratchet mcp`, `api.mcp_toolboxes`) does not serve them.
+ */
+export const sessionToolboxes: ReadonlySet<string> = new Set(['state', 'tasks', 'notes', 'waits']);
+
+/**
+ * `api.mcp_toolboxes.toolboxes` names toolboxes the API can serve: built-in ones (not a session's) and those
+ * registered in code, checked here so that `ratchet config validate` reports what the API would refuse at
+ * start. MCP servers' names are not among them: the toolbox server serves only tools it runs itself.
+ */
+function checkServedToolboxes(
+  raw: Record<string, unknown>,
+  known: readonly KnownToolbox[] | undefined,
+  problems: ConfigProblem[],
+) {
+  if (known === undefined) return;
+  const api = isRecord(raw.api) ? raw.api : {};
+  const section = isRecord(api.mcp_toolboxes) ? api.mcp_toolboxes : {};
+  const servable = known
+    .map((toolbox) => (typeof toolbox === 'string' ? toolbox : toolbox.name))
+    .filter((name) => !sessionToolboxes.has(name));
+  entriesOf(section.toolboxes).forEach((name, index) => {
+    if (typeof name !== 'string' || servable.includes(name)) return;
+    const path = ['api', 'mcp_toolboxes', 'toolboxes', index];
+    if (sessionToolboxes.has(name))
+      problems.push({
+        path,
+        message:
+          `"${name}" works on a session's shared data, which only an agent's run has: remove it ` +
+          `(toolboxes that can be served: ${servable.join(', ')})`,
+      });
+    else
+      problems.push({
+        path,
+        message:
+          `unknown toolbox "${name}"${didYouMean(name, servable)}: name one that can be served ` +
+          `(${servable.join(', ')}) or register a toolbox of that name in code (createToolBox)`,
+      });
+  });
+}
+
 /** A reflection saved to memory needs the agent's memory: the `memory` toolbox among its toolboxes. */
 function checkReflectionMemory(agent: Record<string, unknown>, index: number, problems: ConfigProblem[]) {
   const hasMemory = entriesOf(agent.toolboxes).some(
@@ -83,6 +125,7 @@ export function checkReferences(raw: unknown, options: ReferenceCheckOptions = {
     });
   });
 
+  checkServedToolboxes(raw, options.knownToolboxes, problems);
   const composites = checkComposites(raw, agentNames, problems);
   entriesOf(raw.teams).forEach((team, index) => {
     const coordinator = isRecord(team) ? team.coordinator : undefined;

@@ -102,6 +102,18 @@ const agentOptionsSchema = z.strictObject({
   ),
 });
 
+/** Input + output tokens and USD a run may use; past them it fails, or asks a person to raise them. */
+const budgetConfigSchema = z.preprocess(
+  nullAsMissing,
+  z
+    .strictObject({
+      tokens: z.int().positive().optional(),
+      cost_usd: z.number().positive().optional(),
+      on_exceeded: z.enum(['fail', 'ask']).optional(),
+    })
+    .optional(),
+);
+
 const toolSettingsSchema = z.strictObject({
   /** The call waits until a person approves, rejects or edits it. */
   requires_approval: withDefault(z.boolean(), false),
@@ -140,16 +152,7 @@ const agentSchema = z.strictObject({
   /** Skills this agent gets (names of folders under `skills.dir`); empty = every skill. */
   skills: withDefault(z.array(z.string().min(1)), []),
   /** Limits of each run of this agent (input + output tokens, USD); a run's own budget applies too. */
-  budget: z.preprocess(
-    nullAsMissing,
-    z
-      .strictObject({
-        tokens: z.int().positive().optional(),
-        cost_usd: z.number().positive().optional(),
-        on_exceeded: z.enum(['fail', 'ask']).optional(),
-      })
-      .optional(),
-  ),
+  budget: budgetConfigSchema,
   /** Settings of single tools, by tool name. */
   tools: withDefault(z.record(z.string().min(1), toolSettingsSchema), {}),
   options: withDefault(agentOptionsSchema, {}),
@@ -208,24 +211,30 @@ const teamSchema = z.strictObject({
     .min(1, { error: 'a team needs at least one member' }),
   coordinator: coordinatorConfigSchema,
   options: withDefault(teamOptionsSchema, {}),
+  /**
+   * The budget of a run of this team, shared by its members' runs (their usage is summed on the team's run,
+   * the root of their tree): the run's own budget when it asks none, the most it may ask otherwise.
+   */
+  budget: budgetConfigSchema,
 });
 
 /**
  * A built-in coordinator's `max_rounds: 0` (no limit) needs something else that ends a team's run: a
- * deadline. A team has no budget of its own to end it (its members' usage is not summed on the team's run).
- * A coordinator registered in code says itself what its options mean.
+ * deadline or a budget (the team's run's, which its members share). A coordinator registered in code says
+ * itself what its options mean.
  */
 function boundedRounds(team: z.output<typeof teamSchema>, context: z.RefinementCtx): void {
   const { coordinator } = team;
   if (!coordinatorKinds.includes(coordinator.kind as BuiltinCoordinatorKind)) return;
   if ((coordinator as { max_rounds?: unknown }).max_rounds !== 0) return;
   if (team.options.timeout_s !== undefined) return;
+  if (team.budget?.tokens !== undefined || team.budget?.cost_usd !== undefined) return;
   context.addIssue({
     code: 'custom',
     path: ['coordinator', 'max_rounds'],
     message:
       '0 means no round limit, which needs something else to end a run: set options.timeout_s (a ' +
-      'deadline) on the team, or give max_rounds of 1 or more',
+      'deadline) or budget.tokens / budget.cost_usd on the team, or give max_rounds of 1 or more',
   });
 }
 

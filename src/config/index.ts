@@ -4,7 +4,7 @@ export {
   loggerMiddlewareSchema,
   timeoutMiddlewareSchema,
 } from './builtin-middleware-options.js';
-export type { KnownToolbox } from './check-references.js';
+export { type KnownToolbox, sessionToolboxes } from './check-references.js';
 export { ConfigError } from './config-error.js';
 export type { ConfigExtensions } from './config-extensions.js';
 export { configHash } from './config-hash.js';

@@ -67,7 +67,9 @@ export function engineFromConfig(options: {
       config.agents.map((agent) => [agent.name, agent.options.max_queued_messages]),
     ),
     budgets: Object.fromEntries(
-      config.agents.flatMap((agent) => (agent.budget === undefined ? [] : [[agent.name, agent.budget]])),
+      [...config.agents, ...config.teams].flatMap((agent) =>
+        agent.budget === undefined ? [] : [[agent.name, agent.budget]],
+      ),
     ),
     externalEvents: {
       retentionS: config.events.retention_s,

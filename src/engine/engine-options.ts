@@ -39,7 +39,7 @@ export interface EngineOptions {
   onBusy?: Readonly<Record<string, OnBusy>>;
   /** Each agent's `options.max_queued_messages`: how many messages its session may hold waiting. */
   maxQueuedMessages?: Readonly<Record<string, number>>;
-  /** Each agent's `budget`, where it has one (a run's own budget may not be larger). */
+  /** Each agent's and team's `budget`, where it has one (a run's own budget may not be larger; a team's run keeps its team's). */
   budgets?: Readonly<Record<string, Budget>>;
   /**
    * The resolved definition of each agent, handoff group and team (decision 0030), recorded with each run

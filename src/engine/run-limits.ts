@@ -1,6 +1,6 @@
 import { RatchetError } from '../errors/index.js';
 import { maxRunTimeoutS, secondsLimit } from '../schemas/index.js';
-import { runDeadline } from '../workflows/index.js';
+import { type Budget, runDeadline } from '../workflows/index.js';
 import type { EngineOptions, StartRunInput } from './engine-options.js';
 
 /** The metadata bound of an engine built without one (config `api.max_metadata_bytes` has the same default). */
@@ -22,6 +22,21 @@ export function assertAgent(options: EngineOptions, agent: string): void {
 
 export function isTeam(options: EngineOptions, agent: string): boolean {
   return options.teams?.includes(agent) ?? false;
+}
+
+/**
+ * The budget a new run keeps: what it asked for; for a team, the team's `budget` filled in under it (its
+ * members' runs share their root's budget, so the team's budget bounds them all). An agent's own budget is
+ * not copied: its iterations check it beside the run's.
+ */
+export function runBudgetOf(
+  options: EngineOptions,
+  agent: string,
+  asked: Budget | undefined,
+): { budget?: Budget } {
+  const team = isTeam(options, agent) ? options.budgets?.[agent] : undefined;
+  const budget = team ? { ...team, ...asked } : asked;
+  return budget ? { budget } : {};
 }
 
 /** The display prefix of an agent's messages in clients. */
@@ -108,7 +123,7 @@ export function checkRunLimits(
         refuse(
           `budget.${field}`,
           allowed,
-          `budget.${field}: ${asked} is more than agent "${agent}" allows (budget.${field}: ${allowed}); ask for ${allowed} or less`,
+          `budget.${field}: ${asked} is more than ${isTeam(options, agent) ? 'team' : 'agent'} "${agent}" allows (budget.${field}: ${allowed}); ask for ${allowed} or less`,
         );
     }
   }

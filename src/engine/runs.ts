@@ -39,7 +39,15 @@ import {
   submissionFingerprint,
 } from './idempotent-submission.js';
 import { questionsOfTree } from './questions.js';
-import { assertAgent, checkMetadata, checkRunLimits, deadlineOf, isTeam, prefixOf } from './run-limits.js';
+import {
+  assertAgent,
+  checkMetadata,
+  checkRunLimits,
+  deadlineOf,
+  isTeam,
+  prefixOf,
+  runBudgetOf,
+} from './run-limits.js';
 import { type ForkInput, forkRun, retryRun, type SteerContext, type SteerLimits } from './run-steering.js';
 import { sessionBusyError } from './session-busy.js';
 
@@ -90,7 +98,7 @@ export async function startRun(parts: EngineParts, input: StartRunInput): Promis
       chatId: mainChatId,
       parts: inputParts,
       newSession: input.sessionId === undefined ? { metadata: input.metadata ?? {} } : undefined,
-      ...(input.budget ? { budget: input.budget } : {}),
+      ...runBudgetOf(options, agent, input.budget),
       ...(deadlineAt ? { deadlineAt } : {}),
       ...(input.maxIterations === undefined ? {} : { maxIterations: input.maxIterations }),
       prefix: prefixOf(options, agent),
@@ -221,7 +229,7 @@ function steerContext(parts: EngineParts): SteerContext {
       const deadlineAt = deadlineOf(options, parts.now(), agent, limits.timeoutS);
       checkRunLimits(options, agent, limits);
       return {
-        ...(limits.budget ? { budget: limits.budget } : {}),
+        ...runBudgetOf(options, agent, limits.budget),
         ...(deadlineAt ? { deadlineAt } : {}),
         ...(limits.maxIterations === undefined ? {} : { maxIterations: limits.maxIterations }),
         ...definitionOf(options, agent),

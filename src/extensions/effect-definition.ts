@@ -85,6 +85,21 @@ export interface AfterReplyContext<Options> extends EffectContext<Options> {
   readonly contextWindow: number;
   /** Emits an event from the effects' vocabulary with this phase's decision (committed with the reply). */
   notify(event: EffectEvent): void;
+  /**
+   * Asks the person a question (decision 0049), recorded with the reply: the run goes on (a final answer
+   * included: it is then not the run's end) and its next iteration waits for the answer, asked exactly like
+   * `ask_user` (the inbox, `POST /v1/sessions/:id/respond`, SSE, the console), which joins the chat as the
+   * user's message before the next request. One question per reply (a second one fails the step with
+   * effect_failed); the text is bounded as `ask_user`'s and redacted. After a reply that ends the run (a
+   * failure, or a final answer at the last iteration) nothing is asked.
+   */
+  ask(question: AfterReplyQuestion): void;
+}
+
+/** A question the after phase asks the person: its text and, optionally, the answers to offer. */
+export interface AfterReplyQuestion {
+  question: string;
+  options?: readonly string[] | undefined;
 }
 
 /**
@@ -96,7 +111,7 @@ export interface AfterReplyContext<Options> extends EffectContext<Options> {
  * - `remember`: keep a note in the agent's memory (the `memory` toolbox's, given to its later runs), written
  *   once after the reply's commit, redacted and held to `tools.memory.max_note_chars`; an agent without the
  *   `memory` toolbox fails the step with effect_failed.
- * Events go through `context.notify`. `undefined`: nothing.
+ * Events go through `context.notify`, a question to the person through `context.ask`. `undefined`: nothing.
  */
 export type AfterReplyDecision =
   | {

@@ -22,6 +22,7 @@ export type {
   AfterReplyContext,
   AfterReplyDecision,
   AfterReplyMessage,
+  AfterReplyQuestion,
   AfterReplyView,
   EffectContext,
   EffectDefinition,

@@ -15,8 +15,11 @@ import { runScript } from './scripts.js';
  * with. A registered process without a heartbeat is dead: its locks can be released.
  */
 
+/**
+ * A worker process's registry entry. Version 2 (decision 0049): its capabilities list `contract_rules`.
+ */
 const entrySchema = z.strictObject({
-  v: z.literal(1),
+  v: z.literal(2),
   /** The ids of the process's BullMQ workers (one per shard): each lock token starts with one and ':'. */
   bullmq_ids: z.array(z.string()),
   pid: z.number().int(),
@@ -119,7 +122,7 @@ export class WorkerRegistry {
 
   async register(bullmqIds: readonly string[], about?: WorkerAbout): Promise<void> {
     const entry = {
-      v: 1,
+      v: 2,
       bullmq_ids: [...bullmqIds],
       pid: process.pid,
       started_at: new Date().toISOString(),
@@ -233,4 +236,16 @@ export function clientNames(listing: string): Set<string> {
   return names;
 }
 
-defineRecordKind({ name: 'worker.registry-entry', version: 1, schema: entrySchema });
+defineRecordKind({
+  name: 'worker.registry-entry',
+  version: 2,
+  schema: entrySchema,
+  migrations: {
+    // A worker of version 1 did not say which contract rule kinds it has: none, so no step that needs one
+    // is handed to it.
+    1: (entry) =>
+      typeof entry.capabilities === 'object' && entry.capabilities !== null
+        ? { ...entry, capabilities: { ...entry.capabilities, contract_rules: [] } }
+        : entry,
+  },
+});

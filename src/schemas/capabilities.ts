@@ -14,6 +14,8 @@ export const capabilityKinds = [
   'coordinators',
   'stop_conditions',
   'mcp_servers',
+  /** Contract rule kinds written in code (`defineContractRule`, decision 0049). */
+  'contract_rules',
 ] as const;
 export type CapabilityKind = (typeof capabilityKinds)[number];
 

@@ -28,8 +28,17 @@ export interface ToolContext {
    * (and only from tools whose calls may run again: idempotent, or onInterrupted "rerun").
    */
   ask(question: AskOptions): Promise<string>;
-  /** Reports the run's progress (a progress event; `fraction` in 0..1 when known). */
-  reportProgress(progress: { message: string; fraction?: number }): Promise<void>;
+  /**
+   * Reports the run's progress (a progress event; `fraction` in 0..1 when known). `data` names intermediate
+   * results (names of 1-64 letters, digits, "_", "." or "-" to JSON values of at most 2,000 characters, at
+   * most 20 a report), merged into the run's `metadata.partial_results` when the report is made (at most 20
+   * names a run: a new name past them is not kept), once per report even when the handler runs again.
+   */
+  reportProgress(progress: {
+    message: string;
+    fraction?: number;
+    data?: Record<string, unknown>;
+  }): Promise<void>;
   /**
    * Runs other agents as child runs, each on a chat of its own holding its task, and resolves with how each
    * ended, in the order given, once all have finished, or as soon as one has failed (the others are then

@@ -142,7 +142,7 @@ export const iterationStepSchema = z
     state: z.enum(['committed', 'in_progress']),
     provider: z.string().nullable(),
     model: z.string().nullable(),
-    decision: z.enum(['final', 'tools', 'retry', 'failed']).nullable(),
+    decision: z.enum(['final', 'tools', 'retry', 'ask', 'failed']).nullable(),
     tokens: z
       .strictObject({
         planned: z.number().int().nonnegative().nullable(),

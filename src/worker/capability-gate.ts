@@ -16,6 +16,7 @@ import { readWorkers } from '../redis/worker-registry.js';
 import {
   type AgentDefinition,
   type Capabilities,
+  contractNeeds,
   crashPoint,
   mergeNeeds,
   missingNeeds,
@@ -40,15 +41,19 @@ export interface StepPlace {
 
 /**
  * What a run of a recorded definition needs (decision 0030): its own entry's needs, and for a handoff group
- * its members' (recorded with it, so the worker needs their code, not their names in its config).
+ * its members' (recorded with it, so the worker needs their code, not their names in its config), and the
+ * contract rule kinds its contracts name (decision 0049).
  */
 export function needsOfRecorded(definition: AgentDefinition): Needs {
+  // The rule kinds its contracts name in code: a worker without one cannot check the run's answer.
+  const contracts = contractNeeds(definition.contracts);
   if (definition.kind === 'handoff') {
     return mergeNeeds(
       ...Object.values(definition.members).map((member) => needsOf(member as NeedsDefinition)),
+      contracts,
     );
   }
-  return needsOf(definition.entry as NeedsDefinition);
+  return mergeNeeds(needsOf(definition.entry as NeedsDefinition), contracts);
 }
 
 /** Another live worker, as its heartbeat record advertises it. */

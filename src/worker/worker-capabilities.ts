@@ -15,7 +15,7 @@ import type { Registry } from './build-agents.js';
  * What this worker process can serve (decision 0031), as its heartbeat record advertises it: the agents,
  * handoff groups and teams it built, its providers, every toolbox it has (built-in, registered in code, MCP
  * servers) and their tools, the effect, middleware, coordinator and stop-condition kinds it knows (built-in
- * and registered), its MCP servers. Throws when a list is over its bound (capabilityLimits).
+ * and registered), its MCP servers, the contract rule kinds registered in code. Throws when a list is over its bound (capabilityLimits).
  */
 export function workerCapabilities(input: {
   config: RatchetConfig;
@@ -40,6 +40,7 @@ export function workerCapabilities(input: {
     coordinators: [...kinds.coordinators.keys()],
     stop_conditions: [...kinds.stopConditions.keys()],
     mcp_servers: config.mcp_servers.map((server) => server.name),
+    contract_rules: (extensions?.contractRules ?? []).map((rule) => rule.kind),
   });
   const problems = capabilityProblems(capabilities);
   if (problems.length > 0) {

@@ -15,6 +15,9 @@ export const crashPointNames = [
   // An effect's after phase has decided on the reply, and the reply's commit (which records it) is not made.
   'iteration.after_effects_decided',
   'iteration.after_enqueue',
+  // The answer to an effect's question (decision 0049) is in hand; its commit into the chat is not made, or is.
+  'iteration.before_effect_answer_commit',
+  'iteration.after_effect_answer_commit',
   'iteration.before_summary_call',
   'iteration.after_summary_call',
   'iteration.before_summary_commit',

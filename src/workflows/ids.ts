@@ -101,6 +101,8 @@ export const messageId = {
   toolResult: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-r${index}`,
   /** The `index`-th message steered into the run before iteration n's model call. */
   steered: (runId: string, iteration: number, index: number) => `${runId}-i${iteration}-s${index}`,
+  /** The person's answer to the question an effect asked after iteration n's reply (decision 0049). */
+  effectAnswer: (runId: string, iteration: number) => `${runId}-i${iteration}-q`,
   /** A message an effect adds before iteration n's model call (one per effect kind and iteration). */
   effect: (runId: string, iteration: number, kind: string) => `${runId}-i${iteration}-e-${kind}`,
   /** The summary the model is sent in place of the chat entries before `upTo` (never in the chat). */
@@ -112,6 +114,8 @@ export const questionIdOf = {
   ask: (toolJobId: string, sequence: number) => `q-${toolJobId}-${sequence}`,
   approval: (toolJobId: string) => `q-${toolJobId}-approval`,
   budget: (iterationJobId: string, raises: number) => `q-${iterationJobId}-budget-${raises}`,
+  /** The question an effect's after phase asked about the previous reply, asked by the next iteration. */
+  effect: (iterationJobId: string) => `q-${iterationJobId}-effect`,
 };
 
 /**

@@ -53,6 +53,7 @@ export {
   capabilityKinds,
   capabilityLimits,
   capabilityProblems,
+  contractNeeds,
   mergeNeeds,
   missingNeeds,
   type Needs,

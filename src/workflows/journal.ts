@@ -27,6 +27,8 @@ export const journalField = {
   upgradeRequest: 'upgrade-request',
   /** The n-th progress report of a step job (`report_progress`). */
   progress: (jobId: string, report: number) => `progress:${jobId}:${report}`,
+  /** The `data` of a step job's n-th progress report is merged into the run's partial results (decision 0049). */
+  partialResults: (jobId: string, report: number) => `partial:${jobId}:${report}`,
   /** An agent's budget was raised for the n-th time (by a person's answer). */
   budgetRaise: (raise: number) => `budget-raise:${raise}`,
   /** A supervisor's sub-goals moved by the results of iteration n - 1's delegations, before iteration n's request. */
@@ -35,6 +37,11 @@ export const journalField = {
   attemptFailed: (jobId: string, attempt: number) => `failed:${jobId}:${attempt}`,
   /** The messages steered into the run before iteration n's model call are in the chat (decision 0032). */
   steered: (iteration: number) => `steered:${iteration}`,
+  /**
+   * The answer to the question an effect asked after iteration n - 1's reply is in the chat, before
+   * iteration n's request (decision 0049).
+   */
+  effectAnswer: (iteration: number) => `effect-answer:${iteration}`,
   /** Model calls started for iteration n (the ones beyond the recorded reply died: retry waste). */
   modelCalls: (iteration: number) => `calls:${iteration}`,
   /**
@@ -151,6 +158,8 @@ export const afterDecisionSchema = z.strictObject({
   message_id: z.string().max(500).optional(),
   events: z.array(z.enum(afterEventKinds)).max(10).optional(),
   compact: z.literal(true).optional(),
+  /** It asked the person the reply entry's `ask` (decision 0049). */
+  asked: z.literal(true).optional(),
   /** A note for the agent's memory, written after the reply's commit (once: its call key is the reply's). */
   remember: z
     .strictObject({
@@ -169,16 +178,31 @@ export const afterReplyEntrySchema = z.strictObject({
   decisions: z.array(afterDecisionSchema).max(100),
   pending: z.array(messageSchema).max(100),
   compact: z.boolean(),
+  /**
+   * The question an effect asked the person (decision 0049): the next iteration asks it and waits for the
+   * answer, which joins the chat before its request. Its text is bounded as ask_user's and redacted.
+   */
+  ask: z
+    .strictObject({
+      effect: z.string().max(200),
+      question: z.string().max(4_000),
+      options: z.array(z.string().max(200)).max(20),
+    })
+    .optional(),
 });
 export type AfterReplyEntry = z.infer<typeof afterReplyEntrySchema>;
 
 export const replyEntrySchema = z.strictObject({
-  v: z.literal(1),
+  /** Version 2 (0.3.0) added the `ask` decision and the after phase's question; a version 1 entry reads as it was. */
+  v: z.literal(2),
   /** Position of the reply in the run's chat. */
   index: z.number().int().nonnegative(),
   tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string() })),
-  /** `retry`: a final answer the output guardrail sent back (a feedback message follows it). */
-  decision: z.enum(['final', 'tools', 'retry', 'failed']),
+  /**
+   * `retry`: a final answer the output guardrail sent back (a feedback message follows it); `ask`: an answer
+   * after which an effect asked the person (`after.ask`), so the run goes on to the next iteration.
+   */
+  decision: z.enum(['final', 'tools', 'retry', 'ask', 'failed']),
   /** The provider and model that made the reply (absent in older records and for replies made without one). */
   model: z.strictObject({ provider: z.string(), model: z.string() }).optional(),
   /**
@@ -238,7 +262,12 @@ defineRecordKind({ name: 'journal.attempts', version: 1, schema: attemptsEntrySc
 defineRecordKind({ name: 'journal.failed-attempt', version: 1, schema: failedAttemptSchema });
 defineRecordKind({ name: 'journal.team-state', version: 1, schema: teamStateSchema });
 defineRecordKind({ name: 'journal.team-selection', version: 1, schema: teamSelectionSchema });
-defineRecordKind({ name: 'journal.reply', version: 1, schema: replyEntrySchema });
+defineRecordKind({
+  name: 'journal.reply',
+  version: 2,
+  schema: replyEntrySchema,
+  migrations: { 1: (record: Record<string, unknown>) => record },
+});
 defineRecordKind({ name: 'journal.results', version: 1, schema: resultsEntrySchema });
 defineRecordKind({ name: 'journal.tool-intent', version: 1, schema: toolIntentSchema });
 defineRecordKind({ name: 'journal.tool-outcome', version: 1, schema: toolOutcomeSchema });

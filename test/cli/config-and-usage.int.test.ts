@@ -64,6 +64,32 @@ describe('ratchet config validate', () => {
     expect(second.stderr).toContain('agents[0].skills[0]: unknown skill "review" (no skills in');
   });
 
+  it("checks api.mcp_toolboxes' names as the API does at start, naming the field and the fix", async () => {
+    const path = join(dir, 'served.yaml');
+    const config = (toolboxes: string) =>
+      [
+        'providers:',
+        '  - { name: default, kind: scripted, model: m, replies: [{ text: hi }] }',
+        'agents:',
+        '  - { name: a, provider: default }',
+        `api: { mcp_toolboxes: { enabled: true, toolboxes: ${toolboxes} } }`,
+      ].join('\n');
+    writeFileSync(path, config('[search, filesytem, state]'));
+    const bad = await runCli(['config', 'validate', path], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /api\.mcp_toolboxes\.toolboxes\[1\]: unknown toolbox "filesytem" \(did you mean "filesystem"\?\): name one that can be served \(.*\bfilesystem\b.*\) or register a toolbox of that name in code \(createToolBox\)/,
+    );
+    expect(bad.stderr).toContain(
+      'api.mcp_toolboxes.toolboxes[2]: "state" works on a session\'s shared data, which only an agent\'s run has: remove it',
+    );
+    expect(bad.stderr).toContain('2 problems');
+    writeFileSync(path, config('[search, filesystem]'));
+    const good = await runCli(['config', 'validate', path], { cwd: dir });
+    expect(good.stderr).toBe('');
+    expect(good.code).toBe(0);
+  });
+
   it('says so when the file cannot be read', async () => {
     const { code, stderr } = await runCli(['config', 'validate', join(dir, 'missing.yaml')], { cwd: dir });
     expect(code).toBe(1);

@@ -150,6 +150,8 @@ describe('loadConfig', () => {
     );
     expect(error.problems).toEqual([
       'agents[0].toolboxes[1]: unknown toolbox "files" (known toolboxes: search)',
+      // The toolboxes the API serves are checked against the same list.
+      'api.mcp_toolboxes.toolboxes[0]: unknown toolbox "filesystem": name one that can be served (search) or register a toolbox of that name in code (createToolBox)',
     ]);
   });
 

@@ -62,7 +62,7 @@ describe('a team with coordinator.max_rounds: 0 (no round limit)', () => {
       '{ kind: llm, provider: main, max_rounds: 0 }',
     ]) {
       expect(problemsOf(team(coordinator)), coordinator).toEqual([
-        'teams[0].coordinator.max_rounds: 0 means no round limit, which needs something else to end a run: set options.timeout_s (a deadline) on the team, or give max_rounds of 1 or more',
+        'teams[0].coordinator.max_rounds: 0 means no round limit, which needs something else to end a run: set options.timeout_s (a deadline) or budget.tokens / budget.cost_usd on the team, or give max_rounds of 1 or more',
       ]);
     }
   });
@@ -73,6 +73,23 @@ describe('a team with coordinator.max_rounds: 0 (no round limit)', () => {
       coordinator: { kind: 'loop', max_rounds: 0 },
       options: { timeout_s: 600 },
     });
+  });
+
+  it('with a team budget of tokens or cost is no limit, the budget ending the run', () => {
+    const byTokens = parse(team('{ kind: loop, max_rounds: 0 }', ', budget: { tokens: 50000 }'));
+    expect(byTokens.teams[0]).toMatchObject({
+      coordinator: { kind: 'loop', max_rounds: 0 },
+      budget: { tokens: 50000 },
+    });
+    const byCost = parse(team('{ kind: llm, provider: main, max_rounds: 0 }', ', budget: { cost_usd: 2.5 }'));
+    expect(byCost.teams[0]?.budget).toEqual({ cost_usd: 2.5 });
+    // A budget that sets neither limit ends nothing: still refused.
+    expect(problemsOf(team('{ kind: loop, max_rounds: 0 }', ', budget: { on_exceeded: ask }'))).toEqual([
+      expect.stringMatching(/^teams\[0\]\.coordinator\.max_rounds: 0 means no round limit/),
+    ]);
+    expect(problemsOf(team('{ kind: loop }', ', budget: { tokens: 0 }'))).toEqual([
+      expect.stringMatching(/^teams\[0\]\.budget\.tokens: /),
+    ]);
   });
 
   it("checks the team's options.timeout_s like an agent's", () => {

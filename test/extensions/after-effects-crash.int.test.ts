@@ -1,11 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Message, textOf } from '../../src/chat/index.js';
 import { coinAfterReply } from '../fixtures/after-effects.js';
 import { waitForExit } from '../helpers/crash-scenario.js';
-import { spawnExtensionWorker } from '../helpers/extension-worker.js';
+import { extensionScope } from '../helpers/extension-scope.js';
 import { ExtensionWorld } from '../helpers/extension-world.js';
 import { normalizeEvents, normalizeTranscript } from '../helpers/harness.js';
 import { journalEntry } from '../helpers/journal-entry.js';
@@ -14,13 +13,7 @@ import { journalEntry } from '../helpers/journal-entry.js';
 // again only when a worker died before the reply (and so its decision) was recorded; after that commit the
 // decision is read, never made again, and the transcript holds each decision once.
 
-const worlds: ExtensionWorld[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const world of worlds.splice(0)) await world.close();
-});
+const scope = extensionScope();
 
 const config = {
   providers: [
@@ -48,8 +41,7 @@ const config = {
 
 function newWorld(): ExtensionWorld {
   const world = new ExtensionWorld(config, { effects: [coinAfterReply] });
-  worlds.push(world);
-  return world;
+  return scope.keep(world);
 }
 
 /** The after phase's calls the effect logged, by iteration. */
@@ -65,11 +57,7 @@ function callsByIteration(log: string): Map<number, string[]> {
 }
 
 function spawnWorker(world: ExtensionWorld, log: string, crashAt?: string) {
-  const worker = spawnExtensionWorker(world, 'test/fixtures/after-effect-worker.ts', crashAt, {
-    AFTER_EFFECT_LOG: log,
-  });
-  children.push(worker.child);
-  return worker;
+  return scope.spawn(world, 'test/fixtures/after-effect-worker.ts', crashAt, { AFTER_EFFECT_LOG: log });
 }
 
 const picks = /pick=0\.[0-9]{12}/g;
@@ -126,8 +114,7 @@ describe('an effect with an after phase', () => {
     ).toHaveLength(3);
     const referenceCalls = reference.modelCalls().length;
     expect(referenceCalls).toBe(3);
-    await reference.close();
-    worlds.splice(worlds.indexOf(reference), 1);
+    await scope.release(reference);
     delete process.env.AFTER_EFFECT_LOG;
 
     const world = newWorld();

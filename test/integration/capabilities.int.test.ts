@@ -4,12 +4,14 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { type Engine, engineFromConfig } from '../../src/engine/index.js';
+import type { Extensions } from '../../src/extensions/extensions.js';
 import { silentLogger } from '../../src/log/index.js';
 import { closeRedis, createRedis, redisTargetOf } from '../../src/redis/connection.js';
 import { shardOf, shardPrefix, stepQueueName } from '../../src/redis/keys.js';
 import { readWorkers } from '../../src/redis/worker-registry.js';
 import { knownToolboxes } from '../../src/tools/builtin/index.js';
 import { stepJobId } from '../../src/workflows/ids.js';
+import { testContractRules } from '../fixtures/contract-rule-extensions.js';
 import { testMiddleware } from '../fixtures/middleware-extensions.js';
 import { testToolbox } from '../fixtures/test-tools.js';
 import { waitFor } from '../helpers/crash-scenario.js';
@@ -18,11 +20,12 @@ import {
   eventKinds,
   generationsHarness,
   olderConfig,
+  shortWaits,
   spaceOf,
   started,
   statusOf,
 } from '../helpers/generations.js';
-import type { Harness } from '../helpers/harness.js';
+import { Harness } from '../helpers/harness.js';
 
 // Decision 0031: a step whose code its worker lacks goes back to the queue for a worker that has it, without
 // spending an attempt and without spinning; when no live worker has it for worker.capability_wait_s, its run
@@ -65,6 +68,74 @@ function queueOf(h: Harness, sessionId: string) {
       await closeRedis(connection);
     },
   };
+}
+
+/** Config v2 (written beside the harness's) with code of its own, and an engine that starts runs under it. */
+function newGeneration(h: Harness, v2: unknown, extensions: Extensions) {
+  const v2Path = join(h.dir, 'v2.json');
+  writeFileSync(v2Path, JSON.stringify(v2, null, 2));
+  const loaded = loadConfig(v2Path, { knownToolboxes: knownToolboxes([testToolbox()]), extensions });
+  const engine = engineFromConfig({ config: loaded.config, redis: h.redis, logger: silentLogger() });
+  extraEngine = engine;
+  return { v2Path, engine };
+}
+
+/**
+ * Worker A (the harness's config, the test worker's code) and worker B (config `v2Path`, the code of
+ * `entry`), started and both advertising what they serve in the registry.
+ */
+async function workersAandB(h: Harness, v2Path: string, entry: string) {
+  const a = h.spawnWorker({ env: { RATCHET_LOG_LEVEL: 'debug' } });
+  const b = h.spawnWorker({ configPath: v2Path, entry });
+  await started(a, b);
+  const space = spaceOf(h);
+  await waitFor(
+    async () => (await readWorkers(h.redis, space)).filter((worker) => worker.alive).length === 2,
+    30_000,
+    'both workers to advertise what they serve',
+  );
+  const workers = await readWorkers(h.redis, space);
+  const workerA = workers.find((worker) => worker.pid === a.child.pid);
+  const workerB = workers.find((worker) => worker.pid === b.child.pid);
+  if (!workerA || !workerB) throw new Error('a worker is not in the registry');
+  return { a, b, workerA, workerB };
+}
+
+/**
+ * Six runs of `agent` started on `engine` complete without ever waiting for a worker, and every execution of
+ * every step of them was B's (each execution's attempt note names its worker), as was every model call; A
+ * took some and handed them back.
+ */
+async function expectRunsOnlyOnB(
+  h: Harness,
+  engine: Engine,
+  agent: string,
+  { a, b, workerA, workerB }: Awaited<ReturnType<typeof workersAandB>>,
+) {
+  const space = spaceOf(h);
+  const runs = await Promise.all(
+    Array.from({ length: 6 }, (_, index) => engine.startRun({ input: `add ${index}`, agent })),
+  );
+  for (const { runId, sessionId } of runs) {
+    const run = await engine.waitForRun(runId, { timeoutMs: 90_000 });
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    const kinds = await eventKinds(h, sessionId);
+    // B is live and serves it: the step goes back to the queue for B, and the run never waits.
+    expect(count(kinds, 'waiting_for_worker')).toBe(0);
+    expect(count(kinds, 'error')).toBe(0);
+    const journal = await h.redis.hgetall(
+      `${shardPrefix(space, shardOf(space, sessionId))}:run:${runId}:journal`,
+    );
+    const notes = Object.entries(journal).filter(([field]) => field.startsWith('attempts:'));
+    expect(notes.length).toBeGreaterThan(0);
+    for (const [, value] of notes) {
+      expect(value).toContain(workerB.id);
+      expect(value).not.toContain(workerA.id);
+    }
+  }
+  expect(h.modelCalls().every((call) => call.pid === b.child.pid)).toBe(true);
+  expect(a.output()).toContain('step handed back');
+  return Promise.all(runs.map(({ runId }) => engine.getRun(runId)));
 }
 
 describe('a step needing code no live worker has', () => {
@@ -195,54 +266,40 @@ describe('a step needing code no live worker has', () => {
       toolboxes: ['test'],
       middleware: [{ kind: 'coin_flip' }],
     });
-    const v2Path = join(h.dir, 'v2.json');
-    writeFileSync(v2Path, JSON.stringify(v2, null, 2));
-    const loaded = loadConfig(v2Path, {
-      knownToolboxes: knownToolboxes([testToolbox()]),
-      extensions: { middleware: testMiddleware },
+    const { v2Path, engine } = newGeneration(h, v2, { middleware: testMiddleware });
+    const workers = await workersAandB(h, v2Path, 'test/fixtures/middleware-worker.ts');
+    expect(workers.workerA.capabilities?.middleware).not.toContain('coin_flip');
+    expect(workers.workerB.capabilities?.middleware).toContain('coin_flip');
+    expect(workers.workerB.capabilities?.agents).toContain('audited');
+    await expectRunsOnlyOnB(h, engine, 'audited', workers);
+  }, 180_000);
+
+  it('a step whose contract names a rule kind only worker B has is never run by worker A, and the run completes', async () => {
+    const h = new Harness({
+      agents: [
+        { name: 'agent', script: { replies: [{ text: 'hi' }] } },
+        { name: 'checker', script: { replies: [{ text: '{"total": 5}' }] } },
+      ],
+      worker: shortWaits,
     });
-    const engine = engineFromConfig({ config: loaded.config, redis: h.redis, logger: silentLogger() });
-    extraEngine = engine;
-    const a = h.spawnWorker({ env: { RATCHET_LOG_LEVEL: 'debug' } });
-    const b = h.spawnWorker({ configPath: v2Path, entry: 'test/fixtures/middleware-worker.ts' });
-    await started(a, b);
-    const space = spaceOf(h);
-    await waitFor(
-      async () => (await readWorkers(h.redis, space)).filter((entry) => entry.alive).length === 2,
-      30_000,
-      'both workers to advertise what they serve',
-    );
-    const workers = await readWorkers(h.redis, space);
-    const workerA = workers.find((entry) => entry.pid === a.child.pid);
-    const workerB = workers.find((entry) => entry.pid === b.child.pid);
-    expect(workerA?.capabilities?.middleware).not.toContain('coin_flip');
-    expect(workerB?.capabilities?.middleware).toContain('coin_flip');
-    expect(workerB?.capabilities?.agents).toContain('audited');
-    const runs = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => engine.startRun({ input: `add ${index}`, agent: 'audited' })),
-    );
-    for (const { runId, sessionId } of runs) {
-      const run = await engine.waitForRun(runId, { timeoutMs: 90_000 });
-      expect(run.status).toBe('completed');
-      const kinds = await eventKinds(h, sessionId);
-      // B is live and serves it: the step goes back to the queue for B, and the run never waits.
-      expect(count(kinds, 'waiting_for_worker')).toBe(0);
-      expect(count(kinds, 'error')).toBe(0);
-    }
-    // Every step of the audited runs ran on B: each execution's attempt note names its worker.
-    for (const { runId, sessionId } of runs) {
-      const journal = await h.redis.hgetall(
-        `${shardPrefix(space, shardOf(space, sessionId))}:run:${runId}:journal`,
-      );
-      const notes = Object.entries(journal).filter(([field]) => field.startsWith('attempts:'));
-      expect(notes.length).toBeGreaterThan(0);
-      for (const [, value] of notes) {
-        expect(value).toContain(workerB?.id);
-        expect(value).not.toContain(workerA?.id);
-      }
-    }
-    expect(h.modelCalls().every((call) => call.pid === b.child.pid)).toBe(true);
-    // A did take some of them, and handed them back.
-    expect(a.output()).toContain('step handed back');
+    harness = h;
+    // v2 binds the checker's answers by a contract with the `coin_rule` rule kind, which only B's worker
+    // code registers; A runs the harness's own config (the same agent, no contract).
+    const ruleLog = join(h.dir, 'rule.log');
+    const v2 = JSON.parse(readFileSync(h.configPath, 'utf8'));
+    v2.contracts = [
+      {
+        from_agent: 'checker',
+        schema: { required: { total: 'number' }, rules: [{ kind: 'coin_rule', params: { log: ruleLog } }] },
+      },
+    ];
+    const { v2Path, engine } = newGeneration(h, v2, { contractRules: testContractRules });
+    const workers = await workersAandB(h, v2Path, 'test/fixtures/contract-rule-worker.ts');
+    expect(workers.workerA.capabilities?.contract_rules).toEqual([]);
+    expect(workers.workerB.capabilities?.contract_rules).toEqual(['coin_rule']);
+    const runs = await expectRunsOnlyOnB(h, engine, 'checker', workers);
+    // Every answer was checked by the rule, once, on B.
+    for (const run of runs) expect(run?.contract).toMatchObject({ valid: true });
+    expect(readFileSync(ruleLog, 'utf8').split('\n').filter(Boolean)).toHaveLength(runs.length);
   }, 180_000);
 });

@@ -59,6 +59,8 @@ const mainPathPoints = crashPointNames.filter(
     !point.startsWith('team.') &&
     // Reached only by an agent with an after-phase effect: after-effects-crash.int.test.ts covers it.
     point !== 'iteration.after_effects_decided' &&
+    // Reached only after an effect asked the person (decision 0049): after-ask-crash.int.test.ts kills there.
+    !point.includes('_effect_answer_') &&
     // A step handed back for a capable worker: test/integration/capabilities.int.test.ts covers them.
     !point.startsWith('capability.') &&
     // An interruption is written by the process that sends the message (an API), not by a worker:

@@ -140,6 +140,43 @@ describe('reactor teams', () => {
     );
   });
 
+  it("loop with max_rounds 0 and a team budget: the members share the team's run budget, which ends the run", async () => {
+    const { h, run, runId, sessionId, shared } = await runTeam(
+      [
+        { name: 'ping', script: { default: { text: 'ping' } } },
+        { name: 'pong', script: { default: { text: 'pong' } } },
+      ],
+      [
+        {
+          name: 'forever',
+          members: [{ agent: 'ping' }, { agent: 'pong' }],
+          coordinator: { kind: 'loop', max_rounds: 0 },
+          budget: { tokens: 15000 },
+        },
+      ],
+      'forever',
+    );
+    // The member whose next request would go over the shared budget failed, and with it the team's run.
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('member_failed');
+    expect(run.error?.message).toContain('budget exceeded');
+    // The team's run kept its team's budget; its members' runs shared it with their usage summed on it.
+    expect(run.budget).toEqual({ tokens: 15000 });
+    expect(run.deadline_at).toBeNull();
+    const members = await childRuns(h, sessionId, runId);
+    // Past the 3 rounds the default allows (a request costs about 1,500 tokens): only the budget stopped it.
+    expect(shared.length).toBeGreaterThan(7);
+    expect(members.every((member) => member.budget?.tokens === 15000)).toBe(true);
+    expect(members.some((member) => member.error?.code === 'budget_exceeded')).toBe(true);
+    expect(members.every((member) => ['completed', 'failed', 'cancelled'].includes(member.status))).toBe(
+      true,
+    );
+    // A run may ask for less than its team's budget, never more.
+    await expect(
+      h.engine.startRun({ input: 'again', agent: 'forever', budget: { tokens: 15001 } }),
+    ).rejects.toThrow('budget.tokens: 15001 is more than team "forever" allows (budget.tokens: 15000)');
+  });
+
   it('round_robin_until: stops once the last shared message contains the text', async () => {
     const { run, shared } = await runTeam(
       [

@@ -64,6 +64,7 @@ function importsInto(graph: Map<string, string[]>, from: string, into: readonly 
  * cycle. A new folder takes its place here.
  */
 const layers: readonly (readonly string[])[] = [
+  ['version.ts'],
   ['secrets'],
   ['errors', 'log'],
   ['schemas'],

@@ -7,7 +7,9 @@ import {
   parseJsonRecord,
   parseRecord,
   recordKindOf,
+  recordKinds,
 } from '../../src/schemas/index.js';
+import '../../src/redis/worker-registry.js';
 
 // A record kind as it would look after two changes of shape: `title` renamed to `name` (1 → 2), then `tags` added (2 → 3).
 const widgetSchema = z.strictObject({ v: z.literal(3), name: z.string(), tags: z.array(z.string()) });
@@ -98,5 +100,28 @@ describe('record kinds', () => {
     expect(() =>
       defineRecordKind({ name: 'test.short', version: 3, schema, migrations: { 1: (record) => record } }),
     ).toThrow(/no migration from version 2 to 3/);
+  });
+});
+
+describe('a worker registry entry of version 1', () => {
+  it('reads as serving no contract rule kinds, so no step that needs one is handed to its worker', () => {
+    const kind = recordKinds().find((each) => each.name === 'worker.registry-entry');
+    if (!kind) throw new Error('no worker.registry-entry kind');
+    const capabilities = {
+      agents: ['clerk'],
+      providers: [],
+      toolboxes: [],
+      tools: [],
+      effects: [],
+      middleware: [],
+      coordinators: [],
+      stop_conditions: [],
+      mcp_servers: [],
+    };
+    const base = { bullmq_ids: ['w1'], pid: 1, started_at: '2026-01-01T00:00:00.000Z' };
+    const migrated = parseRecord(kind.schema, { v: 1, ...base, capabilities }, 'entry');
+    expect(migrated).toEqual({ v: 2, ...base, capabilities: { ...capabilities, contract_rules: [] } });
+    // An entry of a worker that advertised nothing stays without capabilities.
+    expect(parseRecord(kind.schema, { v: 1, ...base }, 'entry')).toEqual({ v: 2, ...base });
   });
 });

@@ -118,7 +118,7 @@ describe('replyCommit', () => {
       time: now,
       data: { result: 'The answer is 42.', usage: summedUsage, iterations: 2 },
     });
-    expect(plan.journal).toEqual({ v: 1, index: 4, tool_calls: [], decision: 'final' });
+    expect(plan.journal).toEqual({ v: 2, index: 4, tool_calls: [], decision: 'final' });
   });
 
   it('appends the assistant message with a deterministic id at index chatLength', () => {
@@ -162,7 +162,7 @@ describe('replyCommit', () => {
     expect(plan.record?.result).toBeNull();
     expect(plan.events.map((event) => event.kind)).toEqual(['message_added']);
     expect(replyEntrySchema.parse(plan.journal)).toEqual({
-      v: 1,
+      v: 2,
       index: 4,
       tool_calls: [
         { id: 'c1', name: 'search' },

@@ -43,7 +43,7 @@ function failedRun(overrides: Partial<RunRecord> = {}): RunRecord {
 }
 
 const reply = (index: number, calls = 0): ReplyEntry => ({
-  v: 1,
+  v: 2,
   index,
   tool_calls: Array.from({ length: calls }, (_call, k) => ({ id: `c${k}`, name: 'add' })),
   decision: calls > 0 ? 'tools' : 'final',

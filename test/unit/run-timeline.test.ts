@@ -78,7 +78,7 @@ const firstIteration: IterationRecords = {
   iteration: 1,
   jobId: 'run-i1',
   reply: {
-    v: 1,
+    v: 2,
     index: 1,
     tool_calls: [{ id: 'call-1', name: 'charge_card' }],
     decision: 'tools',
@@ -165,7 +165,7 @@ describe('buildRunTimeline', () => {
       {
         iteration: 2,
         jobId: 'run-i2',
-        reply: { v: 1, index: 3, tool_calls: [], decision: 'final' },
+        reply: { v: 2, index: 3, tool_calls: [], decision: 'final' },
         replyMessage: reply(2, [{ type: 'text', text: 'done' }], t(9)),
         feedback: undefined,
         modelCalls: 1,

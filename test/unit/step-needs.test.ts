@@ -4,6 +4,7 @@ import { parseConfigText } from '../../src/config/index.js';
 import {
   type Capabilities,
   capabilityProblems,
+  contractNeeds,
   mergeNeeds,
   missingNeeds,
   needsOf,
@@ -44,6 +45,7 @@ const none: Capabilities = {
   coordinators: [],
   stop_conditions: [],
   mcp_servers: [],
+  contract_rules: [],
 };
 
 describe('needsOf', () => {
@@ -65,6 +67,39 @@ describe('needsOf', () => {
     if (!desk || !crew) throw new Error('no group or team');
     expect(needsOf(desk)).toEqual({ agents: ['clerk', 'helper'] });
     expect(needsOf(crew)).toEqual({ coordinators: ['sequence'] });
+  });
+});
+
+describe('contractNeeds', () => {
+  it('a run bound by contracts needs the rule kinds written in code they name, not the built-in rules', () => {
+    const contracts = [
+      {
+        from_agent: 'clerk',
+        schema: {
+          required: { total: 'number' },
+          rules: [
+            { field: 'total', range: { min: 0 } },
+            { kind: 'ledger_balances', params: {} },
+          ],
+        },
+      },
+      {
+        from_agent: 'clerk',
+        to_agent: 'boss',
+        schema: { rules: [{ kind: 'ledger_balances', field: 'total' }] },
+      },
+      { from_agent: 'clerk', json_schema: { type: 'object' } },
+    ];
+    const needs = contractNeeds(contracts);
+    expect(needs).toEqual({ contract_rules: ['ledger_balances'] });
+    expect(contractNeeds([{ from_agent: 'clerk', schema: { rules: [{ field: 'a', enum: [1] }] } }])).toEqual(
+      {},
+    );
+    expect(missingNeeds(needs, none)).toEqual(['contract_rule:ledger_balances']);
+    expect(missingNeeds(needs, { ...none, contract_rules: ['ledger_balances'] })).toEqual([]);
+    expect(
+      servesAll({ ...none, contract_rules: ['ledger_balances'] }, ['contract_rule:ledger_balances']),
+    ).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { configHash, type RatchetConfig } from '../../config/index.js';
+import { ratchetVersion } from '../../version.js';
 import {
   messagesQuerySchema,
   runMessageListSchema,
@@ -18,12 +18,6 @@ import {
   requireRunSteps,
   requireRunTree,
 } from '../run-inspection-requests.js';
-
-/** The version in the package.json beside src/ (or dist/) of this build. */
-function ratchetVersion(): string {
-  const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
-}
 
 /** What a run did step by step, its tree of runs, and the state of the system. */
 export const inspectRoutes: FastifyPluginAsyncZod<{ engine: RunInspection; config: RatchetConfig }> = async (

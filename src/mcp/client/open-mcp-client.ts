@@ -8,9 +8,10 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpMcpServerConfig, McpServerConfig, StdioMcpServerConfig } from '../../config/index.js';
+import { ratchetVersion } from '../../version.js';
 
 /** How this client introduces itself to servers. */
-const clientInfo = { name: 'ratchet', version: '0.2.0' };
+const clientInfo = { name: 'ratchet', version: ratchetVersion() };
 
 export interface OpenedClient {
   client: Client;

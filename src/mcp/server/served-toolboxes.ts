@@ -1,9 +1,6 @@
-import { didYouMean, type RatchetConfig } from '../../config/index.js';
+import { didYouMean, type RatchetConfig, sessionToolboxes } from '../../config/index.js';
 import { builtinToolboxes } from '../../tools/builtin/index.js';
 import type { ToolBox } from '../../tools/index.js';
-
-/** Built-in toolboxes that work on a session's shared data (or park its steps): only an agent's run has one. */
-const sessionToolboxes: ReadonlySet<string> = new Set(['state', 'tasks', 'notes', 'waits']);
 
 /** The most toolboxes one server serves (far more than exist: a bound on what a command line may ask). */
 export const maxServedToolboxes = 50;

@@ -11,11 +11,21 @@ export function mergePartialResults(current: PartialResults, calls: readonly Too
   let merged = current;
   for (const call of calls) {
     const data = reportedData(call);
-    if (data === undefined) continue;
-    for (const [name, value] of Object.entries(data)) {
-      if (!Object.hasOwn(merged, name) && Object.keys(merged).length >= partialResultLimits.names) continue;
-      merged = { ...merged, [name]: value };
-    }
+    if (data !== undefined) merged = mergeReport(merged, data);
+  }
+  return merged;
+}
+
+/**
+ * A run's partial results with one report's `data` merged in (a `report_progress` call's, or a tool's
+ * `reportProgress({data})`, decision 0049): a name reported again replaces its value and keeps its place; a
+ * new name past the run's `partialResultLimits.names` is not kept.
+ */
+export function mergeReport(current: PartialResults, data: PartialResults): PartialResults {
+  let merged = current;
+  for (const [name, value] of Object.entries(data)) {
+    if (!Object.hasOwn(merged, name) && Object.keys(merged).length >= partialResultLimits.names) continue;
+    merged = { ...merged, [name]: value };
   }
   return merged;
 }

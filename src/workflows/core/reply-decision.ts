@@ -17,6 +17,11 @@ export type ReplyDecision =
   | { kind: 'tools'; calls: ToolCallPart[] }
   /** The final answer failed the output guardrail: it is sent back with the reason, for another answer. */
   | { kind: 'retry'; feedback: string; rejection: AnswerRejection }
+  /**
+   * An answer after which an effect asked the person (decision 0049): not the run's end; the next iteration
+   * waits for the answer and replies again.
+   */
+  | { kind: 'ask' }
   | {
       kind: 'failed';
       code: 'max_iterations' | 'guardrail_failed' | 'contract_violated';

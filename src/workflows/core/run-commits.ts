@@ -111,7 +111,7 @@ export function replyCommit(input: {
   const chatLength = input.chatLength + injected.length;
   const message = replyMessage(input);
   const usage = addUsage(run.usage, input.usage);
-  const going = decision.kind === 'tools' || decision.kind === 'retry';
+  const going = decision.kind === 'tools' || decision.kind === 'retry' || decision.kind === 'ask';
   const record: RunRecord = {
     ...run,
     status: going ? 'running' : decision.kind === 'final' ? 'completed' : 'failed',
@@ -184,7 +184,7 @@ export function replyCommit(input: {
     ...messageAddedEvents(run, [...injected, ...messages], input.chatLength, now),
     ...(input.supervisor?.progress ? [buildEvent('progress', run, input.supervisor.progress, now)] : []),
   ];
-  if (decision.kind !== 'tools' && decision.kind !== 'retry' && decision.contract)
+  if ((decision.kind === 'final' || decision.kind === 'failed') && decision.contract)
     record.contract = decision.contract;
   // The version of the schema the answer was checked against: its contract's, else its output_schema's.
   if (decision.kind === 'final')
@@ -211,7 +211,7 @@ export function replyCommit(input: {
   const toolCalls = decision.kind === 'tools' ? decision.calls : [];
   return {
     journal: {
-      v: 1,
+      v: 2,
       index: chatLength,
       tool_calls: toolCalls.map((call) => ({ id: call.id, name: call.name })),
       decision: decision.kind,

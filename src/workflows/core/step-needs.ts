@@ -26,6 +26,7 @@ const singular = {
   coordinators: 'coordinator',
   stop_conditions: 'stop_condition',
   mcp_servers: 'mcp_server',
+  contract_rules: 'contract_rule',
 } as const satisfies Record<CapabilityKind, string>;
 
 const kindOfSingular = new Map<string, CapabilityKind>(
@@ -74,6 +75,24 @@ export function needsOf(definition: NeedsDefinition): Needs {
     effects: unique((definition.effects ?? []).map((effect) => effect.kind)),
     middleware: unique(definition.middleware.map((entry) => entry.kind)),
   };
+}
+
+/**
+ * What the handoff contracts a run is bound by need of a worker (decision 0049): the rule kinds written in
+ * code they name (`{kind, field?, params?}` in `schema.rules`), since a worker without one cannot check the
+ * run's answer. Contracts as the run's recorded definition keeps them (config entry shape).
+ */
+export function contractNeeds(contracts: readonly unknown[]): Needs {
+  const kinds = contracts.flatMap((contract) => {
+    const schema = isRecord(contract) ? contract.schema : undefined;
+    const rules = isRecord(schema) && Array.isArray(schema.rules) ? schema.rules : [];
+    return rules.flatMap((rule) => (isRecord(rule) && typeof rule.kind === 'string' ? [rule.kind] : []));
+  });
+  return kinds.length > 0 ? { contract_rules: unique(kinds) } : {};
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Needs of several definitions (a run's agent and the agents above it, whose toolboxes it inherits). */

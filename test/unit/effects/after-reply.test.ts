@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { emptyContextView, type Message } from '../../../src/chat/index.js';
 import { RatchetError } from '../../../src/errors/index.js';
 import { type AfterReplyDecision, defineEffect } from '../../../src/index.js';
+import { registerSecrets } from '../../../src/secrets/index.js';
 import { type AfterReplyInput, decideAfterReply } from '../../../src/workflows/core/effects/after-reply.js';
 import { planModelCall, type ResolvedEffect } from '../../../src/workflows/core/effects/index.js';
 import { now, runId, userMessage } from './conversation.js';
@@ -42,6 +43,7 @@ function input(effects: ResolvedEffect[], overrides: Partial<AfterReplyInput> = 
     contextWindow: 1000,
     effects,
     canRemember: false,
+    canAsk: true,
     ...overrides,
   };
 }
@@ -170,5 +172,52 @@ describe('the after phase', () => {
     const fine = decideAfterReply(input([emitting([progress])]));
     expect(fine?.events).toEqual([progress]);
     expect(fine?.entry.decisions).toEqual([{ effect: 'after_test', events: ['progress'] }]);
+  });
+
+  it('records one question a reply, bounded as ask_user and redacted, and none when the run cannot go on', () => {
+    const asking = (...questions: unknown[]) =>
+      effect(
+        () => undefined,
+        (_view, context) => {
+          for (const question of questions) context.ask(question as never);
+          return undefined;
+        },
+      );
+    const asked = decideAfterReply(input([asking({ question: 'Ship it?', options: ['yes', 'no'] })]));
+    expect(asked?.entry.ask).toEqual({ effect: 'after_test', question: 'Ship it?', options: ['yes', 'no'] });
+    expect(asked?.entry.decisions).toEqual([{ effect: 'after_test', asked: true }]);
+    // After a failure, or an answer at the last iteration, the run ends: nothing is asked or recorded.
+    const ending = decideAfterReply(input([asking({ question: 'Ship it?' })], { canAsk: false }));
+    expect(ending?.entry.ask).toBeUndefined();
+    expect(ending?.entry.decisions).toEqual([]);
+    // An attacker's text (an effect may quote the reply): each bound named, with the field.
+    expect(() => decideAfterReply(input([asking({ question: 'x'.repeat(4_001) })]))).toThrow(
+      /"after_test" asked a question that does not fit: question: .*4001.*4000/,
+    );
+    expect(() =>
+      decideAfterReply(input([asking({ question: 'pick', options: Array(21).fill('a') })])),
+    ).toThrow(/options: 21 options, more than the 20/);
+    expect(() => decideAfterReply(input([asking({ question: 'pick', options: ['y'.repeat(201)] })]))).toThrow(
+      /options\[0\]/,
+    );
+    expect(() => decideAfterReply(input([asking({ question: '  ' })]))).toThrow(/without text/);
+    expect(() => decideAfterReply(input([asking({ question: 'a' }, { question: 'b' })]))).toThrow(
+      /second question/,
+    );
+    // A secret the process knows is hidden from the question and its options, as from model output.
+    registerSecrets(['sk-after-phase-secret-0123456789']);
+    const leaky = decideAfterReply(
+      input([
+        asking({
+          question: 'Use key sk-after-phase-secret-0123456789?',
+          options: ['sk-after-phase-secret-0123456789'],
+        }),
+      ]),
+    );
+    expect(leaky?.entry.ask).toMatchObject({ question: 'Use key [redacted]?', options: ['[redacted]'] });
+    // Two effects asking after one reply: the second is refused too.
+    expect(() =>
+      decideAfterReply(input([asking({ question: 'a' }), { ...asking({ question: 'b' }), kind: 'other' }])),
+    ).toThrow(/second question/);
   });
 });

@@ -4,10 +4,13 @@ import { eventDataSchemas } from '../../../events/event.js';
 import {
   type AfterReplyDecision,
   type AfterReplyMessage,
+  type AfterReplyQuestion,
   type AfterReplyView,
   type EffectEvent,
   extensionContext,
 } from '../../../extensions/index.js';
+import { redactSecrets } from '../../../secrets/index.js';
+import { askProblem, interactionLimits } from '../../../tools/index.js';
 import { sessionIdOfRun } from '../../ids.js';
 import { type AfterReplyEntry, afterDecisionSchema, afterEventKinds } from '../../journal.js';
 
@@ -43,6 +46,11 @@ export interface AfterReplyInput {
   effects: readonly ResolvedEffect[];
   /** The agent has a memory to keep notes in (the `memory` toolbox). */
   canRemember: boolean;
+  /**
+   * The run can go on after the reply, so a question may be asked (decision 0049): not after a failure, nor
+   * after a final answer at the last iteration.
+   */
+  canAsk: boolean;
 }
 
 /** What the after phase adds to the reply's commit. */
@@ -81,6 +89,7 @@ export function decideAfterReply(input: AfterReplyInput): AfterReplyOutcome | un
   };
   for (const effect of withAfter) {
     const events: EffectEvent[] = [];
+    const questions: AfterReplyQuestion[] = [];
     const failed = (why: string, cause?: unknown) =>
       new RatchetError(
         'effect_failed',
@@ -96,13 +105,21 @@ export function decideAfterReply(input: AfterReplyInput): AfterReplyOutcome | un
         notify: (event) => {
           events.push(event);
         },
+        ask: (question) => {
+          questions.push(question);
+        },
       });
     } catch (error) {
       throw failed(`threw (${error instanceof Error ? error.message : String(error)})`, error);
     }
     const checked = checkedEvents(events, failed);
-    if (decided === undefined && checked.length === 0) continue;
+    const asked = checkedQuestion(questions, outcome.entry.ask !== undefined, failed);
+    if (decided === undefined && checked.length === 0 && (asked === undefined || !input.canAsk)) continue;
     const record: AfterReplyEntry['decisions'][number] = { effect: effect.kind };
+    if (asked !== undefined && input.canAsk) {
+      record.asked = true;
+      outcome.entry.ask = { effect: effect.kind, ...asked };
+    }
     if (decided?.note !== undefined) {
       const json = JSON.stringify(decided.note);
       if (json === undefined || json.length > afterNoteLimit)
@@ -162,6 +179,34 @@ function afterMessage(
   const parsed = messageSchema.safeParse(message);
   if (!parsed.success) throw failed(`added a message that is not one: ${parsed.error.message}`);
   return parsed.data;
+}
+
+/**
+ * The question an effect asked, checked as ask_user's (decision 0049): one a reply, text within its bounds,
+ * then redacted like any text a model makes (an effect may quote the reply).
+ */
+function checkedQuestion(
+  questions: readonly AfterReplyQuestion[],
+  askedBefore: boolean,
+  failed: (why: string) => RatchetError,
+): { question: string; options: string[] } | undefined {
+  const [first] = questions;
+  if (first === undefined) return undefined;
+  if (questions.length > 1 || askedBefore)
+    throw failed('asked a second question (one question per reply, from all effects together)');
+  if (typeof first.question !== 'string' || first.question.trim() === '')
+    throw failed('asked a question without text');
+  const options = first.options === undefined ? [] : [...first.options];
+  if (options.some((option) => typeof option !== 'string'))
+    throw failed('asked a question whose options are not all text');
+  const problem = askProblem({ question: first.question, options });
+  if (problem !== undefined) throw failed(`asked a question that does not fit: ${problem}`);
+  // A redaction may be longer than the secret it hides: the bounds hold for what is kept.
+  const redacted = (text: string, limit: number) => redactSecrets(text).slice(0, limit);
+  return {
+    question: redacted(first.question, interactionLimits.questionChars),
+    options: options.map((option) => redacted(option, interactionLimits.optionChars)),
+  };
 }
 
 function checkedEvents(events: EffectEvent[], failed: (why: string) => RatchetError): EffectEvent[] {

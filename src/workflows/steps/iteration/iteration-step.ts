@@ -8,6 +8,7 @@ import { logRunStart } from '../runner/step-runner.js';
 import { endedWorkerWait } from '../runner/worker-wait.js';
 import { budgetStage } from './budget-stage.js';
 import { compactionStage } from './compaction-stage.js';
+import { effectAnswerStage } from './effect-answer-stage.js';
 import { goalsStage } from './goals-stage.js';
 import { loadIteration } from './iteration-load.js';
 import { memberReplyStage } from './member-reply-stage.js';
@@ -36,6 +37,7 @@ import type { Turn } from './turn.js';
 const iteration = pipeline<Turn>([
   resultsStage, // the previous iteration's results no outcome commit appended (`results:<n-1>`)
   steerStage, // the messages steered into the run since its last model call (`steered:<n>`)
+  effectAnswerStage, // the answer to a question an effect asked after the previous reply (`effect-answer:<n>`)
   replierStage, // who replies: the reply recorded earlier, a team or group in control, or an agent
   memberReplyStage, // a team or group in control replies through a child run
   goalsStage, // a supervisor's sub-goals moved by its delegations (`goals:<n>`), or their summary

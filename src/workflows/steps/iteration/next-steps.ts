@@ -28,8 +28,9 @@ export function nextStepsOf(
   const { context, data } = turn;
   const { record } = turn.stored;
   const pinned = definition === undefined ? {} : { definition };
-  if (entry.decision === 'retry') {
-    // The answer was sent back (the feedback is in the chat): the next iteration answers again.
+  if (entry.decision === 'retry' || entry.decision === 'ask') {
+    // The answer was sent back (the feedback is in the chat), or an effect asked the person about it: the
+    // next iteration (which waits for the answer first) answers again.
     return [
       { kind: 'iteration', data: { ...data, iteration: data.iteration + 1, previous_calls: 0, ...pinned } },
     ];

@@ -4,7 +4,7 @@ import { parseJsonRecord } from '../../../schemas/parse.js';
 import { decideCodeRules } from '../../contract-rules.js';
 import { type CodeRuleVerdicts, checkedFinalAnswer, contractFor } from '../../core/contracts.js';
 import { decideAfterReply } from '../../core/effects/after-reply.js';
-import { assignToolCallIds, decideReply } from '../../core/reply-decision.js';
+import { assignToolCallIds, decideReply, type ReplyDecision } from '../../core/reply-decision.js';
 import { replyCommit, replyMessage } from '../../core/run-commits.js';
 import { crashPoint } from '../../crash-points.js';
 import { journalField, type ReplyEntry, replyEntrySchema } from '../../journal.js';
@@ -44,9 +44,11 @@ export async function replyCommitStage(turn: Turn): Promise<StageResult<Turn>> {
     ? supervisedDecision(record, decided, reply.supervisor, reply.goalsMoved === true)
     : undefined;
   const now = services.now().toISOString();
-  const decision = supervised?.decision ?? decided;
-  const after = afterPhase(turn, parts, decision.kind, now);
+  const replied = supervised?.decision ?? decided;
+  const after = afterPhase(turn, parts, replied, now);
   if (after) crashPoint('iteration.after_effects_decided');
+  // A question an effect asked after an answer: the run goes on, its next iteration asks it (decision 0049).
+  const decision: ReplyDecision = after?.entry.ask && replied.kind === 'final' ? { kind: 'ask' } : replied;
   // The contracts as the run's recorded definition has them (decision 0030), not this worker's config's.
   const contracts = pinnedDefinition(services, turnDefinition(turn))?.contracts ?? services.contracts;
   let verdicts: CodeRuleVerdicts | undefined;
@@ -141,9 +143,12 @@ export async function replyCommitStage(turn: Turn): Promise<StageResult<Turn>> {
  * The effects' after phase over a model reply of the agent (decision 0044), decided here, before the reply's
  * commit, and recorded with it: a step that runs again after the commit finds the entry and goes on from it.
  */
-function afterPhase(turn: Turn, parts: Part[], decision: ReplyEntry['decision'], now: string) {
+function afterPhase(turn: Turn, parts: Part[], decided: ReplyDecision, now: string) {
   const { input, reply, member, agent, stored } = turn;
   if (!input || !agent || !reply?.model || member === undefined) return undefined;
+  const decision = decided.kind;
+  // An effect's ask is never made into a decision before the after phase: the phase makes it.
+  if (decision === 'ask') throw new RatchetError('internal', 'the after phase runs before any question');
   return decideAfterReply({
     runId: stored.record.id,
     agent: member,
@@ -165,5 +170,10 @@ function afterPhase(turn: Turn, parts: Part[], decision: ReplyEntry['decision'],
     contextWindow: input.contextWindow,
     effects: input.effects,
     canRemember: agent.toolboxes.some((toolbox) => toolbox.keepNote !== undefined),
+    // The run goes on after calls or a sent-back answer; after an answer only with an iteration left.
+    canAsk:
+      decision === 'tools' ||
+      decision === 'retry' ||
+      (decision === 'final' && turn.data.iteration < reply.maxIterations),
   });
 }

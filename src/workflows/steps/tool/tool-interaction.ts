@@ -1,11 +1,10 @@
 import type { ToolCallPart } from '../../../chat/index.js';
 import { RatchetError, Suspension } from '../../../errors/index.js';
 import { buildEvent } from '../../../events/event.js';
-import { type AskOptions, askProblem, progressProblem } from '../../../tools/index.js';
+import { type AskOptions, askProblem } from '../../../tools/index.js';
 import { crashPoint } from '../../crash-points.js';
 import { questionIdOf } from '../../ids.js';
 import type { ToolJobData } from '../../job-data.js';
-import { journalField } from '../../journal.js';
 import type { ApprovalAnswer, QuestionRecord, QuestionResponse } from '../../question-record.js';
 import { matchingApproval } from '../../remembered-approval-match.js';
 import { isPark, type Park, park } from '../runner/step-action.js';
@@ -265,30 +264,24 @@ export async function raiseBudget(
   return answer === 'raise';
 }
 
-/** ToolContext.reportProgress: once per report (the n-th report of this step), fenced. */
-export function progressFunction(
+/**
+ * The person's answer to the question an effect's after phase asked about the previous reply (decision
+ * 0049), asked by the iteration that follows it, once, exactly as ask_user asks; the step waits for it.
+ */
+export async function effectQuestionAnswer(
   context: StepContext,
-  data: ToolJobData,
-): (progress: { message: string; fraction?: number }) => Promise<void> {
-  let sequence = 0;
-  return async ({ message, fraction }) => {
-    const problem = progressProblem({ message });
-    if (problem !== undefined) throw new Error(`reportProgress: ${problem}`);
-    const { services } = context;
-    const now = services.now().toISOString();
-    const value = { fraction: fraction ?? null, message, at: now };
-    const event = buildEvent(
-      'progress',
-      { id: data.run_id, agent: data.agent },
-      { fraction: value.fraction, message },
-      now,
-    );
-    const code = await context.store.reportProgress(
-      journalField.progress(context.jobId, sequence++),
-      JSON.stringify(value),
-      event,
-    );
-    if (code === 'LOCK_LOST')
-      throw new RatchetError('lock_lost', 'reporting progress: the job lock was lost');
-  };
+  data: Asker,
+  asked: { question: string; options: readonly string[] },
+): Promise<string | Park> {
+  const answer = await answerOf(context, data, {
+    id: questionIdOf.effect(context.jobId),
+    kind: 'ask_user',
+    question: asked.question,
+    options: [...asked.options],
+    tool: null,
+    default_answer: null,
+    timeoutMs: undefined,
+  });
+  if (isPark(answer)) return answer;
+  return typeof answer === 'string' ? answer : JSON.stringify(answer);
 }

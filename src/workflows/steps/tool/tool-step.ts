@@ -24,8 +24,9 @@ import { repeatCauseOf } from '../runner/step-observer.js';
 import { delegateFunction } from './delegation.js';
 import { callOf, idempotencyKey, loadCall, parkedBefore } from './tool-call-load.js';
 import { hasToolMiddleware, type ToolCallResult, toolCallThroughMiddleware } from './tool-call-middleware.js';
-import { approvalOf, askFunction, parkOf, progressFunction } from './tool-interaction.js';
+import { approvalOf, askFunction, parkOf } from './tool-interaction.js';
 import { beganIfObserved, commitOutcome, continueAfterTools } from './tool-outcome.js';
+import { progressFunction } from './tool-progress.js';
 import { sessionAccess } from './tool-session.js';
 
 /**
