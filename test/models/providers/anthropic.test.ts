@@ -158,6 +158,23 @@ describe('anthropic: the Messages API wire format', () => {
     expect(body.tool_choice).toEqual({ type: 'auto' });
   });
 
+  it('joins consecutive messages of one role into one turn, as the Messages API requires alternating roles', async () => {
+    // Two user messages in a row: a run's input and a message steered in before its next request.
+    const { sent } = await fake.send(
+      textReply('Both read.'),
+      requestOf([userMessage('First, this.'), userMessage('And then this.')], { tools: [] }),
+    );
+    expect(sent.body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'First, this.' },
+          { type: 'text', text: 'And then this.' },
+        ],
+      },
+    ]);
+  });
+
   it("a request's own options win over the provider's defaults", async () => {
     const { sent } = await fake.send(
       textReply('ok'),
