@@ -2,10 +2,12 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
+import { pino } from 'pino';
 import type { Engine } from '../src/engine/index.js';
 import { silentLogger } from '../src/log/index.js';
-import { closeRedis, createRedis } from '../src/redis/connection.js';
+import { closeRedis, createRedis, type RedisClient } from '../src/redis/connection.js';
 import { shardPrefix, stepQueueName } from '../src/redis/keys.js';
+import { clientNames } from '../src/redis/worker-registry.js';
 import { RatchetWorker } from '../src/worker/index.js';
 import { stepJobId } from '../src/workflows/ids.js';
 import { benchConfig } from './bench-config.js';
@@ -16,7 +18,23 @@ import { takeoverConfigOptions } from './takeover-config.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/takeover-worker.ts', import.meta.url));
 
+/**
+ * Where a takeover's time goes (issue 37), each in ms after the SIGKILL (NaN: not seen). `connectionGoneMs` is
+ * this process's own CLIENT LIST poll (every 5 ms after the kill) first missing the child's named connection;
+ * `noticedMs` and `releasedMs` are the survivor's log lines (the watch judged it dead; its locks released and
+ * BullMQ's stalled check run); `stalledMs`, `activeMs` and `completedMs` are BullMQ's events for the job
+ * (delivered through the event stream, so a few ms late).
+ */
+export interface TakeoverParts {
+  connectionGoneMs: number;
+  noticedMs: number;
+  releasedMs: number;
+  activeMs: number;
+  completedMs: number;
+}
+
 export interface TakeoverResult {
+  parts: TakeoverParts;
   /** SIGKILL of the worker holding the run's first iteration → the run seen completed (polled every 20 ms). */
   takeoverMs: number;
   /** SIGKILL → BullMQ's `stalled` event for the job (the survivor's stalled check moved it back to wait). */
@@ -38,11 +56,22 @@ export interface TakeoverResult {
 export async function measureTakeover(url: string, killDelayFraction: number): Promise<TakeoverResult> {
   const prefix = scratchPrefix();
   const logger = silentLogger();
+  const seen = new Map<string, number>();
+  // The survivor's warn lines, timed as they are written (pino writes to the stream at once).
+  const survivorLogger = pino(
+    { level: 'warn' },
+    {
+      write(line: string) {
+        const message = (JSON.parse(line) as { msg?: string }).msg ?? '';
+        if (!seen.has(message)) seen.set(message, performance.now());
+      },
+    },
+  );
   const loaded = benchConfig(takeoverConfigOptions({ url, prefix, replyDelayMs: 0 }));
   const { config } = loaded;
   const redis = createRedis({ url, logger, name: 'bench-takeover' });
   const engine = createBenchEngine(loaded, redis);
-  const survivor = new RatchetWorker({ loaded, toolboxes: [], logger });
+  const survivor = new RatchetWorker({ loaded, toolboxes: [], logger: survivorLogger });
   const events = new QueueEvents(stepQueueName, {
     connection: { url, maxRetriesPerRequest: null },
     prefix: shardPrefix(engine.space, 0),
@@ -50,8 +79,17 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
   });
   events.on('error', () => {});
   let stalledAt = Number.NaN;
+  let activeAt2 = Number.NaN;
+  let completedAt = Number.NaN;
+  let killed = false;
   events.on('stalled', () => {
     stalledAt = performance.now();
+  });
+  events.on('active', () => {
+    if (killed && Number.isNaN(activeAt2)) activeAt2 = performance.now();
+  });
+  events.on('completed', () => {
+    if (killed && Number.isNaN(completedAt)) completedAt = performance.now();
   });
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
     env: { ...process.env, BENCH_REDIS_URL: url, BENCH_PREFIX: prefix },
@@ -66,12 +104,23 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
     const killDelayMs =
       (killDelayFraction * config.worker.lock_duration_ms) / 2 - (performance.now() - activeAt);
     if (killDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, killDelayMs));
+    const connectionName = await childConnectionName(redis, engine, child.pid as number);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const killedAt = performance.now();
+    killed = true;
     child.kill('SIGKILL');
+    const goneAt = waitUntilUnlisted(redis, connectionName, 10_000);
     await exited;
     const run = await engine.waitForRun(runId, { timeoutMs: 90_000, pollMs: 20 });
+    const since = (at: number | undefined) => (at === undefined ? Number.NaN : at - killedAt);
     return {
+      parts: {
+        connectionGoneMs: since(await goneAt),
+        noticedMs: since(seen.get(noticedByConnection)),
+        releasedMs: since(seen.get(stepsReleased)),
+        activeMs: since(activeAt2),
+        completedMs: since(completedAt),
+      },
       takeoverMs: performance.now() - killedAt,
       stalledMs: stalledAt - killedAt,
       activeToKillMs: killedAt - activeAt,
@@ -88,6 +137,30 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
     await closeRedis(redis);
     await deleteScratchKeys(url, prefix);
   }
+}
+
+const noticedByConnection = 'a worker process has no connection to Redis left: taken for dead';
+const stepsReleased = 'a worker process died: its steps were released and go back to the queue';
+
+/** The connection name the child process `pid` registered (decision 0045). */
+async function childConnectionName(redis: RedisClient, engine: Engine, pid: number): Promise<string> {
+  const entries = Object.values(await redis.hgetall(`${engine.space.prefix}:{workers}:registry`)).map(
+    (json) => JSON.parse(json) as { pid: number; connection_name?: string },
+  );
+  const name = entries.find((entry) => entry.pid === pid)?.connection_name;
+  if (!name) throw new Error(`no registry entry names the connection of pid ${pid}`);
+  return name;
+}
+
+/** The `performance.now()` at which CLIENT LIST (polled every 5 ms) first no longer lists `name`. */
+async function waitUntilUnlisted(redis: RedisClient, name: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const listing = String(await redis.call('CLIENT', 'LIST', 'TYPE', 'normal'));
+    if (!clientNames(listing).has(name)) return performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return Number.NaN;
 }
 
 /** Resolves with the `performance.now()` at which the job was first seen active. */
