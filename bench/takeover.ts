@@ -16,6 +16,9 @@ import { readyLine } from './child-ready.js';
 import { deleteScratchKeys, scratchPrefix } from './scratch-keys.js';
 import { takeoverConfigOptions } from './takeover-config.js';
 
+/** How long after the survivor started the kill comes at the earliest. */
+const survivorSettleMs = 250;
+
 const fixture = fileURLToPath(new URL('./fixtures/takeover-worker.ts', import.meta.url));
 
 /**
@@ -50,7 +53,7 @@ export interface TakeoverResult {
 /**
  * A child worker process takes a run whose model call lasts a minute and is SIGKILLed `killDelayFraction` of
  * half the lock duration (one lock renewal period) after the iteration job became active; a second worker, in
- * this process, was started before the kill (so its start-up is not counted) and must take the stalled job
+ * this process, was started at least `survivorSettleMs` before the kill (so its start-up is not counted) and must take the stalled job
  * over. Spreading the delay over the renewal period samples where in its lock's life a worker dies.
  */
 export async function measureTakeover(url: string, killDelayFraction: number): Promise<TakeoverResult> {
@@ -101,8 +104,13 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
     const { runId } = await engine.startRun({ input: 'go' });
     const activeAt = await waitUntilActive(engine, stepJobId.iteration(runId, 1), 10_000);
     await survivor.start();
-    const killDelayMs =
-      (killDelayFraction * config.worker.lock_duration_ms) / 2 - (performance.now() - activeAt);
+    const survivorStartedAt = performance.now();
+    // Not before the survivor has settled: its start-up work (first fetch, compiling code on first use) runs
+    // on this process's event loop for a while after start() resolves and would be counted as takeover time.
+    const killDelayMs = Math.max(
+      (killDelayFraction * config.worker.lock_duration_ms) / 2 - (performance.now() - activeAt),
+      survivorSettleMs - (performance.now() - survivorStartedAt),
+    );
     if (killDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, killDelayMs));
     const connectionName = await childConnectionName(redis, engine, child.pid as number);
     const exited = new Promise((resolve) => child.once('exit', resolve));
