@@ -11,6 +11,7 @@ function milliseconds(value: number): string {
 
 /** The parts of a takeover, in the order they happen (bench/takeover.ts, `TakeoverParts`). */
 const partLabels: readonly [keyof TakeoverResult['parts'], string][] = [
+  ['lastListedMs', 'last listed'],
   ['connectionGoneMs', 'connection unlisted'],
   ['noticedMs', 'judged dead'],
   ['releasedMs', 'released + stalled check'],

@@ -30,6 +30,11 @@ const fixture = fileURLToPath(new URL('./fixtures/takeover-worker.ts', import.me
  */
 export interface TakeoverParts {
   connectionGoneMs: number;
+  /**
+   * When the last of those polls that still listed it was sent: a wide gap to `connectionGoneMs` (the polls
+   * are 5 ms apart) means this process's event loop was held up, not Redis or the kernel.
+   */
+  lastListedMs: number;
   noticedMs: number;
   releasedMs: number;
   activeMs: number;
@@ -123,7 +128,8 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
     const since = (at: number | undefined) => (at === undefined ? Number.NaN : at - killedAt);
     return {
       parts: {
-        connectionGoneMs: since(await goneAt),
+        connectionGoneMs: since((await goneAt).goneAt),
+        lastListedMs: since((await goneAt).lastListedAt),
         noticedMs: since(seen.get(noticedByConnection)),
         releasedMs: since(seen.get(stepsReleased)),
         activeMs: since(activeAt2),
@@ -160,15 +166,25 @@ async function childConnectionName(redis: RedisClient, engine: Engine, pid: numb
   return name;
 }
 
-/** The `performance.now()` at which CLIENT LIST (polled every 5 ms) first no longer lists `name`. */
-async function waitUntilUnlisted(redis: RedisClient, name: string, timeoutMs: number): Promise<number> {
+/**
+ * The `performance.now()` at which CLIENT LIST (polled every 5 ms) first no longer lists `name`, and at which
+ * the last poll that still listed it was sent.
+ */
+async function waitUntilUnlisted(
+  redis: RedisClient,
+  name: string,
+  timeoutMs: number,
+): Promise<{ goneAt: number; lastListedAt: number }> {
   const deadline = Date.now() + timeoutMs;
+  let lastListedAt = Number.NaN;
   while (Date.now() < deadline) {
+    const sentAt = performance.now();
     const listing = String(await redis.call('CLIENT', 'LIST', 'TYPE', 'normal'));
-    if (!clientNames(listing).has(name)) return performance.now();
+    if (!clientNames(listing).has(name)) return { goneAt: performance.now(), lastListedAt };
+    lastListedAt = sentAt;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  return Number.NaN;
+  return { goneAt: Number.NaN, lastListedAt };
 }
 
 /** Resolves with the `performance.now()` at which the job was first seen active. */
