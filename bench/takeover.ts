@@ -18,6 +18,8 @@ import { takeoverConfigOptions } from './takeover-config.js';
 
 /** How long after the survivor started the kill comes at the earliest. */
 const survivorSettleMs = 250;
+/** How far the kills are spread over the watch's poll period (see measureTakeover). */
+const pollPhaseSpreadMs = 100;
 
 const fixture = fileURLToPath(new URL('./fixtures/takeover-worker.ts', import.meta.url));
 
@@ -112,8 +114,13 @@ export async function measureTakeover(url: string, killDelayFraction: number): P
     const survivorStartedAt = performance.now();
     // Not before the survivor has settled: its start-up work (first fetch, compiling code on first use) runs
     // on this process's event loop for a while after start() resolves and would be counted as takeover time.
+    // The fraction also spreads the kill over 100 ms, so it falls at every phase of the survivor's watch
+    // (it polls every 50 ms, 100 ms before decision 0045's amendment): the steps of half the lock duration
+    // are whole multiples of the poll, and would otherwise put every kill at about the same phase.
     const killDelayMs = Math.max(
-      (killDelayFraction * config.worker.lock_duration_ms) / 2 - (performance.now() - activeAt),
+      (killDelayFraction * config.worker.lock_duration_ms) / 2 +
+        killDelayFraction * pollPhaseSpreadMs -
+        (performance.now() - activeAt),
       survivorSettleMs - (performance.now() - survivorStartedAt),
     );
     if (killDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, killDelayMs));
