@@ -20,7 +20,7 @@ import { type RegisteredProcess, type WorkerAbout, WorkerRegistry } from '../red
  * heartbeats may have expired while Redis was away.
  *
  * Sooner than the heartbeat (decision 0045): each process names its own connection (`connectionName`), and
- * every `goneAfterMs / 3` looks at the names Redis lists (CLIENT LIST, in the round trip that reads the
+ * every `goneAfterMs / 6` looks at the names Redis lists (CLIENT LIST, in the round trip that reads the
  * registry). A SIGKILLed process's connections close at once; a registered process whose name has been
  * missing for `goneAfterMs` — longer than its connection takes to come back after a cut — is dead. A process
  * cut off without its connection closing (a partition, a paused network) keeps its name listed, and its
@@ -29,6 +29,9 @@ import { type RegisteredProcess, type WorkerAbout, WorkerRegistry } from '../red
 export class DeadWorkerWatch {
   private readonly registry: WorkerRegistry;
   private timer: NodeJS.Timeout | undefined;
+  /** Set for when the first missing name's `goneAfterMs` runs out (rather than the tick after it). */
+  private judgeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   private readyAt = Date.now();
   private busy = false;
   private lastBeatAt = 0;
@@ -87,8 +90,11 @@ export class DeadWorkerWatch {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.judgeTimer) clearTimeout(this.judgeTimer);
+    this.judgeTimer = undefined;
     await this.registry.unregister().catch(() => {});
   }
 
@@ -100,15 +106,26 @@ export class DeadWorkerWatch {
     const goneAfterMs = this.options.connections?.goneAfterMs;
     return goneAfterMs === undefined
       ? this.beatMs()
-      : Math.min(this.beatMs(), Math.max(25, Math.floor(goneAfterMs / 3)));
+      : Math.min(this.beatMs(), Math.max(25, Math.floor(goneAfterMs / 6)));
   }
 
-  private async tick(): Promise<void> {
+  private tick(): Promise<void> {
+    return this.look(true);
+  }
+
+  /**
+   * One look: the heartbeat when `withBeat` and it is due, then the registry and the connections, then the
+   * takeover of any process found dead. After a look that succeeded, a name seen missing is judged again the
+   * moment its `goneAfterMs` has passed (`scheduleJudgment`) rather than at the first tick after it.
+   */
+  private async look(withBeat: boolean): Promise<void> {
+    // A judgment that falls while a tick looks is scheduled again when that tick is done.
     if (this.busy) return;
     this.busy = true;
+    let looked = false;
     try {
       const now = Date.now();
-      const beating = now - this.lastBeatAt >= this.beatMs() - this.tickMs() / 2;
+      const beating = withBeat && now - this.lastBeatAt >= this.beatMs() - this.tickMs() / 2;
       if (beating) {
         // Info, not warn: a Redis that restarted without persistence lost every entry, and each process
         // registering again then is expected (the outage already had its own line).
@@ -124,11 +141,32 @@ export class DeadWorkerWatch {
       const judgeHeartbeats = beating && now - this.readyAt >= this.options.deadAfterMs;
       const dead = await this.findDead(judgeHeartbeats);
       if (dead.length > 0) await this.takeOver(dead);
+      looked = true;
     } catch (error) {
       this.options.logger.warn({ err: error }, 'dead worker watch: RedisClient call failed; trying again');
     } finally {
       this.busy = false;
     }
+    // After a failure the ticks alone try again: a judgment at once would spin while Redis is away.
+    if (looked) this.scheduleJudgment();
+  }
+
+  /**
+   * Sets a timer for when the earliest missing name's `goneAfterMs` runs out. The look then reads CLIENT LIST
+   * afresh, so a process whose connection came back meanwhile is not taken; heartbeats are left to the ticks.
+   */
+  private scheduleJudgment(): void {
+    const goneAfterMs = this.options.connections?.goneAfterMs;
+    if (this.closed || this.judgeTimer || goneAfterMs === undefined || this.missingSince.size === 0) return;
+    const firstMissing = Math.min(...this.missingSince.values());
+    this.judgeTimer = setTimeout(
+      () => {
+        this.judgeTimer = undefined;
+        void this.look(false);
+      },
+      Math.max(0, firstMissing + goneAfterMs - Date.now()),
+    );
+    this.judgeTimer.unref();
   }
 
   /**

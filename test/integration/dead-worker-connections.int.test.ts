@@ -74,8 +74,10 @@ describe('dead worker processes noticed by their connections', () => {
     await started(...workers);
     const { runId } = await h.engine.startRun({ input: 'go' });
     const survivor = await killTheCaller(h, workers, 30_000);
+    // The released job wakes the survivor's fetch at once (BullMQ's marker), so its model call can be seen
+    // before its log lines have come through the pipe: wait for them rather than read the output once.
+    await waitFor(() => survivor.output().includes(takenOver), 30_000, 'the takeover to be logged');
     expect(survivor.output()).toContain(byConnection);
-    expect(survivor.output()).toContain(takenOver);
     const run = await h.engine.waitForRun(runId, { timeoutMs: 60_000 });
     expect(run.status).toBe('completed');
     expect(run.result).toBe('finally');

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/crash-scenario.js';
 import { killTheCaller, started } from '../helpers/generations.js';
 import { Harness } from '../helpers/harness.js';
 
@@ -28,7 +29,13 @@ describe('dead worker processes', () => {
     await started(...workers);
     const { runId } = await h.engine.startRun({ input: 'go' });
     const survivor = await killTheCaller(h, workers, 60_000);
-    expect(survivor.output()).toContain('a worker process died: its steps were released');
+    // The released job wakes the survivor's fetch at once (BullMQ's marker), so its model call can be seen
+    // before its log line has come through the pipe: wait for the line rather than read the output once.
+    await waitFor(
+      () => survivor.output().includes('a worker process died: its steps were released'),
+      30_000,
+      'the takeover to be logged',
+    );
     const run = await h.engine.waitForRun(runId, { timeoutMs: 60_000 });
     expect(run.status).toBe('completed');
     expect(run.result).toBe('finally');
