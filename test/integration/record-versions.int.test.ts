@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordKinds } from '../../src/schemas/record-kinds.js';
+import '../../src/workflows/index.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness } from '../helpers/harness.js';
 
@@ -15,9 +17,11 @@ describe('a step job written by a newer Ratchet', () => {
     const queue = harness.engine.queues.queue(0);
     const place = { session_id: 'ses_x', run_id: 'run_x', agent: 'agent', chat_id: 'main', iteration: 1 };
     const options = { attempts: 3, backoff: { type: 'fixed', delay: 10 } };
+    const newerVersion = (recordKinds().find((kind) => kind.name === 'job.iteration')?.version ?? 0) + 1;
     const newer = await queue.add(
       'iteration',
-      { ...place, v: 2, previous_calls: 0, added: 'later' },
+      // One version above the one this Ratchet writes.
+      { ...place, v: newerVersion, previous_calls: 0, added: 'later' },
       {
         ...options,
         jobId: 'job-newer',
@@ -41,7 +45,7 @@ describe('a step job written by a newer Ratchet', () => {
     const newerJob = await queue.getJob(newer.id ?? '');
     expect(newerJob?.attemptsMade).toBe(3);
     expect(newerJob?.failedReason).toMatch(
-      /version 2 of record kind "job.iteration", written by a newer Ratchet/,
+      new RegExp(`version ${newerVersion} of record kind "job.iteration", written by a newer Ratchet`),
     );
     const brokenJob = await queue.getJob(broken.id ?? '');
     expect(brokenJob?.attemptsMade).toBe(1);
