@@ -78,7 +78,7 @@ export interface SessionDataKeys {
   stateWatchers: string;
   /** Hash: idempotency key of a state_watch call -> its deadline (ms since the epoch), fixed once. */
   stateWatchDeadlines: string;
-  /** Sorted set: the latest state_delete calls' idempotency keys, scored by time and answer (state-delete.lua). */
+  /** Sorted set: the latest state_delete calls' idempotency keys, scored by order and answer (state-delete.lua). */
   stateDeletes: string;
   /** Hash: task id -> task JSON (the `tasks` toolbox's board). */
   tasks: string;

@@ -43,7 +43,7 @@ function redisState(redis: RedisClient, keys: SessionDataKeys): StateStore {
         redis,
         'state-delete',
         [keys.state, keys.stateDeletes],
-        [deletion.key, deletion.callKey, deletion.nowMs, deletion.keptAnswers],
+        [deletion.key, deletion.callKey, deletion.keptAnswers],
       );
       return removed === '1';
     },

@@ -18,12 +18,7 @@ export interface StateStore {
    * Deletes a key once per call (`callKey`, its idempotency key): true when the key was set. A call run again
    * gets its first answer and deletes nothing, while its answer is among the latest `keptAnswers`.
    */
-  deleteState(deletion: {
-    key: string;
-    callKey: string;
-    nowMs: number;
-    keptAnswers: number;
-  }): Promise<boolean>;
+  deleteState(deletion: { key: string; callKey: string; keptAnswers: number }): Promise<boolean>;
   /**
    * Looks at a key for a watching call: its value when set, a timeout past the deadline, or the watch is
    * recorded and the call waits until `deadline`.

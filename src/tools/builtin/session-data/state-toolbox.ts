@@ -78,7 +78,6 @@ const stateDelete = defineTool({
     const deleted = await context.session.data.deleteState({
       key: input.key,
       callKey: context.idempotencyKey,
-      nowMs: context.session.now().getTime(),
       keptAnswers: sessionDataLimits.deleteAnswers,
     });
     return { ok: true, key: input.key, deleted };
