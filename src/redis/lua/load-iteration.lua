@@ -1,7 +1,9 @@
 --[[
   Reads what an iteration step needs, in one command: the run, its journal fields, and the chat from a
   position on (the worker holds the entries before it: a chat only grows). Notes the execution in the step's
-  attempts record on the way (decision 0019), when the run exists: no extra round trip.
+  attempts record on the way (decision 0019), when the run exists: no extra round trip. Counts the model call
+  this execution is about to make (decision 0054) when asked to, the run exists and the iteration's reply is
+  not recorded (the first journal field): the worker takes the count back if it ends without the call.
 
   KEYS[1] run hash
   KEYS[2] journal hash
@@ -13,24 +15,32 @@
   ARGV[2]    the step's attempts field (attempts:<job id>)
   ARGV[3]    this execution's attempt note (JSON; '' = none)
   ARGV[4]    how many notes the record keeps
-  ARGV[5..]  the journal fields to read
+  ARGV[5]    the iteration's model call counter to count this execution's call in (calls:<n>; '' = none)
+  ARGV[6..]  the journal fields to read, the iteration's reply first
 
-  Returns {{record, rev}, {journal values in ARGV order}, {chat entries from ARGV[1]}, chat length, view,
-           {steered messages}}
+  Returns {{record, rev}, {journal values in ARGV order, as they were before the count}, {chat entries from
+           ARGV[1]}, chat length, view, {steered messages}, 1 when the call was counted else 0}
 ]]
 local rcall = redis.call
 
 --- @include "attempt-note"
 
 local run = rcall('HMGET', KEYS[1], 'record', 'rev')
+local journal = rcall('HMGET', KEYS[2], unpack(ARGV, 6))
+local counted = 0
 if run[1] then
   noteAttempt(KEYS[2], ARGV[2], ARGV[3], tonumber(ARGV[4]))
+  if ARGV[5] ~= '' and not journal[1] then
+    rcall('HINCRBY', KEYS[2], ARGV[5], 1)
+    counted = 1
+  end
 end
 return {
   run,
-  rcall('HMGET', KEYS[2], unpack(ARGV, 5)),
+  journal,
   rcall('LRANGE', KEYS[3], tonumber(ARGV[1]), -1),
   rcall('LLEN', KEYS[3]),
   rcall('GET', KEYS[4]),
   rcall('LRANGE', KEYS[5], 0, -1),
+  counted,
 }
