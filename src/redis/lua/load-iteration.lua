@@ -15,7 +15,8 @@
   ARGV[2]    the step's attempts field (attempts:<job id>)
   ARGV[3]    this execution's attempt note (JSON; '' = none)
   ARGV[4]    how many notes the record keeps
-  ARGV[5]    the iteration's model call counter to count this execution's call in (calls:<n>; '' = none)
+  ARGV[5]    the iteration's model call counter to count this execution's call in (calls:<n>; '' = none;
+             read with the journal fields when it is one of them)
   ARGV[6..]  the journal fields to read, the iteration's reply first
 
   Returns {{record, rev}, {journal values in ARGV order, as they were before the count}, {chat entries from
@@ -26,13 +27,38 @@ local rcall = redis.call
 --- @include "attempt-note"
 
 local run = rcall('HMGET', KEYS[1], 'record', 'rev')
-local journal = rcall('HMGET', KEYS[2], unpack(ARGV, 6))
+-- The journal fields and the attempts record in one read; the note and the count in one write.
+local fieldCount = #ARGV - 5
+local read = rcall('HMGET', KEYS[2], ARGV[2] ~= '' and ARGV[2] or ARGV[6], unpack(ARGV, 6))
+local journal = {}
+local countAt = nil
+for index = 1, fieldCount do
+  journal[index] = read[index + 1]
+  if ARGV[5 + index] == ARGV[5] then
+    countAt = index
+  end
+end
 local counted = 0
 if run[1] then
-  noteAttempt(KEYS[2], ARGV[2], ARGV[3], tonumber(ARGV[4]))
+  local writes = {}
+  local noted = ARGV[2] ~= '' and attemptsWithNote(read[1], ARGV[3], tonumber(ARGV[4]))
+  if noted then
+    writes[#writes + 1] = ARGV[2]
+    writes[#writes + 1] = noted
+  end
   if ARGV[5] ~= '' and not journal[1] then
-    rcall('HINCRBY', KEYS[2], ARGV[5], 1)
+    local before
+    if countAt then
+      before = journal[countAt]
+    else
+      before = rcall('HGET', KEYS[2], ARGV[5])
+    end
+    writes[#writes + 1] = ARGV[5]
+    writes[#writes + 1] = (tonumber(before) or 0) + 1
     counted = 1
+  end
+  if #writes > 0 then
+    rcall('HSET', KEYS[2], unpack(writes))
   end
 end
 return {
