@@ -61,11 +61,21 @@ if run[1] then
     rcall('HSET', KEYS[2], unpack(writes))
   end
 end
+-- Entries from the position on say the chat's length (the position is not past the end); none may mean the
+-- position is past it: then the length is read.
+local from = tonumber(ARGV[1])
+local entries = rcall('LRANGE', KEYS[3], from, -1)
+local length
+if #entries > 0 then
+  length = from + #entries
+else
+  length = rcall('LLEN', KEYS[3])
+end
 return {
   run,
   journal,
-  rcall('LRANGE', KEYS[3], tonumber(ARGV[1]), -1),
-  rcall('LLEN', KEYS[3]),
+  entries,
+  length,
   rcall('GET', KEYS[4]),
   rcall('LRANGE', KEYS[5], 0, -1),
   counted,
