@@ -141,20 +141,36 @@ class StepStoreOnRedis implements RedisStepStore {
     return commitSteers(this.redis, { ...this.write, ...commit });
   }
 
-  async loadIteration(fields: readonly string[]) {
+  async loadIteration(fields: readonly string[], countField = '') {
     const { keys, chatKey } = this.write;
     // A chat only grows: only the entries after the ones this process holds are read (chat-cache.ts).
     const from = knownChatLength(chatKey);
-    const [runFields, journal, entries, chatLength, view, steered] = (await runScript(
+    const [runFields, journal, entries, chatLength, view, steered, counted] = (await runScript(
       this.redis,
       'load-iteration',
       [keys.run, keys.journal, chatKey, chatViewKey(chatKey), keys.steers],
-      [from, this.write.attempt?.field ?? '', this.write.attempt?.note ?? '', attemptsKept, ...fields],
-    )) as unknown as [(string | null)[], (string | null)[], string[], number, string | null, string[]];
+      [
+        from,
+        this.write.attempt?.field ?? '',
+        this.write.attempt?.note ?? '',
+        attemptsKept,
+        countField,
+        ...fields,
+      ],
+    )) as unknown as [
+      (string | null)[],
+      (string | null)[],
+      string[],
+      number,
+      string | null,
+      string[],
+      number,
+    ];
     const run = this.runOf(runFields);
     return {
       run,
       journal,
+      counted: counted === 1,
       chat: run ? await this.wholeChat(from, entries, chatLength) : [],
       view: decodeView(view, `the context view of ${chatKey}`),
       steered: steered.map((entry, index) =>

@@ -40,7 +40,7 @@ function place() {
       redis,
       'load-iteration',
       [keys.run, keys.journal, chat, chatViewKey(chat), keys.steers],
-      [0, field, note === '' ? '' : JSON.stringify(note), attemptsKept, journalField.reply(1)],
+      [0, field, note === '' ? '' : JSON.stringify(note), attemptsKept, '', journalField.reply(1)],
     );
   const lockKey = jobLockKey(space, keys.shard, jobId);
   const park = async (token: string, at: string, wakeAt: number, execution: AttemptStart | '' = '') =>

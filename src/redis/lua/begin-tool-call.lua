@@ -43,20 +43,28 @@ if refused then
 end
 -- One read of the run: the execution is noted when the run exists (finished too), and the call needs it open.
 local record = rcall('HGET', KEYS[2], 'record')
-if record then
-  noteAttempt(KEYS[3], ARGV[12], ARGV[13], tonumber(ARGV[14]))
+-- The attempts record, the outcome and the intent in one read; the note is written with the intent.
+local attemptsField = ARGV[12] ~= '' and ARGV[12] or ARGV[3]
+local ledger = rcall('HMGET', KEYS[3], attemptsField, ARGV[3], ARGV[2])
+local noted = record and ARGV[12] ~= '' and attemptsWithNote(ledger[1], ARGV[13], tonumber(ARGV[14]))
+-- Every answer but STARTED writes the note alone.
+local function answer(reply)
+  if noted then
+    rcall('HSET', KEYS[3], ARGV[12], noted)
+  end
+  return reply
 end
 refused = recordOpen(record)
 if refused then
-  return refused
+  return answer(refused)
 end
-local outcome = rcall('HGET', KEYS[3], ARGV[3])
+local outcome = ledger[2]
 if outcome then
-  return {'DONE', outcome}
+  return answer({'DONE', outcome})
 end
 local reply = rcall('LINDEX', KEYS[4], tonumber(ARGV[4]))
 if not reply then
-  return {'NO_REPLY'}
+  return answer({'NO_REPLY'})
 end
 
 local wanted = tonumber(ARGV[5])
@@ -72,16 +80,20 @@ for _, part in ipairs(cjson.decode(reply)['message']['parts']) do
   end
 end
 if not call then
-  return {'NO_REPLY'}
+  return answer({'NO_REPLY'})
 end
 local callJson = cjson.encode(call)
 
-local intent = rcall('HGET', KEYS[3], ARGV[2])
+local intent = ledger[3]
 if intent then
-  return {'INTERRUPTED', intent, callJson}
+  return answer({'INTERRUPTED', intent, callJson})
 end
 
-rcall('HSET', KEYS[3], ARGV[2], ARGV[6])
+if noted then
+  rcall('HSET', KEYS[3], ARGV[2], ARGV[6], ARGV[12], noted)
+else
+  rcall('HSET', KEYS[3], ARGV[2], ARGV[6])
+end
 local event = cjson.encode({
   v = 1,
   kind = 'tool_call_start',

@@ -95,8 +95,8 @@ for field, amount in string.gmatch(ARGV[10], '([%w_]+)=([%d.eE+-]+)') do
 end
 
 if ARGV[5] ~= '' then
-  rcall('HSET', KEYS[2], 'record', ARGV[5])
-  rcall('HINCRBY', KEYS[2], 'rev', 1)
+  -- The rev stepGuards read, moved on in the same write as the record.
+  rcall('HSET', KEYS[2], 'record', ARGV[5], 'rev', (tonumber(rev) or 0) + 1)
   indexRun(KEYS[13], ARGV[7], ARGV[5])
 end
 

@@ -43,24 +43,40 @@ local rcall = redis.call
 --- @include "step-guards"
 --- @include "webhook-outbox"
 --- @include "add-step-job"
-local refused = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
-if refused then
-  return refused
-end
-
 local index = tonumber(ARGV[6])
 local count = tonumber(ARGV[7])
 local eventCount = tonumber(ARGV[11])
+-- One read of the journal: this outcome (a retried step finds it), the batch's mark, and the batch's waiting
+-- entries and their events, in call order.
+local readFields = {ARGV[2], ARGV[5]}
 local entryFields, addedFields = {}, {}
 for k = 1, count do
   entryFields[k] = ARGV[11 + eventCount + k]
   addedFields[k] = ARGV[11 + eventCount + count + k]
+  readFields[2 + k] = entryFields[k]
+  readFields[2 + count + k] = addedFields[k]
 end
+local refused = lockHeld(KEYS[1], ARGV[1])
+if refused then
+  return refused
+end
+local read = rcall('HMGET', KEYS[3], unpack(readFields))
+if read[1] then
+  return {'DONE', read[1]}
+end
+refused = runOpen(KEYS[2])
+if refused then
+  return refused
+end
+
 local function addNextIteration()
   addStepJobs({wait = KEYS[6], meta = KEYS[7], active = KEYS[8], events = KEYS[9], marker = KEYS[10],
     prefix = ARGV[12 + eventCount + 2 * count]}, ARGV[13 + eventCount + 2 * count])
 end
-rcall('HSET', KEYS[3], ARGV[2], ARGV[3], entryFields[index + 1], ARGV[9], addedFields[index + 1], ARGV[10])
+-- The outcome, with this call's chat entry and its event waiting in the journal for the batch.
+local function recordWaiting()
+  rcall('HSET', KEYS[3], ARGV[2], ARGV[3], entryFields[index + 1], ARGV[9], addedFields[index + 1], ARGV[10])
+end
 
 local result = {'OK', '0'}
 for event = 12, 11 + eventCount do
@@ -69,26 +85,27 @@ for event = 12, 11 + eventCount do
   result[#result + 1] = eventId
 end
 
-if rcall('HEXISTS', KEYS[3], ARGV[5]) == 1 then
+if read[2] then
+  recordWaiting()
   return result
 end
--- The waiting entries and their events in one read.
-local waitingFields = {}
-for k = 1, count do
-  waitingFields[k] = entryFields[k]
-  waitingFields[count + k] = addedFields[k]
-end
-local waiting = rcall('HMGET', KEYS[3], unpack(waitingFields))
 local entries, added = {}, {}
 for k = 1, count do
-  if not waiting[k] then
+  if k == index + 1 then
+    entries[k] = ARGV[9]
+    added[k] = ARGV[10]
+  else
+    entries[k] = read[2 + k]
+    added[k] = read[2 + count + k]
+  end
+  if not entries[k] then
+    recordWaiting()
     return result
   end
-  entries[k] = waiting[k]
-  added[k] = waiting[count + k]
 end
 if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
   -- Complete, but the chat moved: the next iteration appends what the journal holds (its fallback).
+  recordWaiting()
   result[2] = '2'
   addNextIteration()
   return result
@@ -99,8 +116,18 @@ for k = 1, count do
   noteForWebhooks(KEYS[5], eventId, added[k])
   result[#result + 1] = eventId
 end
-rcall('HSET', KEYS[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[8]), count = count}))
-rcall('HDEL', KEYS[3], unpack(waitingFields))
+-- This call's entry never waits: only the other calls' entries are taken off the journal.
+rcall('HSET', KEYS[3], ARGV[2], ARGV[3], ARGV[5], cjson.encode({v = 1, index = tonumber(ARGV[8]), count = count}))
+if count > 1 then
+  local waitingFields = {}
+  for k = 1, count do
+    if k ~= index + 1 then
+      waitingFields[#waitingFields + 1] = entryFields[k]
+      waitingFields[#waitingFields + 1] = addedFields[k]
+    end
+  end
+  rcall('HDEL', KEYS[3], unpack(waitingFields))
+end
 addNextIteration()
 result[2] = '1'
 return result

@@ -6,8 +6,8 @@
 --- @include "webhook-outbox"
 local function appendEntries(chatKey, eventsKey, maxLen, countAt)
   local count = tonumber(ARGV[countAt])
-  for index = countAt + 1, countAt + count do
-    redis.call('RPUSH', chatKey, ARGV[index])
+  if count > 0 then
+    redis.call('RPUSH', chatKey, unpack(ARGV, countAt + 1, countAt + count))
   end
   local added = {'OK'}
   for index = countAt + count + 1, #ARGV do

@@ -6,17 +6,19 @@
     or parking). An execution is noted once: a note whose `started` (BullMQ's count of takes, one per
     execution) is the latest note's changes nothing. Keeps the latest `keep` executions; `count` counts them
     all. field or noteJson nil or '' does nothing.
+  attemptsWithNote(current, noteJson, keep)
+    What noteAttempt writes, for a caller that read the record (current: its JSON, nil or false: none) and
+    writes it with its own command: the record's new JSON, or nil when nothing changes.
   noteParked(journalKey, field, parkedAt, wakeAt, noteJson, keep)
     Notes the execution (noteAttempt: it may park before its first script noted it, as a call waiting for
     its approval does), then marks the latest note parked: it waits until wakeAt at the latest ('' = no
     time). field nil or '' (a caller without a record) does nothing.
 ]]
-local function noteAttempt(journalKey, field, noteJson, keep)
-  if not field or field == '' or not noteJson or noteJson == '' then
-    return
+local function attemptsWithNote(current, noteJson, keep)
+  if not noteJson or noteJson == '' then
+    return nil
   end
   local note = cjson.decode(noteJson)
-  local current = redis.call('HGET', journalKey, field)
   local record
   if current then
     record = cjson.decode(current)
@@ -26,7 +28,7 @@ local function noteAttempt(journalKey, field, noteJson, keep)
   local attempts = record['attempts']
   local previous = attempts[#attempts]
   if previous and previous['started'] == note['started'] then
-    return
+    return nil
   end
   if not previous then
     note['cause'] = 'first'
@@ -42,7 +44,17 @@ local function noteAttempt(journalKey, field, noteJson, keep)
     table.remove(attempts, 1)
   end
   record['count'] = record['count'] + 1
-  redis.call('HSET', journalKey, field, cjson.encode(record))
+  return cjson.encode(record)
+end
+
+local function noteAttempt(journalKey, field, noteJson, keep)
+  if not field or field == '' or not noteJson or noteJson == '' then
+    return
+  end
+  local noted = attemptsWithNote(redis.call('HGET', journalKey, field), noteJson, keep)
+  if noted then
+    redis.call('HSET', journalKey, field, noted)
+  end
 end
 
 local function noteParked(journalKey, field, parkedAt, wakeAt, noteJson, keep)

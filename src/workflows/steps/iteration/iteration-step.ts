@@ -12,6 +12,7 @@ import { effectAnswerStage } from './effect-answer-stage.js';
 import { goalsStage } from './goals-stage.js';
 import { loadIteration } from './iteration-load.js';
 import { memberReplyStage } from './member-reply-stage.js';
+import { returnUnusedCount } from './model-call-count.js';
 import { modelCallStage } from './model-call-stage.js';
 import { planStage } from './plan-stage.js';
 import { keepNotes, rememberStage } from './remember-stage.js';
@@ -22,7 +23,7 @@ import { resultsStage } from './results-stage.js';
 import { scheduleStage } from './schedule-stage.js';
 import { pipeline, repeatWhile } from './stage-pipeline.js';
 import { steerStage } from './steer-stage.js';
-import type { Turn } from './turn.js';
+import type { LoadedIteration, Turn } from './turn.js';
 
 /**
  * One ReAct iteration: append the previous iteration's tool results (in call order), call the model once,
@@ -60,6 +61,20 @@ function awaitsModelReply(turn: Turn): boolean {
 
 async function execute(context: StepContext, data: IterationJobData, reloaded = false): Promise<StepAction> {
   const loaded = await loadIteration(context, data);
+  try {
+    return await executeLoaded(context, data, loaded, reloaded);
+  } finally {
+    // The load counted a model call this execution did not make (it parked, waited, or replied without one).
+    await returnUnusedCount(context, loaded.modelCallCount);
+  }
+}
+
+async function executeLoaded(
+  context: StepContext,
+  data: IterationJobData,
+  loaded: LoadedIteration,
+  reloaded: boolean,
+): Promise<StepAction> {
   if (!loaded.run) {
     context.logger.warn('the run of this step does not exist (never created, or deleted): nothing to do');
     return done;

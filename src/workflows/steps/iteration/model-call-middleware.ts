@@ -12,6 +12,7 @@ import type { RunRecord } from '../../run-record.js';
 import { isPark, type Park } from '../runner/step-action.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import { callModel } from './model-call.js';
+import type { ModelCallCounter } from './model-call-count.js';
 
 /** A model reply with where it came from and what the middleware decided on the way. */
 export interface ModelCallResult extends Completion {
@@ -42,13 +43,13 @@ export async function modelCallThroughMiddleware(
   context: StepContext,
   agent: AgentRuntime,
   request: CompletionRequest,
-  /** The journal counter of model calls started for this request (retry waste). */
-  counterField: string,
+  /** The journal counter of model calls started for this request (retry waste), or the load's count of it. */
+  counter: ModelCallCounter,
   run: RunRecord,
 ): Promise<ModelCallResult | Park> {
   const middleware = agent.middleware?.filter((entry) => entry.definition.aroundModelCall) ?? [];
   if (middleware.length === 0) {
-    const completion = await callModel(context, agent, request, counterField, run, 'chat');
+    const completion = await callModel(context, agent, request, counter, run, 'chat');
     if (isPark(completion)) return completion;
     const { name, model, price } = agent.provider;
     return { ...completion, route: { name, model, price } };
@@ -76,7 +77,7 @@ export async function modelCallThroughMiddleware(
           signal === context.signal ? context : { ...context, signal },
           routed,
           { ...request, messages: sent.messages, tools: sent.tools, options: sent.options },
-          counterField,
+          counter,
           run,
           'chat',
         );

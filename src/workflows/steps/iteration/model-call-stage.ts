@@ -43,7 +43,7 @@ export async function modelCallStage(turn: Turn): Promise<StageResult<Turn>> {
     context,
     agent,
     completionRequest,
-    journalField.modelCalls(n),
+    turn.loaded.modelCallCount ?? journalField.modelCalls(n),
     stored.record,
   ).catch((error: unknown) => {
     if (!isContextLengthError(error)) throw error;

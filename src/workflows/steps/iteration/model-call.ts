@@ -6,6 +6,7 @@ import { estimateTokens } from '../../../models/token-estimate.js';
 import { type Park, park } from '../runner/step-action.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import { type ModelCallReport, type ObservedRun, repeatCauseOf } from '../runner/step-observer.js';
+import { type ModelCallCounter, takeLoadCount } from './model-call-count.js';
 
 /**
  * One model request of an iteration, within the provider's shared limits: admitted by the rate limiter (a
@@ -16,8 +17,11 @@ export async function callModel(
   context: StepContext,
   agent: AgentRuntime,
   request: CompletionRequest,
-  /** The journal counter of model calls started for this request (retry waste). */
-  counterField: string,
+  /**
+   * The journal counter of model calls started for this request (retry waste), or the count an iteration's
+   * load made for its call (decision 0054).
+   */
+  counter: ModelCallCounter,
   /** The run the call is made for, and why: for traces and metrics. */
   run: ObservedRun,
   purpose: ModelCallReport['purpose'],
@@ -67,14 +71,16 @@ export async function callModel(
       return park(services.now().getTime() + admission.waitMs);
     }
   }
-  // Counted without waiting (the connection pipelines it), so a later execution learns that this call was
-  // made if this one dies before its reply is recorded (retry waste). A refused request is uncounted again;
-  // a stalled one is not (see below).
+  // Counted before the request, so a later execution learns that this call was made if this one dies before
+  // its reply is recorded (retry waste): by the iteration's load (decision 0054) for its first call, else
+  // here, without waiting (the connection pipelines it). A refused request is uncounted again; a stalled one
+  // is not (see below).
+  const taken = takeLoadCount(counter);
   const count = (by: number) =>
     context.store
-      .countInJournal(counterField, by)
+      .countInJournal(taken.field, by)
       .catch((error: unknown) => context.logger.warn({ err: error }, 'model call not counted'));
-  const counted = count(1);
+  const counted = taken.calls === undefined ? count(1) : Promise.resolve(taken.calls);
   const { observer } = services;
   const startMs = observer ? Date.now() : 0;
   try {

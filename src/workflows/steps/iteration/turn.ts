@@ -11,6 +11,7 @@ import type { PendingMessage } from '../../pending-message.js';
 import type { StoredRun } from '../../run-record.js';
 import type { AgentRuntime, StepContext } from '../runner/step-context.js';
 import type { CompactionDecision, SendPlan } from './context-effects.js';
+import type { ModelCallCount } from './model-call-count.js';
 
 /** An upgrade decided at an iteration boundary (decision 0030), committed with the iteration's reply. */
 export type { UpgradeDecision } from '../../core/upgrade-decision.js';
@@ -24,6 +25,8 @@ export interface LoadedIteration {
   resultsDone: boolean;
   /** Model calls started for this iteration by earlier executions. */
   modelCalls: number;
+  /** The count the load made for this execution's model call (decision 0054); absent when it made none. */
+  modelCallCount: ModelCallCount | undefined;
   /** When POST /v1/runs/:id/upgrade last asked to move the run to the current definition; null: never. */
   upgradeRequestedAt: string | null;
   /** An earlier execution appended the messages steered into the run before this iteration (`steered:<n>`). */

@@ -39,11 +39,18 @@ export interface StepStore {
   /**
    * One round trip (load-iteration.lua): the run, journal fields, the whole chat (read from where this
    * process's copy of it ends; none when the run does not exist), its context view, and the messages
-   * steered into the run that wait for its next iteration.
+   * steered into the run that wait for its next iteration. With `countField` (the iteration's model call
+   * counter, decision 0054), it counts the call this execution is about to make when the run exists and
+   * `fields[0]` (the iteration's reply) is not recorded: `counted` says whether it did; `journal` holds the
+   * values from before the count.
    */
-  loadIteration(fields: readonly string[]): Promise<{
+  loadIteration(
+    fields: readonly string[],
+    countField?: string,
+  ): Promise<{
     run: StoredRun | undefined;
     journal: (string | null)[];
+    counted: boolean;
     chat: Message[];
     view: ContextView;
     steered: PendingMessage[];
