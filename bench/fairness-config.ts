@@ -2,7 +2,16 @@ import type { LoadedConfig } from '../src/config/index.js';
 import { benchConfig } from './bench-config.js';
 import { markedScriptedKind } from './marked-model.js';
 
-export type FairnessMode = 'idle' | 'off' | 'on';
+/**
+ * idle: B alone, fair admission off; idle-fair: B alone on the deployment of `on` (fair admission on); off:
+ * A's runs then B's, fair admission off (first come, first served); on: the same with fair admission on.
+ */
+export type FairnessMode = 'idle' | 'idle-fair' | 'off' | 'on';
+
+/** Whether the mode's deployment has fair admission on. */
+export function fairAdmissionOn(mode: FairnessMode): boolean {
+  return mode === 'on' || mode === 'idle-fair';
+}
 
 export interface FairnessOptions {
   url: string;
@@ -26,12 +35,11 @@ export function fairnessConfig(options: FairnessOptions, mode: FairnessMode, pre
     toolboxes: [],
     maxIterations: 1,
     concurrency: options.concurrency,
-    sections:
-      mode === 'on'
-        ? {
-            admission: { max_active_runs: options.concurrency },
-            tenants: { a: { weight: 1 }, b: { weight: 1 } },
-          }
-        : {},
+    sections: fairAdmissionOn(mode)
+      ? {
+          admission: { max_active_runs: options.concurrency },
+          tenants: { a: { weight: 1 }, b: { weight: 1 } },
+        }
+      : {},
   });
 }
