@@ -20,6 +20,13 @@ export interface FairnessOptions {
   concurrency: number;
   /** The scripted model's delay per call: runs hold a worker slot this long, like a (fast) model. */
   modelDelayMs: number;
+  /**
+   * `admission.recheck_s` with fair admission on (default: the config's, 30 s), and how long after A's last
+   * submission B submits (default 0): together they put B behind a backlog of A's queued runs whose rechecks
+   * come due, as a backlog older than recheck_s does in a deployment (decision 0053).
+   */
+  recheckS?: number;
+  lightDelayMs?: number;
 }
 
 /**

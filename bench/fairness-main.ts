@@ -2,6 +2,8 @@
  * `npm run bench:fairness`: section F of `npm run bench` alone (bench/fairness.ts): tenant A submits
  * BENCH_FAIRNESS_RUNS one-iteration runs (default 2,000), then tenant B 20, with fair admission off (once) and
  * on, and B alone on an idle deployment, in BENCH_FAIRNESS_ROUNDS interleaved rounds (default 3).
+ * BENCH_FAIRNESS_RECHECK_S and BENCH_FAIRNESS_B_DELAY_MS put B behind A's queued runs' rechecks (see
+ * FairnessOptions).
  */
 import { loadavg } from 'node:os';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
@@ -15,6 +17,10 @@ const options = {
   lightRuns: 20,
   concurrency: 20,
   modelDelayMs: 20,
+  ...(process.env.BENCH_FAIRNESS_RECHECK_S ? { recheckS: Number(process.env.BENCH_FAIRNESS_RECHECK_S) } : {}),
+  ...(process.env.BENCH_FAIRNESS_B_DELAY_MS
+    ? { lightDelayMs: Number(process.env.BENCH_FAIRNESS_B_DELAY_MS) }
+    : {}),
 };
 
 const rounds = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3);

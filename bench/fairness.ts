@@ -128,6 +128,7 @@ export async function measureFairness(
         heavy.add(runId);
       });
     }
+    if (options.lightDelayMs) await new Promise((resolve) => setTimeout(resolve, options.lightDelayMs));
     const lightStart = performance.now();
     const light: string[] = [];
     let accepted = Number.POSITIVE_INFINITY;
@@ -185,7 +186,9 @@ export function formatFairness(results: readonly FairnessResult[], options: Fair
   const lines = [
     `F. fairness: tenant A submits ${options.heavyRuns} runs, then tenant B ${options.lightRuns}; 1-iteration runs, ` +
       `model ${options.modelDelayMs} ms, worker concurrency ${options.concurrency}; fair admission on: ` +
-      `admission.max_active_runs ${options.concurrency}, equal weights`,
+      `admission.max_active_runs ${options.concurrency}, equal weights` +
+      (options.recheckS === undefined ? '' : `, admission.recheck_s ${options.recheckS}`) +
+      (options.lightDelayMs ? `; B submits ${options.lightDelayMs} ms after A's last submission` : ''),
     "  B share: model calls started by B / all, from B's submission until B's last call answered; the same from B's",
     "  first run accepted, from B's first call, and (as reported before decision 0048) until B's last call started",
     "  p95 / idle: B's p95 against B alone on the same deployment (fair admission on) measured in the same round;",
