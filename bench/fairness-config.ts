@@ -44,7 +44,10 @@ export function fairnessConfig(options: FairnessOptions, mode: FairnessMode, pre
     concurrency: options.concurrency,
     sections: fairAdmissionOn(mode)
       ? {
-          admission: { max_active_runs: options.concurrency },
+          admission: {
+            max_active_runs: options.concurrency,
+            ...(options.recheckS === undefined ? {} : { recheck_s: options.recheckS }),
+          },
           tenants: { a: { weight: 1 }, b: { weight: 1 } },
         }
       : {},
