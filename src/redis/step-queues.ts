@@ -165,6 +165,19 @@ export class StepQueues {
     await ignoreNotParked(job.promote());
   }
 
+  /**
+   * The admission sweep's safety net for an admitted run whose wake-up was lost (decision 0053): its first
+   * step, still parked or waiting in the queued runs' lane (which runs only when no other step waits), is
+   * woken as an admitted run's. A step running, or waiting already in the admitted runs' order, is left alone
+   * (waking it would put it at the back). Returns whether it was woken.
+   */
+  async wakeStalledAdmitted(shard: number, jobId: string): Promise<boolean> {
+    const state = await this.queue(shard).getJobState(jobId);
+    if (state !== 'prioritized' && state !== 'delayed') return false;
+    await this.wakeAdmitted(shard, jobId);
+    return true;
+  }
+
   /** A handle on a stored job by its id, for BullMQ's scripts that need only the id (no read of the job). */
   private jobShell(shard: number, jobId: string): Job {
     return new Job(this.queue(shard), '', null, {}, jobId);

@@ -97,4 +97,31 @@ describe('the lane of queued runs', () => {
     }
     expect(firstCalls(h)).toEqual([second.runId, third.runId]);
   }, 60_000);
+
+  it('the sweep wakes an admitted run whose wake-up was lost while its step waited in the lane', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: { admission: { max_active_runs: 1, recheck_s: 30 }, worker: { concurrency: 1 } },
+    });
+    harness = h;
+    const first = await h.engine.startRun({ input: 'first' });
+    const second = await h.engine.startRun({ input: 'second' });
+    const queue = h.engine.queues.queue(shardOf(h.engine.space, first.sessionId));
+    const secondStep = stepJobId.iteration(second.runId, 1);
+    for (const job of await queue.getDelayed()) await job.promote();
+    await h.engine.cancelRun(first.runId);
+    expect(await h.engine.admission?.isAdmitted(second.runId)).toBe(true);
+    // As if the process that admitted it had died before its wake-up: the step is back in the lane.
+    await (await queue.getJob(secondStep))?.changePriority({ priority: 1 });
+    expect(await queue.getJobState(secondStep)).toBe('prioritized');
+    expect(await h.engine.sweepAdmission()).toBe(0);
+    expect(await queue.getJobState(secondStep)).toBe('waiting');
+    expect((await queue.getJob(secondStep))?.priority).toBe(0);
+    // A second sweep leaves a step already in the admitted runs' order where it is.
+    await h.engine.sweepAdmission();
+    expect(await queue.getJobState(secondStep)).toBe('waiting');
+    await h.startWorker();
+    expect((await h.engine.waitForRun(second.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    expect(h.modelCalls().map((call) => call.run_id)).toEqual([second.runId]);
+  }, 60_000);
 });
