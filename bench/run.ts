@@ -33,7 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
 import { contextTarget, formatContextTokens, measureContextTokens } from './context-tokens.js';
 import { describeEnvironment } from './environment.js';
-import { type FairnessResult, fairnessTargets, formatFairness, measureFairness } from './fairness.js';
+import { type FairnessResult, fairnessTargets, formatFairness, measureFairnessRounds } from './fairness.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
 import { measureRawChains } from './raw-chain.js';
 import {
@@ -232,9 +232,7 @@ async function main(): Promise<void> {
       scaling.push(await measureScaling({ url }, workers, delayMs, scalingRuns * workers));
   }
 
-  const fairness: FairnessResult[] = [];
-  for (const mode of ['idle', 'off', 'on'] as const)
-    fairness.push(await measureFairness(fairnessOptions, mode));
+  const fairness = await measureFairnessRounds(fairnessOptions, 3);
 
   const singleRows = [single.serial, single.parallel].flatMap((rows) => [rows.raw, rows.ratchet]);
   const chainRows = [chain.serial, chain.parallel].flatMap((rows) => [

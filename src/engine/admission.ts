@@ -1,4 +1,5 @@
-import { isFinished, type RunPage, sessionIdOfRun } from '../workflows/index.js';
+import { shardOf } from '../redis/keys.js';
+import { isFinished, type RunPage, sessionIdOfRun, stepJobId } from '../workflows/index.js';
 import type { EngineParts } from './engine-parts.js';
 
 /** How long one process holds the sweep (a sweep takes a round trip per 100 active runs, plus releases). */
@@ -8,7 +9,8 @@ const sweepLockMs = 30_000;
  * The safety net of fair admission (decision 0038): a root run's end releases its slot after the run's final
  * commit, and the cancellation of a queued run removes it from the queue; a process that dies in between
  * leaves the slot taken. The sweep releases every admitted run that is finished or gone, on one process at a
- * time (a lock with an expiry). Returns how many it released.
+ * time (a lock with an expiry), and wakes the first step of every admitted run not started whose step still
+ * waits parked or in the queued runs' lane (its wake-up lost, decision 0053). Returns how many it released.
  */
 export async function sweepAdmission(parts: EngineParts): Promise<number> {
   const admission = parts.admission;
@@ -27,6 +29,15 @@ export async function sweepAdmission(parts: EngineParts): Promise<number> {
       );
       for (const [index, run] of batch.entries()) {
         const stored = records[index];
+        if (stored?.record.status === 'queued') {
+          // Admitted, not started: its wake-up may have died with a process (decision 0053).
+          const sessionId = stored.record.session_id;
+          await parts.queues.wakeStalledAdmitted(
+            shardOf(parts.space, sessionId),
+            stepJobId.iteration(run.id, 1),
+          );
+          continue;
+        }
         if (stored && !isFinished(stored.record.status)) continue;
         await admission.release(run);
         released += 1;

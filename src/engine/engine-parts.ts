@@ -95,7 +95,10 @@ export class EngineParts {
           wake: async (runId) => {
             const sessionId = sessionIdOfRun(runId);
             if (sessionId)
-              await this.queues.wake(shardOf(options.space, sessionId), stepJobId.iteration(runId, 1));
+              await this.queues.wakeAdmitted(
+                shardOf(options.space, sessionId),
+                stepJobId.iteration(runId, 1),
+              );
           },
         })
       : undefined;

@@ -2,7 +2,7 @@ import { Job, Queue } from 'bullmq';
 import { closeRedis, duplicateClient, type RedisClient } from './connection.js';
 import { type KeySpace, shardPrefix, stepQueueName } from './keys.js';
 import { defineScripts, type ScriptName, scriptCommand } from './scripts.js';
-import type { StepQueues } from './step-queues.js';
+import { queuedRunPriority, type StepQueues } from './step-queues.js';
 
 /**
  * A write of a run with its first step (a new run, a child run, a retry or a fork): the script runs first as
@@ -186,7 +186,11 @@ export class CheckedWriter {
     ]?.(...write.keys, ...write.args('create'));
     const queue = queues.queue(step.shard);
     const options = queues.jobOptions(step.jobId);
-    if (step.delayMs !== undefined) options.delay = step.delayMs;
+    if (step.delayMs !== undefined) {
+      // A run waiting for its admission: its step's recheck goes in the slow lane until it is admitted.
+      options.delay = step.delayMs;
+      options.priority = queuedRunPriority;
+    }
     await new Job(queue, step.kind, step.data, options, step.jobId).addJob(transaction);
     const results = await transaction.exec();
     if (!results) return undefined;

@@ -1,4 +1,4 @@
-import { type JobsOptions, optsEncodeMap, Queue, type Telemetry } from 'bullmq';
+import { Job, type JobsOptions, optsEncodeMap, Queue, type Telemetry } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import { stepJobId } from '../workflows/ids.js';
 import type { NextStep } from '../workflows/index.js';
@@ -21,6 +21,17 @@ export interface StepJobSettings {
 
 /** Extra BullMQ attempts beyond `worker.step_attempts`, used only to record a step's final failure. */
 export const finalFailureHeadroom = 3;
+
+/**
+ * The BullMQ priority of a root run's first step while the run waits for its admission (decision 0053).
+ * BullMQ takes every job of priority 0 (all other steps) before any prioritized job, so the recheck of a run
+ * still queued never runs ahead of a step of an admitted run; `wakeAdmitted` gives the step priority 0.
+ */
+export const queuedRunPriority = 1;
+
+/** BullMQ's codes for a job that is not (or no longer) where a script expected it, or is gone. */
+const jobNotInState = -3;
+const jobNotExist = -1;
 
 /** The step queue of each shard. */
 export class StepQueues {
@@ -134,15 +145,42 @@ export class StepQueues {
     await this.queue(shard).add(stepJobName.teamTurn, data, this.jobOptions(jobId));
   }
 
-  /** Wakes a step parked in the delayed set (a question was answered); a step not parked is left alone. */
+  /**
+   * Wakes a step parked in the delayed set (a question was answered); a step not parked is left alone. One
+   * script call: BullMQ's promote, which answers "not in the delayed state" for a job running, waiting or gone.
+   */
   async wake(shard: number, jobId: string): Promise<void> {
-    const job = await this.queue(shard).getJob(jobId);
-    if (!job) return;
-    try {
-      if (await job.isDelayed()) await job.promote();
-    } catch {
-      // It left the delayed set meanwhile: it is running and will find the answer.
-    }
+    await ignoreNotParked(this.jobShell(shard, jobId).promote());
+  }
+
+  /**
+   * Wakes the first step of a run just admitted (decision 0053): the step leaves the queued runs' lane
+   * (`queuedRunPriority`) for that of every other step, wherever it is (parked, or woken by its recheck and
+   * waiting behind other steps), then is promoted if parked. Two script calls, in this order: promoted first,
+   * a prioritized step would wait in the slow lane.
+   */
+  async wakeAdmitted(shard: number, jobId: string): Promise<void> {
+    const job = this.jobShell(shard, jobId);
+    await ignoreNotParked(job.changePriority({ priority: 0 }));
+    await ignoreNotParked(job.promote());
+  }
+
+  /**
+   * The admission sweep's safety net for an admitted run whose wake-up was lost (decision 0053): its first
+   * step, still parked or waiting in the queued runs' lane (which runs only when no other step waits), is
+   * woken as an admitted run's. A step running, or waiting already in the admitted runs' order, is left alone
+   * (waking it would put it at the back). Returns whether it was woken.
+   */
+  async wakeStalledAdmitted(shard: number, jobId: string): Promise<boolean> {
+    const state = await this.queue(shard).getJobState(jobId);
+    if (state !== 'prioritized' && state !== 'delayed') return false;
+    await this.wakeAdmitted(shard, jobId);
+    return true;
+  }
+
+  /** A handle on a stored job by its id, for BullMQ's scripts that need only the id (no read of the job). */
+  private jobShell(shard: number, jobId: string): Job {
+    return new Job(this.queue(shard), '', null, {}, jobId);
   }
 
   /**
@@ -168,4 +206,14 @@ function storedOptions(options: JobsOptions): Record<string, unknown> {
       .filter(([, value]) => value !== undefined)
       .map(([name, value]) => [encode[name] ?? name, value]),
   );
+}
+
+/** A BullMQ job call that may find the job elsewhere than parked (it runs, or ran) or gone: nothing to do. */
+async function ignoreNotParked(call: Promise<void>): Promise<void> {
+  try {
+    await call;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== jobNotInState && code !== jobNotExist) throw error;
+  }
 }

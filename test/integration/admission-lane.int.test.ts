@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { shardOf } from '../../src/redis/keys.js';
+import { stepJobId } from '../../src/workflows/index.js';
+import { Harness } from '../helpers/harness.js';
+
+/**
+ * The lane of queued runs (decision 0053): while a root run waits for its admission, its first step's
+ * recheck sits behind every step of an admitted run in BullMQ's order, so a tenant's backlog of queued runs,
+ * whose rechecks come due together, never delays another tenant's admitted run; an admitted run's step
+ * leaves that lane wherever it is.
+ */
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function firstCalls(h: Harness): string[] {
+  const seen: string[] = [];
+  for (const call of h.modelCalls()) if (!seen.includes(call.run_id)) seen.push(call.run_id);
+  return seen;
+}
+
+describe('the lane of queued runs', () => {
+  it("an admitted run's step runs before the rechecks of another tenant's queued runs that came due first", async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      // One step at a time: the order the worker takes them in is the order they run in.
+      config: {
+        admission: { max_active_runs: 2, recheck_s: 30 },
+        tenants: { a: {}, b: {} },
+        worker: { concurrency: 1 },
+      },
+    });
+    harness = h;
+    const a1 = await h.engine.startRun({ input: 'a one', tenant: 'a' });
+    const a2 = await h.engine.startRun({ input: 'a two', tenant: 'a' });
+    const backlog = [];
+    for (let index = 0; index < 6; index += 1)
+      backlog.push(await h.engine.startRun({ input: `a queued ${index}`, tenant: 'a' }));
+    const queue = h.engine.queues.queue(shardOf(h.engine.space, a1.sessionId));
+    const firstStep = (runId: string) => stepJobId.iteration(runId, 1);
+    // A's queued runs' rechecks come due, moved as their timer would move them (BullMQ's promote of a
+    // delayed job puts it where its priority says, as the promotion of due jobs does).
+    for (const job of await queue.getDelayed()) await job.promote();
+    const prioritized = (await queue.getJobs(['prioritized'])).map((job) => job.id);
+    expect(prioritized.sort()).toEqual(backlog.map((run) => firstStep(run.runId)).sort());
+    expect((await queue.getWaiting()).map((job) => job.id).sort()).toEqual(
+      [firstStep(a1.runId), firstStep(a2.runId)].sort(),
+    );
+
+    // B comes while A holds both slots; A's first admitted run ends (cancelled): its slot goes to B.
+    const b1 = await h.engine.startRun({ input: 'b one', tenant: 'b' });
+    expect((await h.engine.getRun(b1.runId))?.status).toBe('queued');
+    await h.engine.cancelRun(a1.runId);
+    expect(await h.engine.admission?.isAdmitted(b1.runId)).toBe(true);
+    expect((await queue.getWaiting()).map((job) => job.id)).toContain(firstStep(b1.runId));
+
+    await h.startWorker();
+    for (const run of [a2, b1]) {
+      expect((await h.engine.waitForRun(run.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    }
+    // B's run was woken after A's six rechecks came due, and still ran before any of them was looked at.
+    const b1Job = await queue.getJob(firstStep(b1.runId));
+    const backlogJobs = await Promise.all(backlog.map((run) => queue.getJob(firstStep(run.runId))));
+    for (const job of backlogJobs) {
+      expect(job?.processedOn ?? Number.POSITIVE_INFINITY).toBeGreaterThanOrEqual(b1Job?.processedOn ?? 0);
+    }
+    for (const run of backlog)
+      expect((await h.engine.waitForRun(run.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    expect(firstCalls(h).slice(0, 2).sort()).toEqual([a2.runId, b1.runId].sort());
+    expect(h.modelCalls()).toHaveLength(2 + backlog.length);
+  }, 60_000);
+
+  it("a queued run admitted while its recheck waits in the lane moves to the admitted runs' order", async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: { admission: { max_active_runs: 1, recheck_s: 30 }, worker: { concurrency: 1 } },
+    });
+    harness = h;
+    const first = await h.engine.startRun({ input: 'first' });
+    const second = await h.engine.startRun({ input: 'second' });
+    const third = await h.engine.startRun({ input: 'third' });
+    const queue = h.engine.queues.queue(shardOf(h.engine.space, first.sessionId));
+    for (const job of await queue.getDelayed()) await job.promote();
+    const secondStep = stepJobId.iteration(second.runId, 1);
+    expect(await queue.getJobState(secondStep)).toBe('prioritized');
+    // The first run's end admits the second: its step leaves the lane for the wait list; the third stays.
+    await h.engine.cancelRun(first.runId);
+    expect(await queue.getJobState(secondStep)).toBe('waiting');
+    expect((await queue.getJob(secondStep))?.priority).toBe(0);
+    expect(await queue.getJobState(stepJobId.iteration(third.runId, 1))).toBe('prioritized');
+    await h.startWorker();
+    for (const run of [second, third]) {
+      expect((await h.engine.waitForRun(run.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    }
+    expect(firstCalls(h)).toEqual([second.runId, third.runId]);
+  }, 60_000);
+
+  it('the sweep wakes an admitted run whose wake-up was lost while its step waited in the lane', async () => {
+    const h = new Harness({
+      script: { default: { text: 'done' } },
+      config: { admission: { max_active_runs: 1, recheck_s: 30 }, worker: { concurrency: 1 } },
+    });
+    harness = h;
+    const first = await h.engine.startRun({ input: 'first' });
+    const second = await h.engine.startRun({ input: 'second' });
+    const queue = h.engine.queues.queue(shardOf(h.engine.space, first.sessionId));
+    const secondStep = stepJobId.iteration(second.runId, 1);
+    for (const job of await queue.getDelayed()) await job.promote();
+    await h.engine.cancelRun(first.runId);
+    expect(await h.engine.admission?.isAdmitted(second.runId)).toBe(true);
+    // As if the process that admitted it had died before its wake-up: the step is back in the lane.
+    await (await queue.getJob(secondStep))?.changePriority({ priority: 1 });
+    expect(await queue.getJobState(secondStep)).toBe('prioritized');
+    expect(await h.engine.sweepAdmission()).toBe(0);
+    expect(await queue.getJobState(secondStep)).toBe('waiting');
+    expect((await queue.getJob(secondStep))?.priority).toBe(0);
+    // A second sweep leaves a step already in the admitted runs' order where it is.
+    await h.engine.sweepAdmission();
+    expect(await queue.getJobState(secondStep)).toBe('waiting');
+    await h.startWorker();
+    expect((await h.engine.waitForRun(second.runId, { timeoutMs: 30_000 })).status).toBe('completed');
+    expect(h.modelCalls().map((call) => call.run_id)).toEqual([second.runId]);
+  }, 60_000);
+});
