@@ -1,4 +1,10 @@
-export { decodeChatEntries, decodeChatEntry, encodeChatEntry, maxChatEntryChars } from './chat-entry.js';
+export {
+  decodeChatEntries,
+  decodeChatEntry,
+  encodeChatEntry,
+  maxChatEntryChars,
+  wroteChatEntry,
+} from './chat-entry.js';
 export {
   type ContextSummary,
   type ContextView,
