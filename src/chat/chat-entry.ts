@@ -52,9 +52,4 @@ export function decodeChatEntry(text: string, where: string): Message {
   return entries.parse(text, where).message;
 }
 
-/** An entry (encodeChatEntry's text) this process has just appended to a chat, or recorded to append. */
-export function wroteChatEntry(text: string): void {
-  entries.wrote(text);
-}
-
 defineRecordKind({ name: 'chat.entry', version: 1, schema: chatEntrySchema });

@@ -3,7 +3,6 @@ export {
   decodeChatEntry,
   encodeChatEntry,
   maxChatEntryChars,
-  wroteChatEntry,
 } from './chat-entry.js';
 export {
   type ContextSummary,

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import { decodeChatEntries, encodeChatEntry, type Message, wroteChatEntry } from '../chat/index.js';
+import { decodeChatEntries, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
 import { recordMemo } from '../schemas/record-memo.js';
@@ -169,13 +169,7 @@ export async function commitStep<JournalValue>(
       ...plan.events.map(encodeEvent),
     ],
   );
-  const result = toCommitResult(reply);
-  if (result.status === 'ok') {
-    // The next step of the run, most often taken by this worker, reads back what was just written.
-    if (record) runRecords.wrote(record);
-    for (const entry of entries) wroteChatEntry(entry);
-  }
-  return withJobsAdded(result, request.jobs);
+  return withJobsAdded(toCommitResult(reply), request.jobs);
 }
 
 /** An OK commit that named jobs added them (the scripts add them whenever they write). */
@@ -255,8 +249,6 @@ export async function commitToolOutcome(
     commit.jobs ?? '',
   ]);
   if (reply[0] !== 'OK') return toCommitResult(reply);
-  // Recorded, and appended with the rest of its batch by whichever call completes it.
-  wroteChatEntry(entry);
   const completedBatch = reply[1] !== '0';
   return {
     status: 'ok',

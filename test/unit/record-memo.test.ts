@@ -58,19 +58,6 @@ describe('a memo of records read back as JSON text', () => {
     expect(parseError(() => memo.parse('{"v":1,', 'note 4')).message).toContain('not valid JSON');
   });
 
-  it('takes a text this process wrote as JSON gives it back, and still parses any other text', () => {
-    const memo = recordMemo(noteSchema, 1_000_000);
-    const text = note('written here');
-    memo.wrote(text);
-    const read = memo.parse(copyOf(text), 'note 5');
-    expect(read).toStrictEqual(JSON.parse(text));
-    expect(Object.isFrozen(read)).toBe(true);
-    expect(memo.parse(text, 'note 5')).toBe(read);
-    // A text that differs from what was written is validated.
-    const changed = text.replace('"v":1', '"v":"1"');
-    expect(parseError(() => memo.parse(changed, 'note 6')).code).toBe('record_invalid');
-  });
-
   it('holds at most its bound of text, dropping the least recently used first', () => {
     // Texts of one length; room for 16 of them (a text longer than a sixteenth of the bound is never held).
     const texts = Array.from({ length: 17 }, (_, index) => note(String(index).padStart(40, '0')));
