@@ -38,8 +38,8 @@ function contentChars(message: Message): number {
 }
 
 /**
- * The entries this process decoded or wrote, by their text (decision 0055): an iteration reads the entries
- * the step before it appended, and most often that step ran here. Decoded messages are shared and frozen.
+ * The entries this process has decoded, by their text (decision 0055), each validated at its first read here.
+ * Decoded messages are shared and frozen.
  */
 const entries = recordMemo(chatEntrySchema, 32 * 1024 * 1024);
 

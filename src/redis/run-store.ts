@@ -305,8 +305,9 @@ export function encodeEvent(event: StoredEvent): string {
 }
 
 /**
- * The run records this process read or committed, by their text (decision 0055): an iteration reads the
- * record the previous one committed, and a tool call leaves it unchanged. Frozen: every reader shares them.
+ * The run records this process has read, by their text (decision 0055): the tool calls of one batch read the
+ * same record, and a tool call leaves it unchanged. Each text is validated at its first read here. Frozen:
+ * every reader shares them.
  */
 const runRecords = recordMemo(runRecordSchema, 8 * 1024 * 1024);
 
