@@ -1,4 +1,9 @@
-export { decodeChatEntries, decodeChatEntry, encodeChatEntry, maxChatEntryChars } from './chat-entry.js';
+export {
+  decodeChatEntries,
+  decodeChatEntry,
+  encodeChatEntry,
+  maxChatEntryChars,
+} from './chat-entry.js';
 export {
   type ContextSummary,
   type ContextView,

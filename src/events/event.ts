@@ -286,16 +286,28 @@ function boundValue(value: unknown): unknown {
     return `${value.slice(0, eventStringLimit)}\n[… ${value.length - eventStringLimit} more characters left out of this event]`;
   }
   if (typeof value !== 'object' || value === null) return value;
+  // Every event of every step passes here, and almost none holds a string to cut: nothing is allocated
+  // unless something is cut.
   if (Array.isArray(value)) {
-    const bounded = value.map(boundValue);
-    return bounded.every((item, index) => item === value[index]) ? value : bounded;
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const bounded = boundValue(item);
+      if (bounded !== item) {
+        copy ??= [...value];
+        copy[index] = bounded;
+      }
+    }
+    return copy ?? value;
   }
   if ((value as { type?: unknown }).type === 'image') return value;
   let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
     const bounded = boundValue(item);
     if (bounded !== item) {
-      copy ??= { ...(value as Record<string, unknown>) };
+      copy ??= { ...record };
       copy[key] = bounded;
     }
   }

@@ -2,7 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import { decodeChatEntries, encodeChatEntry, type Message } from '../chat/index.js';
 import { RatchetError } from '../errors/index.js';
 import type { StoredEvent } from '../events/event.js';
-import { parseJsonRecord } from '../schemas/parse.js';
+import { recordMemo } from '../schemas/record-memo.js';
 import { type AttemptStart, attemptsKept, journalField } from '../workflows/journal.js';
 import {
   type RunStatus,
@@ -126,6 +126,8 @@ export async function commitStep<JournalValue>(
   request: RunCommit<JournalValue>,
 ): Promise<CommitResult> {
   const { keys, plan } = request;
+  const record = plan.record ? JSON.stringify(withoutStaleWait(plan.record)) : '';
+  const entries = plan.messages.map(encodeChatEntry);
   const reply = await runScript(
     redis,
     'commit-step',
@@ -153,7 +155,7 @@ export async function commitStep<JournalValue>(
       request.journalField,
       JSON.stringify(plan.journal),
       request.expectedRev === undefined ? '' : String(request.expectedRev),
-      plan.record ? JSON.stringify(withoutStaleWait(plan.record)) : '',
+      record,
       request.expectedChatLength === undefined ? '' : String(request.expectedChatLength),
       plan.record?.id ?? '',
       plan.finished ? '1' : '0',
@@ -163,7 +165,7 @@ export async function commitStep<JournalValue>(
       request.queue.jobPrefix,
       request.jobs ?? '',
       plan.messages.length,
-      ...plan.messages.map(encodeChatEntry),
+      ...entries,
       ...plan.events.map(encodeEvent),
     ],
   );
@@ -227,6 +229,7 @@ export async function commitToolOutcome(
   commit: ToolOutcomeCommit & StepWrite & { jobs?: string },
 ): Promise<CommitResult> {
   const keys = [...toolCallScriptKeys(commit), ...commit.queue.keys];
+  const entry = encodeChatEntry(commit.message);
   const reply = await runScript(redis, 'commit-tool-outcome', keys, [
     commit.token,
     journalField.toolOutcome(commit.iteration, commit.index),
@@ -236,7 +239,7 @@ export async function commitToolOutcome(
     commit.index,
     commit.calls,
     commit.replyIndex + 1,
-    encodeChatEntry(commit.message),
+    entry,
     encodeEvent(commit.messageAdded),
     commit.events.length,
     ...commit.events.map(encodeEvent),
@@ -301,8 +304,15 @@ export function encodeEvent(event: StoredEvent): string {
   return JSON.stringify(event);
 }
 
+/**
+ * The run records this process has read, by their text (decision 0055): the tool calls of one batch read the
+ * same record, and a tool call leaves it unchanged. Each text is validated at its first read here. Frozen:
+ * every reader shares them.
+ */
+const runRecords = recordMemo(runRecordSchema, 8 * 1024 * 1024);
+
 export function parseRun(record: string, rev: string | null, where: string): StoredRun {
-  return { record: parseJsonRecord(runRecordSchema, record, where), rev: Number(rev ?? 0) };
+  return { record: runRecords.parse(record, where), rev: Number(rev ?? 0) };
 }
 
 export async function loadRun(

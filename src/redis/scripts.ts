@@ -106,9 +106,17 @@ export function loadScriptSource(name: string, included = new Set<string>()): st
   );
 }
 
+// Worked out once: every script a step runs looks its command up.
+const scriptCommands = Object.fromEntries(
+  (Object.keys(scriptKeyCounts) as ScriptName[]).map((name) => [
+    name,
+    `ratchet${name.replace(/(?:^|-)([a-z])/g, (_match, letter: string) => letter.toUpperCase())}`,
+  ]),
+) as Record<ScriptName, string>;
+
 /** The command a script is registered as on a client (defineScripts): `ratchet` and its name in PascalCase. */
 export function scriptCommand(name: ScriptName): string {
-  return `ratchet${name.replace(/(?:^|-)([a-z])/g, (_match, letter: string) => letter.toUpperCase())}`;
+  return scriptCommands[name];
 }
 
 /** Registers every script on a client (EVALSHA with automatic fallback to EVAL). */

@@ -45,6 +45,19 @@ export interface StepPlace {
  * contract rule kinds its contracts name (decision 0049).
  */
 export function needsOfRecorded(definition: AgentDefinition): Needs {
+  // Asked before every step: worked out once per definition the worker holds (a recorded definition
+  // never changes; its hash names its content).
+  let needs = recordedNeeds.get(definition);
+  if (!needs) {
+    needs = needsOfDefinition(definition);
+    recordedNeeds.set(definition, needs);
+  }
+  return needs;
+}
+
+const recordedNeeds = new WeakMap<AgentDefinition, Needs>();
+
+function needsOfDefinition(definition: AgentDefinition): Needs {
   // The rule kinds its contracts name in code: a worker without one cannot check the run's answer.
   const contracts = contractNeeds(definition.contracts);
   if (definition.kind === 'handoff') {
