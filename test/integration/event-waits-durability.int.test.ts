@@ -79,7 +79,12 @@ describe('a wait under a worker SIGKILL', () => {
       const h = start({ script: waitScript, worker: { question_recheck_ms: 2_000 } });
       const first = h.spawnWorker({ crashAt: point });
       const { runId, sessionId } = await h.engine.startRun({ input: 'wait for the deploy' });
-      await waitFor(async () => (await waiters(h, 'deploy')) === 1, 30_000, 'the wait to park');
+      await waitFor(async () => (await waiters(h, 'deploy')) === 1, 30_000, 'the wait to be listed');
+      // Parked, not only listed: an event sent between the listing and the step's own look is received by
+      // the first execution, which then never runs the call a second time (tool.mid_call@2 is never reached).
+      const toolJob = stepJobId.tool(runId, 1, 0);
+      const queue = h.engine.queues.queue(0);
+      await waitFor(async () => (await queue.getJobState(toolJob)) === 'delayed', 30_000, 'the wait to park');
       await h.engine.sendEvent({ event: 'deploy', payload: { version: 7 }, id: 'deploy-1' });
       const exit = await waitForExit(first, 60_000);
       expect(exit.signal).toBe('SIGKILL');
