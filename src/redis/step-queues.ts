@@ -1,4 +1,4 @@
-import { Job, type JobsOptions, optsEncodeMap, Queue, type Telemetry } from 'bullmq';
+import { ErrorCode, Job, type JobsOptions, optsEncodeMap, Queue, type Telemetry } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import { stepJobId } from '../workflows/ids.js';
 import type { NextStep } from '../workflows/index.js';
@@ -28,10 +28,6 @@ export const finalFailureHeadroom = 3;
  * still queued never runs ahead of a step of an admitted run; `wakeAdmitted` gives the step priority 0.
  */
 export const queuedRunPriority = 1;
-
-/** BullMQ's codes for a job that is not (or no longer) where a script expected it, or is gone. */
-const jobNotInState = -3;
-const jobNotExist = -1;
 
 /** The step queue of each shard. */
 export class StepQueues {
@@ -232,6 +228,6 @@ async function ignoreNotParked(call: Promise<void>): Promise<void> {
     await call;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code !== jobNotInState && code !== jobNotExist) throw error;
+    if (code !== ErrorCode.JobNotInState && code !== ErrorCode.JobNotExist) throw error;
   }
 }
