@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/redis/keys.js';
 import { stepJobId } from '../../src/workflows/index.js';
+import { firstCalls } from '../helpers/call-order.js';
 import { Harness } from '../helpers/harness.js';
 
 /**
@@ -16,10 +17,25 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function firstCalls(h: Harness): string[] {
-  const seen: string[] = [];
-  for (const call of h.modelCalls()) if (!seen.includes(call.run_id)) seen.push(call.run_id);
-  return seen;
+type StartedRun = Awaited<ReturnType<Harness['engine']['startRun']>>;
+
+/**
+ * `count` runs under a cap of one slot on a worker of concurrency 1 (not started yet): the first admitted, the
+ * others queued, with every parked recheck promoted, so the queued runs' steps wait in the lane.
+ */
+async function queuedBehindOne(count: number) {
+  const h = new Harness({
+    script: { default: { text: 'done' } },
+    config: { admission: { max_active_runs: 1, recheck_s: 30 }, worker: { concurrency: 1 } },
+  });
+  harness = h;
+  const names = ['first', 'second', 'third'];
+  const runs: StartedRun[] = [];
+  for (let index = 0; index < count; index += 1)
+    runs.push(await h.engine.startRun({ input: names[index] ?? `run ${index + 1}` }));
+  const queue = h.engine.queues.queue(shardOf(h.engine.space, runs[0]?.sessionId ?? ''));
+  for (const job of await queue.getDelayed()) await job.promote();
+  return { h, queue, runs };
 }
 
 describe('the lane of queued runs', () => {
@@ -74,16 +90,8 @@ describe('the lane of queued runs', () => {
   }, 60_000);
 
   it("a queued run admitted while its recheck waits in the lane moves to the admitted runs' order", async () => {
-    const h = new Harness({
-      script: { default: { text: 'done' } },
-      config: { admission: { max_active_runs: 1, recheck_s: 30 }, worker: { concurrency: 1 } },
-    });
-    harness = h;
-    const first = await h.engine.startRun({ input: 'first' });
-    const second = await h.engine.startRun({ input: 'second' });
-    const third = await h.engine.startRun({ input: 'third' });
-    const queue = h.engine.queues.queue(shardOf(h.engine.space, first.sessionId));
-    for (const job of await queue.getDelayed()) await job.promote();
+    const { h, queue, runs } = await queuedBehindOne(3);
+    const [first, second, third] = runs as [StartedRun, StartedRun, StartedRun];
     const secondStep = stepJobId.iteration(second.runId, 1);
     expect(await queue.getJobState(secondStep)).toBe('prioritized');
     // The first run's end admits the second: its step leaves the lane for the wait list; the third stays.
@@ -99,16 +107,9 @@ describe('the lane of queued runs', () => {
   }, 60_000);
 
   it('the sweep wakes an admitted run whose wake-up was lost while its step waited in the lane', async () => {
-    const h = new Harness({
-      script: { default: { text: 'done' } },
-      config: { admission: { max_active_runs: 1, recheck_s: 30 }, worker: { concurrency: 1 } },
-    });
-    harness = h;
-    const first = await h.engine.startRun({ input: 'first' });
-    const second = await h.engine.startRun({ input: 'second' });
-    const queue = h.engine.queues.queue(shardOf(h.engine.space, first.sessionId));
+    const { h, queue, runs } = await queuedBehindOne(2);
+    const [first, second] = runs as [StartedRun, StartedRun];
     const secondStep = stepJobId.iteration(second.runId, 1);
-    for (const job of await queue.getDelayed()) await job.promote();
     await h.engine.cancelRun(first.runId);
     expect(await h.engine.admission?.isAdmitted(second.runId)).toBe(true);
     // As if the process that admitted it had died before its wake-up: the step is back in the lane.

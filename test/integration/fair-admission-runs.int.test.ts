@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { admissionKeys, shardOf } from '../../src/redis/keys.js';
 import { stepJobId } from '../../src/workflows/index.js';
+import { firstCalls } from '../helpers/call-order.js';
 import { waitFor } from '../helpers/crash-scenario.js';
 import { Harness } from '../helpers/harness.js';
 
@@ -16,12 +17,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-function firstCalls(h: Harness): string[] {
-  const seen: string[] = [];
-  for (const call of h.modelCalls()) if (!seen.includes(call.run_id)) seen.push(call.run_id);
-  return seen;
-}
 
 describe('fair admission of runs', () => {
   it('queues runs past the cap with the reason shown, and admits the next by fair share as runs end', async () => {

@@ -26,6 +26,14 @@ async function callsCounted(harness: Harness, sessionId: string, runId: string, 
   return Number((await harness.redis.hget(journal, journalField.modelCalls(n))) ?? 0);
 }
 
+/** A run killed at `point` and finished on another worker, equal to the reference run without faults. */
+async function killedAt(point: string) {
+  const reference = await referenceRun(script, 'add 2 and 3');
+  const outcome = await crashAndTakeOver(script, 'add 2 and 3', point, (harness) => harnesses.push(harness));
+  await expectSameAsReference(outcome, reference);
+  return { ...outcome, referenceCalls: reference.modelCalls };
+}
+
 describe("the model call count made by an iteration's load", () => {
   it('counts one call per iteration, and no retry waste, on a run without faults', async () => {
     const harness = new Harness({ script });
@@ -41,28 +49,18 @@ describe("the model call count made by an iteration's load", () => {
   });
 
   it('is the repeated call a takeover records as waste, after a kill mid model call', async () => {
-    const reference = await referenceRun(script, 'add 2 and 3');
-    const outcome = await crashAndTakeOver(script, 'add 2 and 3', 'iteration.after_model_call', (harness) =>
-      harnesses.push(harness),
-    );
-    await expectSameAsReference(outcome, reference);
-    const { harness, sessionId, runId } = outcome;
+    const { harness, sessionId, runId, referenceCalls } = await killedAt('iteration.after_model_call');
     // The model was asked twice for iteration 1: both calls are counted, the dead one is waste.
-    expect(harness.modelCalls()).toHaveLength(reference.modelCalls + 1);
+    expect(harness.modelCalls()).toHaveLength(referenceCalls + 1);
     expect(await callsCounted(harness, sessionId, runId, 1)).toBe(2);
     expect((await harness.engine.getRun(runId))?.retry_waste.calls).toBe(1);
   });
 
   it('overstates by the one execution that died between its load and its request, never more', async () => {
-    const reference = await referenceRun(script, 'add 2 and 3');
-    const outcome = await crashAndTakeOver(script, 'add 2 and 3', 'iteration.before_model_call', (harness) =>
-      harnesses.push(harness),
-    );
-    await expectSameAsReference(outcome, reference);
-    const { harness, sessionId, runId } = outcome;
+    const { harness, sessionId, runId, referenceCalls } = await killedAt('iteration.before_model_call');
     // No call was repeated: the dead execution was counted by its load and never sent its request, the case
     // a count sent beside the request already had (a kill between the count and the request).
-    expect(harness.modelCalls()).toHaveLength(reference.modelCalls);
+    expect(harness.modelCalls()).toHaveLength(referenceCalls);
     expect(await callsCounted(harness, sessionId, runId, 1)).toBe(2);
     expect((await harness.engine.getRun(runId))?.retry_waste.calls).toBe(1);
   });
