@@ -110,7 +110,25 @@ export type RunCommit<JournalValue> = CommitRequest<JournalValue> &
     treeUsageKey?: string;
     /** The next step jobs the commit adds in its call (StepQueues.jobsInCommit); '' or absent: none. */
     jobs?: string;
+    /** The step's own job completed in the commit's call (decision 0056); absent: the worker completes it. */
+    completion?: CompletionInCommit | undefined;
   };
+
+/**
+ * BullMQ's completion of a step's own job, made by the commit that is the step's last write (decision 0056):
+ * `moveToFinished`'s 14 keys and 8 arguments as BullMQ's worker builds them, and who is told its reply.
+ */
+export interface CompletionInCommit {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number | Buffer)[];
+  /** BullMQ's reply (the next job, 0, or an error code), when the commit was made; never when refused. */
+  done(reply: unknown): void;
+}
+
+/** The completion's reply, the last element of an OK commit that asked for it (commit-step, commit-tool-outcome). */
+function takeCompletion(reply: unknown[], completion: CompletionInCommit | undefined): void {
+  if (completion && reply[0] === 'OK') completion.done(reply.pop());
+}
 
 /** `field=amount,...` for the commit script's usage sums. */
 export function encodeIncrements(usage: Readonly<Record<string, number>> | undefined): string {
@@ -149,6 +167,7 @@ export async function commitStep<JournalValue>(
       keys.queued,
       request.retention.queueStarts,
       ...request.queue.keys,
+      ...(request.completion?.keys ?? []),
     ],
     [
       request.token,
@@ -167,8 +186,10 @@ export async function commitStep<JournalValue>(
       plan.messages.length,
       ...entries,
       ...plan.events.map(encodeEvent),
+      ...(request.completion?.args ?? []),
     ],
   );
+  takeCompletion(reply, request.completion);
   return withJobsAdded(toCommitResult(reply), request.jobs);
 }
 
@@ -226,9 +247,9 @@ export async function commitSteers(
 /** Records a tool call's outcome; the commit that completes its iteration's batch appends all results. */
 export async function commitToolOutcome(
   redis: RedisClient,
-  commit: ToolOutcomeCommit & StepWrite & { jobs?: string },
+  commit: ToolOutcomeCommit & StepWrite & { jobs?: string; completion?: CompletionInCommit | undefined },
 ): Promise<CommitResult> {
-  const keys = [...toolCallScriptKeys(commit), ...commit.queue.keys];
+  const keys = [...toolCallScriptKeys(commit), ...commit.queue.keys, ...(commit.completion?.keys ?? [])];
   const entry = encodeChatEntry(commit.message);
   const reply = await runScript(redis, 'commit-tool-outcome', keys, [
     commit.token,
@@ -247,7 +268,9 @@ export async function commitToolOutcome(
     ...batchFields(commit.iteration, commit.calls, journalField.toolAdded),
     commit.queue.jobPrefix,
     commit.jobs ?? '',
+    ...(commit.completion?.args ?? []),
   ]);
+  takeCompletion(reply, commit.completion);
   if (reply[0] !== 'OK') return toCommitResult(reply);
   const completedBatch = reply[1] !== '0';
   return {

@@ -18,9 +18,11 @@ const scriptKeyCounts = {
   'cancel-run': 11,
   'cancel-queued': 1,
   'close-questions': 3,
-  'commit-step': 21,
+  /** 21, and BullMQ's 14 completion keys when the commit completes its own job (decision 0056). */
+  'commit-step': 'variable',
   'commit-steers': 6,
-  'commit-tool-outcome': 10,
+  /** 10, and BullMQ's 14 completion keys when the commit completes its own job (decision 0056). */
+  'commit-tool-outcome': 'variable',
   'create-run': 11,
   'decide-fire': 2,
   'delete-schedule': 3,
@@ -87,6 +89,27 @@ function loadBullmqInclude(name: string, included: Set<string>): string {
   );
 }
 
+/** BullMQ's Lua commands (its scripts, `<name>-<key count>.lua`), beside its includes. */
+const bullmqCommands = dirname(bullmqIncludes);
+
+/**
+ * One of BullMQ's commands as a local function of ours (`--- @include-bullmq-command "x" as name`): its
+ * includes where the directive stands (each once, shared with the other BullMQ includes of the script), its
+ * body as `local function name(commandKeys, commandArgv)` (its KEYS and ARGV, renamed), so that its keys
+ * and arguments are the caller's to give and its returns return from the function. BullMQ's own code, not a copy: it follows the installed version.
+ */
+function loadBullmqCommand(name: string, as: string, included: Set<string>): string {
+  const source = readFileSync(join(bullmqCommands, `${name}.lua`), 'utf8');
+  const includes: string[] = [];
+  const body = source.replace(/^--- @include "(?:includes\/)?([\w-]+)"$/gm, (_line, include: string) => {
+    includes.push(includeOnce(`bullmq:${include}`, included, () => loadBullmqInclude(include, included)));
+    return '';
+  });
+  // Its KEYS and ARGV named as the function's parameters, so that the caller's own stay apart.
+  const own = body.replace(/\bKEYS\b/g, 'commandKeys').replace(/\bARGV\b/g, 'commandArgv');
+  return `${includes.join('\n')}\nlocal function ${as}(commandKeys, commandArgv)\n${own}\nend\n`;
+}
+
 function includeOnce(key: string, included: Set<string>, load: () => string): string {
   if (included.has(key)) return '';
   included.add(key);
@@ -95,10 +118,15 @@ function includeOnce(key: string, included: Set<string>, load: () => string): st
 
 /**
  * Resolves includes once, recursively, each included at most once: `--- @include "x"` is
- * src/redis/lua/includes/x.lua, `--- @include-bullmq "x"` BullMQ's include x.
+ * src/redis/lua/includes/x.lua, `--- @include-bullmq "x"` BullMQ's include x, `--- @include-bullmq-command "x"
+ * as f` BullMQ's command x as the local function f (loadBullmqCommand).
  */
 export function loadScriptSource(name: string, included = new Set<string>()): string {
-  const source = readLua(`${name}.lua`);
+  const source = readLua(`${name}.lua`).replace(
+    /^--- @include-bullmq-command "([\w-]+)" as (\w+)$/gm,
+    (_line, command: string, as: string) =>
+      includeOnce(`bullmq-command:${command}`, included, () => loadBullmqCommand(command, as, included)),
+  );
   return source.replace(/^--- @include(-bullmq)? "([\w-]+)"$/gm, (_line, bullmq, include: string) =>
     bullmq
       ? includeOnce(`bullmq:${include}`, included, () => loadBullmqInclude(include, included))
@@ -133,14 +161,14 @@ export function defineScripts(redis: RedisClient): void {
   }
 }
 
-type ScriptClient = RedisClient & Record<string, (...args: (string | number)[]) => Promise<unknown>>;
+type ScriptClient = RedisClient & Record<string, (...args: (string | number | Buffer)[]) => Promise<unknown>>;
 
 /** Runs a script registered by defineScripts; replies are arrays of strings. */
 export async function runScript(
   redis: RedisClient,
   name: ScriptName,
   keys: readonly string[],
-  args: readonly (string | number)[],
+  args: readonly (string | number | Buffer)[],
 ): Promise<string[]> {
   const keyCount = scriptKeyCounts[name];
   if (keyCount !== 'variable' && keys.length !== keyCount) {

@@ -36,6 +36,7 @@ import {
 } from './question-store.js';
 import {
   beginToolCall,
+  type CompletionInCommit,
   commitSteers,
   commitStep,
   commitToolOutcome,
@@ -66,6 +67,8 @@ export function redisStepStores(
   eventsMaxLength: number,
   /** The next steps as the jobs a commit adds in its call (StepQueues.jobsInCommit); absent: never. */
   jobsInCommit?: JobsInCommit,
+  /** The job's completion in a commit that adds the next jobs (decision 0056); absent: never. */
+  completions?: CompletionsInCommit,
 ): RedisStepStores {
   return {
     open: (job, jobId, token, attempt) =>
@@ -76,12 +79,19 @@ export function redisStepStores(
         job.session_id,
         job.run_id,
         jobsInCommit,
+        completions,
       ),
   };
 }
 
 /** Encodes steps as the jobs a commit script adds ('' = they are added after the commit instead). */
 export type JobsInCommit = (next: readonly NextStep[]) => string;
+
+/**
+ * The completion of an execution's own job in its commit, by the job's lock token (decision 0056): asked for
+ * by a commit that adds the next steps' jobs (its step writes nothing after it); undefined: not this time.
+ */
+export type CompletionsInCommit = (token: string) => CompletionInCommit | undefined;
 
 /**
  * A class, not an object of closures: one is built for every execution of every step, and its methods are
@@ -97,10 +107,16 @@ class StepStoreOnRedis implements RedisStepStore {
     private readonly sessionId: string,
     private readonly runId: string,
     private readonly jobsInCommit: JobsInCommit | undefined,
+    private readonly completions: CompletionsInCommit | undefined,
   ) {}
 
-  private jobsOf(next: readonly NextStep[] | undefined): string {
-    return next && this.jobsInCommit ? this.jobsInCommit(next) : '';
+  /** The jobs a commit adds, and with them the completion of its own job: the step writes nothing after. */
+  private inCommit(next: readonly NextStep[] | undefined): {
+    jobs: string;
+    completion?: CompletionInCommit | undefined;
+  } {
+    const jobs = next && this.jobsInCommit ? this.jobsInCommit(next) : '';
+    return jobs && this.completions ? { jobs, completion: this.completions(this.write.token) } : { jobs };
   }
 
   get sessionData(): SessionDataStore {
@@ -121,7 +137,7 @@ class StepStoreOnRedis implements RedisStepStore {
     return commitStep(this.redis, {
       ...this.write,
       ...request,
-      jobs: this.jobsOf(request.next),
+      ...this.inCommit(request.next),
       ...(sums?.agent === undefined
         ? {}
         : { agentUsageKey: agentUsageKey(this.space, this.write.keys.shard, sums.agent) }),
@@ -134,7 +150,7 @@ class StepStoreOnRedis implements RedisStepStore {
   }
 
   commitToolOutcome(commit: ToolOutcomeCommit): Promise<CommitResult> {
-    return commitToolOutcome(this.redis, { ...this.write, ...commit, jobs: this.jobsOf(commit.next) });
+    return commitToolOutcome(this.redis, { ...this.write, ...commit, ...this.inCommit(commit.next) });
   }
 
   commitSteers(commit: SteerCommit): Promise<CommitResult> {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Worker } from 'bullmq';
 import { type LoadedConfig, registerConfigSecrets } from '../config/index.js';
 import { type Engine, engineFromConfig } from '../engine/index.js';
 import type { Extensions } from '../extensions/index.js';
@@ -32,6 +31,7 @@ import { RetentionSweeper } from './retention-sweeper.js';
 import { RunCancellations } from './run-cancellations.js';
 import { withRunEndListeners } from './run-end-observer.js';
 import { ScheduleFirer } from './schedule-firer.js';
+import { StepWorker } from './step-worker.js';
 import { tenantBudgetsOf } from './tenant-budgets.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 import { workerCapabilities } from './worker-capabilities.js';
@@ -53,7 +53,7 @@ export interface RatchetWorkerOptions {
 
 /** A worker process's engine side: one BullMQ worker per shard, running every step kind. */
 export class RatchetWorker {
-  private readonly workers: Worker[] = [];
+  private readonly workers: StepWorker[] = [];
   private readonly workerConnections: RedisClient[] = [];
   private commands: RedisClient | undefined;
   private subscriber: RedisClient | undefined;
@@ -172,8 +172,16 @@ export class RatchetWorker {
     const telemetry = this.telemetry;
     if (telemetry) engine.onRunCancelled((record) => telemetry.runEnded(record));
     const services: StepServices = {
-      stores: redisStepStores(commands, space, config.events.max_len, (next) =>
-        engine.queues.jobsInCommit(next),
+      stores: redisStepStores(
+        commands,
+        space,
+        config.events.max_len,
+        (next) => engine.queues.jobsInCommit(next),
+        // A step's last commit completes its job (decision 0056); traced jobs keep BullMQ's own completion
+        // and its span. A token names the BullMQ worker that holds the job (`<worker id>:<n>`).
+        queueTelemetry
+          ? undefined
+          : (token) => this.workers.find((worker) => token.startsWith(`${worker.id}:`))?.completionFor(token),
       ),
       scheduler: engine.scheduler(),
       agents,
@@ -281,7 +289,7 @@ export class RatchetWorker {
         lazy: true,
       });
       this.workerConnections.push(connection);
-      const worker = new Worker(stepQueueName, processor, {
+      const worker = new StepWorker(stepQueueName, processor, {
         connection,
         prefix: shardPrefix(space, shard),
         concurrency,

@@ -23,6 +23,8 @@
   KEYS[19] ... its active list
   KEYS[20] ... its events stream
   KEYS[21] ... its marker
+  KEYS[22..] BullMQ's moveToFinished keys (14) when the commit completes its own job (decision 0056;
+             includes/complete-step-job.lua); absent: the worker completes it after the commit
 
   ARGV[1]  lock token ('' = do not check: a caller outside a job)
   ARGV[2]  journal field that marks this commit
@@ -40,10 +42,12 @@
   ARGV[13] the next step jobs, added with the commit (includes/add-step-job.lua; '' = none)
   ARGV[14] number of chat entries M
   ARGV[15 .. 14+M]   chat entries (JSON)
-  ARGV[15+M .. #ARGV] events (JSON)
+  ARGV[15+M .. ] events (JSON), up to the last ARGV, or up to the completion's 8 ARGV when KEYS[22..] are
+                  given (BullMQ's moveToFinished ARGV[1..8]: the job id, the time, 'returnvalue', the
+                  return value, 'completed', fetch-next, the queue key prefix, the packed options)
 
   Returns
-    {'OK', eventId, ...}
+    {'OK', eventId, ..., completion}   completion: BullMQ's moveToFinished reply, only when KEYS[22..] asked
     {'DONE', journalValue}    this commit was made before (a retried step)
     {'LOCK_LOST'}             the job's lock is gone or held by another worker
     {'NO_RUN'}
@@ -58,6 +62,7 @@ local rcall = redis.call
 --- @include "run-index"
 --- @include "release-session"
 --- @include "add-step-job"
+--- @include "complete-step-job"
 local refused, rev = stepGuards(KEYS[1], ARGV[1], KEYS[3], ARGV[2], KEYS[2])
 if refused then
   return refused
@@ -76,7 +81,7 @@ if ARGV[8] == '1' then
   releaseSession(KEYS[6], ARGV[7], KEYS[14], KEYS[15], KEYS[16], KEYS[5], ARGV[9], ARGV[5])
 end
 
-local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 14)
+local result = appendEntries(KEYS[4], KEYS[5], ARGV[9], 14, lastArgOfCommit(22))
 
 if ARGV[11] ~= '' then
   rcall('SET', KEYS[10], ARGV[11])
@@ -107,4 +112,9 @@ end
 addStepJobs({wait = KEYS[17], meta = KEYS[18], active = KEYS[19], events = KEYS[20], marker = KEYS[21],
   prefix = ARGV[12]}, ARGV[13])
 
+-- The commit's last write: the job's completion, after the jobs it adds (so fetch-next can take them).
+local completed = completeStepJob(22)
+if completed ~= nil then
+  result[#result + 1] = completed
+end
 return result

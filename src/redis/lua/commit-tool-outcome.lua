@@ -14,6 +14,8 @@
   KEYS[8] ... its active list
   KEYS[9] ... its events stream
   KEYS[10] ... its marker
+  KEYS[11..] BullMQ's moveToFinished keys (14) when the commit completes its own job (decision 0056;
+             includes/complete-step-job.lua); absent: the worker completes it after the commit
 
   ARGV[1]  lock token
   ARGV[2]  journal field of this outcome            (tool:<n>:<k>:outcome)
@@ -32,9 +34,11 @@
   ARGV[12+E+2K]             the step queue's job key prefix (<prefix><job id> is a job's hash)
   ARGV[13+E+2K]             the next iteration's job, added by the commit that completes the batch
                             (includes/add-step-job.lua; '' = none)
+  ARGV[14+E+2K .. 21+E+2K]  BullMQ's moveToFinished ARGV[1..8] when KEYS[11..] are given (completion)
 
   Returns the replies of stepGuards, or {'OK', batch, eventId...} where batch is '1' when this commit
-  appended the batch, '2' when it completed the batch but the chat had moved (nothing appended), else '0'.
+  appended the batch, '2' when it completed the batch but the chat had moved (nothing appended), else '0';
+  when KEYS[11..] asked, BullMQ's moveToFinished reply follows the event ids (its last element).
   The commit that completes the batch is the one that adds the next iteration (in this call when ARGV names
   its job, else its step adds it after).
 ]]
@@ -43,6 +47,7 @@ local rcall = redis.call
 --- @include "step-guards"
 --- @include "webhook-outbox"
 --- @include "add-step-job"
+--- @include "complete-step-job"
 local index = tonumber(ARGV[6])
 local count = tonumber(ARGV[7])
 local eventCount = tonumber(ARGV[11])
@@ -78,6 +83,15 @@ local function recordWaiting()
   rcall('HSET', KEYS[3], ARGV[2], ARGV[3], entryFields[index + 1], ARGV[9], addedFields[index + 1], ARGV[10])
 end
 
+-- Every commit that records the outcome is the step's last write: it completes the job when asked.
+local function completing(result)
+  local completed = completeStepJob(11)
+  if completed ~= nil then
+    result[#result + 1] = completed
+  end
+  return result
+end
+
 local result = {'OK', '0'}
 for event = 12, 11 + eventCount do
   local eventId = rcall('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'event', ARGV[event])
@@ -87,7 +101,7 @@ end
 
 if read[2] then
   recordWaiting()
-  return result
+  return completing(result)
 end
 local entries, added = {}, {}
 for k = 1, count do
@@ -100,7 +114,7 @@ for k = 1, count do
   end
   if not entries[k] then
     recordWaiting()
-    return result
+    return completing(result)
   end
 end
 if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
@@ -108,7 +122,7 @@ if rcall('LLEN', KEYS[4]) ~= tonumber(ARGV[8]) then
   recordWaiting()
   result[2] = '2'
   addNextIteration()
-  return result
+  return completing(result)
 end
 rcall('RPUSH', KEYS[4], unpack(entries))
 for k = 1, count do
@@ -130,4 +144,4 @@ if count > 1 then
 end
 addNextIteration()
 result[2] = '1'
-return result
+return completing(result)
