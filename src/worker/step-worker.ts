@@ -1,4 +1,11 @@
-import { type Job, type Processor, raw2NextJobData, Worker, type WorkerOptions } from 'bullmq';
+import {
+  type Job,
+  type JobsOptions,
+  type Processor,
+  raw2NextJobData,
+  Worker,
+  type WorkerOptions,
+} from 'bullmq';
 import type { CompletionInCommit } from '../redis/run-store.js';
 
 /** What a commit that completed its own job left for the worker: BullMQ's reply, and when it finished. */
@@ -55,13 +62,9 @@ export class StepWorker extends Worker {
     const internals = this as unknown as WorkerInternals;
     const inHand = internals.mainLoopQueue?.numTotal() ?? 0;
     const fetchNext = !this.isPaused() && inHand <= this.concurrency;
-    const all = this.backend.moveToCompletedArgs(
-      job,
-      undefined,
-      job.opts.removeOnComplete ?? false,
-      token,
-      fetchNext,
-    );
+    // As Job.moveToCompleted passes them: the job's own keep setting, which may be absent (the worker's then).
+    const keep = job.opts.removeOnComplete as NonNullable<JobsOptions['removeOnComplete']>;
+    const all = this.backend.moveToCompletedArgs(job, undefined, keep, token, fetchNext);
     const keyCount = this.backend.moveToFinishedKeys.length;
     const keys = all.slice(0, keyCount);
     const args = all.slice(keyCount);
