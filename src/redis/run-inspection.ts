@@ -307,6 +307,13 @@ export async function readRunSteps(
 export const queueStates = ['waiting', 'active', 'delayed', 'failed'] as const;
 export type QueueState = (typeof queueStates)[number];
 
+/**
+ * The states split per step kind: besides those, BullMQ's priority lane, where a queued run's first step
+ * waits for its admission (decision 0053).
+ */
+const kindStates = [...queueStates, 'prioritized'] as const;
+type KindState = (typeof kindStates)[number];
+
 export interface ShardQueue {
   shard: number;
   counts: Record<QueueState | 'waiting_children' | 'prioritized', number>;
@@ -316,7 +323,7 @@ export interface ShardQueue {
    */
   parked: number;
   /** The same per step kind (job name), from at most `kindSample` jobs of each state. */
-  by_kind: Record<string, Partial<Record<QueueState | 'parked', number>>>;
+  by_kind: Record<string, Partial<Record<KindState | 'parked', number>>>;
   /** A state held more jobs than were counted per kind (and `parked` is from the same sample). */
   by_kind_sampled: boolean;
 }
@@ -342,14 +349,14 @@ export async function readQueueCounts(
         'prioritized',
       );
       const byKind: ShardQueue['by_kind'] = {};
-      const add = (name: string, state: QueueState | 'parked') => {
+      const add = (name: string, state: KindState | 'parked') => {
         const kind = byKind[name] ?? {};
         kind[state] = (kind[state] ?? 0) + 1;
         byKind[name] = kind;
       };
       let sampled = false;
       let parked = 0;
-      for (const state of queueStates) {
+      for (const state of kindStates) {
         const ids = await queue.getRanges([state === 'waiting' ? 'wait' : state], 0, kindSample - 1, true);
         if ((counts[state] ?? 0) > ids.length) sampled = true;
         if (ids.length === 0) continue;

@@ -70,6 +70,8 @@ export const systemStateSchema = z
             /** Of `delayed`, the parked ones (see `parked`). */
             parked: queueCount.optional(),
             failed: queueCount.optional(),
+            /** In BullMQ's priority lane: the first steps of runs queued for admission (decision 0053). */
+            prioritized: queueCount.optional(),
           }),
         ),
         by_kind_sampled: z.boolean(),

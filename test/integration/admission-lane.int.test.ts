@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/redis/keys.js';
+import { readQueueCounts } from '../../src/redis/run-inspection.js';
 import { stepJobId } from '../../src/workflows/index.js';
 import { firstCalls } from '../helpers/call-order.js';
 import { Harness } from '../helpers/harness.js';
@@ -94,6 +95,10 @@ describe('the lane of queued runs', () => {
     const [first, second, third] = runs as [StartedRun, StartedRun, StartedRun];
     const secondStep = stepJobId.iteration(second.runId, 1);
     expect(await queue.getJobState(secondStep)).toBe('prioritized');
+    // GET /v1/system and the console split the lane by step kind too: the two queued runs' iterations.
+    const [counts] = await readQueueCounts(h.redis, h.engine.space, [queue]);
+    expect(counts?.counts).toMatchObject({ waiting: 1, prioritized: 2 });
+    expect(counts?.by_kind).toEqual({ iteration: { waiting: 1, prioritized: 2 } });
     // The first run's end admits the second: its step leaves the lane for the wait list; the third stays.
     await h.engine.cancelRun(first.runId);
     expect(await queue.getJobState(secondStep)).toBe('waiting');

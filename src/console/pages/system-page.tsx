@@ -20,7 +20,7 @@ interface SystemView {
 type Worker = SystemState['workers'][number];
 type ShardQueue = SystemState['queues'][number];
 
-type QueueState = 'waiting' | 'active' | 'delayed' | 'failed';
+type QueueState = 'waiting' | 'active' | 'delayed' | 'failed' | 'prioritized';
 
 /** Workers and their heartbeats, the step queues of each shard by kind, runs by status, agents' usage. */
 export function SystemPage({ client }: PageProps) {
@@ -159,6 +159,7 @@ const queueColumns = [
   { key: 'parked', label: 'parked (waiting for an answer or another run)' },
   { key: 'retrying', label: 'waiting to retry' },
   { key: 'failed', label: 'failed' },
+  { key: 'prioritized', label: 'queued (the run waits for a slot)' },
 ] as const;
 
 type QueueColumn = (typeof queueColumns)[number]['key'];
@@ -235,8 +236,7 @@ function Queues({ queues, waitingInput }: { queues: ShardQueue[]; waitingInput: 
                 </table>
               </div>
               <p class="muted">
-                Waiting for child steps: {formatCount(queue.counts.waiting_children)}; prioritized:{' '}
-                {formatCount(queue.counts.prioritized)}.
+                Waiting for child steps: {formatCount(queue.counts.waiting_children)}.
                 {queue.by_kind_sampled && ' The split by kind is from a sample of the jobs.'}
               </p>
             </section>
