@@ -25,7 +25,8 @@
  *      B 20; B's p95 wait before its model call against the same 20 on an idle deployment, and B's share of
  *      the model calls while both had work, with fair admission off (today) and on. See bench/fairness.ts.
  * Rates are work done over the wall time of the measured part. Targets: Ratchet's p50 per step (= per job)
- * ≤ 3× raw, its throughput at full concurrency ≥ 1/3 of raw, takeover ≤ 15 s. FAIL is reported, never turned
+ * ≤ 3× raw, its throughput at full concurrency ≥ 1/3 of raw; issue 37's for the tool loop: ≤ 2× raw at 1 and
+ * at full concurrency, throughput ≥ 1/2 of raw; takeover p95 ≤ 0.5 s. FAIL is reported, never turned
  * into an exit code: this is a measurement. Sizes: BENCH_RUNS (runs or chains at full concurrency, default
  * 200; a tenth at 1 in flight), BENCH_ITERATIONS (N, default 10).
  */
@@ -184,6 +185,25 @@ function targetsOf(
       chain.parallel.ratchet,
       chain.parallel.raw,
       1 / 3,
+    ),
+    // Issue 37's own targets for the same rows, stricter than the first round's above.
+    latencyTarget(
+      'p50 per job, tool loop vs chain, 1 in flight (issue 37)',
+      chain.serial.ratchet,
+      chain.serial.raw,
+      2,
+    ),
+    latencyTarget(
+      `p50 per job, tool loop vs chain, ${full} (issue 37)`,
+      chain.parallel.ratchet,
+      chain.parallel.raw,
+      2,
+    ),
+    throughputTarget(
+      `throughput, tool loop vs chain, ${full} (issue 37)`,
+      chain.parallel.ratchet,
+      chain.parallel.raw,
+      1 / 2,
     ),
     takeoverTarget(takeoverResults, takeoverLimitMs),
     context,
