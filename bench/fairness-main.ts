@@ -15,7 +15,7 @@ const options = {
   url,
   heavyRuns: Number(process.env.BENCH_FAIRNESS_RUNS ?? 2000),
   lightRuns: 20,
-  concurrency: 20,
+  concurrency: Number(process.env.BENCH_FAIRNESS_CONCURRENCY ?? 20),
   modelDelayMs: 20,
   ...(process.env.BENCH_FAIRNESS_RECHECK_S ? { recheckS: Number(process.env.BENCH_FAIRNESS_RECHECK_S) } : {}),
   ...(process.env.BENCH_FAIRNESS_B_DELAY_MS

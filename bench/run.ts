@@ -24,6 +24,7 @@
  *   F. Fairness (issue 35): tenant A submits BENCH_FAIRNESS_RUNS (default 2,000) one-iteration runs, then tenant
  *      B 20; B's p95 wait before its model call against the same 20 on an idle deployment, and B's share of
  *      the model calls while both had work, with fair admission off (today) and on. See bench/fairness.ts.
+ *      BENCH_FAIRNESS_CONCURRENCY (20): the worker's concurrency and the admission cap.
  * Rates are work done over the wall time of the measured part. Targets: Ratchet's p50 per step (= per job)
  * ≤ 3× raw, its throughput at full concurrency ≥ 1/3 of raw; issue 37's for the tool loop: ≤ 2× raw at 1 and
  * at full concurrency, throughput ≥ 1/2 of raw; takeover p95 ≤ 0.5 s. FAIL is reported, never turned
@@ -65,7 +66,8 @@ const fairnessOptions = {
   url,
   heavyRuns: positiveInteger('BENCH_FAIRNESS_RUNS', 2000),
   lightRuns: 20,
-  concurrency: 20,
+  /** Worker concurrency and `admission.max_active_runs`: 20, B's whole batch (docs/scaling.md, fair shares). */
+  concurrency: positiveInteger('BENCH_FAIRNESS_CONCURRENCY', 20),
   modelDelayMs: 20,
 };
 const chainJobs = 2 * iterations - 1;
