@@ -96,7 +96,8 @@ const bullmqCommands = dirname(bullmqIncludes);
  * One of BullMQ's commands as a local function of ours (`--- @include-bullmq-command "x" as name`): its
  * includes where the directive stands (each once, shared with the other BullMQ includes of the script), its
  * body as `local function name(commandKeys, commandArgv)` (its KEYS and ARGV, renamed), so that its keys
- * and arguments are the caller's to give and its returns return from the function. BullMQ's own code, not a copy: it follows the installed version.
+ * and arguments are the caller's to give and its returns return from the function. BullMQ's own code, not a
+ * copy: it follows the installed version.
  */
 function loadBullmqCommand(name: string, as: string, included: Set<string>): string {
   const source = readFileSync(join(bullmqCommands, `${name}.lua`), 'utf8');

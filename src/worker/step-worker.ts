@@ -14,6 +14,10 @@ interface CompletedInCommit {
   finishedOn: number;
 }
 
+/** What BullMQ's completion and failure steps take after the job: its token, fetch-next's condition, a span. */
+type Completion =
+  Parameters<Worker['handleCompleted']> extends [unknown, unknown, ...infer Rest] ? Rest : never;
+
 /** The parts of BullMQ's worker this class reads that its types keep private (BullMQ is pinned: 0051). */
 interface WorkerInternals {
   mainLoopQueue?: { numTotal(): number } | null;
@@ -86,15 +90,10 @@ export class StepWorker extends Worker {
     };
   }
 
-  protected override async handleCompleted(
-    result: unknown,
-    job: Job,
-    token: string,
-    fetchNextCallback?: () => boolean,
-    span?: Parameters<Worker['handleCompleted']>[4],
-  ): Promise<Job> {
+  protected override async handleCompleted(result: unknown, job: Job, ...rest: Completion): Promise<Job> {
     const completed = this.completedInCommit.get(job);
-    if (!completed) return super.handleCompleted(result, job, token, fetchNextCallback, span);
+    if (!completed) return super.handleCompleted(result, job, ...rest);
+    const [token] = rest;
     this.completedInCommit.delete(job);
     // What BullMQ's Job.moveToCompleted and Worker.handleCompleted do after moveToFinished's call.
     job.returnvalue = result;
@@ -106,16 +105,9 @@ export class StepWorker extends Worker {
     return this.nextJobFromJobData(jobData, jobId, token);
   }
 
-  protected override async handleFailed(
-    error: Error,
-    job: Job,
-    token: string,
-    fetchNextCallback?: () => boolean,
-    span?: Parameters<Worker['handleFailed']>[4],
-  ): Promise<Job> {
+  protected override async handleFailed(error: Error, job: Job, ...rest: Completion): Promise<Job> {
     // Thrown after the commit completed the job: Redis holds it completed, and so does this worker.
-    if (this.completedInCommit.has(job))
-      return this.handleCompleted(undefined, job, token, fetchNextCallback, span);
-    return super.handleFailed(error, job, token, fetchNextCallback, span);
+    if (this.completedInCommit.has(job)) return this.handleCompleted(undefined, job, ...rest);
+    return super.handleFailed(error, job, ...rest);
   }
 }
