@@ -7,15 +7,16 @@
  */
 import { loadavg } from 'node:os';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
+import { positiveInteger } from './env-size.js';
 import { describeEnvironment } from './environment.js';
 import { fairnessTargets, formatFairness, measureFairnessRounds } from './fairness.js';
 
 const url = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const options = {
   url,
-  heavyRuns: Number(process.env.BENCH_FAIRNESS_RUNS ?? 2000),
+  heavyRuns: positiveInteger('BENCH_FAIRNESS_RUNS', 2000),
   lightRuns: 20,
-  concurrency: Number(process.env.BENCH_FAIRNESS_CONCURRENCY ?? 20),
+  concurrency: positiveInteger('BENCH_FAIRNESS_CONCURRENCY', 20),
   modelDelayMs: 20,
   ...(process.env.BENCH_FAIRNESS_RECHECK_S ? { recheckS: Number(process.env.BENCH_FAIRNESS_RECHECK_S) } : {}),
   ...(process.env.BENCH_FAIRNESS_B_DELAY_MS
@@ -23,7 +24,7 @@ const options = {
     : {}),
 };
 
-const rounds = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3);
+const rounds = positiveInteger('BENCH_FAIRNESS_ROUNDS', 3);
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))

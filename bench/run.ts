@@ -34,6 +34,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_REDIS_URL } from '../src/config/index.js';
 import { contextTarget, formatContextTokens, measureContextTokens } from './context-tokens.js';
+import { positiveInteger } from './env-size.js';
 import { describeEnvironment } from './environment.js';
 import { type FairnessResult, fairnessTargets, formatFairness, measureFairnessRounds } from './fairness.js';
 import { measureRatchetRuns } from './ratchet-runs.js';
@@ -79,15 +80,6 @@ const rawJobOptions = {
   removeOnComplete: { age: 86_400 },
   removeOnFail: { age: 86_400 },
 };
-
-function positiveInteger(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a whole number ≥ 1, got "${text}"`);
-  return value;
-}
 
 function sizes(parallel: number, units: number): ScenarioSize {
   return { parallel, units, warmup: Math.min(units, Math.max(10, parallel)), concurrency };
